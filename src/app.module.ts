@@ -1,0 +1,55 @@
+import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { AppConfig, APP_CONFIG } from './config/config';
+import { dataSourceOptions } from './database/database';
+import { AuthModule } from './auth/auth.module';
+import { ProjectsModule } from './projects/projects.module';
+import { JobsModule } from './jobs/jobs.module';
+import { HealthController } from './health/health.controller';
+import { GlobalExceptionFilter } from './common/global-exception.filter';
+import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { ApiValidationPipe } from './common/validation';
+
+export interface AppOptions {
+  config: AppConfig;
+  databaseUrl: string;
+  /** Serve HTTP routes (false for `npm run worker`). */
+  http: boolean;
+}
+
+/** Feature modules (routes and job handlers). Each feature module adds itself here. */
+const FEATURE_MODULES = [AuthModule, ProjectsModule];
+
+@Global()
+@Module({})
+class ConfigModule {
+  static of(config: AppConfig): DynamicModule {
+    const provider: Provider = { provide: APP_CONFIG, useValue: config };
+    return { module: ConfigModule, providers: [provider], exports: [provider] };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static forRoot(options: AppOptions): DynamicModule {
+    const common = [
+      ConfigModule.of(options.config),
+      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+      ScheduleModule.forRoot(),
+      JobsModule,
+    ];
+    // A worker process (http: false) builds the same modules as an application context, without HTTP.
+    return {
+      module: AppModule,
+      imports: [...common, ...FEATURE_MODULES],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_FILTER, useClass: GlobalExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useClass: ApiValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { hashPassword, hashToken, newToken, randomPassword, verifyPassword } from './crypto';
+import { UserEntity } from './user.entity';
+import { TokenEntity } from './token.entity';
+
+export class UserInputError extends Error {}
+
+const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Users and their tokens: login, logout, the CLI's user and token commands, the admin bootstrap. */
+@Injectable()
+export class UsersService {
+  private readonly logger = new Logger('Users');
+
+  constructor(
+    private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async login(usernameOrEmail: string, password: string): Promise<{ token: string }> {
+    const user = await this.db
+      .getRepository(UserEntity)
+      .createQueryBuilder('u')
+      .where('u.username = :v OR lower(u.email) = lower(:v)', { v: usernameOrEmail })
+      .orderBy('u.username = :v', 'DESC')
+      .getOne();
+    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+      throw new ApiError(Codes.InvalidCredentials, 'invalid username, email or password');
+    }
+    return { token: await this.issueToken(user.id) };
+  }
+
+  async logout(tokenId: string): Promise<void> {
+    await this.db.getRepository(TokenEntity).update({ id: tokenId }, { revokedAt: new Date() });
+  }
+
+  async issueToken(userId: string): Promise<string> {
+    const token = newToken();
+    await this.db.getRepository(TokenEntity).insert({
+      userId,
+      tokenHash: hashToken(token),
+      expiresAt: new Date(Date.now() + this.config.tokenTtlHours * 3600_000),
+    });
+    return token;
+  }
+
+  async createUser(input: {
+    username: string;
+    password: string;
+    email?: string;
+    cores?: number;
+  }): Promise<{ userId: string; token: string }> {
+    if (!USERNAME.test(input.username)) throw new UserInputError('username must be 1 to 64 of A-Za-z0-9._-');
+    if (input.password.length < 8) throw new UserInputError('password must have at least 8 characters');
+    if (input.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(input.email)) {
+      throw new UserInputError('email is not an email address');
+    }
+    if (input.cores !== undefined && !(Number.isInteger(input.cores) && input.cores > 0)) {
+      throw new UserInputError('cores must be a positive integer');
+    }
+    const repo = this.db.getRepository(UserEntity);
+    if (await repo.exists({ where: { username: input.username } })) {
+      throw new UserInputError(`user ${input.username} already exists`);
+    }
+    const saved = await repo.save(
+      repo.create({
+        username: input.username,
+        email: input.email ?? null,
+        passwordHash: await hashPassword(input.password),
+        coreQuota: input.cores ?? null,
+      }),
+    );
+    return { userId: String(saved.id), token: await this.issueToken(saved.id) };
+  }
+
+  async createTokenFor(username: string): Promise<{ userId: string; token: string }> {
+    const user = await this.db.getRepository(UserEntity).findOne({ where: { username } });
+    if (!user) throw new UserInputError(`no user ${username}`);
+    return { userId: String(user.id), token: await this.issueToken(user.id) };
+  }
+
+  /** The user's core quota: their own setting, else WORKER_CORES. */
+  async coreQuota(userId: string): Promise<number> {
+    const user = await this.db.getRepository(UserEntity).findOne({ where: { id: userId } });
+    return user?.coreQuota ?? this.config.workerCores;
+  }
+
+  /** On the first start with no users, creates `admin` and writes its credentials to the data dir. */
+  async bootstrapAdmin(): Promise<void> {
+    const count = await this.db.getRepository(UserEntity).count();
+    if (count > 0) return;
+    const password = randomPassword();
+    let token: string;
+    try {
+      ({ token } = await this.createUser({ username: 'admin', password }));
+    } catch (e) {
+      if (e instanceof UserInputError) return; // another process bootstrapped it first
+      throw e;
+    }
+    const file = path.join(this.config.dataDir, 'admin-credentials.json');
+    fs.mkdirSync(this.config.dataDir, { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ username: 'admin', password, token }, null, 2) + '\n', { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    this.logger.log(`first start: created user "admin"; credentials written to ${file}`);
+  }
+}

@@ -1,0 +1,81 @@
+import { ArgumentsHost, Catch, ExceptionFilter, ForbiddenException, HttpException, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { ApiError } from './api-error';
+import { Codes } from './error-codes';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+  statusCode?: number;
+}
+
+/**
+ * Turns every exception into the API's answer: ApiError -> error envelope with HTTP 200; authorization
+ * failures -> 403; unknown routes -> 404; body-parser faults -> their error codes (HTTP 200);
+ * anything else -> 500 with a correlation id in the log and nothing internal in the body.
+ */
+@Catch()
+export class GlobalExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const res = ctx.getResponse<Response>();
+    const req = ctx.getRequest<Request>();
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    if (exception instanceof ApiError) {
+      res.status(200).json({ code: exception.code, message: exception.message, status: 'error' });
+      return;
+    }
+    const parserError = this.fromBodyParser(exception);
+    if (parserError) {
+      res.status(200).json({ code: parserError.code, message: parserError.message, status: 'error' });
+      return;
+    }
+    if (exception instanceof ForbiddenException) {
+      res.status(403).json({ statusCode: 403, message: 'Forbidden' });
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 404) {
+      res.status(404).json({ statusCode: 404, message: 'Not Found' });
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 413) {
+      res.status(200).json({ code: Codes.BodyTooLarge, message: 'request body too large', status: 'error' });
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 400) {
+      res.status(200).json({ code: Codes.MalformedBody, message: this.messageOf(exception), status: 'error' });
+      return;
+    }
+    const correlationId = randomUUID();
+    const err = exception instanceof Error ? exception : new Error(String(exception));
+    this.logger.error(
+      { msg: 'unhandled error', correlationId, method: req.method, path: req.path, error: err.message },
+      err.stack,
+    );
+    res.status(500).json({ statusCode: 500, message: 'Internal Server Error', correlationId });
+  }
+
+  private fromBodyParser(exception: unknown): ApiError | undefined {
+    const e = (exception instanceof HttpException ? exception.cause : exception) as BodyParserError | undefined;
+    const type = e?.type;
+    if (type === 'entity.too.large') return new ApiError(Codes.BodyTooLarge, 'request body too large');
+    if (type === 'entity.parse.failed') return new ApiError(Codes.MalformedBody, 'malformed JSON body');
+    if (type && (type.startsWith('encoding.') || type === 'charset.unsupported' || type === 'request.aborted')) {
+      return new ApiError(Codes.MalformedBody, `unreadable body (${type})`);
+    }
+    return undefined;
+  }
+
+  private messageOf(exception: HttpException): string {
+    const r = exception.getResponse();
+    if (typeof r === 'string') return r;
+    const m = (r as { message?: unknown }).message;
+    return Array.isArray(m) ? m.join('; ') : String(m ?? exception.message);
+  }
+}

@@ -1,0 +1,89 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Every setting of the service, read once from the environment and validated at start-up. */
+export interface AppConfig {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  /** External PostgreSQL; when absent an embedded server is started in `dataDir`. */
+  databaseUrl?: string;
+  dataDir: string;
+  embeddedPgPort: number;
+  tokenTtlHours: number;
+  /** Cores the workers of this process may use for analyses; also the default user quota. */
+  workerCores: number;
+  /** Run job workers in this process (the API process does by default). */
+  runWorkers: boolean;
+  jobPollMs: number;
+  jobLeaseSeconds: number;
+  jobMaxAttempts: number;
+  logFormat: 'json' | 'text';
+  logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+  maxJsonBodyBytes: number;
+  maxTabularFileBytes: number;
+  maxImageBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const v = Number(raw.trim());
+  if (v < min || v > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${v}`);
+  return v;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/** Reads and validates the environment. Throws ConfigError with a clear message on a bad value. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
+  return {
+    nodeEnv,
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '0.0.0.0',
+    databaseUrl,
+    dataDir: path.resolve(env.DATA_DIR?.trim() || './.data'),
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1024, 65535),
+    tokenTtlHours: int(env, 'TOKEN_TTL_HOURS', 168, 1, 24 * 365 * 10),
+    workerCores: int(env, 'WORKER_CORES', cores, 1, 1024),
+    runWorkers: bool(env, 'RUN_WORKERS', true),
+    jobPollMs: int(env, 'JOB_POLL_MS', 500, 10, 60_000),
+    jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2, 3600),
+    jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
+    logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'text'] as const, nodeEnv === 'production' ? 'json' : 'text'),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
+    maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
+    maxTabularFileBytes: int(env, 'MAX_TABULAR_FILE_BYTES', 1024 * 1024 * 1024, 1024),
+    maxImageBytes: int(env, 'MAX_IMAGE_BYTES', 50 * 1024 * 1024, 1024),
+  };
+}
+
+/** Injection token of the AppConfig object. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

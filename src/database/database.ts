@@ -1,0 +1,59 @@
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from '../../migrations';
+import { AppConfig } from '../config/config';
+import { EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+
+export const EMBEDDED_DATABASE_NAME = 'signet';
+const MIGRATION_LOCK = 727_001;
+
+export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: { max: poolSize },
+  };
+}
+
+/** Runs pending migrations under an advisory lock, so processes starting together do not race. */
+export async function runMigrations(url: string): Promise<string[]> {
+  const ds = new DataSource(dataSourceOptions(url, 2));
+  await ds.initialize();
+  try {
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      const done = await ds.runMigrations({ transaction: 'each' });
+      return done.map((m) => m.name);
+    } finally {
+      await runner.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      await runner.release();
+    }
+  } finally {
+    await ds.destroy();
+  }
+}
+
+export interface ResolvedDatabase {
+  url: string;
+  embedded?: EmbeddedServer;
+}
+
+/** DATABASE_URL when set, else the embedded server in DATA_DIR (started when not already running). */
+export async function resolveDatabase(config: AppConfig, log: (m: string) => void): Promise<ResolvedDatabase> {
+  if (config.databaseUrl) return { url: config.databaseUrl };
+  const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+  try {
+    await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE_NAME);
+  } catch (e) {
+    await embedded.stop();
+    throw e;
+  }
+  return { url: embedded.url(EMBEDDED_DATABASE_NAME), embedded };
+}

@@ -1,0 +1,120 @@
+/**
+ * The engine's public contract. Everything outside src/engine (datasets, analyses, predictions)
+ * talks to the engine only through these types and the functions exported from ./index.ts.
+ * No Nest, no database, no HTTP in src/engine.
+ */
+
+export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
+
+/** Numerical (and timeToEvent) column: NaN marks a missing value. */
+export interface NumericColumn {
+  name: string;
+  type: 'numerical' | 'timeToEvent';
+  values: Float64Array;
+}
+
+/**
+ * Categorical-like column (categorical, identifier, and event when stored as text or codes):
+ * `codes[i]` indexes `levels`, -1 marks a missing value.
+ */
+export interface CodedColumn {
+  name: string;
+  type: 'categorical' | 'identifier' | 'event';
+  codes: Int32Array;
+  levels: string[];
+}
+
+/** An event column may also be numeric (e.g. 0/1, or R's 1/2 where 2 = event). */
+export interface NumericEventColumn {
+  name: string;
+  type: 'event';
+  values: Float64Array;
+}
+
+export type EngineColumn = NumericColumn | CodedColumn | NumericEventColumn;
+
+/** A typed, column-oriented table. Every column has `sampleCount` entries. */
+export interface EngineDataset {
+  sampleCount: number;
+  columns: EngineColumn[];
+}
+
+export type Outcome =
+  | { regression: string }
+  | { classification: string }
+  | { survival: { event: string; timeToEvent: string } };
+
+export type Thoroughness = 'preliminary' | 'typical' | 'extensive';
+
+export interface AnalysisParameters {
+  outcome: Outcome;
+  groupingFeature?: string;
+  modelsConsidered: 'interpretable' | 'all';
+  featureSelection: 'mostRelevant' | 'mostRelevantOrAll';
+  thoroughness: Thoroughness;
+  coreCount: number;
+  maxSignatureSize: number;
+  maxVisualizedSignatureCount: number;
+}
+
+export interface RunOptions {
+  /** Seed of every random choice; same data + parameters + seed => identical result whatever coreCount. */
+  seed: number;
+  /** Called with the fraction of planned work done (0..1), never decreasing. */
+  onProgress?: (fraction: number) => void;
+  /** Aborting stops the computation (worker threads terminated) within 2 seconds; runAnalysis rejects with an AbortError. */
+  signal?: AbortSignal;
+  /** Number of worker threads; 0 runs everything on the calling thread (tests). Defaults to parameters.coreCount. */
+  threads?: number;
+}
+
+/** One entry of the result's `models` map, shaped as api-v1.md's Model object plus decisions.md extras. */
+export interface ModelReport {
+  preprocessing: string;
+  featureSelection: string;
+  model: string;
+  signatures: string[][];
+  performance: Record<string, number>;
+  performanceCis: Record<string, [number, number]>;
+  modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
+}
+
+export interface FeatureImportanceEntry {
+  name: string;
+  value: number;
+  cis: [number, number];
+}
+
+export interface ProgressiveFeatureImportanceEntry {
+  name: string[];
+  value: number;
+  cis: [number, number];
+}
+
+export interface ModelPlots {
+  'Feature Importance'?: FeatureImportanceEntry[];
+  'Progressive Feature Importance'?: ProgressiveFeatureImportanceEntry[];
+}
+
+/** A fitted pipeline (preprocessing + selected features + model), serializable to JSON. */
+export type SavedPipeline = Record<string, unknown>;
+
+export interface AnalysisOutput {
+  /** `signet-engine <semver>` */
+  mlEngine: string;
+  /** keys `best` and (when the best is not interpretable) `interpretable` */
+  models: Record<string, ModelReport>;
+  plots: Record<string, ModelPlots>;
+  /** The refitted pipelines, by model key, for predictions. */
+  pipelines: Record<string, SavedPipeline>;
+  /** Diagnostics for benchmarks and logs. */
+  stats: { configurations: number; fits: number; folds: number; repeats: number };
+}
+
+export interface PredictionRow {
+  row: number;
+  /** class label (classification), value (regression), risk score (survival: higher = earlier event) */
+  prediction: string | number;
+  probabilities?: Record<string, number>;
+  risk?: number;
+}

@@ -1,0 +1,42 @@
+import { Controller, Get, Res } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { DataSource } from 'typeorm';
+import { Access } from '../auth/access.decorator';
+import { Permission } from '../auth/permission';
+import { RawResponse } from '../common/raw-response.decorator';
+import { ENGINE_VERSION_STRING, SERVICE_VERSION } from '../version';
+
+@ApiTags('operations')
+@Controller()
+export class HealthController {
+  constructor(private readonly db: DataSource) {}
+
+  @Get('version')
+  @Access(Permission.Public)
+  version(): { version: string; mlEngine: string } {
+    return { version: SERVICE_VERSION, mlEngine: ENGINE_VERSION_STRING };
+  }
+
+  /** Liveness: the process answers. */
+  @Get('health/live')
+  @Access(Permission.Public)
+  @RawResponse()
+  live(): { status: string } {
+    return { status: 'ok' };
+  }
+
+  /** Readiness: the database answers; HTTP 503 otherwise. */
+  @Get('health/ready')
+  @Access(Permission.Public)
+  @RawResponse()
+  async ready(@Res({ passthrough: true }) res: Response): Promise<{ status: string; database: string }> {
+    try {
+      await this.db.query('SELECT 1');
+      return { status: 'ok', database: 'ok' };
+    } catch {
+      res.status(503);
+      return { status: 'unavailable', database: 'unreachable' };
+    }
+  }
+}

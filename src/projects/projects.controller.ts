@@ -1,0 +1,68 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator';
+import { Auth, AuthContext } from '../auth/auth-context';
+import { Permission } from '../auth/permission';
+import { Page, ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
+import { CreateProjectDto, ProjectView, ShareProjectDto, UnshareProjectDto } from './dto/project.dto';
+import { ProjectsService } from './projects.service';
+
+@ApiTags('projects')
+@Controller()
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Post('createProject')
+  @HttpCode(200)
+  @Access(Permission.Authenticated)
+  create(@Auth() auth: AuthContext, @Body() dto: CreateProjectDto): Promise<{ projectId: string }> {
+    return this.projects.create(auth.userId, dto);
+  }
+
+  @Get('project/:projectId')
+  @Access(Permission.ProjectRead, 'projectId')
+  get(@Param('projectId', ParseIdPipe) projectId: string): Promise<ProjectView> {
+    return this.projects.get(projectId);
+  }
+
+  @Get('projects/owned/:offset/:count')
+  @Access(Permission.Authenticated)
+  owned(
+    @Auth() auth: AuthContext,
+    @Param('offset', ParseOffsetPipe) offset: number,
+    @Param('count', ParseCountPipe) count: number,
+  ): Promise<Page<ProjectView>> {
+    return this.projects.listOwned(auth.userId, offset, count);
+  }
+
+  @Get('projects/shared/:offset/:count')
+  @Access(Permission.Authenticated)
+  shared(
+    @Auth() auth: AuthContext,
+    @Param('offset', ParseOffsetPipe) offset: number,
+    @Param('count', ParseCountPipe) count: number,
+  ): Promise<Page<ProjectView>> {
+    return this.projects.listShared(auth.userId, offset, count);
+  }
+
+  @Post('project/:projectId/delete')
+  @HttpCode(200)
+  @Access(Permission.ProjectOwned, 'projectId')
+  delete(@Param('projectId', ParseIdPipe) projectId: string): Promise<ProjectView> {
+    return this.projects.delete(projectId);
+  }
+
+  @Post('project/:projectId/share')
+  @HttpCode(200)
+  @Access(Permission.ProjectOwned, 'projectId')
+  share(@Auth() auth: AuthContext, @Param('projectId', ParseIdPipe) projectId: string, @Body() dto: ShareProjectDto) {
+    return this.projects.share(auth.userId, projectId, dto);
+  }
+
+  @Post('project/:projectId/unshare')
+  @HttpCode(200)
+  @Access(Permission.ProjectOwned, 'projectId')
+  unshare(@Param('projectId', ParseIdPipe) projectId: string, @Body() dto: UnshareProjectDto) {
+    return this.projects.unshare(projectId, dto.username);
+  }
+}

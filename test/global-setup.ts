@@ -1,0 +1,32 @@
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** One embedded PostgreSQL for the whole run; each test file creates its own database on it. */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEST_DATABASE_URL) {
+    process.env.SIGNET_TEST_ADMIN_URL = process.env.TEST_DATABASE_URL;
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-test-'));
+  fs.chmodSync(dir, 0o755);
+  const server = await startEmbeddedPostgres(dir, await freePort());
+  process.env.SIGNET_TEST_ADMIN_URL = server.url('postgres');
+  (globalThis as { __signetPg?: { stop: () => Promise<void>; dir: string } }).__signetPg = {
+    stop: server.stop,
+    dir,
+  };
+}
