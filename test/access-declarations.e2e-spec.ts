@@ -1,0 +1,71 @@
+import { RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import { accessOf } from '../src/auth/access.decorator';
+import { createTestApp, TestApp } from './utils';
+
+/**
+ * Every route with the access it declares. A change to access shows up here in review: update the
+ * table on purpose, never to make the test pass by accident.
+ */
+const EXPECTED: Record<string, string> = {
+  'POST /login': 'public',
+  'POST /logout': 'user.authenticated',
+  'GET /version': 'public',
+  'GET /health/live': 'public',
+  'GET /health/ready': 'public',
+  'POST /createProject': 'user.authenticated',
+  'GET /project/:projectId': 'project.read(projectId)',
+  'GET /projects/owned/:offset/:count': 'user.authenticated',
+  'GET /projects/shared/:offset/:count': 'user.authenticated',
+  'POST /project/:projectId/delete': 'project.owned(projectId)',
+  'POST /project/:projectId/share': 'project.owned(projectId)',
+  'POST /project/:projectId/unshare': 'project.owned(projectId)',
+};
+
+function routes(t: TestApp): Record<string, string> {
+  const discovery = t.app.get(DiscoveryService, { strict: false });
+  const scanner = t.app.get(MetadataScanner, { strict: false });
+  const out: Record<string, string> = {};
+  for (const wrapper of discovery.getControllers()) {
+    const instance = wrapper.instance as object | undefined;
+    if (!instance || !wrapper.metatype) continue;
+    const base = String(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '').replace(/^\/|\/$/g, '');
+    const proto = Object.getPrototypeOf(instance) as Record<string, object>;
+    for (const name of scanner.getAllMethodNames(proto)) {
+      const handler = proto[name];
+      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
+      if (path === undefined) continue;
+      const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
+      const access = (accessOf(handler) ?? [])
+        .map((r) => (r.target ? `${r.permission}(${r.target})` : r.permission))
+        .join(' + ');
+      for (const p of Array.isArray(path) ? path : [path]) {
+        const full = '/' + [base, p.replace(/^\/|\/$/g, '')].filter(Boolean).join('/');
+        out[`${method} ${full}`] = access || 'NONE';
+      }
+    }
+  }
+  return out;
+}
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t.close();
+});
+
+describe('route access declarations', () => {
+  it('declares access on every route', () => {
+    const undeclared = Object.entries(routes(t)).filter(([, a]) => a === 'NONE');
+    expect(undeclared).toEqual([]);
+  });
+
+  it('matches the reviewed table of routes and permissions', () => {
+    const actual = routes(t);
+    const known = Object.fromEntries(Object.keys(EXPECTED).map((k) => [k, actual[k]]));
+    expect(known).toEqual(EXPECTED);
+  });
+});
