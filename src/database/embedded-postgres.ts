@@ -28,6 +28,9 @@ function passwordFile(dir: string): string {
 function prepareDirectory(pgDir: string): void {
   fs.mkdirSync(pgDir, { recursive: true, mode: 0o700 });
   if (process.getuid?.() === 0) {
+    // The postgres user must be able to traverse the data dir (its files stay 0600/0700).
+    const parent = path.dirname(pgDir);
+    fs.chmodSync(parent, fs.statSync(parent).mode | 0o111);
     try {
       execFileSync('id', ['-u', USER], { stdio: 'ignore' });
     } catch {
@@ -35,6 +38,31 @@ function prepareDirectory(pgDir: string): void {
     }
     execFileSync('chown', ['-R', `${USER}:`, pgDir]);
   }
+}
+
+function urlFor(password: string, port: number) {
+  return (database: string) =>
+    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The live server of a data directory, from its postmaster.pid (line 1: pid, line 4: port). */
+function runningServer(pgDir: string): { pid: number; port: number } | undefined {
+  const file = path.join(pgDir, 'postmaster.pid');
+  if (!fs.existsSync(file)) return undefined;
+  const lines = fs.readFileSync(file, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !alive(pid)) return undefined;
+  return { pid, port };
 }
 
 async function canConnect(port: number, password: string): Promise<boolean> {
@@ -66,13 +94,18 @@ export async function startEmbeddedPostgres(
     fs.writeFileSync(pwFile, require('node:crypto').randomBytes(24).toString('hex'), { mode: 0o600 });
   }
   const password = fs.readFileSync(pwFile, 'utf8').trim();
-  const url = (database: string) =>
-    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
-
-  if (await canConnect(port, password)) {
-    log(`using the embedded PostgreSQL already running on port ${port}`);
-    return { url, stop: async () => undefined, startedHere: false };
+  // A server already running on this data directory (another process of ours, or the CLI): reuse it.
+  const running = runningServer(pgDir);
+  if (running) {
+    if (await canConnect(running.port, password)) {
+      log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
+      return { url: urlFor(password, running.port), stop: async () => undefined, startedHere: false };
+    }
+    throw new Error(
+      `the embedded PostgreSQL of ${pgDir} runs (pid ${running.pid}, port ${running.port}) but refuses connections`,
+    );
   }
+  const url = (database: string) => urlFor(password, port)(database);
 
   const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!initialised) prepareDirectory(pgDir);
@@ -96,7 +129,14 @@ export async function startEmbeddedPostgres(
     log(`initialising embedded PostgreSQL in ${pgDir}`);
     await server.initialise();
   }
-  await server.start();
+  try {
+    await server.start();
+  } catch (e) {
+    throw new Error(
+      `the embedded PostgreSQL did not start on port ${port} (${e instanceof Error ? e.message : 'it exited'}); ` +
+        'is the port in use? set EMBEDDED_PG_PORT, or DATABASE_URL for an external server',
+    );
+  }
   log(`embedded PostgreSQL started on 127.0.0.1:${port}`);
   let stopped = false;
   return {
