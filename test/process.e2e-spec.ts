@@ -1,0 +1,100 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * The service as an operator runs it: `node dist/src/main.js` (what `npm start` runs after building) on a
+ * fresh data directory with the embedded PostgreSQL, the CLI beside it, then SIGTERM.
+ */
+const ROOT = path.resolve(__dirname, '..');
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+describe('the service process', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-proc-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('starts on embedded PostgreSQL, bootstraps admin, serves the CLI, and stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    const pgPort = await freePort();
+    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_FORMAT: 'json' };
+    const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    const done = exited(child);
+    try {
+      const base = `http://127.0.0.1:${port}/api/public/v1`;
+      const ready = await waitFor(async () => {
+        const r = await fetch(`${base}/health/ready`);
+        return r.ok ? ((await r.json()) as unknown) : undefined;
+      }, 60_000);
+      expect(ready).toEqual({ status: 'ok', database: 'ok' });
+
+      // JSON logs, one object per line, saying where the admin credentials are
+      const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg?: string });
+      expect(lines.some((l) => l.msg?.includes(path.join(dataDir, 'admin-credentials.json')))).toBe(true);
+      const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
+
+      // the CLI uses the running embedded server
+      const cli = await run(process.execPath, ['dist/src/cli.js', 'users', 'create', 'dora', '--password', 'dora-password'], {
+        cwd: ROOT,
+        env,
+      });
+      const created = JSON.parse(cli.stdout.trim());
+      expect(created).toEqual({ userId: expect.stringMatching(/^\d+$/), token: expect.stringMatching(/^[\w-]{43}$/) });
+      const login = await fetch(`${base}/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ usernameOrEmail: 'dora', password: 'dora-password' }),
+      });
+      expect(((await login.json()) as { status: string }).status).toBe('success');
+      const owned = await fetch(`${base}/projects/owned/0/1`, { headers: { authorization: `Bearer ${creds.token}` } });
+      expect(await owned.json()).toEqual({ payload: { offset: 0, totalCount: 0, data: [] }, status: 'success' });
+
+      const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
+      const pgPid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      child.kill('SIGTERM');
+      expect(await done).toBe(0);
+      // the embedded server is gone with it
+      expect(() => process.kill(pgPid, 0)).toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+  }, 120_000);
+
+  it('refuses to start with a bad setting, saying which', async () => {
+    const res = await run(process.execPath, ['dist/src/main.js'], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: 'eighty', DATA_DIR: dataDir },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect((res as { code: number }).code).toBe(2);
+    expect((res as { stderr: string }).stderr).toContain('PORT must be an integer');
+  });
+});
