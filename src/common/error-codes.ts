@@ -50,6 +50,12 @@ export const ERROR_CODES = {
   'notFound-140-1-2': 'plotKey not available for that model',
   // predictions
   'notFound-150-1-1': 'unknown prediction',
+  'notFound-150-2-1': 'prediction has no result: not finished',
+  'badRequest-150-0-1': 'signatureIndex names a signature that has no fitted model (only 0, the reference signature, has one)',
+  'badRequest-150-0-2': 'format is not json or csv',
+  'badRequest-150-3-1': 'the dataset lacks columns the model uses',
+  'badRequest-150-3-2': 'the dataset cannot be used by the model (wrong column types, no rows); the prediction fails with this code',
+  'internal-150-4-1': 'the prediction failed on the server after every attempt',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -92,4 +98,10 @@ export const Codes = {
   ModelKeyNotFound: 'notFound-140-1-1',
   PlotKeyNotFound: 'notFound-140-1-2',
   PredictionNotFound: 'notFound-150-1-1',
+  PredictionUnfinished: 'notFound-150-2-1',
+  SignatureIndexUnavailable: 'badRequest-150-0-1',
+  BadResultFormat: 'badRequest-150-0-2',
+  PredictionColumnsMissing: 'badRequest-150-3-1',
+  PredictionInputRejected: 'badRequest-150-3-2',
+  PredictionFailed: 'internal-150-4-1',
 } as const satisfies Record<string, ErrorCode>;

@@ -1,0 +1,58 @@
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The compiled script of a worker-thread module. Jest runs the TypeScript sources, but worker threads
+ * need JavaScript: from a .ts file, point at its build in dist/ (`npm test` builds before running).
+ */
+export function workerScript(dirname: string, filename: string, basename: string): string {
+  if (filename.endsWith('.ts')) {
+    const rel = path.relative(path.resolve(__dirname, '..', '..'), dirname);
+    return path.resolve(__dirname, '..', '..', 'dist', rel, `${basename}.js`);
+  }
+  return path.join(dirname, `${basename}.js`);
+}
+
+/**
+ * Runs `script` in a worker thread with `data`, resolves with its first message. Aborting `signal`
+ * terminates the thread at once and rejects.
+ */
+export function runInWorker<T>(
+  script: string,
+  data: unknown,
+  options: { transferList?: ArrayBuffer[]; signal?: AbortSignal; resourceLimits?: { maxOldGenerationSizeMb?: number } } = {},
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (options.signal?.aborted) return reject(options.signal.reason ?? new Error('aborted'));
+    const worker = new Worker(script, {
+      workerData: data,
+      transferList: options.transferList,
+      resourceLimits: options.resourceLimits,
+    });
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      options.signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onAbort = () => {
+      void worker.terminate();
+      finish(() => reject(options.signal?.reason ?? new Error('aborted')));
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    worker.once('message', (m: T) => {
+      finish(() => resolve(m));
+      void worker.terminate();
+    });
+    worker.once('error', (e) => finish(() => reject(e)));
+    worker.once('exit', (code) => finish(() => reject(new Error(`worker thread exited with code ${code}`))));
+  });
+}
+
+/** The ArrayBuffers under a set of typed arrays, for a transfer list (each once). */
+export function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
+  const set = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer) set.add(a.buffer);
+  return [...set];
+}
