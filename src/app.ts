@@ -43,6 +43,7 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
       .setDescription('Automated machine-learning analyses: projects, datasets, analyses, plots, predictions.')
       .setVersion(SERVICE_VERSION)
       .addBearerAuth()
+      .addSecurityRequirements('bearer')
       .build(),
   );
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
