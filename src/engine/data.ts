@@ -1,0 +1,207 @@
+import { EngineInputError } from './errors';
+import type { Task } from './metrics';
+import type { AnalysisParameters, CodedColumn, EngineColumn, EngineDataset, NumericColumn } from './types';
+
+/** A model input feature: numerical values, or category codes into `levels`. */
+export interface FeatureMeta {
+  name: string;
+  kind: 'numerical' | 'categorical';
+  levels: string[];
+}
+
+/**
+ * The analysis data in the engine's working form: samples with a missing outcome dropped, model input
+ * features in one column-major matrix (numbers or category codes, NaN = missing), which can live in a
+ * SharedArrayBuffer so worker threads read it without copies.
+ */
+export interface PreparedData {
+  task: Task;
+  /** samples kept */
+  n: number;
+  /** original row of each kept sample */
+  rows: Int32Array;
+  features: FeatureMeta[];
+  /** column-major n x features.length */
+  X: Float64Array;
+  /** class index, value, or time */
+  y: Float64Array;
+  /** survival: 1 = event, 0 = censored */
+  event?: Float64Array;
+  /** classification: class labels, sorted; y indexes them */
+  classes: string[];
+  /** group id per sample when a grouping feature is set */
+  groups?: Int32Array;
+}
+
+const EVENT_LEVEL = /^(1|true|yes|dead|deceased|died|event|relapse)$/i;
+
+function isCoded(c: EngineColumn): c is CodedColumn {
+  return (c as CodedColumn).codes !== undefined;
+}
+
+function findColumn(data: EngineDataset, name: string): EngineColumn | undefined {
+  return data.columns.find((c) => c.name === name);
+}
+
+/**
+ * The event indicator of a survival outcome (1 event, 0 censored, NaN missing). Numeric column: the larger
+ * of its two distinct values is the event (0/1 -> 1, R's 1/2 -> 2). Coded column: a level matching
+ * /^(1|true|yes|dead|deceased|died|event|relapse)$/i is the event, else the second level in sorted order.
+ */
+export function eventIndicator(column: EngineColumn): Float64Array {
+  if (isCoded(column)) {
+    const used = [...new Set(Array.from(column.codes).filter((c) => c >= 0))].map((c) => column.levels[c]);
+    const sorted = [...used].sort();
+    const eventLevel = sorted.find((l) => EVENT_LEVEL.test(l.trim())) ?? sorted[1] ?? sorted[0];
+    return Float64Array.from(column.codes, (c) => (c < 0 ? NaN : column.levels[c] === eventLevel ? 1 : 0));
+  }
+  const values = column.values;
+  let max = -Infinity;
+  for (const v of values) if (!Number.isNaN(v) && v > max) max = v;
+  return Float64Array.from(values, (v) => (Number.isNaN(v) ? NaN : v === max ? 1 : 0));
+}
+
+export function taskOf(params: AnalysisParameters): Task {
+  const o = params.outcome;
+  if ('classification' in o) return 'classification';
+  if ('regression' in o) return 'regression';
+  return 'survival';
+}
+
+function outcomeColumns(params: AnalysisParameters): string[] {
+  const o = params.outcome;
+  if ('classification' in o) return [o.classification];
+  if ('regression' in o) return [o.regression];
+  return [o.survival.timeToEvent, o.survival.event];
+}
+
+function labelsOf(column: EngineColumn): (string | null)[] {
+  if (isCoded(column)) return Array.from(column.codes, (c) => (c < 0 ? null : column.levels[c]));
+  return Array.from(column.values, (v) => (Number.isNaN(v) ? null : String(v)));
+}
+
+interface OutcomeValues {
+  y: Float64Array;
+  event?: Float64Array;
+  classes: string[];
+}
+
+function outcomeValues(data: EngineDataset, params: AnalysisParameters, problems: string[]): OutcomeValues | null {
+  const task = taskOf(params);
+  const names = outcomeColumns(params);
+  const cols = names.map((n) => findColumn(data, n));
+  cols.forEach((c, i) => {
+    if (!c) problems.push(`The outcome column "${names[i]}" does not exist`);
+  });
+  if (cols.some((c) => !c)) return null;
+  if (task === 'classification') {
+    const labels = labelsOf(cols[0] as EngineColumn);
+    const classes = [...new Set(labels.filter((l): l is string => l !== null))].sort();
+    const index = new Map(classes.map((c, i) => [c, i]));
+    return { y: Float64Array.from(labels, (l) => (l === null ? NaN : (index.get(l) as number))), classes };
+  }
+  if (task === 'regression') {
+    const c = cols[0] as EngineColumn;
+    if (isCoded(c) || c.type !== 'numerical') {
+      problems.push(`The regression outcome "${c.name}" must be numerical`);
+      return null;
+    }
+    return { y: Float64Array.from(c.values), classes: [] };
+  }
+  const [timeCol, eventCol] = cols as EngineColumn[];
+  if (isCoded(timeCol)) {
+    problems.push(`The survival time "${timeCol.name}" must be numerical`);
+    return null;
+  }
+  return { y: Float64Array.from(timeCol.values), event: eventIndicator(eventCol), classes: [] };
+}
+
+/** Problems that prevent an analysis (empty when the input can be analyzed). */
+export function validateAnalysisInput(data: EngineDataset, params: AnalysisParameters): string[] {
+  const problems: string[] = [];
+  const out = outcomeValues(data, params, problems);
+  if (params.groupingFeature !== undefined && !findColumn(data, params.groupingFeature))
+    problems.push(`The grouping feature "${params.groupingFeature}" does not exist`);
+  if (!out) return problems;
+  const task = taskOf(params);
+  const keep: number[] = [];
+  for (let i = 0; i < data.sampleCount; i++) {
+    if (Number.isNaN(out.y[i]) || (out.event && Number.isNaN(out.event[i]))) continue;
+    keep.push(i);
+  }
+  if (keep.length === 0) problems.push('The outcome is missing for every sample');
+  else if (keep.length < 10) problems.push(`Too few samples with an outcome: ${keep.length} (at least 10 are needed)`);
+  if (keep.length > 0) {
+    if (task === 'classification') {
+      const present = new Set(keep.map((i) => out.y[i]));
+      if (present.size < 2) problems.push('The outcome has a single class');
+    } else if (task === 'regression') {
+      if (keep.every((i) => out.y[i] === out.y[keep[0]])) problems.push('The outcome is constant');
+    } else {
+      if (!keep.some((i) => out.event?.[i] === 1)) problems.push('No sample has an event');
+      if (keep.some((i) => out.y[i] < 0)) problems.push('Survival times must not be negative');
+    }
+  }
+  if (featureColumns(data, params).length === 0) problems.push('No feature is left to model the outcome');
+  return problems;
+}
+
+/** Columns that are model inputs: numerical and categorical, never identifiers, the outcome or the grouping feature. */
+function featureColumns(data: EngineDataset, params: AnalysisParameters): (NumericColumn | CodedColumn)[] {
+  const excluded = new Set(outcomeColumns(params));
+  if (params.groupingFeature !== undefined) excluded.add(params.groupingFeature);
+  return data.columns.filter(
+    (c): c is NumericColumn | CodedColumn =>
+      !excluded.has(c.name) && (c.type === 'numerical' || c.type === 'categorical'),
+  );
+}
+
+/** Builds the working form; throws EngineInputError when validateAnalysisInput finds a problem. */
+export function prepareData(data: EngineDataset, params: AnalysisParameters, shared = false): PreparedData {
+  const problems = validateAnalysisInput(data, params);
+  if (problems.length > 0) throw new EngineInputError(problems.join('; '));
+  const out = outcomeValues(data, params, problems) as OutcomeValues;
+  const rows: number[] = [];
+  for (let i = 0; i < data.sampleCount; i++) {
+    if (Number.isNaN(out.y[i]) || (out.event && Number.isNaN(out.event[i]))) continue;
+    rows.push(i);
+  }
+  const n = rows.length;
+  const cols = featureColumns(data, params);
+  const p = cols.length;
+  const buffer = shared ? new SharedArrayBuffer(8 * n * p) : new ArrayBuffer(8 * n * p);
+  const X = new Float64Array(buffer);
+  const features: FeatureMeta[] = cols.map((c, j) => {
+    if (isCoded(c)) {
+      for (let k = 0; k < n; k++) {
+        const code = c.codes[rows[k]];
+        X[j * n + k] = code < 0 ? NaN : code;
+      }
+      return { name: c.name, kind: 'categorical', levels: [...c.levels] };
+    }
+    for (let k = 0; k < n; k++) X[j * n + k] = c.values[rows[k]];
+    return { name: c.name, kind: 'numerical', levels: [] };
+  });
+  let groups: Int32Array | undefined;
+  if (params.groupingFeature !== undefined) {
+    const g = labelsOf(findColumn(data, params.groupingFeature) as EngineColumn);
+    const ids = new Map<string, number>();
+    groups = Int32Array.from(rows, (r, k) => {
+      const key = g[r] ?? `\u0000missing-${k}`;
+      if (!ids.has(key)) ids.set(key, ids.size);
+      return ids.get(key) as number;
+    });
+  }
+  const pick = (a: Float64Array): Float64Array => Float64Array.from(rows, (r) => a[r]);
+  return {
+    task: taskOf(params),
+    n,
+    rows: Int32Array.from(rows),
+    features,
+    X,
+    y: pick(out.y),
+    event: out.event ? pick(out.event) : undefined,
+    classes: out.classes,
+    groups,
+  };
+}

@@ -1,0 +1,60 @@
+import { auc, computeMetrics, concordanceIndex, makeEvaluator, AUC, R_SQUARED, MAE, RMSE } from './metrics';
+
+describe('metrics', () => {
+  it('AUC counts ties as half (Mann-Whitney)', () => {
+    // positives 0.8, 0.4, 0.4; negatives 0.4, 0.2
+    // pairs: (0.8>0.4)1 (0.8>0.2)1 (0.4=0.4).5 (0.4>0.2)1 (0.4=0.4).5 (0.4>0.2)1 => 5/6
+    expect(auc([0.8, 0.4, 0.4, 0.4, 0.2], [1, 1, 1, 0, 0])).toBeCloseTo(5 / 6, 12);
+    expect(auc([0.1, 0.2, 0.3, 0.4], [0, 0, 1, 1])).toBe(1);
+    expect(auc([0.5, 0.5, 0.5], [0, 1, 1])).toBe(0.5);
+  });
+
+  it("Harrell's C handles censoring and ties", () => {
+    // times 1(event) 2(censored) 3(event) 4(event) 3(censored)
+    const time = [1, 2, 3, 4, 3];
+    const event = [1, 0, 1, 1, 0];
+    const risk = [5, 1, 3, 3, 2];
+    // comparable pairs (i event earlier): i=0 vs 1,2,3,4 -> risk 5 > all: 4 concordant
+    // i=2 (t=3 event) vs 3 (t=4): risk 3 = 3 -> 0.5 ; vs 4 (t=3 censored, same time) comparable: 3 > 2 -> 1
+    // i=3 (t=4): nobody later. total = 4 + 0.5 + 1 = 5.5 of 6
+    expect(concordanceIndex(risk, time, event)).toBeCloseTo(5.5 / 6, 12);
+    // two events at the same time are not comparable
+    expect(concordanceIndex([1, 2, 0], [1, 1, 2], [1, 1, 0])).toBe(1);
+  });
+
+  it('weighted evaluation equals evaluation on the repeated rows', () => {
+    const score = Float64Array.from([0.1, 0.9, 0.4, 0.35, 0.8, 0.5]);
+    const y = Float64Array.from([0, 1, 0, 1, 1, 0]);
+    const pred = new Float64Array(12);
+    score.forEach((s, i) => {
+      pred[2 * i] = 1 - s;
+      pred[2 * i + 1] = s;
+    });
+    const w = Float64Array.from([2, 1, 0, 3, 1, 1]);
+    const weighted = makeEvaluator(AUC, pred, { y }, 2)(w);
+    const rows = Array.from(w).flatMap((k, i) => Array<number>(k).fill(i));
+    expect(weighted).toBeCloseTo(auc(rows.map((i) => score[i]), rows.map((i) => y[i])), 12);
+  });
+
+  it('regression metrics', () => {
+    const y = Float64Array.from([1, 2, 3, 4]);
+    const pred = Float64Array.from([1.5, 2, 2.5, 4]);
+    const m = computeMetrics('regression', pred, { y }, 0);
+    expect(m[R_SQUARED]).toBeCloseTo(1 - 0.5 / 5, 12);
+    expect(m[MAE]).toBeCloseTo(0.25, 12);
+    expect(m[RMSE]).toBeCloseTo(Math.sqrt(0.125), 12);
+  });
+
+  it('binary classification metrics use the second class as positive', () => {
+    const y = Float64Array.from([0, 0, 1, 1, 1]);
+    const p1 = [0.2, 0.7, 0.9, 0.6, 0.3];
+    const pred = Float64Array.from(p1.flatMap((p) => [1 - p, p]));
+    const m = computeMetrics('classification', pred, { y }, 2);
+    expect(m.Accuracy).toBeCloseTo(3 / 5, 12);
+    expect(m.Sensitivity).toBeCloseTo(2 / 3, 12);
+    expect(m.Specificity).toBeCloseTo(1 / 2, 12);
+    expect(m['Balanced Accuracy']).toBeCloseTo((2 / 3 + 1 / 2) / 2, 12);
+    expect(m['F1 Score']).toBeCloseTo((2 * 2) / (2 * 2 + 1 + 1), 12);
+    expect(m['Area Under the ROC Curve']).toBeCloseTo(4 / 6, 12);
+  });
+});

@@ -1,0 +1,45 @@
+import type { Rng } from '../rng';
+
+/** A dense row-major design matrix: `data[i * cols + j]` is sample i, column j. */
+export interface Design {
+  data: Float64Array;
+  rows: number;
+  cols: number;
+}
+
+/** What a model is fitted to: class index (classification), value (regression) or time plus 0/1 event (survival). */
+export interface Target {
+  y: Float64Array;
+  event?: Float64Array;
+  classCount?: number;
+}
+
+/**
+ * Every model: `fit` then `predict` gives, per row, `outputWidth` numbers:
+ * class probabilities (or scores) for classification, the value for regression, the risk for survival.
+ */
+export interface Model {
+  readonly outputWidth: number;
+  fit(X: Design, target: Target, rng: Rng): this;
+  predict(X: Design): Float64Array;
+  toJSON(): Record<string, unknown>;
+}
+
+export function toArray(a: ArrayLike<number>): number[] {
+  return Array.from(a);
+}
+
+export function columnMeans(X: Design): Float64Array {
+  const m = new Float64Array(X.cols);
+  for (let i = 0; i < X.rows; i++) for (let j = 0; j < X.cols; j++) m[j] += X.data[i * X.cols + j];
+  for (let j = 0; j < X.cols; j++) m[j] /= Math.max(1, X.rows);
+  return m;
+}
+
+export function design(data: ArrayLike<number>[]): Design {
+  const rows = data.length;
+  const cols = rows > 0 ? data[0].length : 0;
+  const out = new Float64Array(rows * cols);
+  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = data[i][j];
+  return { data: out, rows, cols };
+}

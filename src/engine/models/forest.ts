@@ -1,0 +1,71 @@
+import { Rng } from '../rng';
+import { accumulateTree, Criterion, distinctEventTimes, growTree, sortByTime, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import { Design, Model, Target } from './common';
+
+export type ForestTask = 'classification' | 'regression' | 'survival';
+
+/**
+ * Random forest (Breiman): bootstrap samples, `mtry` random features per node, fully grown trees
+ * down to `minLeaf`. Classification averages leaf class proportions, regression leaf means; the random
+ * survival forest (Ishwaran et al. 2008) splits by the log-rank statistic over `nsplit` random thresholds
+ * and predicts ensemble mortality (summed Nelson-Aalen hazard) as the risk score.
+ */
+export class RandomForest implements Model {
+  outputWidth = 1;
+  trees: TreeArrays[] = [];
+
+  constructor(
+    readonly task: ForestTask,
+    readonly treeCount: number,
+    /** features per node as a multiple of the default (sqrt(d) for classification and survival, d/3 for regression) */
+    readonly mtryFactor: number,
+    readonly minLeaf: number,
+  ) {}
+
+  mtry(d: number): number {
+    const base = this.task === 'regression' ? d / 3 : Math.sqrt(d);
+    return Math.max(1, Math.min(d, Math.round(base * this.mtryFactor)));
+  }
+
+  fit(X: Design, target: Target, rng: Rng): this {
+    const n = X.rows;
+    const criterion: Criterion = this.task === 'classification' ? 'gini' : this.task === 'regression' ? 'mse' : 'logrank';
+    const params = { maxDepth: 1000, minLeaf: this.minLeaf, mtry: this.mtry(X.cols), nsplit: 10 };
+    const eventTimes: Float64Array | undefined = this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
+    const seed = Math.floor(rng.next() * 4294967296);
+    this.trees = [];
+    for (let t = 0; t < this.treeCount; t++) {
+      const treeRng = new Rng(seed, t);
+      let idx: Int32Array = new Int32Array(n);
+      for (let i = 0; i < n; i++) idx[i] = treeRng.int(n);
+      idx = this.task === 'survival' ? sortByTime(idx, target.y) : idx.sort();
+      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes));
+    }
+    this.outputWidth = this.trees[0]?.width ?? 1;
+    return this;
+  }
+
+  predict(X: Design): Float64Array {
+    const out = new Float64Array(X.rows * this.outputWidth);
+    for (const t of this.trees) accumulateTree(t, X, out, 1 / this.trees.length);
+    return out;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      type: 'forest',
+      task: this.task,
+      treeCount: this.treeCount,
+      mtryFactor: this.mtryFactor,
+      minLeaf: this.minLeaf,
+      trees: this.trees.map(treeToJSON),
+    };
+  }
+
+  static fromJSON(json: Record<string, unknown>): RandomForest {
+    const m = new RandomForest(json.task as ForestTask, json.treeCount as number, json.mtryFactor as number, json.minLeaf as number);
+    m.trees = (json.trees as Record<string, unknown>[]).map(treeFromJSON);
+    m.outputWidth = m.trees[0]?.width ?? 1;
+    return m;
+  }
+}

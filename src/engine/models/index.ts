@@ -1,0 +1,88 @@
+import type { Task } from '../metrics';
+import { DecisionTree } from './cart';
+import type { Model } from './common';
+import { CoxRegression } from './cox';
+import { RandomForest } from './forest';
+import { RidgeRegression } from './linear';
+import { LogisticRegression } from './logistic';
+import { SVM, SVR } from './svm';
+
+export type { Design, Model, Target } from './common';
+
+/** One model of the configuration grid. The task decides the concrete class (e.g. linear -> logistic, ridge or Cox). */
+export type ModelSpec =
+  | { kind: 'linear'; lambda: number }
+  | { kind: 'tree'; maxDepth: number; minLeaf: number }
+  | { kind: 'forest'; trees: number; mtryFactor: number; minLeaf: number }
+  | { kind: 'svm'; kernel: 'linear' | 'rbf'; C: number; gammaFactor: number; epsilon: number };
+
+/** Linear models and decision trees are interpretable. */
+export function isInterpretable(spec: ModelSpec): boolean {
+  return spec.kind === 'linear' || spec.kind === 'tree';
+}
+
+/** Whether the model can be fitted for a task (no trees or SVMs for survival, only the forest). */
+export function supports(spec: ModelSpec, task: Task): boolean {
+  return task !== 'survival' || spec.kind === 'linear' || spec.kind === 'forest';
+}
+
+export function createModel(spec: ModelSpec, task: Task): Model {
+  switch (spec.kind) {
+    case 'linear':
+      if (task === 'classification') return new LogisticRegression(spec.lambda);
+      if (task === 'regression') return new RidgeRegression(spec.lambda);
+      return new CoxRegression(spec.lambda);
+    case 'tree':
+      if (task === 'survival') throw new Error('No survival decision tree');
+      return new DecisionTree(task, spec.maxDepth, spec.minLeaf);
+    case 'forest':
+      return new RandomForest(task, spec.trees, spec.mtryFactor, spec.minLeaf);
+    case 'svm':
+      if (task === 'survival') throw new Error('No survival SVM');
+      return task === 'classification' ? new SVM(spec.kernel, spec.C, spec.gammaFactor) : new SVR(spec.kernel, spec.C, spec.epsilon, spec.gammaFactor);
+  }
+}
+
+export function modelFromJSON(json: Record<string, unknown>): Model {
+  switch (json.type) {
+    case 'logistic':
+      return LogisticRegression.fromJSON(json);
+    case 'ridge':
+      return RidgeRegression.fromJSON(json);
+    case 'cox':
+      return CoxRegression.fromJSON(json);
+    case 'tree':
+      return DecisionTree.fromJSON(json);
+    case 'forest':
+      return RandomForest.fromJSON(json);
+    case 'svm':
+      return SVM.fromJSON(json);
+    case 'svr':
+      return SVR.fromJSON(json);
+    default:
+      throw new Error(`Unknown model type ${String(json.type)}`);
+  }
+}
+
+/** Human-readable text of a model, as the result's `model` field. */
+export function describeModel(spec: ModelSpec, task: Task, classCount: number): string {
+  switch (spec.kind) {
+    case 'linear':
+      if (task === 'classification')
+        return `${classCount > 2 ? 'Multinomial' : 'Binary'} logistic regression with ridge penalty (lambda = ${spec.lambda})`;
+      if (task === 'regression') return `Ridge linear regression (lambda = ${spec.lambda})`;
+      return `Cox proportional hazards regression with ridge penalty (lambda = ${spec.lambda}, Efron ties)`;
+    case 'tree':
+      return `Decision tree (CART, ${task === 'classification' ? 'Gini' : 'squared error'} splits, max depth ${spec.maxDepth}, at least ${spec.minLeaf} samples per leaf)`;
+    case 'forest':
+      return task === 'survival'
+        ? `Random survival forest (${spec.trees} trees, log-rank splits, mtry = ${spec.mtryFactor} x sqrt(features), at least ${spec.minLeaf} samples per leaf)`
+        : `Random forest (${spec.trees} trees, mtry = ${spec.mtryFactor} x ${task === 'classification' ? 'sqrt(features)' : 'features / 3'}, at least ${spec.minLeaf} samples per leaf)`;
+    case 'svm': {
+      const k = spec.kernel === 'linear' ? 'linear kernel' : `RBF kernel, gamma = ${spec.gammaFactor} / features`;
+      return task === 'classification'
+        ? `Support vector machine (${k}, C = ${spec.C}${classCount > 2 ? ', one-vs-rest' : ''})`
+        : `Support vector regression (${k}, C = ${spec.C}, epsilon = ${spec.epsilon})`;
+    }
+  }
+}
