@@ -52,29 +52,29 @@ function sortedOrder(score: Float64Array): Int32Array {
 function aucEvaluator(score: Float64Array, positive: Uint8Array): Evaluator {
   const order = sortedOrder(score);
   const n = order.length;
+  // tie groups of the sorted scores: group g spans sorted positions [starts[g], starts[g + 1])
+  const starts: number[] = [];
+  for (let i = 0; i < n; i++) if (i === 0 || score[order[i]] !== score[order[i - 1]]) starts.push(i);
+  starts.push(n);
+  const groupStarts = Int32Array.from(starts);
+  const pos = Uint8Array.from(order, (k) => positive[k]);
   return (w) => {
     let negBefore = 0;
     let num = 0;
     let totP = 0;
-    let totN = 0;
-    let i = 0;
-    while (i < n) {
-      let j = i;
+    for (let g = 0; g + 1 < groupStarts.length; g++) {
       let wp = 0;
       let wn = 0;
-      const s = score[order[i]];
-      while (j < n && score[order[j]] === s) {
-        const k = order[j];
-        if (positive[k]) wp += w[k];
-        else wn += w[k];
-        j++;
+      for (let j = groupStarts[g]; j < groupStarts[g + 1]; j++) {
+        const wk = w[order[j]];
+        if (pos[j]) wp += wk;
+        else wn += wk;
       }
       num += wp * (negBefore + 0.5 * wn);
       negBefore += wn;
       totP += wp;
-      totN += wn;
-      i = j;
     }
+    const totN = negBefore;
     return totP > 0 && totN > 0 ? num / (totP * totN) : NaN;
   };
 }

@@ -176,12 +176,15 @@ describe('trees, forests and SVMs', () => {
   it('SVM separates separable data (linear) and fits iris (RBF, one-vs-rest)', () => {
     const Xs = design([[0, 0], [1, 0], [0, 1], [3, 3], [4, 3], [3, 4]]);
     const ys = Float64Array.from([0, 0, 0, 1, 1, 1]);
-    const lin = new SVM('linear', 10).fit(Xs, { y: ys, classCount: 2 });
+    const lin = new SVM('linear', 10).fit(Xs, { y: ys, classCount: 2 }, new Rng(1));
     expect(accuracy(lin.predict(Xs), ys, 2)).toBe(1);
-    // maximum margin: the separating line is x1 + x2 = 3.5 with w = (1/2.5... ) so f(1.75,1.75) = 0
-    expect(lin.decisionValues(design([[1.75, 1.75]]))[0]).toBeCloseTo(0, 3);
+    // support vectors (1,0), (0,1) and (3,3) are on the margins: decision values -1 and +1
+    const f = lin.decisionValues(design([[1, 0], [0, 1], [3, 3]]));
+    expect(f[0]).toBeCloseTo(-1, 2);
+    expect(f[1]).toBeCloseTo(-1, 2);
+    expect(f[2]).toBeCloseTo(1, 2);
     roundTrip(lin, Xs);
-    const rbf = new SVM('rbf', 1, 1).fit(X, target);
+    const rbf = new SVM('rbf', 1, 1).fit(X, target, new Rng(1));
     expect(accuracy(rbf.predict(X), y, 3)).toBeGreaterThan(0.95);
     roundTrip(rbf, X);
   });

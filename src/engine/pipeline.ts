@@ -65,6 +65,7 @@ function targetOf(data: TaskData, rows: Int32Array): Target {
 
 interface FoldCache {
   key: string;
+  data: TaskData;
   pre: Preprocessor;
   columnStart: Int32Array;
   train: Design;
@@ -90,7 +91,7 @@ function columnsOf(pre: Preprocessor, columnStart: Int32Array, steps: number[]):
 
 /** Preprocessing of all features on the training rows, reused by every configuration of the same fold. */
 function foldPreprocessing(data: TaskData, spec: TaskSpec): FoldCache {
-  if (spec.cacheKey && cache && cache.key === spec.cacheKey) return cache;
+  if (spec.cacheKey && cache && cache.key === spec.cacheKey && cache.data === data) return cache;
   const source = sourceOf(data);
   const pre = Preprocessor.fit(source, spec.train, data.features);
   const columnStart = new Int32Array(pre.steps.length);
@@ -101,6 +102,7 @@ function foldPreprocessing(data: TaskData, spec: TaskSpec): FoldCache {
   });
   const entry: FoldCache = {
     key: spec.cacheKey ?? '',
+    data,
     pre,
     columnStart,
     train: pre.transform(source, spec.train),
@@ -128,6 +130,7 @@ export function linearModelView(model: Model, pre: Preprocessor): TaskResult['mo
 
 /** Runs one task: preprocessing and selection fitted on `train` only, then the model; predicts `test`. */
 export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
+  if (spec.fixedFeatures && spec.fixedFeatures.length === 0) return { id: spec.id, predictions: constantPredictions(data, spec) };
   const rng = new Rng(data.seed, ...spec.seedIds);
   const source = sourceOf(data);
   let pre: Preprocessor;
@@ -171,6 +174,20 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
     result.modelView = linearModelView(model, pre);
   }
   return result;
+}
+
+/** The no-feature model: class proportions, the mean, or equal risk, fitted on `train`. */
+function constantPredictions(data: TaskData, spec: TaskSpec): Float64Array {
+  const W = outputWidth(data);
+  const row = new Float64Array(W);
+  if (data.task === 'classification') {
+    for (const r of spec.train) row[data.y[r]] += 1 / spec.train.length;
+  } else if (data.task === 'regression') {
+    for (const r of spec.train) row[0] += data.y[r] / spec.train.length;
+  }
+  const out = new Float64Array(spec.test.length * W);
+  for (let i = 0; i < spec.test.length; i++) out.set(row, i * W);
+  return out;
 }
 
 function pipelineJSON(data: TaskData, pre: Preprocessor, model: Model): SavedPipeline {

@@ -108,7 +108,14 @@ export interface AnalysisOutput {
   /** The refitted pipelines, by model key, for predictions. */
   pipelines: Record<string, SavedPipeline>;
   /** Diagnostics for benchmarks and logs. */
-  stats: { configurations: number; fits: number; folds: number; repeats: number };
+  stats: {
+    configurations: number;
+    fits: number;
+    folds: number;
+    repeats: number;
+    /** configurations dropped early by BBCD-CV (added by the engine; optional for older results) */
+    dropped?: number;
+  };
 }
 
 export interface PredictionRow {

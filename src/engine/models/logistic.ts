@@ -83,18 +83,21 @@ export class LogisticRegression implements Model {
           const ph = p[i * K + cls];
           const r = (y[i] === cls ? 1 : 0) - ph;
           for (let a = 0; a <= d; a++) g[h * (d + 1) + a] += x1[a] * r;
-          for (let l = 0; l < H; l++) {
+          for (let l = 0; l <= h; l++) {
             const cl = H === 1 ? 1 : l;
             const c = ph * ((h === l ? 1 : 0) - p[i * K + cl]);
             if (c === 0) continue;
             for (let a = 0; a <= d; a++) {
               const row = hd[h * (d + 1) + a];
               const xa = c * x1[a];
-              for (let b = 0; b <= d; b++) row[l * (d + 1) + b] += xa * x1[b];
+              const bMax = l === h ? a : d;
+              for (let b = 0; b <= bMax; b++) row[l * (d + 1) + b] += xa * x1[b];
             }
           }
         }
       }
+      // only the lower triangle was accumulated (row q, column r <= q)
+      for (let q = 0; q < P; q++) for (let r = q + 1; r < P; r++) hd[q][r] = hd[r][q];
       for (let q = 0; q < P; q++) {
         g[q] /= n;
         for (let r = 0; r < P; r++) hd[q][r] /= n;

@@ -1,0 +1,172 @@
+import { Evaluator, makeEvaluator, OutcomeArrays } from './metrics';
+import { Rng } from './rng';
+
+/**
+ * Out-of-fold predictions of every configuration: `oof[config][repeat]` is n x width (row-major),
+ * null for configurations dropped by BBCD-CV.
+ */
+export type OofMatrix = (Float64Array[] | null)[];
+
+export interface MetricContext {
+  outcome: OutcomeArrays;
+  classCount: number;
+  /** unit (group) of each sample; bootstraps resample units */
+  units: Int32Array;
+  unitCount: number;
+}
+
+/** Bootstrap weights over samples: counts of each sample's unit in a resample of units. */
+export function bootstrapWeights(ctx: MetricContext, rng: Rng): Float64Array {
+  const unitCounts = new Float64Array(ctx.unitCount);
+  for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
+  return Float64Array.from(ctx.units, (u) => unitCounts[u]);
+}
+
+/** Evaluators of one metric for each repeat of a configuration's predictions (mean over repeats). */
+export class RepeatedEvaluator {
+  private readonly evs: Evaluator[];
+
+  constructor(metric: string, preds: Float64Array[], ctx: MetricContext, rows?: Int32Array) {
+    this.evs = preds.map((p) => {
+      if (!rows) return makeEvaluator(metric, p, ctx.outcome, ctx.classCount);
+      const W = p.length / ctx.outcome.y.length;
+      const sub = new Float64Array(rows.length * W);
+      rows.forEach((r, i) => sub.set(p.subarray(r * W, (r + 1) * W), i * W));
+      const outcome: OutcomeArrays = {
+        y: Float64Array.from(rows, (r) => ctx.outcome.y[r]),
+        event: ctx.outcome.event ? Float64Array.from(rows, (r) => ctx.outcome.event?.[r] as number) : undefined,
+      };
+      return makeEvaluator(metric, sub, outcome, ctx.classCount);
+    });
+  }
+
+  evaluate(w: Float64Array): number {
+    let s = 0;
+    for (const ev of this.evs) s += ev(w);
+    return s / this.evs.length;
+  }
+}
+
+export function percentile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+}
+
+export interface Estimate {
+  estimate: Record<string, number>;
+  cis: Record<string, [number, number]>;
+}
+
+function summarize(values: Record<string, number[]>): Estimate {
+  const estimate: Record<string, number> = {};
+  const cis: Record<string, [number, number]> = {};
+  for (const [name, vs] of Object.entries(values)) {
+    const ok = vs.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+    estimate[name] = ok.length ? ok.reduce((a, b) => a + b, 0) / ok.length : NaN;
+    cis[name] = [percentile(ok, 0.025), percentile(ok, 0.975)];
+  }
+  return { estimate, cis };
+}
+
+const better = (a: number, b: number): boolean => !Number.isNaN(a) && (Number.isNaN(b) || a > b);
+
+/**
+ * Bootstrap Bias Corrected CV (Tsamardinos, Greasidou & Borboudakis 2018): B bootstraps of the rows of
+ * the out-of-fold matrix; in each, the configuration with the best primary metric on the in-bag rows is
+ * scored on the out-of-bag rows. The mean is the estimate, the 2.5 / 97.5 percentiles the 95% interval.
+ */
+export function bbcEstimate(
+  oof: OofMatrix,
+  candidates: number[],
+  metrics: string[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): Estimate {
+  const primary = candidates.map((c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx));
+  const others = new Map<string, RepeatedEvaluator>();
+  const values: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));
+  const n = ctx.outcome.y.length;
+  const out = new Float64Array(n);
+  for (let b = 0; b < B; b++) {
+    const w = bootstrapWeights(ctx, rng);
+    let best = 0;
+    let bestValue = NaN;
+    primary.forEach((ev, k) => {
+      const v = ev.evaluate(w);
+      if (better(v, bestValue)) {
+        best = k;
+        bestValue = v;
+      }
+    });
+    for (let i = 0; i < n; i++) out[i] = w[i] > 0 ? 0 : 1;
+    const c = candidates[best];
+    for (const m of metrics) {
+      const key = `${c}:${m}`;
+      let ev = m === metrics[0] ? primary[best] : others.get(key);
+      if (!ev) {
+        ev = new RepeatedEvaluator(m, oof[c] as Float64Array[], ctx);
+        others.set(key, ev);
+      }
+      values[m].push(ev.evaluate(out));
+    }
+  }
+  return summarize(values);
+}
+
+/**
+ * BBCD-CV dropping: on the rows predicted so far, the probability (over B bootstraps) that each candidate
+ * is worse than the current leader of its pool; returns the candidates losing with probability above `threshold`.
+ */
+export function configurationsToDrop(
+  oof: OofMatrix,
+  pools: number[][],
+  metric: string,
+  ctx: MetricContext,
+  rows: Int32Array,
+  B: number,
+  threshold: number,
+  rng: Rng,
+): Set<number> {
+  const sub: MetricContext = {
+    outcome: {
+      y: Float64Array.from(rows, (r) => ctx.outcome.y[r]),
+      event: ctx.outcome.event ? Float64Array.from(rows, (r) => ctx.outcome.event?.[r] as number) : undefined,
+    },
+    classCount: ctx.classCount,
+    units: Int32Array.from(rows, (r) => ctx.units[r]),
+    unitCount: ctx.unitCount,
+  };
+  // renumber units so bootstraps draw among the units present
+  const ids = new Map<number, number>();
+  sub.units = sub.units.map((u) => {
+    if (!ids.has(u)) ids.set(u, ids.size);
+    return ids.get(u) as number;
+  });
+  sub.unitCount = ids.size;
+  const all = [...new Set(pools.flat())].sort((a, b) => a - b);
+  const evs = new Map(all.map((c) => [c, new RepeatedEvaluator(metric, [(oof[c] as Float64Array[])[0]], ctx, rows)]));
+  const ones = new Float64Array(rows.length).fill(1);
+  const full = new Map(all.map((c) => [c, (evs.get(c) as RepeatedEvaluator).evaluate(ones)]));
+  const leaders = pools.map((pool) => pool.reduce((a, c) => (better(full.get(c) as number, full.get(a) as number) ? c : a), pool[0]));
+  const losses = new Map(all.map((c) => [c, 0]));
+  for (let b = 0; b < B; b++) {
+    const w = bootstrapWeights(sub, rng);
+    const v = new Map(all.map((c) => [c, (evs.get(c) as RepeatedEvaluator).evaluate(w)]));
+    pools.forEach((pool, p) => {
+      const lv = v.get(leaders[p]) as number;
+      for (const c of pool) if (c !== leaders[p] && better(lv, v.get(c) as number)) losses.set(c, (losses.get(c) as number) + 1);
+    });
+  }
+  const drop = new Set<number>();
+  const inPools = pools.map((pool) => new Set(pool));
+  for (const c of all) {
+    // a configuration is dropped only if it loses in every pool it belongs to
+    const lossesAll = pools.every((pool, p) => !inPools[p].has(c) || c !== leaders[p]);
+    if (lossesAll && (losses.get(c) as number) / (B * pools.filter((_, p) => inPools[p].has(c)).length) > threshold) drop.add(c);
+  }
+  return drop;
+}

@@ -1,0 +1,24 @@
+/**
+ * Signet's analysis engine: a library with no Nest, database or HTTP. See ./types.ts for the contract.
+ */
+import { predictPipeline } from './pipeline';
+import type { EngineDataset, PredictionRow, SavedPipeline } from './types';
+
+export * from './types';
+export { ENGINE_VERSION, mlEngine } from './version';
+export { EngineInputError, EngineAbortError } from './errors';
+export { runAnalysis } from './protocol';
+export { validateAnalysisInput, eventIndicator } from './data';
+export { GRID, buildGrid } from './grid';
+export { datasetFromCsv, subsetDataset } from './csv';
+export { computeMetrics, auc, concordanceIndex, metricNames } from './metrics';
+export type { FeatureSelector, SelectionInput } from './selection';
+
+/**
+ * Predictions of a saved pipeline. Columns are matched by name (extra ones ignored); throws
+ * EngineInputError for a missing column the model uses, a wrong column type, or no rows. Unseen
+ * categorical levels are treated as missing and imputed.
+ */
+export function predict(pipeline: SavedPipeline, data: EngineDataset): PredictionRow[] {
+  return predictPipeline(pipeline, data);
+}

@@ -1,0 +1,53 @@
+import { bootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from './bbc';
+import { Rng } from './rng';
+import type { FeatureImportanceEntry, ProgressiveFeatureImportanceEntry } from './types';
+
+/** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
+function bootstrapValues(
+  sets: RepeatedEvaluator[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): { point: number[]; boot: Float64Array[] } {
+  const ones = new Float64Array(ctx.outcome.y.length).fill(1);
+  const point = sets.map((s) => s.evaluate(ones));
+  const boot: Float64Array[] = [];
+  for (let b = 0; b < B; b++) {
+    const w = bootstrapWeights(ctx, rng);
+    boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
+  }
+  return { point, boot };
+}
+
+function interval(draws: number[]): [number, number] {
+  const ok = draws.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  return [percentile(ok, 0.025), percentile(ok, 0.975)];
+}
+
+/** `Feature Importance`: relative drop (full - without) / |full| of the out-of-fold metric when each feature is removed. */
+export function featureImportance(
+  names: string[],
+  full: RepeatedEvaluator,
+  without: RepeatedEvaluator[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): FeatureImportanceEntry[] {
+  const { point, boot } = bootstrapValues([full, ...without], ctx, B, rng);
+  const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
+  return names.map((name, j) => ({ name, value: drop(point, j), cis: interval(boot.map((v) => drop(v, j))) }));
+}
+
+/** `Progressive Feature Importance`: metric of the first k features as a percentage of the full signature's. */
+export function progressiveImportance(
+  orderedNames: string[],
+  full: RepeatedEvaluator,
+  prefixes: RepeatedEvaluator[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): ProgressiveFeatureImportanceEntry[] {
+  const { point, boot } = bootstrapValues([full, ...prefixes], ctx, B, rng);
+  const pct = (v: ArrayLike<number>, k: number): number => (100 * v[k + 1]) / v[0];
+  return prefixes.map((_, k) => ({ name: orderedNames.slice(0, k + 1), value: pct(point, k), cis: interval(boot.map((v) => pct(v, k))) }));
+}

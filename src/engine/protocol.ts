@@ -1,0 +1,284 @@
+import * as os from 'node:os';
+import { bbcEstimate, configurationsToDrop, Estimate, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
+import { prepareData } from './data';
+import { EngineAbortError } from './errors';
+import { foldRows, planFolds } from './folds';
+import { buildGrid, Configuration } from './grid';
+import { metricNames } from './metrics';
+import { describeModel } from './models';
+import { outputWidth, TaskData, TaskResult, TaskSpec } from './pipeline';
+import { featureImportance, progressiveImportance } from './plots';
+import { createRunner, TaskRunner } from './pool';
+import { Preprocessor } from './preprocessing';
+import { Rng } from './rng';
+import { createSelector } from './selection';
+import type { AnalysisOutput, AnalysisParameters, EngineDataset, ModelPlots, ModelReport, RunOptions, SavedPipeline } from './types';
+import { mlEngine } from './version';
+
+/** Bootstraps for BBC-CV and the plot intervals. */
+export const BOOTSTRAPS = 1000;
+/** BBCD-CV: drop a configuration when it loses to the leader with a probability above this. */
+export const DROP_THRESHOLD = 0.99;
+/** BBCD-CV runs only on grids with at least this many configurations. */
+export const DROP_MIN_CONFIGURATIONS = 20;
+const DROP_BOOTSTRAPS = 200;
+/** Folds of the feature-importance refits (repeat 0's folds merged). */
+const PLOT_FOLDS = 5;
+
+/** Monotone progress with a heartbeat (at least every second while running). */
+class Progress {
+  private done = 0;
+  private last = 0;
+  private readonly timer: NodeJS.Timeout | null;
+
+  constructor(
+    private total: number,
+    private readonly report?: (fraction: number) => void,
+  ) {
+    this.timer = report ? setInterval(() => this.emit(), 1000) : null;
+    this.timer?.unref();
+  }
+
+  add(k: number): void {
+    this.done += k;
+  }
+
+  setTotal(total: number): void {
+    this.total = total;
+  }
+
+  emit(final = false): void {
+    if (!this.report) return;
+    const f = final ? 1 : Math.min(0.999, this.total > 0 ? this.done / this.total : 0);
+    if (f >= this.last) {
+      this.last = f;
+      this.report(f);
+    }
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
+
+interface KeyedModel {
+  key: string;
+  config: Configuration;
+  candidates: number[];
+}
+
+function argBest(candidates: number[], score: (c: number) => number): number {
+  let best = candidates[0];
+  let bestV = score(best);
+  for (const c of candidates) {
+    const v = score(c);
+    if (!Number.isNaN(v) && (Number.isNaN(bestV) || v > bestV)) {
+      best = c;
+      bestV = v;
+    }
+  }
+  return best;
+}
+
+/**
+ * Runs an analysis: every configuration of the grid through stratified, group-aware repeated K-fold CV
+ * (BBCD-CV dropping on larger grids), the winner by pooled out-of-fold metric, BBC-CV estimates and
+ * intervals, final refits on all samples, and the feature-importance plots.
+ */
+export async function runAnalysis(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): Promise<AnalysisOutput> {
+  const threads = Math.max(0, Math.floor(options.threads ?? params.coreCount ?? os.cpus().length));
+  const signal = options.signal;
+  if (signal?.aborted) throw new EngineAbortError();
+  const seed = options.seed;
+  const prepared = prepareData(dataset, params, threads > 0);
+  const { task, n, classes } = prepared;
+  const K = classes.length;
+  const W = outputWidth(prepared);
+  const metrics = metricNames(task, K);
+  const configs = buildGrid(params, task, prepared.features.length);
+  const plan = planFolds(prepared, seed);
+  const units = prepared.groups ?? Int32Array.from({ length: n }, (_, i) => i);
+  const ctx: MetricContext = {
+    outcome: { y: prepared.y, event: prepared.event },
+    classCount: K,
+    units,
+    unitCount: units.reduce((m, u) => Math.max(m, u + 1), 0),
+  };
+  const data: TaskData = {
+    task,
+    n,
+    features: prepared.features,
+    X: prepared.X,
+    y: prepared.y,
+    event: prepared.event,
+    classes,
+    maxSignatureSize: params.maxSignatureSize,
+    seed,
+  };
+  const plotFolds = Math.min(plan.k, PLOT_FOLDS);
+  const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
+  const cvTasks = configs.length * plan.k * plan.repeats;
+  const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
+  const progress = new Progress(cvTasks + keysPlanned * (1 + 2 * maxSig * plotFolds), options.onProgress);
+  const runner = createRunner(data, threads, signal);
+  let fits = 0;
+  try {
+    // 1. Cross-validation of every configuration, fold by fold, with BBCD-CV dropping.
+    const oof: OofMatrix = configs.map(() => Array.from({ length: plan.repeats }, () => new Float64Array(n * W)));
+    const alive = new Set(configs.map((c) => c.index));
+    const interpretableAll = configs.filter((c) => c.interpretable).map((c) => c.index);
+    const dropping = configs.length >= DROP_MIN_CONFIGURATIONS;
+    for (let r = 0; r < plan.repeats; r++) {
+      for (let k = 0; k < plan.k; k++) {
+        const { train, test } = foldRows(plan, r, k);
+        const specs: TaskSpec[] = [...alive].map((c) => ({
+          id: c,
+          config: configs[c],
+          train,
+          test,
+          seedIds: [c, r * plan.k + k],
+          cacheKey: `cv:${r}:${k}`,
+        }));
+        await runner.run(specs, (res) => {
+          const dst = (oof[res.id] as Float64Array[])[r];
+          for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
+          progress.add(1);
+          progress.emit();
+        });
+        fits += specs.length;
+        if (dropping && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
+          const rows = Int32Array.from(
+            Array.from(plan.assignment[0]).flatMap((f, i) => (f <= k ? [i] : [])),
+          );
+          const pools = [[...alive]];
+          const interp = interpretableAll.filter((c) => alive.has(c));
+          if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
+          const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
+          for (const c of [...drop].sort((a, b) => a - b)) {
+            alive.delete(c);
+            oof[c] = null;
+            progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
+          }
+        }
+      }
+    }
+
+    // 2. Winners by pooled out-of-fold metric.
+    const ones = new Float64Array(n).fill(1);
+    const pooled = new Map<number, number>();
+    for (const c of alive) pooled.set(c, new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx).evaluate(ones));
+    const aliveList = [...alive].sort((a, b) => a - b);
+    const best = argBest(aliveList, (c) => pooled.get(c) as number);
+    const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], candidates: aliveList }];
+    const interpAlive = aliveList.filter((c) => configs[c].interpretable);
+    if (params.modelsConsidered === 'all' && !configs[best].interpretable && interpAlive.length > 0) {
+      const ib = argBest(interpAlive, (c) => pooled.get(c) as number);
+      keyed.push({ key: 'interpretable', config: configs[ib], candidates: interpAlive });
+    }
+
+    // 3. BBC-CV estimates.
+    const estimates: Estimate[] = keyed.map((km, i) => bbcEstimate(oof, km.candidates, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, i)));
+
+    // 4. Final refits on all samples.
+    const all = Int32Array.from({ length: n }, (_, i) => i);
+    const finals: TaskResult[] = [];
+    await runner.run(
+      keyed.map((km, i) => ({
+        id: i,
+        config: km.config,
+        train: all,
+        test: new Int32Array(0),
+        seedIds: [km.config.index, 0x7fffff],
+        final: true,
+      })),
+      (res) => {
+        finals[res.id] = res;
+        progress.add(1);
+      },
+    );
+    fits += keyed.length;
+
+    // 5. Plots: refits of each final signature without each feature, then on growing prefixes.
+    const signatures = finals.map((f) => f.signature as number[]);
+    progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + 2 * sig.length * plotFolds, 0));
+    const plotFold = Int32Array.from(plan.assignment[0], (f) => f % plotFolds);
+    const plotRows = Array.from({ length: plotFolds }, (_, p) => ({
+      train: Int32Array.from(all.filter((i) => plotFold[i] !== p)),
+      test: Int32Array.from(all.filter((i) => plotFold[i] === p)),
+    }));
+    const oofOfSets = async (km: KeyedModel, sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]> => {
+      const preds = sets.map(() => new Float64Array(n * W));
+      const specs: TaskSpec[] = [];
+      sets.forEach((features, s) =>
+        plotRows.forEach((rows, p) =>
+          specs.push({
+            id: s * plotFolds + p,
+            config: km.config,
+            train: rows.train,
+            test: rows.test,
+            seedIds: [km.config.index, 0x9100 + p, setOffset + s],
+            fixedFeatures: features,
+          }),
+        ),
+      );
+      await runner.run(specs, (res) => {
+        const s = Math.floor(res.id / plotFolds);
+        const test = plotRows[res.id % plotFolds].test;
+        for (let i = 0; i < test.length; i++) preds[s].set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
+        progress.add(1);
+        progress.emit();
+      });
+      fits += specs.filter((s) => (s.fixedFeatures as number[]).length > 0).length;
+      return preds.map((p) => new RepeatedEvaluator(metrics[0], [p], ctx));
+    };
+    const plots: Record<string, ModelPlots> = {};
+    for (const [i, km] of keyed.entries()) {
+      const sig = signatures[i];
+      const names = sig.map((f) => prepared.features[f].name);
+      const [full, ...without] = await oofOfSets(km, [sig, ...sig.map((f) => sig.filter((g) => g !== f))], 0);
+      const importance = featureImportance(names, full, without, ctx, BOOTSTRAPS, new Rng(seed, 0x1f1, i));
+      const order = sig.map((_, j) => j).sort((a, b) => importance[b].value - importance[a].value || a - b);
+      const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
+      const prefixes = prefixSets.length > 0 ? await oofOfSets(km, prefixSets, 1000) : [];
+      const progressive = progressiveImportance(order.map((j) => names[j]), full, [...prefixes, full], ctx, BOOTSTRAPS, new Rng(seed, 0x1f2, i));
+      plots[km.key] = { 'Feature Importance': importance, 'Progressive Feature Importance': progressive };
+    }
+
+    // 6. Reports.
+    const models: Record<string, ModelReport> = {};
+    const pipelines: Record<string, SavedPipeline> = {};
+    keyed.forEach((km, i) => {
+      const f = finals[i];
+      const report: ModelReport = {
+        preprocessing: Preprocessor.describe(),
+        featureSelection: `${createSelector(km.config.selector).describe()}; at most ${params.maxSignatureSize} features`,
+        model: describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : ''),
+        signatures: [signatures[i].map((j) => prepared.features[j].name)],
+        performance: estimates[i].estimate,
+        performanceCis: estimates[i].cis,
+      };
+      if (f.modelView) report.modelView = f.modelView;
+      models[km.key] = report;
+      pipelines[km.key] = { ...(f.pipeline as SavedPipeline), engine: mlEngine() };
+    });
+    progress.emit(true);
+    return {
+      mlEngine: mlEngine(),
+      models,
+      plots,
+      pipelines,
+      stats: { configurations: configs.length, fits, folds: plan.k, repeats: plan.repeats, dropped: configs.length - alive.size },
+    };
+  } finally {
+    progress.stop();
+    await closeQuietly(runner);
+  }
+}
+
+async function closeQuietly(runner: TaskRunner): Promise<void> {
+  try {
+    await runner.close();
+  } catch {
+    // workers already gone
+  }
+}
