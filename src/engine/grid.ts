@@ -8,17 +8,19 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * A configuration = preprocessing (always the same) -> feature selector -> model.
  * Configurations = selectors x models (models filtered by task and modelsConsidered).
  *
- * | level       | univariate filter sizes k (capped at maxSignatureSize and the feature count) | linear (ridge) lambdas | CART (depth, min leaf) | forests (trees, mtry factor, min leaf) | SVM linear C | SVM RBF C x gamma factor |
- * |-------------|------------------------------------------|-----------------------|---------------------|---------------------------|------|--------------|
- * | preliminary | 10, max                                  | 0.01, 0.1, 1          | (4, 5)              | 100 trees, mtry 1         | 1    | 1 x 1        |
- * | typical     | 5, 10, 20, max                           | 8 from 1e-4 to 3      | 4 trees             | 100 trees, mtry 0.5/1/2   | 0.1, 1 | 4 x 3     |
- * | extensive   | 2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, max | 15 from 1e-5 to 10 | 16 trees            | 500 trees, 3 mtry x 3 leaf | 4 C | 6 x 6       |
+ * | level       | univariate filter sizes k (capped at maxSignatureSize and the feature count) | linear (ridge) lambdas | CART (depth x min leaf) | forests | SVM linear C | SVM RBF C x gamma factor |
+ * |-------------|---------------------------------------------|--------------------|---------------|------------------------------------|-------------|--------|
+ * | preliminary | 10, max                                     | 0.01, 0.1, 1       | 4 x 5         | 100 trees, mtry x1                 | 1           | 1 x 1  |
+ * | typical     | 5, 10, 20, max                              | 8, 1e-4 to 3       | 4 trees       | 100 trees, mtry x0.5 / x1 / x2     | 0.1, 1      | 4 x 3  |
+ * | extensive   | 1-6, 8, 10, 12, 15, 20, 25, 30, 40, 50, max | 20, 1e-5 to 30     | 5 x 5         | 500 trees, 3 mtry x 3 min leaf     | 4 values    | 8 x 6  |
  *
  * Survival uses the ridge Cox model (linear lambdas) and the random survival forest (its own forest list).
  * `featureSelection: mostRelevantOrAll` adds "no selection" as a selector when the dataset has at most
  * maxSignatureSize features (otherwise a signature would exceed maxSignatureSize); the filter with k = all
- * features is then replaced by it. Sizes, e.g. for 30 features and maxSignatureSize 25: preliminary 14,
- * typical 116 (classification) / 72 (regression, SVR: 2 epsilons x fewer C), extensive 640+.
+ * features is then replaced by it. Sizes for 30 features and maxSignatureSize 25: classification preliminary 14,
+ * typical 116, extensive 1272; regression 14 / 140 / 1944 (SVR: epsilons x C x gamma <= 1); survival (ridge Cox and
+ * random survival forest only) 10 / 68 / 420. Small feature counts merge filter sizes: iris (4 features) typical
+ * has 29 configurations, lung (7 features) 34.
  */
 export interface GridLevel {
   filterSizes: (number | 'max')[];
@@ -67,13 +69,13 @@ export const GRID: Record<Thoroughness, GridLevel> = {
     svrEpsilons: [0.1, 0.5],
   },
   extensive: {
-    filterSizes: [2, 3, 5, 8, 10, 15, 20, 25, 30, 40, 50, 'max'],
-    lambdas: [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 0.01, 0.02, 0.03, 0.06, 0.1, 0.3, 1, 3, 10],
-    trees: cross([2, 3, 4, 6], [1, 5, 10, 20]).map(([d, l]) => ({ maxDepth: d, minLeaf: l })),
+    filterSizes: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 'max'],
+    lambdas: [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 6e-3, 0.01, 0.02, 0.03, 0.06, 0.1, 0.2, 0.3, 0.6, 1, 3, 10, 30],
+    trees: cross([2, 3, 4, 6, 8], [1, 3, 5, 10, 20]).map(([d, l]) => ({ maxDepth: d, minLeaf: l })),
     forests: cross([0.5, 1, 2], [1, 3, 5]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
-    survivalForests: cross([0.5, 1, 2], [5, 15, 30]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
+    survivalForests: cross([0.5, 1, 2], [3, 5, 10, 15, 30]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
     svmLinearC: [0.01, 0.1, 1, 10],
-    svmRbf: cross([0.1, 0.3, 1, 3, 10, 30], [0.1, 0.3, 0.5, 1, 2, 4]).map(([C, g]) => ({ C, gammaFactor: g })),
+    svmRbf: cross([0.03, 0.1, 0.3, 1, 3, 10, 30, 100], [0.1, 0.3, 0.5, 1, 2, 4]).map(([C, g]) => ({ C, gammaFactor: g })),
     svrEpsilons: [0.05, 0.1, 0.5],
   },
 };

@@ -18,6 +18,13 @@ export function workerScript(): string {
     : path.join(__dirname, 'worker.js');
 }
 
+const live = new Set<Worker>();
+
+/** Engine worker threads alive in this process (for tests and diagnostics). */
+export function liveWorkerCount(): number {
+  return live.size;
+}
+
 function abortError(): EngineAbortError {
   return new EngineAbortError();
 }
@@ -68,8 +75,10 @@ class WorkerPool implements TaskRunner {
   constructor(data: TaskData, threads: number, private readonly signal?: AbortSignal) {
     for (let i = 0; i < threads; i++) {
       const w = new Worker(workerScript(), { workerData: { data } });
+      live.add(w);
       w.on('error', (e) => this.fail(e));
       w.on('exit', (code) => {
+        live.delete(w);
         this.workers = this.workers.filter((x) => x !== w);
         if (code !== 0 && !this.failure && !this.closed) this.fail(new Error(`Engine worker exited with code ${code}`));
       });
@@ -82,44 +91,48 @@ class WorkerPool implements TaskRunner {
     return this.workers.length;
   }
 
+  /** Terminates every worker, then rejects the running batch. */
   private fail(e: Error): void {
     if (this.failure) return;
     this.failure = e;
-    for (const w of this.workers) void w.terminate();
-    this.current?.reject(e);
+    const current = this.current;
+    void Promise.all(this.workers.map((w) => w.terminate().finally(() => live.delete(w)))).then(
+      () => current?.reject(e),
+      () => current?.reject(e),
+    );
   }
 
   run(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Promise<void> {
     if (this.signal?.aborted) this.fail(abortError());
     if (this.failure) return Promise.reject(this.failure);
+    if (tasks.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      this.current = { reject };
       let next = 0;
       let pending = tasks.length;
-      if (pending === 0) {
-        resolve();
-        return;
-      }
-      const feed = (w: Worker): void => {
-        if (next < tasks.length) w.postMessage(tasks[next++]);
-      };
       const listeners = new Map<Worker, (m: WorkerMessage) => void>();
       const cleanup = (): void => {
         for (const [w, l] of listeners) w.off('message', l);
         this.current = null;
       };
+      this.current = {
+        reject: (e) => {
+          cleanup();
+          reject(e);
+        },
+      };
+      const feed = (w: Worker): void => {
+        if (next < tasks.length) w.postMessage(tasks[next++]);
+      };
       for (const w of [...this.workers]) {
         const l = (m: WorkerMessage): void => {
           if (this.failure) return;
           if (!m.ok || !m.result) {
-            cleanup();
             this.fail(new Error(`Engine task ${m.id} failed: ${m.error}`));
             return;
           }
           try {
             onResult(m.result);
           } catch (e) {
-            cleanup();
             this.fail(e as Error);
             return;
           }
@@ -133,12 +146,6 @@ class WorkerPool implements TaskRunner {
         w.on('message', l);
         feed(w);
       }
-      this.current = {
-        reject: (e) => {
-          cleanup();
-          reject(e);
-        },
-      };
     });
   }
 
@@ -146,7 +153,7 @@ class WorkerPool implements TaskRunner {
     this.closed = true;
     this.signal?.removeEventListener('abort', this.onAbort);
     const ws = [...this.workers];
-    await Promise.all(ws.map((w) => w.terminate()));
+    await Promise.all(ws.map((w) => w.terminate().finally(() => live.delete(w))));
     this.workers = [];
   }
 }
