@@ -57,7 +57,14 @@ export function eventIndicator(column: EngineColumn): Float64Array {
   }
   const values = column.values;
   let max = -Infinity;
-  for (const v of values) if (!Number.isNaN(v) && v > max) max = v;
+  let min = Infinity;
+  for (const v of values) {
+    if (Number.isNaN(v)) continue;
+    if (v > max) max = v;
+    if (v < min) min = v;
+  }
+  // a single distinct value: 0 means censored, anything else an event
+  if (max === min && max === 0) return Float64Array.from(values, (v) => (Number.isNaN(v) ? NaN : 0));
   return Float64Array.from(values, (v) => (Number.isNaN(v) ? NaN : v === max ? 1 : 0));
 }
 

@@ -54,6 +54,22 @@ describe('parallel execution', () => {
     expect(progress[progress.length - 1]).toBeLessThan(1);
   });
 
+  it('reports progress at least every 2 seconds, never decreasing, up to 1', async () => {
+    const calls: [number, number][] = [];
+    const t0 = Date.now();
+    const result = await runAnalysis(loadShared('diabetes'), parameters({ regression: 'progression' }, 'typical'), {
+      seed: 3,
+      threads: 2,
+      onProgress: (f) => calls.push([Date.now(), f]),
+    });
+    const end = Date.now();
+    expect(result.models.best.performance['R Squared']).toBeGreaterThan(0.4);
+    const times = [t0, ...calls.map((c) => c[0]), end];
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeLessThan(2000);
+    for (let i = 1; i < calls.length; i++) expect(calls[i][1]).toBeGreaterThanOrEqual(calls[i - 1][1]);
+    expect(calls[calls.length - 1][1]).toBe(1);
+  });
+
   it('rejects at once when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -48,6 +48,8 @@ export interface TaskResult {
   pipeline?: SavedPipeline;
   /** features used (indices into TaskData.features), in signature order */
   signature?: number[];
+  /** equivalent signatures found by the selector (indices into TaskData.features) */
+  equivalentSignatures?: number[][];
   modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
 }
 
@@ -70,7 +72,7 @@ interface FoldCache {
   columnStart: Int32Array;
   train: Design;
   test: Design;
-  selections: Map<string, number[]>;
+  selections: Map<string, number[][]>;
 }
 
 let cache: FoldCache | null = null;
@@ -137,6 +139,7 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   let Xtrain: Design;
   let Xtest: Design;
   let signatureSteps: number[];
+  let equivalents: number[][] = [];
   if (spec.fixedFeatures) {
     pre = Preprocessor.fit(source, spec.train, data.features, spec.fixedFeatures);
     signatureSteps = pre.steps.map((_, k) => k);
@@ -145,20 +148,21 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   } else {
     const fc = foldPreprocessing(data, spec);
     const selKey = JSON.stringify(spec.config.selector);
-    let sel = fc.selections.get(selKey);
-    if (!sel) {
+    let signatures = fc.selections.get(selKey);
+    if (!signatures) {
       const selector = createSelector(spec.config.selector);
-      sel = selector.select({
+      signatures = selector.fit({
         X: fc.train,
         columnFeature: fc.pre.columnSteps(),
         featureCount: fc.pre.steps.length,
         target: targetOf(data, spec.train),
         task: data.task,
         maxSize: spec.config.selector.kind === 'all' ? Infinity : data.maxSignatureSize,
-      }).signatures[0];
-      fc.selections.set(selKey, sel);
+      }).signatures;
+      fc.selections.set(selKey, signatures);
     }
-    signatureSteps = sel;
+    const sel = signatures[0];
+    equivalents = signatures.slice(1).map((sig) => sig.map((k) => fc.pre.steps[k].feature));
     const cols = columnsOf(fc.pre, fc.columnStart, sel);
     pre = fc.pre.restrict(sel);
     Xtrain = selectColumns(fc.train, cols);
@@ -170,6 +174,7 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   const result: TaskResult = { id: spec.id, predictions: spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0) };
   if (spec.final) {
     result.signature = signatureSteps.map((k) => pre.steps[k].feature);
+    result.equivalentSignatures = equivalents;
     result.pipeline = pipelineJSON(data, pre, model);
     result.modelView = linearModelView(model, pre);
   }

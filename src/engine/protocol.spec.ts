@@ -132,6 +132,7 @@ describe('input validation', () => {
   it('applies the event-indicator rule', () => {
     expect(Array.from(eventIndicator({ name: 's', type: 'event', values: Float64Array.from([1, 2, NaN, 2]) }))).toEqual([0, 1, NaN, 1]);
     expect(Array.from(eventIndicator({ name: 's', type: 'event', values: Float64Array.from([0, 1, 1]) }))).toEqual([0, 1, 1]);
+    expect(Array.from(eventIndicator({ name: 's', type: 'event', values: Float64Array.from([0, 0]) }))).toEqual([0, 0]);
     const coded = (levels: string[], codes: number[]): Float64Array =>
       eventIndicator({ name: 's', type: 'event', levels, codes: Int32Array.from(codes) });
     expect(Array.from(coded(['alive', 'Dead'], [0, 1, -1]))).toEqual([0, 1, NaN]);

@@ -253,7 +253,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         preprocessing: Preprocessor.describe(),
         featureSelection: `${createSelector(km.config.selector).describe()}; at most ${params.maxSignatureSize} features`,
         model: describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : ''),
-        signatures: [signatures[i].map((j) => prepared.features[j].name)],
+        signatures: [signatures[i], ...(f.equivalentSignatures ?? [])]
+          .slice(0, Math.max(1, params.maxVisualizedSignatureCount))
+          .map((sig) => sig.map((j) => prepared.features[j].name)),
         performance: estimates[i].estimate,
         performanceCis: estimates[i].cis,
       };

@@ -13,11 +13,14 @@ export interface SelectionInput {
   maxSize: number;
 }
 
-/** A feature-selection algorithm; signatures hold feature (step) indices, the reference signature first. */
+/**
+ * A feature-selection algorithm, fitted on training rows only. `signatures` hold feature (step) indices,
+ * the reference signature first, then equivalent ones (SES); each has at most `maxSize` features.
+ */
 export interface FeatureSelector {
   readonly key: string;
   describe(): string;
-  select(input: SelectionInput): { signatures: number[][] };
+  fit(input: SelectionInput): { signatures: number[][] };
 }
 
 /** Per design column, a univariate association statistic with the outcome (larger = stronger). */
@@ -118,7 +121,7 @@ export class UnivariateFilter implements FeatureSelector {
     return `Univariate filter: the ${this.k} features most associated with the outcome (${'F statistic / correlation / Cox score test'})`;
   }
 
-  select(input: SelectionInput): { signatures: number[][] } {
+  fit(input: SelectionInput): { signatures: number[][] } {
     const scores = univariateScores(input.X, input.target, input.task);
     const best = new Float64Array(input.featureCount).fill(-Infinity);
     for (let c = 0; c < scores.length; c++) {
@@ -139,7 +142,7 @@ export class AllFeatures implements FeatureSelector {
     return 'No feature selection (all features)';
   }
 
-  select(input: SelectionInput): { signatures: number[][] } {
+  fit(input: SelectionInput): { signatures: number[][] } {
     return { signatures: [Array.from({ length: input.featureCount }, (_, f) => f)] };
   }
 }
