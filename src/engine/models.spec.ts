@@ -9,7 +9,7 @@ import { CoxRegression } from './models/cox';
 import { RandomForest } from './models/forest';
 import { RidgeRegression } from './models/linear';
 import { LogisticRegression } from './models/logistic';
-import { SVM, SVR } from './models/svm';
+import { KernelRows, SVM, SVR } from './models/svm';
 import { Rng } from './rng';
 import type { NumericColumn } from './types';
 
@@ -187,6 +187,13 @@ describe('trees, forests and SVMs', () => {
     const rbf = new SVM('rbf', 1, 1).fit(X, target, new Rng(1));
     expect(accuracy(rbf.predict(X), y, 3)).toBeGreaterThan(0.95);
     roundTrip(rbf, X);
+  });
+
+  it('kernel rows computed on demand (large n) equal the precomputed matrix', () => {
+    const full = new KernelRows(X, 'rbf', 0.25);
+    const lazy = new KernelRows(X, 'rbf', 0.25, 0);
+    for (const i of [0, 77, 149, 77]) expect(Array.from(lazy.row(i))).toEqual(Array.from(full.row(i)));
+    expect(Array.from(lazy.diagonal)).toEqual(Array.from(full.diagonal));
   });
 
   it('SVR fits a linear relation within epsilon', () => {

@@ -200,21 +200,60 @@ interface Expansion {
   rho: number;
 }
 
-function kernelMatrix(X: Design, kernel: Kernel, gamma: number): Float64Array {
-  const { rows: n, cols: d, data } = X;
-  const K = new Float64Array(n * n);
-  const sq = new Float64Array(n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) sq[i] += data[i * d + j] ** 2;
-  for (let i = 0; i < n; i++) {
-    for (let k = 0; k <= i; k++) {
-      let dot = 0;
-      for (let j = 0; j < d; j++) dot += data[i * d + j] * data[k * d + j];
-      const v = kernel === 'linear' ? dot : Math.exp(-gamma * Math.max(0, sq[i] + sq[k] - 2 * dot));
-      K[i * n + k] = v;
-      K[k * n + i] = v;
+/**
+ * Kernel rows K(i, .) of the training samples: the whole matrix when it is small (n <= 3000, at most 72 MB),
+ * otherwise computed on demand with a cache of recent rows, so memory stays bounded for large n.
+ */
+export class KernelRows {
+  private readonly full: Float64Array | null;
+  private readonly cache = new Map<number, Float64Array>();
+  private readonly sq: Float64Array;
+  readonly diagonal: Float64Array;
+
+  constructor(
+    private readonly X: Design,
+    private readonly kernel: Kernel,
+    private readonly gamma: number,
+    maxFull = 3000,
+  ) {
+    const { rows: n, cols: d, data } = X;
+    this.sq = new Float64Array(n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) this.sq[i] += data[i * d + j] ** 2;
+    this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
+    this.full = n <= maxFull ? new Float64Array(n * n) : null;
+    if (this.full) {
+      for (let i = 0; i < n; i++) {
+        for (let k = 0; k <= i; k++) {
+          const v = this.value(i, k);
+          this.full[i * n + k] = v;
+          this.full[k * n + i] = v;
+        }
+      }
     }
   }
-  return K;
+
+  private value(i: number, k: number): number {
+    const { cols: d, data } = this.X;
+    let dot = 0;
+    for (let j = 0; j < d; j++) dot += data[i * d + j] * data[k * d + j];
+    return this.kernel === 'linear' ? dot : Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot));
+  }
+
+  row(i: number): Float64Array {
+    const n = this.X.rows;
+    if (this.full) return this.full.subarray(i * n, (i + 1) * n);
+    let r = this.cache.get(i);
+    if (r) {
+      this.cache.delete(i);
+      this.cache.set(i, r);
+      return r;
+    }
+    r = new Float64Array(n);
+    for (let k = 0; k < n; k++) r[k] = this.value(i, k);
+    if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(i, r);
+    return r;
+  }
 }
 
 function expansion(X: Design, kernel: Kernel, coefAll: Float64Array, rho: number): Expansion {
@@ -295,14 +334,14 @@ export class SVM implements Model {
       this.machines = heads.map((cls) => linearDualCD(X, labels(cls), this.C, rng));
       return this;
     }
-    const K = kernelMatrix(X, this.kernel, this.gamma);
-    const QD = new Float64Array(n);
-    for (let i = 0; i < n; i++) QD[i] = K[i * n + i];
+    const K = new KernelRows(X, this.kernel, this.gamma);
+    const QD = K.diagonal;
     const p = new Float64Array(n).fill(-1);
     this.machines = heads.map((cls) => {
       const y = labels(cls);
       const qRow = (i: number, out: Float64Array): void => {
-        for (let k = 0; k < n; k++) out[k] = y[i] * y[k] * K[i * n + k];
+        const Ki = K.row(i);
+        for (let k = 0; k < n; k++) out[k] = y[i] * y[k] * Ki[k];
       };
       const { alpha, rho } = smo(n, qRow, QD, p, y, this.C);
       const coef = new Float64Array(n);
@@ -386,7 +425,7 @@ export class SVR implements Model {
     for (let i = 0; i < n; i++) v += (target.y[i] - this.yMean) ** 2;
     this.yScale = Math.sqrt(v / Math.max(1, n - 1)) || 1;
     const z = Float64Array.from(target.y, (t) => (t - this.yMean) / this.yScale);
-    const K = kernelMatrix(X, this.kernel, this.gamma);
+    const K = new KernelRows(X, this.kernel, this.gamma);
     const l = 2 * n;
     const y = new Int8Array(l);
     const p = new Float64Array(l);
@@ -396,11 +435,14 @@ export class SVR implements Model {
       y[i + n] = -1;
       p[i] = this.epsilon - z[i];
       p[i + n] = this.epsilon + z[i];
-      QD[i] = QD[i + n] = K[i * n + i];
+      QD[i] = QD[i + n] = K.diagonal[i];
     }
     const qRow = (i: number, out: Float64Array): void => {
-      const r = i % n;
-      for (let k = 0; k < l; k++) out[k] = y[i] * y[k] * K[r * n + (k % n)];
+      const Kr = K.row(i % n);
+      for (let k = 0; k < n; k++) {
+        out[k] = y[i] * Kr[k];
+        out[k + n] = -y[i] * Kr[k];
+      }
     };
     const { alpha, rho } = smo(l, qRow, QD, p, y, this.C);
     const coef = new Float64Array(n);
