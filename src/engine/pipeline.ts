@@ -201,6 +201,8 @@ function pipelineJSON(data: TaskData, pre: Preprocessor, model: Model): SavedPip
     version: 1,
     task: data.task,
     classes: data.classes,
+    /** input columns the pipeline reads, by name */
+    featureNames: pre.steps.map((st) => st.name),
     preprocessing: pre.toJSON(),
     model: model.toJSON(),
   };

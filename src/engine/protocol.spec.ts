@@ -69,6 +69,7 @@ describe('runAnalysis (inline)', () => {
 
   it('the saved best pipeline predicts the same after a JSON round trip, matching columns by name', () => {
     const pipeline = result.pipelines.best;
+    expect(pipeline.featureNames).toEqual(result.models.best.signatures[0]);
     const a = predict(pipeline, iris);
     const b = predict(JSON.parse(JSON.stringify(pipeline)), { sampleCount: iris.sampleCount, columns: [...iris.columns].reverse() });
     expect(b).toEqual(a);
