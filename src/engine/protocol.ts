@@ -251,7 +251,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       const f = finals[i];
       const report: ModelReport = {
         preprocessing: Preprocessor.describe(),
-        featureSelection: `${createSelector(km.config.selector).describe()}; at most ${params.maxSignatureSize} features`,
+        featureSelection: `${createSelector(km.config.selector).describe(task)}; at most ${params.maxSignatureSize} features`,
         model: describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : ''),
         signatures: [signatures[i], ...(f.equivalentSignatures ?? [])]
           .slice(0, Math.max(1, params.maxVisualizedSignatureCount))

@@ -19,7 +19,8 @@ export interface SelectionInput {
  */
 export interface FeatureSelector {
   readonly key: string;
-  describe(): string;
+  /** Text for the result's `featureSelection` field. */
+  describe(task: Task): string;
   fit(input: SelectionInput): { signatures: number[][] };
 }
 
@@ -117,8 +118,10 @@ export class UnivariateFilter implements FeatureSelector {
     this.key = `filter-${k}`;
   }
 
-  describe(): string {
-    return `Univariate filter: the ${this.k} features most associated with the outcome (${'F statistic / correlation / Cox score test'})`;
+  describe(task: Task): string {
+    const test =
+      task === 'classification' ? 'one-way ANOVA F statistic' : task === 'regression' ? 'absolute Pearson correlation' : 'Cox score (log-rank) test';
+    return `Univariate filter: the ${this.k} features most associated with the outcome (${test}), fitted on training samples only`;
   }
 
   fit(input: SelectionInput): { signatures: number[][] } {
