@@ -1,4 +1,5 @@
 import { Init1763800000000 } from './1763800000000-init';
+import { Datasets1763800100000 } from './1763800100000-datasets';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
-export const MIGRATIONS = [Init1763800000000];
+export const MIGRATIONS = [Init1763800000000, Datasets1763800100000];

@@ -7,6 +7,7 @@ import { dataSourceOptions } from './database/database';
 import { AuthModule } from './auth/auth.module';
 import { ProjectsModule } from './projects/projects.module';
 import { JobsModule } from './jobs/jobs.module';
+import { DatasetsModule } from './datasets/datasets.module';
 import { HealthController } from './health/health.controller';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -20,7 +21,7 @@ export interface AppOptions {
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
-const FEATURE_MODULES = [AuthModule, ProjectsModule];
+const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule];
 
 @Global()
 @Module({})

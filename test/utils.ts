@@ -97,3 +97,66 @@ export function expectSuccess<T = any>(res: { status: number; body: { payload?: 
   });
   return res.body.payload as T;
 }
+
+/** The shared datasets beside the repository (`../shared/data`). */
+export const SHARED_DATA = require('node:path').resolve(__dirname, '..', '..', 'shared', 'data') as string;
+
+/** Polls `GET <path>` until `done(payload)` holds; returns that payload. */
+export async function pollUntil<T = any>(
+  t: TestApp,
+  auth: string,
+  path: string,
+  done: (payload: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await t.http().get(API + path).set('Authorization', auth);
+    const payload = res.body.payload as T;
+    if (res.body.status === 'success' && done(payload)) return payload;
+    if (Date.now() > end) throw new Error(`timed out polling ${path}: ${JSON.stringify(res.body).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export interface UploadOptions {
+  name?: string;
+  separator?: string;
+  hasFeatureHeaders?: boolean;
+  hasSampleHeaders?: boolean;
+  hasSamplesInRows?: boolean;
+  featureTypes?: Record<string, string>;
+  description?: string;
+}
+
+/** Uploads `content` and runs createDataset to its end; returns the final task status. */
+export async function uploadTask(
+  t: TestApp,
+  auth: string,
+  projectId: string,
+  content: string | Buffer,
+  options: UploadOptions = {},
+): Promise<{ taskId: string; state: string; datasetId?: string; error?: { code: string; message: string } }> {
+  const fileId = `f${randomBytes(6).toString('hex')}`;
+  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  const up = await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', auth).set('Content-Type', 'application/octet-stream').send(body);
+  expect(expectSuccess(up)).toEqual({ fileId, sizeInBytes: body.length });
+  const { name = `ds-${randomBytes(4).toString('hex')}`, ...rest } = options;
+  const created = await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', auth)
+    .send({ projectId, name, fileSizeInBytes: body.length, ...rest });
+  const { taskId } = expectSuccess(created);
+  return pollUntil(t, auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished' || p.state === 'failed');
+}
+
+/** Uploads `content` as a dataset and returns its id (the task must finish). */
+export async function uploadDataset(
+  t: TestApp,
+  auth: string,
+  projectId: string,
+  content: string | Buffer,
+  options: UploadOptions = {},
+): Promise<string> {
+  const task = await uploadTask(t, auth, projectId, content, options);
+  expect({ state: task.state, error: task.error }).toEqual({ state: 'finished', error: undefined });
+  return task.datasetId as string;
+}

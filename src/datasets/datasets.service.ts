@@ -1,0 +1,331 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { ApiError } from '../common/api-error';
+import { Codes, ErrorCode } from '../common/error-codes';
+import { Page } from '../common/pipes';
+import { returning } from '../database/sql';
+import { JobsService } from '../jobs/jobs.service';
+import { FinalJobError, JobContext } from '../jobs/jobs.types';
+import type { EngineDataset, FeatureType } from '../engine/types';
+import { impossibleType, packColumn, StoredColumn, toEngineColumn, unpackColumn } from './column-codec';
+import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
+import { FilesService } from './files.service';
+import { parseTable, TableError } from './table-parser';
+
+interface DatasetRow {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  sample_count: number;
+  feature_count: number;
+  size_in_bytes: string;
+}
+
+interface CreateJob {
+  taskId: string;
+  filePk: string;
+  projectId: string;
+  name: string;
+  description: string | null;
+  separator: string;
+  hasFeatureHeaders: boolean;
+  hasSampleHeaders: boolean;
+  hasSamplesInRows: boolean;
+  featureTypes: Record<string, FeatureType>;
+}
+
+/** A task failure the client sees: a code and a message saying what and where. */
+class TaskFailure extends FinalJobError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const DATASET_COLUMNS = 'id, project_id, name, description, sample_count, feature_count, size_in_bytes';
+
+export function toDatasetView(r: DatasetRow): DatasetView {
+  const v: DatasetView = {
+    datasetId: String(r.id),
+    projectId: String(r.project_id),
+    name: r.name,
+    sampleCount: r.sample_count,
+    featureCount: r.feature_count,
+    sizeInBytes: Number(r.size_in_bytes),
+  };
+  if (r.description !== null) v.description = r.description;
+  return v;
+}
+
+/** Tabular datasets: creation from an uploaded file (a job), typed columnar storage, reads, deletes. */
+@Injectable()
+export class DatasetsService implements OnModuleInit {
+  private readonly logger = new Logger('Datasets');
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly files: FilesService,
+    private readonly jobs: JobsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register<CreateJob>('createDataset', {
+      run: (ctx) => this.runCreate(ctx),
+      // a TaskFailure already recorded its own code; otherwise say the task failed on the server
+      onGiveUp: (job, reason) => this.failTask(job.taskId, Codes.UnreadableTable, reason, true),
+    });
+  }
+
+  async nameTaken(projectId: string, name: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    const rows = await manager.query('SELECT 1 FROM datasets WHERE project_id = $1 AND name = $2', [projectId, name]);
+    return rows.length > 0;
+  }
+
+  async create(userId: string, fileId: string, projectId: string, dto: CreateDatasetDto): Promise<{ taskId: string }> {
+    const file = await this.files.find(userId, fileId);
+    if (file.sizeInBytes !== dto.fileSizeInBytes) {
+      throw new ApiError(
+        Codes.FileSizeMismatch,
+        `fileSizeInBytes is ${dto.fileSizeInBytes} but the uploaded file has ${file.sizeInBytes} bytes`,
+      );
+    }
+    if (await this.nameTaken(projectId, dto.name)) {
+      throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
+    }
+    return this.db.transaction(async (tx) => {
+      const [task] = await tx.query(
+        `INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`,
+        [userId, projectId],
+      );
+      const job: CreateJob = {
+        taskId: String(task.id),
+        filePk: file.id,
+        projectId,
+        name: dto.name,
+        description: dto.description ?? null,
+        separator: dto.separator ?? ',',
+        hasFeatureHeaders: dto.hasFeatureHeaders ?? true,
+        hasSampleHeaders: dto.hasSampleHeaders ?? false,
+        hasSamplesInRows: dto.hasSamplesInRows ?? true,
+        featureTypes: dto.featureTypes ?? {},
+      };
+      await tx.query('UPDATE tasks SET payload = $2 WHERE id = $1', [task.id, JSON.stringify(job)]);
+      await this.jobs.enqueue('createDataset', job as unknown as Record<string, unknown>, { projectId, manager: tx });
+      return { taskId: String(task.id) };
+    });
+  }
+
+  async taskStatus(taskId: string): Promise<TaskView> {
+    const rows = await this.db.query('SELECT id, state, dataset_id, error FROM tasks WHERE id = $1', [taskId]);
+    if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound);
+    const r = rows[0];
+    const view: TaskView = { taskId: String(r.id), state: r.state };
+    if (r.state === 'finished' && r.dataset_id !== null) view.datasetId = String(r.dataset_id);
+    if (r.state === 'failed' && r.error) view.error = r.error;
+    return view;
+  }
+
+  private async failTask(taskId: string, code: ErrorCode, message: string, unlessFailed = false): Promise<void> {
+    const guard = unlessFailed ? ` AND state <> 'failed'` : '';
+    await this.db.query(`UPDATE tasks SET state = 'failed', error = $2, updated_at = now() WHERE id = $1${guard}`, [
+      taskId,
+      JSON.stringify({ code, message }),
+    ]);
+  }
+
+  /** The createDataset job: parse the stored file, then write the dataset and its columns in one transaction. */
+  private async runCreate(ctx: JobContext<CreateJob>): Promise<void> {
+    const job = ctx.payload;
+    const started = await returning(
+      this.db,
+      `UPDATE tasks SET state = 'running', updated_at = now() WHERE id = $1 AND state IN ('pending','running') RETURNING id`,
+      [job.taskId],
+    );
+    if (!started.length) return; // task gone (project deleted) or already settled
+    try {
+      await this.createFromFile(job);
+    } catch (e) {
+      if (e instanceof TaskFailure) {
+        await this.failTask(job.taskId, e.code, e.message);
+        throw e;
+      }
+      throw e;
+    }
+  }
+
+  private async createFromFile(job: CreateJob): Promise<void> {
+    const overrides = job.featureTypes;
+    const textColumns = new Set(
+      Object.entries(overrides)
+        .filter(([, t]) => t === 'categorical' || t === 'identifier')
+        .map(([n]) => n),
+    );
+    let table;
+    try {
+      table = await parseTable(this.files.chunks(job.filePk), {
+        separator: job.separator,
+        hasFeatureHeaders: job.hasFeatureHeaders,
+        hasSampleHeaders: job.hasSampleHeaders,
+        hasSamplesInRows: job.hasSamplesInRows,
+        textColumns,
+      });
+    } catch (e) {
+      if (e instanceof TableError) throw new TaskFailure(Codes.UnreadableTable, e.message);
+      throw e;
+    }
+    const names = new Set(table.columns.map((c) => c.name));
+    const unknown = Object.keys(overrides).filter((n) => !names.has(n));
+    if (unknown.length) {
+      throw new TaskFailure(Codes.UnknownFeature, `featureTypes names unknown features: ${unknown.slice(0, 10).join(', ')}`);
+    }
+    const stored = table.columns.map((c, i) => {
+      const inferred: FeatureType = i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical';
+      const type = overrides[c.name] ?? inferred;
+      const why = impossibleType(c, type);
+      if (why) throw new TaskFailure(Codes.ImpossibleFeatureType, why);
+      return { ...c, type };
+    });
+    const packed = await Promise.all(stored.map((c) => packColumn(c)));
+    const size = packed.reduce((s, b, i) => s + b.length + (stored[i].levels ? Buffer.byteLength(JSON.stringify(stored[i].levels)) : 0), 0);
+
+    try {
+      await this.db.transaction(async (tx) => {
+        const alive = await tx.query(`SELECT id FROM tasks WHERE id = $1 FOR UPDATE`, [job.taskId]);
+        if (!alive.length) return;
+        const [ds] = await tx.query(
+          `INSERT INTO datasets (project_id, name, description, sample_count, feature_count, size_in_bytes)
+           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+          [job.projectId, job.name, job.description, table.sampleCount, stored.length, size],
+        );
+        // Columns go in batches: one round trip per ~64 columns keeps wide (omics) tables fast.
+        for (let start = 0; start < stored.length; start += 64) {
+          const params: unknown[] = [];
+          const tuples: string[] = [];
+          for (let i = start; i < Math.min(stored.length, start + 64); i++) {
+            const c = stored[i];
+            const p = params.length;
+            tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9})`);
+            params.push(ds.id, i, c.name, c.type, c.encoding, packed[i], c.levels ? JSON.stringify(c.levels) : null, c.missingCount, c.distinctCount);
+          }
+          await tx.query(
+            `INSERT INTO dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count)
+             VALUES ${tuples.join(', ')}`,
+            params,
+          );
+        }
+        await tx.query(`UPDATE tasks SET state = 'finished', dataset_id = $2, error = NULL, updated_at = now() WHERE id = $1`, [
+          job.taskId,
+          ds.id,
+        ]);
+      });
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505') {
+        throw new TaskFailure(Codes.DatasetNameTaken, `the project already has a dataset named "${job.name}"`);
+      }
+      throw e;
+    }
+    this.logger.log(`dataset "${job.name}" created: ${table.sampleCount} samples x ${stored.length} features`);
+  }
+
+  async get(datasetId: string): Promise<DatasetView> {
+    const rows: DatasetRow[] = await this.db.query(`SELECT ${DATASET_COLUMNS} FROM datasets WHERE id = $1`, [datasetId]);
+    if (!rows.length) throw new ApiError(Codes.DatasetNotFound);
+    return toDatasetView(rows[0]);
+  }
+
+  async list(projectId: string, offset: number, count: number): Promise<Page<DatasetView> & { projectId: string }> {
+    const [{ n }] = await this.db.query('SELECT count(*)::int AS n FROM datasets WHERE project_id = $1', [projectId]);
+    const rows: DatasetRow[] =
+      count === 0 || offset >= n
+        ? []
+        : await this.db.query(
+            `SELECT ${DATASET_COLUMNS} FROM datasets WHERE project_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
+            [projectId, offset, count],
+          );
+    return { projectId, offset, totalCount: n, data: rows.map(toDatasetView) };
+  }
+
+  /** Deletes the dataset; its columns, analyses and predictions go with it (cascade, one statement). */
+  async delete(datasetId: string): Promise<DatasetView> {
+    const rows = await returning<DatasetRow>(this.db, `DELETE FROM datasets WHERE id = $1 RETURNING ${DATASET_COLUMNS}`, [datasetId]);
+    if (!rows.length) throw new ApiError(Codes.DatasetNotFound);
+    return toDatasetView(rows[0]);
+  }
+
+  async featuresOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<FeatureView[]> {
+    const rows = await manager.query(
+      `SELECT name, type, missing_count, distinct_count FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+      [datasetId],
+    );
+    return rows.map((r: { name: string; type: FeatureType; missing_count: number; distinct_count: number }) => ({
+      name: r.name,
+      type: r.type,
+      missingCount: r.missing_count,
+      distinctCount: r.distinct_count,
+    }));
+  }
+
+  async features(datasetId: string): Promise<{ datasetId: string; features: FeatureView[] }> {
+    await this.get(datasetId);
+    return { datasetId, features: await this.featuresOf(datasetId) };
+  }
+
+  async changeFeatureTypes(
+    datasetId: string,
+    featureTypes: Record<string, FeatureType>,
+  ): Promise<{ datasetId: string; features: FeatureView[] }> {
+    await this.db.transaction(async (tx) => {
+      const cols = await tx.query(
+        `SELECT idx, name, encoding, data, levels, distinct_count FROM dataset_columns WHERE dataset_id = $1 FOR UPDATE`,
+        [datasetId],
+      );
+      if (!cols.length) throw new ApiError(Codes.DatasetNotFound);
+      const byName = new Map<string, { idx: number; name: string; encoding: 'f64' | 'dict'; data: Buffer; levels: string[] | null; distinct_count: number }>(
+        cols.map((c: { name: string }) => [c.name, c]),
+      );
+      const unknown = Object.keys(featureTypes).filter((n) => !byName.has(n));
+      if (unknown.length) throw new ApiError(Codes.UnknownFeature, `unknown features: ${unknown.slice(0, 10).join(', ')}`);
+      for (const [name, type] of Object.entries(featureTypes)) {
+        const c = byName.get(name)!;
+        const values = c.encoding === 'f64' && type === 'timeToEvent' ? ((await unpackColumn('f64', c.data)) as Float64Array) : undefined;
+        const why = impossibleType(
+          { name, encoding: c.encoding, values, levels: c.levels ?? undefined, distinctCount: c.distinct_count },
+          type,
+        );
+        if (why) throw new ApiError(Codes.ImpossibleFeatureType, why);
+        await tx.query('UPDATE dataset_columns SET type = $3 WHERE dataset_id = $1 AND idx = $2', [datasetId, c.idx, type]);
+      }
+    });
+    return { datasetId, features: await this.featuresOf(datasetId) };
+  }
+
+  /** The dataset as the engine reads it: typed columns in file order, converted to their types. */
+  async loadForEngine(datasetId: string): Promise<EngineDataset> {
+    const meta = await this.db.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
+    if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+    const rows = await this.db.query(
+      `SELECT name, type, encoding, data, levels FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+      [datasetId],
+    );
+    const columns = await Promise.all(
+      rows.map(async (r: { name: string; type: FeatureType; encoding: 'f64' | 'dict'; data: Buffer; levels: string[] | null }) => {
+        const array = await unpackColumn(r.encoding, r.data);
+        const c: StoredColumn = {
+          name: r.name,
+          type: r.type,
+          encoding: r.encoding,
+          values: r.encoding === 'f64' ? (array as Float64Array) : undefined,
+          codes: r.encoding === 'dict' ? (array as Int32Array) : undefined,
+          levels: r.levels ?? undefined,
+        };
+        return toEngineColumn(c);
+      }),
+    );
+    return { sampleCount: meta[0].sample_count, columns };
+  }
+}

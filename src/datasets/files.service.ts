@@ -1,0 +1,105 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { FILE_ID } from './dto/dataset.dto';
+
+export const CHUNK_BYTES = 1024 * 1024;
+
+export interface StoredFile {
+  id: string;
+  sizeInBytes: number;
+  chunkCount: number;
+}
+
+/**
+ * Uploaded files: streamed from the request into 1 MiB bytea chunks inside one transaction (a failed or
+ * oversized upload leaves nothing), private to the user, replaced by a second upload with the same id.
+ */
+@Injectable()
+export class FilesService {
+  constructor(
+    private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  checkFileId(fileId: string): void {
+    if (!FILE_ID.test(fileId)) throw new ApiError(Codes.BadFileId, 'fileId must be 1 to 64 of A-Za-z0-9._-');
+  }
+
+  async upload(userId: string, fileId: string, body: Readable): Promise<{ fileId: string; sizeInBytes: number }> {
+    this.checkFileId(fileId);
+    const limit = this.config.maxTabularFileBytes;
+    const runner = this.db.createQueryRunner();
+    await runner.connect();
+    await runner.startTransaction();
+    try {
+      // Serialise uploads of one (user, fileId); the old file goes when the new one commits.
+      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`file:${userId}:${fileId}`]);
+      await runner.query('DELETE FROM files WHERE user_id = $1 AND file_id = $2', [userId, fileId]);
+      const [file] = await runner.query(
+        `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count) VALUES ($1, $2, 0, 0) RETURNING id`,
+        [userId, fileId],
+      );
+      let size = 0;
+      let seq = 0;
+      let pending: Buffer[] = [];
+      let pendingBytes = 0;
+      const flush = async () => {
+        if (!pendingBytes) return;
+        const data = Buffer.concat(pending, pendingBytes);
+        pending = [];
+        pendingBytes = 0;
+        await runner.query('INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3)', [file.id, seq++, data]);
+      };
+      for await (const piece of body) {
+        const buf = piece as Buffer;
+        size += buf.length;
+        if (size > limit) {
+          body.destroy();
+          throw new ApiError(Codes.BodyTooLarge, `the file is larger than the limit of ${limit} bytes`);
+        }
+        pending.push(buf);
+        pendingBytes += buf.length;
+        if (pendingBytes >= CHUNK_BYTES) await flush();
+      }
+      await flush();
+      await runner.query('UPDATE files SET size_in_bytes = $2, chunk_count = $3 WHERE id = $1', [file.id, size, seq]);
+      await runner.commitTransaction();
+      return { fileId, sizeInBytes: size };
+    } catch (e) {
+      await runner.rollbackTransaction().catch(() => undefined);
+      if (e instanceof ApiError) throw e;
+      if ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as Error).message === 'aborted') {
+        throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+      }
+      throw e;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  async find(userId: string, fileId: string): Promise<StoredFile> {
+    this.checkFileId(fileId);
+    const rows = await this.db.query(
+      'SELECT id, size_in_bytes, chunk_count FROM files WHERE user_id = $1 AND file_id = $2',
+      [userId, fileId],
+    );
+    if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+    return { id: String(rows[0].id), sizeInBytes: Number(rows[0].size_in_bytes), chunkCount: rows[0].chunk_count };
+  }
+
+  /** The file's bytes, one stored chunk at a time. */
+  async *chunks(filePk: string): AsyncGenerator<Buffer> {
+    const found = await this.db.query('SELECT chunk_count AS n FROM files WHERE id = $1', [filePk]);
+    if (!found.length) throw new Error('the uploaded file was deleted or replaced');
+    const n: number = found[0].n;
+    for (let seq = 0; seq < n; seq++) {
+      const rows = await this.db.query('SELECT data FROM file_chunks WHERE file_pk = $1 AND seq = $2', [filePk, seq]);
+      if (!rows.length) throw new Error(`file ${filePk} lost chunk ${seq}`);
+      yield rows[0].data as Buffer;
+    }
+  }
+}

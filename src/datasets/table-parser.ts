@@ -1,0 +1,200 @@
+import { parse, Parser } from 'csv-parse';
+import { ColumnBuilder, ParsedColumn } from './column-builder';
+
+export interface TableOptions {
+  separator: string;
+  hasFeatureHeaders: boolean;
+  hasSampleHeaders: boolean;
+  hasSamplesInRows: boolean;
+  /** Columns to keep as text even when they look like numbers (categorical / identifier overrides). */
+  textColumns?: Set<string>;
+  /** Longest field accepted, in characters. */
+  maxFieldLength?: number;
+}
+
+export interface ParsedTable {
+  sampleCount: number;
+  columns: ParsedColumn[];
+  /** Index of the sample-name column (hasSampleHeaders), which becomes an identifier. */
+  sampleColumn?: number;
+}
+
+/** A fault in the file, with where it is: the task fails with this message. */
+export class TableError extends Error {}
+
+const SAMPLE_COLUMN_DEFAULT = 'sampleId';
+
+function checkNames(names: string[], what: string, allowEmptyFirst: boolean): void {
+  const seen = new Map<string, number>();
+  names.forEach((raw, i) => {
+    const name = raw.trim();
+    if (!name && !(allowEmptyFirst && i === 0)) throw new TableError(`${what} ${i + 1} has an empty name`);
+    if (name.length > 200) throw new TableError(`${what} ${i + 1} has a name longer than 200 characters`);
+    const before = seen.get(name);
+    if (name && before !== undefined) {
+      throw new TableError(`${what}s ${before + 1} and ${i + 1} have the same name "${name.slice(0, 60)}"`);
+    }
+    seen.set(name, i);
+  });
+}
+
+/**
+ * Reads a delimited text table from a stream of byte chunks into typed columns. UTF-8 only (with or
+ * without BOM), quoted fields may hold separators and newlines, CRLF or LF. Faults (bad bytes, ragged
+ * rows, bad quotes, duplicate or empty names, no data) throw TableError naming the line or column.
+ * Nothing but the columns being built is held in memory.
+ */
+export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOptions): Promise<ParsedTable> {
+  const parser: Parser = parse({
+    delimiter: options.separator,
+    bom: true,
+    skip_empty_lines: true,
+    relax_column_count: false,
+    max_record_size: options.maxFieldLength ?? 10_000_000,
+  });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const consume = options.hasSamplesInRows ? rowsConsumer(options) : columnsConsumer(options);
+
+  const reading = (async () => {
+    let offset = 0;
+    try {
+      for await (const chunk of chunks) {
+        let text: string;
+        try {
+          text = decoder.decode(chunk, { stream: true });
+        } catch {
+          throw new TableError(
+            `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${parser.info.lines}); save it as UTF-8`,
+          );
+        }
+        const nul = text.indexOf('\u0000');
+        if (nul >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${parser.info.lines + 1}`);
+        offset += chunk.length;
+        if (!parser.write(text)) await new Promise((r) => parser.once('drain', r));
+      }
+      try {
+        decoder.decode();
+      } catch {
+        throw new TableError('the file ends in the middle of a UTF-8 character');
+      }
+      parser.end();
+    } catch (e) {
+      parser.destroy(e as Error);
+    }
+  })();
+
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      consume.record(record, parser.info.lines);
+    }
+  } catch (e) {
+    await reading.catch(() => undefined);
+    if (e instanceof TableError) throw e;
+    const err = e as Error & { code?: string; lines?: number };
+    throw new TableError(describeCsvError(err, options.separator));
+  }
+  await reading;
+  return consume.finish();
+}
+
+function describeCsvError(err: Error & { code?: string; lines?: number }, separator: string): string {
+  const line = err.lines ?? undefined;
+  switch (err.code) {
+    case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
+    case 'CSV_RECORD_DONT_MATCH_COLUMNS_LENGTH':
+      return `line ${line}: ${err.message.replace(/^Invalid Record Length: /, '')} (every row must have as many fields as the first; is the separator "${separator}" right?)`;
+    case 'CSV_MAX_RECORD_SIZE':
+      return `line ${line}: a field is too large`;
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return `a quoted field opened ${line ? `before line ${line}` : ''} is never closed`;
+    default:
+      return `line ${line ?? '?'}: ${err.message}`;
+  }
+}
+
+interface Consumer {
+  record(fields: string[], line: number): void;
+  finish(): ParsedTable;
+}
+
+/** Samples in rows: the usual table, one column per feature. */
+function rowsConsumer(o: TableOptions): Consumer {
+  let builders: ColumnBuilder[] | undefined;
+  let names: string[] | undefined;
+  let rows = 0;
+  const setUp = (width: number, header?: string[]) => {
+    if (header) {
+      checkNames(header, 'column', o.hasSampleHeaders);
+      names = header.map((h) => h.trim());
+      if (o.hasSampleHeaders && !names[0]) names[0] = SAMPLE_COLUMN_DEFAULT;
+    } else {
+      names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
+    }
+    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n)));
+  };
+  return {
+    record(fields) {
+      if (!builders) {
+        if (o.hasFeatureHeaders) return setUp(fields.length, fields);
+        setUp(fields.length);
+      }
+      const b = builders as ColumnBuilder[];
+      for (let j = 0; j < b.length; j++) b[j].push(fields[j]);
+      rows++;
+    },
+    finish() {
+      if (!builders) throw new TableError('the file is empty');
+      if (rows === 0) throw new TableError('the file has a header but no data rows');
+      if (builders.length < 1 || (o.hasSampleHeaders && builders.length < 2)) {
+        throw new TableError('the table has no feature columns');
+      }
+      return { sampleCount: rows, columns: builders.map((b) => b.finish()), sampleColumn: o.hasSampleHeaders ? 0 : undefined };
+    },
+  };
+}
+
+/** Samples in columns (transposed, common for omics): each row is a feature. */
+function columnsConsumer(o: TableOptions): Consumer {
+  const columns: ParsedColumn[] = [];
+  const seen = new Map<string, number>();
+  let sampleNames: ColumnBuilder | undefined;
+  let width: number | undefined;
+  let first = true;
+  return {
+    record(fields, line) {
+      if (first && o.hasSampleHeaders) {
+        first = false;
+        width = fields.length;
+        sampleNames = new ColumnBuilder(o.hasFeatureHeaders ? fields[0].trim() || SAMPLE_COLUMN_DEFAULT : SAMPLE_COLUMN_DEFAULT, true);
+        const names = o.hasFeatureHeaders ? fields.slice(1) : fields;
+        names.forEach((s, i) => {
+          if (!s.trim()) throw new TableError(`sample ${i + 1} (line ${line}) has an empty name`);
+          sampleNames?.push(s);
+        });
+        return;
+      }
+      first = false;
+      width ??= fields.length;
+      const name = o.hasFeatureHeaders ? fields[0].trim() : `feature_${columns.length + 1}`;
+      if (!name) throw new TableError(`line ${line}: the feature has an empty name`);
+      const before = seen.get(name);
+      if (before !== undefined) throw new TableError(`line ${line}: feature "${name.slice(0, 60)}" appears twice (first at line ${before})`);
+      seen.set(name, line);
+      const b = new ColumnBuilder(name, !!o.textColumns?.has(name));
+      for (let j = o.hasFeatureHeaders ? 1 : 0; j < fields.length; j++) b.push(fields[j]);
+      columns.push(b.finish());
+    },
+    finish() {
+      if (first) throw new TableError('the file is empty');
+      if (!columns.length) throw new TableError('the file has sample names but no feature rows');
+      const sampleCount = (width ?? 0) - (o.hasFeatureHeaders ? 1 : 0);
+      if (sampleCount < 1) throw new TableError('the table has no samples');
+      if (sampleNames) {
+        const ids = sampleNames.finish();
+        if (seen.has(ids.name)) throw new TableError(`the sample-name row and a feature are both named "${ids.name}"`);
+        return { sampleCount, columns: [ids, ...columns], sampleColumn: 0 };
+      }
+      return { sampleCount, columns };
+    },
+  };
+}

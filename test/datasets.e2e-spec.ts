@@ -1,0 +1,138 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DatasetsService } from '../src/datasets/datasets.service';
+import {
+  API, createProject, createTestApp, createUser, expectError, expectSuccess, SHARED_DATA, TestApp, uploadDataset, uploadTask,
+} from './utils';
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof createUser>>;
+let projectId: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await createUser(t);
+  projectId = await createProject(t, owner.auth, 'datasets');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const shared = (name: string) => fs.readFileSync(path.join(SHARED_DATA, name));
+
+describe('the shared datasets', () => {
+  it.each([
+    ['iris.csv', 150, 5, { species: 'categorical', sepal_length_cm: 'numerical' }],
+    ['breast_cancer.csv', 569, 31, { mean_radius: 'numerical' }],
+    ['diabetes.csv', 442, 11, { progression: 'numerical', sex: 'numerical' }],
+    ['lung.csv', 228, 9, { time: 'numerical', status: 'numerical', 'ph.ecog': 'numerical' }],
+  ])('%s uploads with its sample count, feature count and types', async (file, samples, features, types) => {
+    const id = await uploadDataset(t, owner.auth, projectId, shared(file), { name: file });
+    const ds = expectSuccess(await t.http().get(`${API}/dataset/${id}`).set('Authorization', owner.auth));
+    expect(ds).toEqual({
+      datasetId: id,
+      projectId,
+      name: file,
+      sampleCount: samples,
+      featureCount: features,
+      sizeInBytes: expect.any(Number),
+    });
+    expect(ds.sizeInBytes).toBeGreaterThan(0);
+    const f = expectSuccess(await t.http().get(`${API}/dataset/${id}/features`).set('Authorization', owner.auth));
+    expect(f.features).toHaveLength(features);
+    const byName = Object.fromEntries(f.features.map((x: { name: string; type: string }) => [x.name, x.type]));
+    expect(byName).toMatchObject(types);
+  });
+
+  it('counts missing and distinct values (lung has empty cells)', async () => {
+    const id = await uploadDataset(t, owner.auth, projectId, shared('lung.csv'));
+    const f = expectSuccess(await t.http().get(`${API}/dataset/${id}/features`).set('Authorization', owner.auth));
+    const status = f.features.find((x: { name: string }) => x.name === 'status');
+    const ecog = f.features.find((x: { name: string }) => x.name === 'ph.ecog');
+    expect(status).toEqual({ name: 'status', type: 'numerical', missingCount: 0, distinctCount: 2 });
+    expect(ecog.missingCount).toBe(1);
+  });
+});
+
+describe('parsing options', () => {
+  const plain = 'id,a,b,label\ns1,1.5,x,yes\ns2,2,y,no\ns3,NA,x,yes\ns4,4,,no\n';
+  const semicolon = plain.replace(/,/g, ';');
+  const transposed = 'id,s1,s2,s3,s4\na,1.5,2,NA,4\nb,x,y,x,\nlabel,yes,no,yes,no\n';
+
+  it('gives the same dataset for plain, semicolon-separated and transposed files', async () => {
+    const a = await uploadDataset(t, owner.auth, projectId, plain, { hasSampleHeaders: true });
+    const b = await uploadDataset(t, owner.auth, projectId, semicolon, { hasSampleHeaders: true, separator: ';' });
+    const c = await uploadDataset(t, owner.auth, projectId, transposed, { hasSampleHeaders: true, hasSamplesInRows: false });
+    const svc = t.app.get(DatasetsService);
+    const [da, db, dc] = await Promise.all([a, b, c].map((id) => svc.loadForEngine(id)));
+    expect(db).toEqual(da);
+    expect(dc).toEqual(da);
+    expect(da.sampleCount).toBe(4);
+    expect(da.columns.map((x) => [x.name, x.type])).toEqual([
+      ['id', 'identifier'], ['a', 'numerical'], ['b', 'categorical'], ['label', 'categorical'],
+    ]);
+    const aCol = da.columns[1] as { values: Float64Array };
+    expect(Array.from(aCol.values)).toEqual([1.5, 2, NaN, 4]);
+    const feats = expectSuccess(await t.http().get(`${API}/dataset/${c}/features`).set('Authorization', owner.auth)).features;
+    expect(feats.map((x: { name: string }) => x.name)).toEqual(['id', 'a', 'b', 'label']);
+  });
+
+  it('reads quoted fields with separators and newlines, a BOM, CRLF, and files without headers', async () => {
+    const text = '\ufeffname,note,v\r\n"Smith, J","line one\nline two",1\r\n"O""Brien",plain,2\r\n';
+    const id = await uploadDataset(t, owner.auth, projectId, text);
+    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    expect(data.columns.map((c) => c.name)).toEqual(['name', 'note', 'v']);
+    const name = data.columns[0] as { codes: Int32Array; levels: string[] };
+    expect(Array.from(name.codes, (c) => name.levels[c])).toEqual(['Smith, J', "O\"Brien"]);
+    const note = data.columns[1] as { codes: Int32Array; levels: string[] };
+    expect(note.levels[note.codes[0]]).toBe('line one\nline two');
+
+    const noHeader = await uploadDataset(t, owner.auth, projectId, '1,2\n3,4\n', { hasFeatureHeaders: false });
+    const d2 = await t.app.get(DatasetsService).loadForEngine(noHeader);
+    expect(d2.columns.map((c) => c.name)).toEqual(['feature_1', 'feature_2']);
+    expect(d2.sampleCount).toBe(2);
+  });
+
+  it('applies featureTypes at creation and validates them', async () => {
+    const csv = 'time,status,group,code\n5,1,a,001\n7,0,b,002\n9,1,a,003\n';
+    const id = await uploadDataset(t, owner.auth, projectId, csv, {
+      featureTypes: { time: 'timeToEvent', status: 'event', code: 'identifier' },
+    });
+    const f = expectSuccess(await t.http().get(`${API}/dataset/${id}/features`).set('Authorization', owner.auth)).features;
+    expect(f.map((x: { type: string }) => x.type)).toEqual(['timeToEvent', 'event', 'categorical', 'identifier']);
+    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    const code = data.columns[3] as { codes: Int32Array; levels: string[] };
+    expect(Array.from(code.codes, (c) => code.levels[c])).toEqual(['001', '002', '003']);
+
+    const bad = await uploadTask(t, owner.auth, projectId, csv, { featureTypes: { group: 'numerical' } });
+    expect(bad.state).toBe('failed');
+    expect(bad.error?.code).toBe('badRequest-110-3-2');
+    const unknown = await uploadTask(t, owner.auth, projectId, csv, { featureTypes: { nope: 'numerical' } });
+    expect(unknown.error?.code).toBe('badRequest-110-3-1');
+    const res = await t.http().post(`${API}/file/x/createDataset`).set('Authorization', owner.auth)
+      .send({ projectId, name: 'abc', fileSizeInBytes: 1, featureTypes: { time: 'date' } });
+    expectError(res, 'badRequest-110-3-3');
+  });
+});
+
+describe('feature types', () => {
+  it('changes types, refusing impossible ones', async () => {
+    const csv = 'time,status,group,score\n5,1,a,1\n7,2,b,2\n9,1,a,3\n11,2,c,-1\n';
+    const id = await uploadDataset(t, owner.auth, projectId, csv);
+    const change = (featureTypes: object) =>
+      t.http().post(`${API}/dataset/${id}/changeFeatureTypes`).set('Authorization', owner.auth).send({ featureTypes });
+    const ok = expectSuccess(await change({ status: 'event', time: 'timeToEvent', score: 'categorical' }));
+    expect(ok.features.map((x: { type: string }) => x.type)).toEqual(['timeToEvent', 'event', 'categorical', 'categorical']);
+    expectError(await change({ group: 'numerical' }), 'badRequest-110-3-2');
+    expectError(await change({ group: 'event' }), 'badRequest-110-3-2'); // three values
+    expectError(await change({ score: 'timeToEvent' }), 'badRequest-110-3-2'); // negative
+    expectError(await change({ missing: 'numerical' }), 'badRequest-110-3-1');
+    expectError(await change({ group: 'text' }), 'badRequest-110-3-3');
+    expect(expectSuccess(await change({})).features).toHaveLength(4);
+    expectError(await t.http().post(`${API}/dataset/${id}/changeFeatureTypes`).set('Authorization', owner.auth).send({}), 'badRequest-1-0-5');
+    // back to numerical: a categorical column of numbers can be numerical again
+    const back = expectSuccess(await change({ score: 'numerical' }));
+    expect(back.features[3]).toEqual({ name: 'score', type: 'numerical', missingCount: 0, distinctCount: 4 });
+    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    expect(Array.from((data.columns[3] as { values: Float64Array }).values)).toEqual([1, 2, 3, -1]);
+  });
+});
