@@ -1,5 +1,6 @@
 import { Init1763800000000 } from './1763800000000-init';
 import { Datasets1763800100000 } from './1763800100000-datasets';
+import { Analyses1763800200000 } from './1763800200000-analyses';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
-export const MIGRATIONS = [Init1763800000000, Datasets1763800100000];
+export const MIGRATIONS = [Init1763800000000, Datasets1763800100000, Analyses1763800200000];

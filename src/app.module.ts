@@ -8,6 +8,8 @@ import { AuthModule } from './auth/auth.module';
 import { ProjectsModule } from './projects/projects.module';
 import { JobsModule } from './jobs/jobs.module';
 import { DatasetsModule } from './datasets/datasets.module';
+import { AnalysesModule } from './analyses/analyses.module';
+import { PlotsModule } from './plots/plots.module';
 import { HealthController } from './health/health.controller';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -21,7 +23,7 @@ export interface AppOptions {
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
-const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule];
+const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule];
 
 @Global()
 @Module({})

@@ -145,7 +145,8 @@ export async function uploadTask(
   const created = await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', auth)
     .send({ projectId, name, fileSizeInBytes: body.length, ...rest });
   const { taskId } = expectSuccess(created);
-  return pollUntil(t, auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished' || p.state === 'failed');
+  return pollUntil<{ taskId: string; state: string; datasetId?: string; error?: { code: string; message: string } }>(
+    t, auth, `/task/${taskId}/status`, (p) => p.state === 'finished' || p.state === 'failed');
 }
 
 /** Uploads `content` as a dataset and returns its id (the task must finish). */

@@ -1,0 +1,308 @@
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { randomInt } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { ApiError } from '../common/api-error';
+import { Codes, ErrorCode } from '../common/error-codes';
+import { Page } from '../common/pipes';
+import { returning } from '../database/sql';
+import { DatasetsService } from '../datasets/datasets.service';
+import { JobsService } from '../jobs/jobs.service';
+import { FinalJobError, JobContext } from '../jobs/jobs.types';
+import type { AnalysisOutput, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
+import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
+
+interface AnalysisRow {
+  id: string;
+  project_id: string;
+  dataset_id: string;
+  parameters: StoredParameters;
+  state: 'pending' | 'running' | 'finished' | 'failed';
+  seed: string;
+  core_count: number;
+  progress: number | null;
+  start_time: Date | null;
+  end_time: Date | null;
+  error: { code: string; message: string } | null;
+  now: Date;
+}
+
+export interface AnalysisView {
+  analysisId: string;
+  projectId: string;
+  parameters: StoredParameters;
+  state: string;
+}
+
+export interface AnalysisStatus extends AnalysisView {
+  startTime?: string;
+  executionTimeInSeconds?: number;
+  progress?: number;
+  error?: { code: string; message: string };
+}
+
+const COLUMNS = 'id, project_id, dataset_id, parameters, state, seed, core_count, progress, start_time, end_time, error, now() AS now';
+const CANCEL_POLL_MS = 500;
+const PROGRESS_WRITE_MS = 1000;
+
+function view(r: AnalysisRow): AnalysisView {
+  return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
+}
+
+function seconds(from: Date, to: Date): number {
+  return Math.max(0, Math.round((to.getTime() - from.getTime()) / 10) / 100);
+}
+
+/** Analyses: validation, queueing with the user's core quota, the job that runs the engine, reads and deletes. */
+@Injectable()
+export class AnalysesService implements OnModuleInit {
+  private readonly logger = new Logger('Analyses');
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly datasets: DatasetsService,
+    private readonly jobs: JobsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register<{ analysisId: string }>('analysis', {
+      run: (ctx) => this.run(ctx),
+      onGiveUp: (p, reason) => this.fail(p.analysisId, { code: Codes.AnalysisFailed, message: reason }, true),
+    });
+  }
+
+  /** Cores the user may still ask for: quota minus the coreCount of their pending and running analyses. */
+  private async availableCores(userId: string, manager = this.db.manager, lock = false): Promise<number> {
+    const [user] = await manager.query(`SELECT core_quota FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [userId]);
+    const [{ used }] = await manager.query(
+      `SELECT coalesce(sum(core_count), 0)::int AS used FROM analyses WHERE user_id = $1 AND state IN ('pending','running')`,
+      [userId],
+    );
+    return (user?.core_quota ?? this.config.workerCores) - used;
+  }
+
+  async check(userId: string, datasetId: string, body: unknown): Promise<{ errors: Violation[]; warnings: Violation[] }> {
+    const features = await this.datasets.featuresOf(datasetId);
+    const { violations, parameters } = checkParameters(body, datasetId, features);
+    const warnings: Violation[] = [];
+    if (parameters) {
+      const available = await this.availableCores(userId);
+      if (parameters.coreCount > available) {
+        violations.push({ code: Codes.CoreCountTooHigh, message: `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you` });
+      }
+      const ds = await this.datasets.get(datasetId);
+      if (ds.sampleCount < 50) {
+        warnings.push({ code: Codes.DatasetNotAnalysable, message: `only ${ds.sampleCount} samples: estimates will have wide intervals` });
+      }
+    }
+    return { errors: violations, warnings };
+  }
+
+  async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
+    const features = await this.datasets.featuresOf(datasetId);
+    const { violations, parameters } = checkParameters(body, datasetId, features);
+    if (violations.length || !parameters) throw new ApiError(violations[0].code, violations[0].message);
+    return this.db.transaction(async (tx) => {
+      // The user's row lock makes the quota check and the insert one step for concurrent requests.
+      const available = await this.availableCores(userId, tx, true);
+      if (parameters.coreCount > available) {
+        throw new ApiError(Codes.CoreCountTooHigh, `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`);
+      }
+      const [row] = await tx.query(
+        `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
+        [projectId, datasetId, userId, parameters.name, JSON.stringify(parameters), parameters.coreCount, randomInt(1, 2 ** 31 - 1)],
+      );
+      const analysisId = String(row.id);
+      await this.jobs.enqueue('analysis', { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
+      return { analysisId };
+    });
+  }
+
+  private async row(analysisId: string, notFound: ErrorCode = Codes.AnalysisNotFound): Promise<AnalysisRow> {
+    const rows: AnalysisRow[] = await this.db.query(`SELECT ${COLUMNS} FROM analyses WHERE id = $1`, [analysisId]);
+    if (!rows.length) throw new ApiError(notFound);
+    return rows[0];
+  }
+
+  async get(analysisId: string): Promise<AnalysisView> {
+    return view(await this.row(analysisId));
+  }
+
+  async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
+    const [{ n }] = await this.db.query('SELECT count(*)::int AS n FROM analyses WHERE project_id = $1', [projectId]);
+    const rows: AnalysisRow[] =
+      count === 0 || offset >= n
+        ? []
+        : await this.db.query(
+            `SELECT ${COLUMNS} FROM analyses WHERE project_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
+            [projectId, offset, count],
+          );
+    return { projectId, offset, totalCount: n, data: rows.map(view) };
+  }
+
+  /** Status with the presence rules of api-v1: times when running/finished (and failed after a start), progress iff running. */
+  async status(analysisId: string): Promise<AnalysisStatus> {
+    const r = await this.row(analysisId);
+    const s: AnalysisStatus = view(r);
+    if (r.start_time && r.state !== 'pending') {
+      s.startTime = r.start_time.toISOString();
+      s.executionTimeInSeconds = seconds(r.start_time, r.state === 'running' ? r.now : (r.end_time ?? r.now));
+    }
+    if (r.state === 'running') s.progress = Math.min(1, Math.max(0, r.progress ?? 0));
+    if (r.state === 'failed' && r.error) s.error = r.error;
+    return s;
+  }
+
+  async result(analysisId: string) {
+    const r = await this.row(analysisId, Codes.AnalysisResultUnknown);
+    const res = await this.storedResult(analysisId, r);
+    return {
+      analysisId: String(r.id),
+      parameters: r.parameters,
+      mlEngine: res.ml_engine,
+      startTime: (r.start_time as Date).toISOString(),
+      executionTimeInSeconds: seconds(r.start_time as Date, r.end_time as Date),
+      models: res.models,
+    };
+  }
+
+  private async storedResult(analysisId: string, r?: AnalysisRow) {
+    const state = r?.state ?? (await this.row(analysisId)).state;
+    const rows = await this.db.query(`SELECT ml_engine, models, plots FROM analysis_results WHERE analysis_id = $1`, [analysisId]);
+    if (state !== 'finished' || !rows.length) {
+      throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${state}: it has no result`);
+    }
+    return rows[0] as { ml_engine: string; models: Record<string, ModelReport>; plots: Record<string, ModelPlots> };
+  }
+
+  /** The plots of one model of a finished analysis (404-style codes for unknown keys). */
+  async plotsOf(analysisId: string, modelKey: unknown): Promise<{ modelKey: string; plots: ModelPlots }> {
+    const res = await this.storedResult(analysisId);
+    if (typeof modelKey !== 'string' || !modelKey) throw new ApiError(Codes.MissingField, 'modelKey is required');
+    if (!Object.prototype.hasOwnProperty.call(res.models, modelKey)) {
+      throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${Object.keys(res.models).join(', ')}`);
+    }
+    return { modelKey, plots: res.plots[modelKey] ?? {} };
+  }
+
+  /** Signatures by model key of a finished analysis. */
+  async modelSignatures(analysisId: string): Promise<Record<string, string[][]>> {
+    const res = await this.storedResult(analysisId);
+    return Object.fromEntries(Object.entries(res.models).map(([k, m]) => [k, m.signatures]));
+  }
+
+  async pipeline(analysisId: string, modelKey: string): Promise<SavedPipeline | undefined> {
+    const rows = await this.db.query(`SELECT pipelines -> $2::text AS p FROM analysis_results WHERE analysis_id = $1`, [analysisId, modelKey]);
+    return rows[0]?.p ?? undefined;
+  }
+
+  /** Names of the dataset columns the model reads. */
+  async modelInputs(analysisId: string, modelKey: string): Promise<string[]> {
+    const p = (await this.pipeline(analysisId, modelKey)) as { inputs?: string[]; preprocessing?: { steps?: { name: string }[] } } | undefined;
+    if (!p) return [];
+    return p.inputs ?? (p.preprocessing?.steps ?? []).map((s) => s.name);
+  }
+
+  async delete(analysisId: string): Promise<AnalysisView> {
+    const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${COLUMNS}`, [analysisId]);
+    if (!rows.length) throw new ApiError(Codes.AnalysisNotFound);
+    // Its job row goes too: a queued analysis never starts, a running one sees its row vanish and stops.
+    await this.db.query(`DELETE FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1 AND state = 'queued'`, [analysisId]);
+    return view(rows[0]);
+  }
+
+  private async fail(analysisId: string, error: { code: string; message: string }, unlessFailed = false): Promise<void> {
+    await this.db.query(
+      `UPDATE analyses SET state = 'failed', end_time = now(), progress = NULL, error = $2
+        WHERE id = $1${unlessFailed ? ` AND state <> 'failed'` : ''}`,
+      [analysisId, JSON.stringify(error)],
+    );
+  }
+
+  /** The analysis job: load the dataset, run the engine in a worker thread, store the result. */
+  private async run(ctx: JobContext<{ analysisId: string }>): Promise<void> {
+    const { analysisId } = ctx.payload;
+    const started = await returning<AnalysisRow>(
+      this.db,
+      `UPDATE analyses SET state = 'running', start_time = coalesce(start_time, now()), progress = coalesce(progress, 0)
+        WHERE id = $1 AND state IN ('pending','running') RETURNING ${COLUMNS}`,
+      [analysisId],
+    );
+    if (!started.length) return; // deleted, or already settled
+    const a = started[0];
+    const cancel = new AbortController();
+    const onJobAbort = () => cancel.abort(ctx.signal.reason);
+    ctx.signal.addEventListener('abort', onJobAbort, { once: true });
+    // Deleting the analysis deletes its row: notice within CANCEL_POLL_MS and stop the computation.
+    const watch = setInterval(() => {
+      this.db
+        .query('SELECT 1 FROM analyses WHERE id = $1', [analysisId])
+        .then((rows: unknown[]) => rows.length === 0 && cancel.abort(new Error('analysis deleted')))
+        .catch(() => undefined);
+    }, CANCEL_POLL_MS);
+    let lastWrite = 0;
+    let pendingProgress: number | undefined;
+    const writeProgress = (p: number) => {
+      void this.db
+        .query(`UPDATE analyses SET progress = greatest(coalesce(progress, 0), $2) WHERE id = $1 AND state = 'running'`, [analysisId, p])
+        .catch(() => undefined);
+    };
+    const flusher = setInterval(() => {
+      if (pendingProgress !== undefined) {
+        writeProgress(pendingProgress);
+        pendingProgress = undefined;
+        lastWrite = Date.now();
+      }
+    }, PROGRESS_WRITE_MS);
+    try {
+      const data = await this.datasets.loadForEngine(String(a.dataset_id));
+      const { datasetId: _d, name: _n, ...engineParams } = a.parameters;
+      const output = await runAnalysisInWorker(
+        data,
+        engineParams,
+        Number(a.seed),
+        (p) => {
+          if (Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
+            writeProgress(p);
+            lastWrite = Date.now();
+            pendingProgress = undefined;
+          } else pendingProgress = p;
+        },
+        cancel.signal,
+      );
+      await this.store(analysisId, output);
+    } catch (e) {
+      if (cancel.signal.aborted && !ctx.signal.aborted) return; // deleted: nothing left to record
+      if (e instanceof AnalysisInputError) {
+        await this.fail(analysisId, { code: Codes.DatasetNotAnalysable, message: e.message });
+        throw new FinalJobError(e.message);
+      }
+      if (e instanceof ApiError && e.code === Codes.DatasetNotFound) return; // dataset deleted with its analyses
+      throw e;
+    } finally {
+      clearInterval(watch);
+      clearInterval(flusher);
+      ctx.signal.removeEventListener('abort', onJobAbort);
+    }
+  }
+
+  private async store(analysisId: string, output: AnalysisOutput): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const done = await returning(
+        tx,
+        `UPDATE analyses SET state = 'finished', end_time = now(), progress = NULL, error = NULL
+          WHERE id = $1 AND state = 'running' RETURNING id`,
+        [analysisId],
+      );
+      if (!done.length) return;
+      await tx.query(
+        `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats) VALUES ($1, $2, $3, $4, $5, $6)`,
+        [analysisId, output.mlEngine, JSON.stringify(output.models), JSON.stringify(output.plots), JSON.stringify(output.pipelines), JSON.stringify(output.stats)],
+      );
+    });
+    this.logger.log(`analysis ${analysisId} finished: ${output.stats.configurations} configurations, ${output.stats.fits} fits`);
+  }
+}

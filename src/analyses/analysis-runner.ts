@@ -1,0 +1,47 @@
+import { Worker } from 'node:worker_threads';
+import { buffersOf, workerScript } from '../common/worker-thread';
+import type { AnalysisOutput, AnalysisParameters, EngineDataset } from '../engine/types';
+
+const SCRIPT = workerScript(__dirname, __filename, 'analysis.worker');
+
+export class AnalysisInputError extends Error {}
+
+type Message =
+  | { type: 'progress'; value: number }
+  | { type: 'result'; output: AnalysisOutput }
+  | { type: 'error'; input: boolean; message: string };
+
+/**
+ * Runs the engine on `data` in a worker thread (the event loop never runs engine code). The dataset's
+ * typed arrays are moved, not copied. Aborting `signal` terminates the thread and its pool at once.
+ */
+export function runAnalysisInWorker(
+  data: EngineDataset,
+  parameters: AnalysisParameters,
+  seed: number,
+  onProgress: (fraction: number) => void,
+  signal: AbortSignal,
+): Promise<AnalysisOutput> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
+    const worker = new Worker(SCRIPT, { workerData: { data, parameters, seed }, transferList: buffersOf(arrays) });
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      void worker.terminate();
+      fn();
+    };
+    const onAbort = () => settle(() => reject(signal.reason ?? new Error('aborted')));
+    signal.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: Message) => {
+      if (m.type === 'progress') onProgress(m.value);
+      else if (m.type === 'result') settle(() => resolve(m.output));
+      else settle(() => reject(m.input ? new AnalysisInputError(m.message) : new Error(m.message)));
+    });
+    worker.once('error', (e) => settle(() => reject(e)));
+    worker.once('exit', (code) => settle(() => reject(new Error(`analysis thread exited (${code})`))));
+  });
+}
