@@ -10,6 +10,7 @@ import { JobsModule } from './jobs/jobs.module';
 import { DatasetsModule } from './datasets/datasets.module';
 import { AnalysesModule } from './analyses/analyses.module';
 import { PlotsModule } from './plots/plots.module';
+import { PredictionsModule } from './predictions/predictions.module';
 import { HealthController } from './health/health.controller';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -23,7 +24,7 @@ export interface AppOptions {
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
-const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule];
+const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule, PredictionsModule];
 
 @Global()
 @Module({})

@@ -201,9 +201,8 @@ export class AnalysesService implements OnModuleInit {
 
   /** Names of the dataset columns the model reads. */
   async modelInputs(analysisId: string, modelKey: string): Promise<string[]> {
-    const p = (await this.pipeline(analysisId, modelKey)) as { inputs?: string[]; preprocessing?: { steps?: { name: string }[] } } | undefined;
-    if (!p) return [];
-    return p.inputs ?? (p.preprocessing?.steps ?? []).map((s) => s.name);
+    const p = (await this.pipeline(analysisId, modelKey)) as { featureNames?: string[] } | undefined;
+    return p?.featureNames ?? [];
   }
 
   async delete(analysisId: string): Promise<AnalysisView> {

@@ -1,0 +1,14 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { EngineInputError, predict } from '../engine';
+import type { EngineDataset, PredictionRow, SavedPipeline } from '../engine/types';
+
+/** Applies a saved pipeline to a dataset off the main thread; posts `{ rows }` or `{ error, input }`. */
+const { pipeline, data } = workerData as { pipeline: SavedPipeline; data: EngineDataset };
+try {
+  const rows: PredictionRow[] = predict(pipeline, data);
+  parentPort?.postMessage({ rows });
+} catch (e) {
+  const input = e instanceof EngineInputError;
+  const message = input ? ((e as EngineInputError).detail ?? (e as Error).message) : (e as Error).message;
+  parentPort?.postMessage({ error: message, input });
+}

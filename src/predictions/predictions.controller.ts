@@ -1,0 +1,68 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator';
+import { Auth, AuthContext } from '../auth/auth-context';
+import { Permission } from '../auth/permission';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
+import { PredictDto } from './dto/predict.dto';
+import { PredictionsService } from './predictions.service';
+
+@ApiTags('predictions')
+@Controller()
+export class PredictionsController {
+  constructor(private readonly predictions: PredictionsService) {}
+
+  @Post('analysis/:analysisId/predict/:datasetId')
+  @HttpCode(200)
+  @Access(Permission.ProjectExecute, 'analysisId')
+  @Access(Permission.ProjectRead, 'datasetId')
+  create(
+    @Auth() auth: AuthContext,
+    @Param('analysisId', ParseIdPipe) analysisId: string,
+    @Param('datasetId', ParseIdPipe) datasetId: string,
+    @Body() dto: PredictDto,
+  ) {
+    return this.predictions.create(auth.userId, analysisId, datasetId, dto);
+  }
+
+  @Get('prediction/:predictionId/status')
+  @Access(Permission.ProjectRead, 'predictionId')
+  status(@Param('predictionId', ParseIdPipe) predictionId: string) {
+    return this.predictions.status(predictionId);
+  }
+
+  @Get('prediction/:predictionId/result')
+  @Access(Permission.ProjectRead, 'predictionId')
+  @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
+  async result(
+    @Param('predictionId', ParseIdPipe) predictionId: string,
+    @Query('format') format: unknown,
+  ) {
+    if (format === undefined || format === 'json') return this.predictions.result(predictionId);
+    if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    const csv = await this.predictions.resultCsv(predictionId);
+    return new StreamableFile(Buffer.from(csv, 'utf8'), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `attachment; filename="prediction-${predictionId}.csv"`,
+    });
+  }
+
+  @Get('analysis/:analysisId/predictions/:offset/:count')
+  @Access(Permission.ProjectRead, 'analysisId')
+  list(
+    @Param('analysisId', ParseIdPipe) analysisId: string,
+    @Param('offset', ParseOffsetPipe) offset: number,
+    @Param('count', ParseCountPipe) count: number,
+  ) {
+    return this.predictions.list(analysisId, offset, count);
+  }
+
+  @Post('prediction/:predictionId/delete')
+  @HttpCode(200)
+  @Access(Permission.ProjectWrite, 'predictionId')
+  delete(@Param('predictionId', ParseIdPipe) predictionId: string) {
+    return this.predictions.delete(predictionId);
+  }
+}
