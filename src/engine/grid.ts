@@ -10,7 +10,7 @@ import type { AnalysisParameters, Thoroughness } from './types';
  *
  * | level       | univariate filter sizes k (capped at maxSignatureSize and the feature count) | linear (ridge) lambdas | CART (depth x min leaf) | forests | SVM linear C | SVM RBF C x gamma factor |
  * |-------------|---------------------------------------------|--------------------|---------------|------------------------------------|-------------|--------|
- * | preliminary | 10, max                                     | 0.01, 0.1, 1       | 4 x 5         | 100 trees, mtry x1                 | 1           | 1 x 1  |
+ * | preliminary | 5, max                                      | 0.01, 0.1, 1       | 4 x 5         | 100 trees, mtry x1                 | 1           | 1 x 1  |
  * | typical     | 5, 10, 20, max                              | 8, 1e-4 to 3       | 4 trees       | 100 trees, mtry x0.5 / x1 / x2     | 0.1, 1      | 4 x 3  |
  * | extensive   | 1-6, 8, 10, 12, 15, 20, 25, 30, 40, 50, max | 20, 1e-5 to 30     | 5 x 5         | 500 trees, 3 mtry x 3 min leaf     | 4 values    | 8 x 6  |
  *
@@ -20,7 +20,7 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * features is then replaced by it. Sizes for 30 features and maxSignatureSize 25: classification preliminary 14,
  * typical 116, extensive 1272; regression 14 / 140 / 1944 (SVR: epsilons x C x gamma <= 1); survival (ridge Cox and
  * random survival forest only) 10 / 68 / 420. Small feature counts merge filter sizes: iris (4 features) typical
- * has 29 configurations, lung (7 features) 34.
+ * has 7 / 29 configurations (preliminary / typical), lung (7 features) 10 / 34, diabetes (10 features) 14 / 70.
  */
 export interface GridLevel {
   filterSizes: (number | 'max')[];
@@ -37,7 +37,7 @@ const cross = <A, B>(as: A[], bs: B[]): [A, B][] => as.flatMap((a) => bs.map((b)
 
 export const GRID: Record<Thoroughness, GridLevel> = {
   preliminary: {
-    filterSizes: [10, 'max'],
+    filterSizes: [5, 'max'],
     lambdas: [0.01, 0.1, 1],
     trees: [{ maxDepth: 4, minLeaf: 5 }],
     forests: [{ trees: 100, mtryFactor: 1, minLeaf: 1 }],
