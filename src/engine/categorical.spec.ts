@@ -1,4 +1,6 @@
 import { predict, runAnalysis, type EngineDataset } from './index';
+import { DecisionTree } from './models/cart';
+import { treeRules } from './pipeline';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 
@@ -94,5 +96,23 @@ describe('categorical and missing values', () => {
     expect(X.data[0]).toBe(0);
     const sd = Math.sqrt(2 / 3);
     expect(X.data[2]).toBeCloseTo((100 - 2) / sd, 10);
+  });
+
+  it('renders a small decision tree as rules on the original feature scale', () => {
+    const v = Float64Array.from({ length: 20 }, (_, i) => i + 1);
+    const c = Float64Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? 1 : 0));
+    const y = Float64Array.from({ length: 20 }, (_, i) => (i + 1 > 10 ? 1 : 0));
+    const features = [
+      { name: 'v', kind: 'numerical' as const, levels: [] },
+      { name: 'c', kind: 'categorical' as const, levels: ['a', 'b'] },
+    ];
+    const rows = Int32Array.from({ length: 20 }, (_, i) => i);
+    const source = (j: number): Float64Array => (j === 0 ? v : c);
+    const pre = Preprocessor.fit(source, rows, features);
+    const tree = new DecisionTree('classification', 2, 1).fit(pre.transform(source, rows), { y, classCount: 2 }, new Rng(1));
+    expect(treeRules(tree, pre, ['no', 'yes'])).toBe('if v <= 10.5 then (no (100%)) else (yes (100%))');
+    const byLevel = Float64Array.from({ length: 20 }, (_, i) => (i % 4 === 0 ? 1 : 0));
+    const t2 = new DecisionTree('classification', 1, 1).fit(pre.transform(source, rows), { y: byLevel, classCount: 2 }, new Rng(1));
+    expect(treeRules(t2, pre, ['no', 'yes'])).toBe('if c != b then (no (100%)) else (yes (100%))');
   });
 });

@@ -33,6 +33,9 @@ export interface PreparedData {
   groups?: Int32Array;
 }
 
+/** Classification outcomes with more classes are refused (multinomial fits grow with the square of it). */
+export const MAX_CLASSES = 100;
+
 const EVENT_LEVEL = /^(1|true|yes|dead|deceased|died|event|relapse)$/i;
 
 function isCoded(c: EngineColumn): c is CodedColumn {
@@ -142,6 +145,7 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
     if (task === 'classification') {
       const present = new Set(keep.map((i) => out.y[i]));
       if (present.size < 2) problems.push('The outcome has a single class');
+      if (present.size > MAX_CLASSES) problems.push(`The outcome has ${present.size} classes (at most ${MAX_CLASSES} are supported)`);
     } else if (task === 'regression') {
       if (keep.every((i) => out.y[i] === out.y[keep[0]])) problems.push('The outcome is constant');
     } else {

@@ -3,6 +3,7 @@ import { EngineInputError } from './errors';
 import type { Configuration } from './grid';
 import type { Task } from './metrics';
 import { createModel, Design, Model, modelFromJSON, Target } from './models';
+import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
@@ -51,6 +52,8 @@ export interface TaskResult {
   /** equivalent signatures found by the selector (indices into TaskData.features) */
   equivalentSignatures?: number[][];
   modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
+  /** decision trees: the rules, on the original scale of the features */
+  rules?: string;
 }
 
 export function outputWidth(data: { task: Task; classes: string[] }): number {
@@ -120,6 +123,37 @@ export function clearTaskCache(): void {
   cache = null;
 }
 
+const MAX_RULE_LEAVES = 16;
+
+/** Readable rules of a small decision tree, thresholds back on the features' original scale. */
+export function treeRules(model: Model, pre: Preprocessor, classes: string[]): string | undefined {
+  if (!(model instanceof DecisionTree) || model.leafCount() > MAX_RULE_LEAVES) return undefined;
+  const owners: { step: number; dummy: number }[] = [];
+  pre.steps.forEach((st, k) => {
+    if (st.kind === 'numerical') owners.push({ step: k, dummy: -1 });
+    else st.dummyCodes.forEach((_, m) => owners.push({ step: k, dummy: m }));
+  });
+  const fmt = (v: number): string => String(Number(v.toPrecision(4)));
+  return model.rules(
+    (column, threshold) => {
+      const { step, dummy } = owners[column];
+      const st = pre.steps[step];
+      if (dummy < 0) return `${st.name} <= ${fmt(st.impute + st.scale * threshold)}`;
+      // a standardized dummy below the threshold means the level is absent
+      const present = st.dummyCenters[dummy] + st.dummyScales[dummy] * threshold >= 1;
+      return `${st.name} ${present ? '=' : '!='} ${st.levels[st.dummyCodes[dummy]]}`;
+    },
+    (values) => {
+      if (classes.length === 0) return fmt(values[0]);
+      let best = 0;
+      values.forEach((v, c) => {
+        if (v > values[best]) best = c;
+      });
+      return `${classes[best]} (${Math.round(100 * values[best])}%)`;
+    },
+  );
+}
+
 export function linearModelView(model: Model, pre: Preprocessor): TaskResult['modelView'] {
   const featureNames = pre.columnNames();
   if (model instanceof LogisticRegression) {
@@ -177,6 +211,7 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
     result.equivalentSignatures = equivalents;
     result.pipeline = pipelineJSON(data, pre, model);
     result.modelView = linearModelView(model, pre);
+    result.rules = treeRules(model, pre, data.classes);
   }
   return result;
 }

@@ -252,7 +252,10 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       const report: ModelReport = {
         preprocessing: Preprocessor.describe(),
         featureSelection: `${createSelector(km.config.selector).describe(task)}; at most ${params.maxSignatureSize} features`,
-        model: describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : ''),
+        model:
+          describeModel(km.config.model, task, K) +
+          (f.modelView ? '; coefficients on standardized features' : '') +
+          (f.rules ? `: ${f.rules}` : ''),
         signatures: [signatures[i], ...(f.equivalentSignatures ?? [])]
           .slice(0, Math.max(1, params.maxVisualizedSignatureCount))
           .map((sig) => sig.map((j) => prepared.features[j].name)),

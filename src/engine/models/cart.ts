@@ -349,6 +349,19 @@ export class DecisionTree implements Model {
     return c;
   }
 
+  /**
+   * The tree as nested rules, e.g. `if age <= 61.5 then (...) else (...)`. `condition(column, threshold)`
+   * renders a split ("x <= t" on the design column), `leaf(values)` a leaf.
+   */
+  rules(condition: (column: number, threshold: number) => string, leaf: (values: number[]) => string): string {
+    const t = this.tree;
+    const render = (k: number): string => {
+      if (t.feature[k] < 0) return leaf(Array.from(t.value.subarray(k * t.width, (k + 1) * t.width)));
+      return `if ${condition(t.feature[k], t.threshold[k])} then (${render(t.left[k])}) else (${render(t.right[k])})`;
+    };
+    return render(0);
+  }
+
   toJSON(): Record<string, unknown> {
     return { type: 'tree', task: this.task, maxDepth: this.maxDepth, minLeaf: this.minLeaf, tree: treeToJSON(this.tree) };
   }
