@@ -25,17 +25,18 @@ const DROP_BOOTSTRAPS = 200;
 /** Folds of the feature-importance refits (repeat 0's folds merged). */
 const PLOT_FOLDS = 5;
 
-/** Monotone progress with a heartbeat (at least every second while running). */
+/** Monotone progress: reported on results at most every 100 ms, and by a heartbeat every 500 ms. */
 class Progress {
   private done = 0;
   private last = 0;
+  private lastTime = 0;
   private readonly timer: NodeJS.Timeout | null;
 
   constructor(
     private total: number,
     private readonly report?: (fraction: number) => void,
   ) {
-    this.timer = report ? setInterval(() => this.emit(), 1000) : null;
+    this.timer = report ? setInterval(() => this.emit(true), 500) : null;
     this.timer?.unref();
   }
 
@@ -47,13 +48,19 @@ class Progress {
     this.total = total;
   }
 
-  emit(final = false): void {
+  emit(force = false): void {
     if (!this.report) return;
-    const f = final ? 1 : Math.min(0.999, this.total > 0 ? this.done / this.total : 0);
-    if (f >= this.last) {
-      this.last = f;
-      this.report(f);
-    }
+    const now = Date.now();
+    if (!force && now - this.lastTime < 100) return;
+    const f = Math.max(this.last, Math.min(0.999, this.total > 0 ? this.done / this.total : 0));
+    this.last = f;
+    this.lastTime = now;
+    this.report(f);
+  }
+
+  finish(): void {
+    this.last = 1;
+    this.report?.(1);
   }
 
   stop(): void {
@@ -266,7 +273,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       models[km.key] = report;
       pipelines[km.key] = { ...(f.pipeline as SavedPipeline), engine: mlEngine() };
     });
-    progress.emit(true);
+    progress.finish();
     return {
       mlEngine: mlEngine(),
       models,
