@@ -14,6 +14,7 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * | typical     | 5, 10, 20, max                              | 8, 1e-4 to 3       | 4 trees       | 100 trees, mtry x0.5 / x1 / x2     | 0.1, 1      | 4 x 3  |
  * | extensive   | 1-6, 8, 10, 12, 15, 20, 25, 30, 40, 50, max | 20, 1e-5 to 30     | 5 x 5         | 500 trees, 3 mtry x 3 min leaf     | 4 values    | 8 x 6  |
  *
+ * Above MAX_KERNEL_SAMPLES samples the RBF SVMs and the SVRs are left out (their solvers are quadratic in n).
  * Survival uses the ridge Cox model (linear lambdas) and the random survival forest (its own forest list).
  * `featureSelection: mostRelevantOrAll` adds "no selection" as a selector when the dataset has at most
  * maxSignatureSize features (otherwise a signature would exceed maxSignatureSize); the filter with k = all
@@ -87,7 +88,11 @@ export interface Configuration {
   interpretable: boolean;
 }
 
-function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean): ModelSpec[] {
+/** Above this many samples, kernel SVMs and SVRs (quadratic in n) are left out of the grid. */
+export const MAX_KERNEL_SAMPLES = 5000;
+
+function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sampleCount: number): ModelSpec[] {
+  const kernels = sampleCount <= MAX_KERNEL_SAMPLES;
   const models: ModelSpec[] = level.lambdas.map((lambda) => ({ kind: 'linear', lambda }));
   if (task !== 'survival') models.push(...level.trees.map((t): ModelSpec => ({ kind: 'tree', ...t })));
   const forests = task === 'survival' ? level.survivalForests : level.forests;
@@ -95,8 +100,8 @@ function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean): Mo
   models.push(...forests.map((f): ModelSpec => ({ kind: 'forest', ...f, minLeaf: forestLeaf(f.minLeaf) })));
   if (task === 'classification') {
     models.push(...level.svmLinearC.map((C): ModelSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon: 0 })));
-    models.push(...level.svmRbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon: 0 })));
-  } else if (task === 'regression') {
+    if (kernels) models.push(...level.svmRbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon: 0 })));
+  } else if (task === 'regression' && kernels) {
     const rbf = level.svmRbf.filter((s) => s.gammaFactor <= 1);
     for (const epsilon of level.svrEpsilons) {
       models.push(...level.svmLinearC.map((C): ModelSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon })));
@@ -116,10 +121,13 @@ export function selectorsFor(level: GridLevel, params: AnalysisParameters, featu
   return out;
 }
 
-/** Every configuration of an analysis, in a fixed order (the index is part of every task's random seed). */
-export function buildGrid(params: AnalysisParameters, task: Task, featureCount: number): Configuration[] {
+/**
+ * Every configuration of an analysis, in a fixed order (the index is part of every task's random seed).
+ * `sampleCount` above MAX_KERNEL_SAMPLES leaves out RBF SVMs and SVRs.
+ */
+export function buildGrid(params: AnalysisParameters, task: Task, featureCount: number, sampleCount = 0): Configuration[] {
   const level = GRID[params.thoroughness];
-  const models = modelsFor(level, task, params.modelsConsidered === 'interpretable');
+  const models = modelsFor(level, task, params.modelsConsidered === 'interpretable', sampleCount);
   const configs: Configuration[] = [];
   for (const selector of selectorsFor(level, params, featureCount))
     for (const model of models) configs.push({ index: configs.length, selector, model, interpretable: isInterpretable(model) });

@@ -181,6 +181,9 @@ describe('folds and grid', () => {
     expect(typical).toBeGreaterThanOrEqual(100);
     expect(typical).toBeLessThanOrEqual(300);
     expect(buildGrid({ ...p30, thoroughness: 'extensive' }, 'classification', 1000).length).toBeGreaterThanOrEqual(1000);
+    const big = buildGrid({ ...p30, thoroughness: 'typical' }, 'classification', 30, 20000);
+    expect(big.some((c) => c.model.kind === 'svm' && c.model.kernel === 'rbf')).toBe(false);
+    expect(big.some((c) => c.model.kind === 'svm' && c.model.kernel === 'linear')).toBe(true);
     const interp = buildGrid({ ...p30, modelsConsidered: 'interpretable' }, 'classification', 30);
     expect(interp.every((c) => c.model.kind === 'linear' || c.model.kind === 'tree')).toBe(true);
     for (const c of buildGrid({ ...p30, maxSignatureSize: 7 }, 'classification', 30))

@@ -102,7 +102,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   const K = classes.length;
   const W = outputWidth(prepared);
   const metrics = metricNames(task, K);
-  const configs = buildGrid(params, task, prepared.features.length);
+  const configs = buildGrid(params, task, prepared.features.length, n);
   const plan = planFolds(prepared, seed);
   const units = prepared.groups ?? Int32Array.from({ length: n }, (_, i) => i);
   const ctx: MetricContext = {
