@@ -11,7 +11,7 @@ import type { EngineDataset, FeatureType } from '../engine/types';
 import { impossibleType, packColumn, StoredColumn, toEngineColumn, unpackColumn } from './column-codec';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
-import { parseTable, TableError } from './table-parser';
+import { ParsedTable, parseTable, TableError } from './table-parser';
 
 interface DatasetRow {
   id: string;
@@ -37,7 +37,7 @@ interface CreateJob {
 }
 
 /** A task failure the client sees: a code and a message saying what and where. */
-class TaskFailure extends FinalJobError {
+export class TaskFailure extends FinalJobError {
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -130,7 +130,7 @@ export class DatasetsService implements OnModuleInit {
     return view;
   }
 
-  private async failTask(taskId: string, code: ErrorCode, message: string, unlessFailed = false): Promise<void> {
+  async failTask(taskId: string, code: ErrorCode, message: string, unlessFailed = false): Promise<void> {
     const guard = unlessFailed ? ` AND state <> 'failed'` : '';
     await this.db.query(`UPDATE tasks SET state = 'failed', error = $2, updated_at = now() WHERE id = $1${guard}`, [
       taskId,
@@ -178,6 +178,19 @@ export class DatasetsService implements OnModuleInit {
       if (e instanceof TableError) throw new TaskFailure(Codes.UnreadableTable, e.message);
       throw e;
     }
+    await this.storeTable(job, table, overrides);
+  }
+
+  /**
+   * Types the parsed columns (inferred, then `overrides`), then writes the dataset, its columns and the
+   * task's end in one transaction. Throws TaskFailure for impossible types or a name taken meanwhile.
+   * Used by tabular uploads and image uploads alike.
+   */
+  async storeTable(
+    job: { taskId: string; projectId: string; name: string; description: string | null },
+    table: ParsedTable,
+    overrides: Record<string, FeatureType>,
+  ): Promise<void> {
     const names = new Set(table.columns.map((c) => c.name));
     const unknown = Object.keys(overrides).filter((n) => !names.has(n));
     if (unknown.length) {
