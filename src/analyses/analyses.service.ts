@@ -5,6 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
+import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import { JobsService } from '../jobs/jobs.service';
@@ -132,15 +133,8 @@ export class AnalysesService implements OnModuleInit {
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
-    const [{ n }] = await this.db.query('SELECT count(*)::int AS n FROM analyses WHERE project_id = $1', [projectId]);
-    const rows: AnalysisRow[] =
-      count === 0 || offset >= n
-        ? []
-        : await this.db.query(
-            `SELECT ${COLUMNS} FROM analyses WHERE project_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
-            [projectId, offset, count],
-          );
-    return { projectId, offset, totalCount: n, data: rows.map(view) };
+    const sql = { table: 'analyses', columns: COLUMNS, where: 'project_id = $1', params: [projectId] };
+    return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Status with the presence rules of api-v1: times when running/finished (and failed after a start), progress iff running. */

@@ -4,6 +4,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
+import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobContext } from '../jobs/jobs.types';
@@ -252,15 +253,8 @@ export class DatasetsService implements OnModuleInit {
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<DatasetView> & { projectId: string }> {
-    const [{ n }] = await this.db.query('SELECT count(*)::int AS n FROM datasets WHERE project_id = $1', [projectId]);
-    const rows: DatasetRow[] =
-      count === 0 || offset >= n
-        ? []
-        : await this.db.query(
-            `SELECT ${DATASET_COLUMNS} FROM datasets WHERE project_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
-            [projectId, offset, count],
-          );
-    return { projectId, offset, totalCount: n, data: rows.map(toDatasetView) };
+    const sql = { table: 'datasets', columns: DATASET_COLUMNS, where: 'project_id = $1', params: [projectId] };
+    return { projectId, ...(await paginateSql(this.db, sql, offset, count, toDatasetView)) };
   }
 
   /** Deletes the dataset; its columns, analyses and predictions go with it (cascade, one statement). */

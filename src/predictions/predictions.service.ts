@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
+import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobContext } from '../jobs/jobs.types';
@@ -35,6 +36,7 @@ interface PredictionJob {
 }
 
 const SCRIPT = workerScript(__dirname, __filename, 'predict.worker');
+const PREDICTION_COLUMNS = 'id, analysis_id, dataset_id, model_key, signature_index, state, error';
 
 function view(r: PredictionRowDb): PredictionView {
   return {
@@ -111,7 +113,7 @@ export class PredictionsService implements OnModuleInit {
 
   private async get(predictionId: string): Promise<PredictionRowDb> {
     const rows: PredictionRowDb[] = await this.db.query(
-      `SELECT id, analysis_id, dataset_id, model_key, signature_index, state, error FROM predictions WHERE id = $1`,
+      `SELECT ${PREDICTION_COLUMNS} FROM predictions WHERE id = $1`,
       [predictionId],
     );
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
@@ -160,22 +162,14 @@ export class PredictionsService implements OnModuleInit {
   }
 
   async list(analysisId: string, offset: number, count: number): Promise<Page<PredictionView> & { analysisId: string }> {
-    const [{ n }] = await this.db.query(`SELECT count(*)::int AS n FROM predictions WHERE analysis_id = $1`, [analysisId]);
-    const rows: PredictionRowDb[] =
-      count === 0 || offset >= n
-        ? []
-        : await this.db.query(
-            `SELECT id, analysis_id, dataset_id, model_key, signature_index, state, error FROM predictions
-              WHERE analysis_id = $1 ORDER BY created_at, id OFFSET $2 LIMIT $3`,
-            [analysisId, offset, count],
-          );
-    return { analysisId, offset, totalCount: n, data: rows.map(view) };
+    const sql = { table: 'predictions', columns: PREDICTION_COLUMNS, where: 'analysis_id = $1', params: [analysisId] };
+    return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   async delete(predictionId: string): Promise<PredictionView> {
     const rows = await returning<PredictionRowDb>(
       this.db,
-      `DELETE FROM predictions WHERE id = $1 RETURNING id, analysis_id, dataset_id, model_key, signature_index, state, error`,
+      `DELETE FROM predictions WHERE id = $1 RETURNING ${PREDICTION_COLUMNS}`,
       [predictionId],
     );
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
@@ -187,7 +181,7 @@ export class PredictionsService implements OnModuleInit {
     const started = await returning<PredictionRowDb>(
       this.db,
       `UPDATE predictions SET state = 'running', start_time = now() WHERE id = $1
-        RETURNING id, analysis_id, dataset_id, model_key, signature_index, state, error`,
+        RETURNING ${PREDICTION_COLUMNS}`,
       [predictionId],
     );
     if (!started.length) return; // deleted meanwhile

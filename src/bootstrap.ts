@@ -1,0 +1,55 @@
+import { Logger, LoggerService } from '@nestjs/common';
+import { AppConfig, ConfigError, loadConfig } from './config/config';
+import { createLogger } from './common/logger';
+import { ResolvedDatabase, resolveDatabase, runMigrations } from './database/database';
+
+/** What both entry points (API and worker) do first: config, logger, database, migrations. */
+export async function prepare(
+  name: string,
+  overrides: Partial<AppConfig> = {},
+): Promise<{ config: AppConfig; logger: LoggerService; log: Logger; db: ResolvedDatabase }> {
+  let config: AppConfig;
+  try {
+    config = { ...loadConfig(), ...overrides };
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`configuration error: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const logger = createLogger(config.logFormat, config.logLevel);
+  Logger.overrideLogger(logger);
+  const log = new Logger(name);
+  const db = await resolveDatabase(config, (m) => log.log(m));
+  const applied = await runMigrations(db.url);
+  if (applied.length) log.log(`applied migrations: ${applied.join(', ')}`);
+  return { config, logger, log, db };
+}
+
+/** SIGINT/SIGTERM: close the application (jobs handed back), then the embedded PostgreSQL, then exit. */
+export function onShutdown(log: Logger, close: () => Promise<void>, db: ResolvedDatabase): void {
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.log(`${signal}: shutting down; running jobs are handed back to the queue`);
+    const force = setTimeout(() => process.exit(1), 20_000);
+    force.unref();
+    try {
+      await close();
+    } finally {
+      await db.embedded?.stop();
+      process.exit(0);
+    }
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+export function fatal(what: string) {
+  return (e: unknown) => {
+    process.stderr.write(`${what} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    process.exit(1);
+  };
+}
