@@ -1,0 +1,63 @@
+import { ArgumentsHost, ForbiddenException, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { ApiError } from './api-error';
+import { GlobalExceptionFilter } from './global-exception.filter';
+
+function host() {
+  const res = {
+    statusCode: 0,
+    body: undefined as unknown,
+    headersSent: false,
+    status(code: number) {
+      this.statusCode = code;
+      return this;
+    },
+    json(body: unknown) {
+      this.body = body;
+      return this;
+    },
+    end() {
+      return this;
+    },
+  };
+  const req = { method: 'GET', path: '/api/public/v1/x' };
+  const h = { switchToHttp: () => ({ getResponse: () => res, getRequest: () => req }) } as unknown as ArgumentsHost;
+  return { h, res };
+}
+
+describe('GlobalExceptionFilter', () => {
+  const filter = new GlobalExceptionFilter();
+
+  it('turns an ApiError into the error envelope with HTTP 200', () => {
+    const { h, res } = host();
+    filter.catch(new ApiError('notFound-100-1-1', 'unknown project'), h);
+    expect([res.statusCode, res.body]).toEqual([200, { code: 'notFound-100-1-1', message: 'unknown project', status: 'error' }]);
+  });
+
+  it('keeps 403 and 404 for authorization failures and unknown routes', () => {
+    const a = host();
+    filter.catch(new ForbiddenException(), a.h);
+    expect(a.res.statusCode).toBe(403);
+    const b = host();
+    filter.catch(new NotFoundException('Cannot GET /x'), b.h);
+    expect(b.res.statusCode).toBe(404);
+  });
+
+  it('maps too-large bodies to badRequest-1-0-3', () => {
+    const { h, res } = host();
+    filter.catch(new PayloadTooLargeException(), h);
+    expect([res.statusCode, (res.body as { code: string }).code]).toEqual([200, 'badRequest-1-0-3']);
+  });
+
+  it('answers an unknown fault with 500 and a correlation id, logging the cause but not sending it', () => {
+    const logged: unknown[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((m: unknown) => void logged.push(m));
+    const { h, res } = host();
+    filter.catch(new Error('relation "secret_table" does not exist'), h);
+    spy.mockRestore();
+    const body = res.body as { correlationId: string };
+    expect(res.statusCode).toBe(500);
+    expect(body).toEqual({ statusCode: 500, message: 'Internal Server Error', correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(JSON.stringify(body)).not.toContain('secret_table');
+    expect(logged).toEqual([expect.objectContaining({ correlationId: body.correlationId, error: 'relation "secret_table" does not exist' })]);
+  });
+});
