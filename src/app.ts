@@ -9,6 +9,7 @@ import { SERVICE_VERSION } from './version';
 import { UsersService } from './auth/users.service';
 
 export const API_PREFIX = 'api/public/v1';
+const RAW_UPLOAD = /^\/api\/public\/v1\/file\/[^/]+\/upload$/;
 
 function errorEnvelope(res: Response, code: string, message: string): void {
   res.status(200).json({ code, message, status: 'error' });
@@ -17,12 +18,15 @@ function errorEnvelope(res: Response, code: string, message: string): void {
 /** JSON body parsing whose faults become error envelopes (malformed: badRequest-1-0-4, too large: -3). */
 function jsonBodies(limit: number) {
   const parse = express.json({ limit, strict: true });
-  return (req: Request, res: Response, next: NextFunction) =>
-    parse(req, res, (err?: { type?: string }) => {
+  return (req: Request, res: Response, next: NextFunction) => {
+    // A file upload's body is the file, whatever Content-Type the client sent: never parse it here.
+    if (RAW_UPLOAD.test(req.path)) return next();
+    return parse(req, res, (err?: { type?: string }) => {
       if (!err) return next();
       if (err.type === 'entity.too.large') return errorEnvelope(res, Codes.BodyTooLarge, `JSON body over ${limit} bytes`);
       return errorEnvelope(res, Codes.MalformedBody, 'malformed JSON body');
     });
+  };
 }
 
 /** Builds the HTTP application (not listening yet): middleware, global prefix, OpenAPI document and page. */

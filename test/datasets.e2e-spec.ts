@@ -136,3 +136,18 @@ describe('feature types', () => {
     expect(Array.from((data.columns[3] as { values: Float64Array }).values)).toEqual([1, 2, 3, -1]);
   });
 });
+
+describe('upload', () => {
+  it('stores the body as the file whatever its Content-Type, and replaces a file uploaded again under one id', async () => {
+    const json = '{"looks":"like json"}';
+    const up = await t.http().post(`${API}/file/same-id/upload`).set('Authorization', owner.auth).set('Content-Type', 'application/json').send(json);
+    expect(expectSuccess(up)).toEqual({ fileId: 'same-id', sizeInBytes: json.length });
+    const csv = 'a,b\n1,2\n';
+    const again = await t.http().post(`${API}/file/same-id/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(csv);
+    expect(expectSuccess(again)).toEqual({ fileId: 'same-id', sizeInBytes: csv.length });
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM files WHERE file_id = 'same-id'`);
+    expect(n).toBe(1);
+    expectError(await t.http().post(`${API}/file/bad%20id/upload`).set('Authorization', owner.auth).send('x'), 'badRequest-115-0-1');
+    expect((await t.http().post(`${API}/file/any/upload`).send('x')).status).toBe(403);
+  });
+});
