@@ -33,6 +33,9 @@ interface GrowContext {
   width: number;
   /** survival: sorted distinct event times of the training set */
   eventTimes: Float64Array;
+  /** scratch buffers of the root's size, reused by every node */
+  scratchSorted?: Int32Array;
+  scratchXs?: Float64Array;
 }
 
 /** Sorted distinct times with an event. */
@@ -133,7 +136,10 @@ interface Split {
   score: number;
 }
 
-function bestSplit(ctx: GrowContext, idx: Int32Array, features: Int32Array): Split | null {
+/** Fills `out` with the node's rows sorted by feature `f` (ties by row index). */
+type SortedRows = (f: number, out: Int32Array) => void;
+
+function bestSplit(ctx: GrowContext, idx: Int32Array, features: Int32Array, sortedRows?: SortedRows): Split | null {
   const { X, target, criterion, params } = ctx;
   const { y } = target;
   const n = idx.length;
@@ -159,8 +165,8 @@ function bestSplit(ctx: GrowContext, idx: Int32Array, features: Int32Array): Spl
     return best;
   }
   const K = ctx.width;
-  const sorted = new Int32Array(n);
-  const xs = new Float64Array(n);
+  const sorted = sortedRows && ctx.scratchSorted ? ctx.scratchSorted : new Int32Array(n);
+  const xs = ctx.scratchXs ?? new Float64Array(n);
   let parentScore: number;
   const totals = new Float64Array(K);
   let totalSum = 0;
@@ -174,8 +180,11 @@ function bestSplit(ctx: GrowContext, idx: Int32Array, features: Int32Array): Spl
   }
   const left = new Float64Array(K);
   for (const f of features) {
-    sorted.set(idx);
-    sorted.sort((a, b) => data[a * d + f] - data[b * d + f] || a - b);
+    if (sortedRows) sortedRows(f, sorted);
+    else {
+      sorted.set(idx);
+      sorted.sort((a, b) => data[a * d + f] - data[b * d + f] || a - b);
+    }
     for (let m = 0; m < n; m++) xs[m] = data[sorted[m] * d + f];
     if (xs[0] === xs[n - 1]) continue;
     if (criterion === 'gini') {
@@ -210,7 +219,21 @@ function bestSplit(ctx: GrowContext, idx: Int32Array, features: Int32Array): Spl
   return best;
 }
 
-/** Grows one tree on the rows `idx` (for survival, `idx` must be sorted by time). */
+/** For each column, all rows sorted by value (ties by row index); shared by the trees of a forest. */
+export function presortRows(X: Design): Int32Array[] {
+  const { rows: n, cols: d, data } = X;
+  return Array.from({ length: d }, (_, f) => {
+    const o = Int32Array.from({ length: n }, (_, i) => i);
+    o.sort((a, b) => data[a * d + f] - data[b * d + f] || a - b);
+    return o;
+  });
+}
+
+/**
+ * Grows one tree on the rows `idx`. Survival: `idx` sorted by time. Classification and regression: `idx`
+ * sorted ascending (rows may repeat, as in a bootstrap); splits then use per-column orders derived from
+ * `presorted` (computed when absent) and partitioned down the tree, so no node sorts.
+ */
 export function growTree(
   X: Design,
   target: Target,
@@ -219,6 +242,7 @@ export function growTree(
   params: TreeParams,
   rng: Rng,
   eventTimes: Float64Array = new Float64Array(0),
+  presorted?: Int32Array[],
 ): TreeArrays {
   const width = criterion === 'gini' ? (target.classCount ?? 2) : 1;
   const ctx: GrowContext = { X, target, criterion, params, rng, width, eventTimes };
@@ -268,7 +292,86 @@ export function growTree(
     rightArr[id] = r;
     return id;
   };
-  grow(idx, 0);
+  if (criterion === 'logrank') grow(idx, 0);
+  else {
+    // position p holds row idx[p]; every column's order lists the positions of a node contiguously
+    const m = idx.length;
+    const global = presorted ?? presortRows(X);
+    const count = new Int32Array(X.rows);
+    const start = new Int32Array(X.rows);
+    for (const r of idx) count[r]++;
+    for (let p = m - 1; p >= 0; p--) start[idx[p]] = p;
+    const orders = global.map((g) => {
+      const o = new Int32Array(m);
+      let k = 0;
+      for (const r of g) for (let c = 0; c < count[r]; c++) o[k++] = start[r] + c;
+      return o;
+    });
+    const base = orders[0] ?? Int32Array.from({ length: m }, (_, p) => p);
+    const goesLeft = new Uint8Array(m);
+    const tmp = new Int32Array(m);
+    const rowsBuf = new Int32Array(m);
+    ctx.scratchSorted = new Int32Array(m);
+    ctx.scratchXs = new Float64Array(m);
+    const growSorted = (lo: number, hi: number, depth: number): number => {
+      const id = feature.length;
+      feature.push(-1);
+      threshold.push(0);
+      leftArr.push(-1);
+      rightArr.push(-1);
+      const rows = rowsBuf.subarray(0, hi - lo);
+      for (let k = lo; k < hi; k++) rows[k - lo] = idx[base[k]];
+      leafValue(ctx, rows, value);
+      if (depth >= params.maxDepth || rows.length < 2 * Math.max(1, params.minLeaf)) return id;
+      if (criterion === 'gini') {
+        const first = target.y[rows[0]];
+        let pure = true;
+        for (let k = 1; k < rows.length && pure; k++) pure = target.y[rows[k]] === first;
+        if (pure) return id;
+      }
+      let features = allFeatures;
+      if (mtry < d) {
+        for (let k = 0; k < mtry; k++) {
+          const j = k + rng.int(d - k);
+          const t = pool[k];
+          pool[k] = pool[j];
+          pool[j] = t;
+        }
+        features = pool.subarray(0, mtry);
+      }
+      const split = bestSplit(ctx, rows, features, (f, out) => {
+        const o = orders[f];
+        for (let k = lo; k < hi; k++) out[k - lo] = idx[o[k]];
+      });
+      if (!split) return id;
+      let nLeft = 0;
+      for (let k = lo; k < hi; k++) {
+        const p = base[k];
+        const left = X.data[idx[p] * d + split.feature] <= split.threshold ? 1 : 0;
+        goesLeft[p] = left;
+        nLeft += left;
+      }
+      if (nLeft === 0 || nLeft === hi - lo) return id;
+      for (const o of orders) {
+        let a = lo;
+        let b = lo + nLeft;
+        for (let k = lo; k < hi; k++) {
+          const p = o[k];
+          if (goesLeft[p]) tmp[a++] = p;
+          else tmp[b++] = p;
+        }
+        o.set(tmp.subarray(lo, hi), lo);
+      }
+      feature[id] = split.feature;
+      threshold[id] = split.threshold;
+      const l = growSorted(lo, lo + nLeft, depth + 1);
+      const r = growSorted(lo + nLeft, hi, depth + 1);
+      leftArr[id] = l;
+      rightArr[id] = r;
+      return id;
+    };
+    growSorted(0, m, 0);
+  }
   return {
     feature: Int32Array.from(feature),
     threshold: Float64Array.from(threshold),

@@ -1,5 +1,5 @@
 import { Rng } from '../rng';
-import { accumulateTree, Criterion, distinctEventTimes, growTree, sortByTime, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import { accumulateTree, Criterion, distinctEventTimes, growTree, presortRows, sortByTime, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
 
 export type ForestTask = 'classification' | 'regression' | 'survival';
@@ -33,13 +33,14 @@ export class RandomForest implements Model {
     const params = { maxDepth: 1000, minLeaf: this.minLeaf, mtry: this.mtry(X.cols), nsplit: 10 };
     const eventTimes: Float64Array | undefined = this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
     const seed = Math.floor(rng.next() * 4294967296);
+    const presorted = this.task === 'survival' ? undefined : presortRows(X);
     this.trees = [];
     for (let t = 0; t < this.treeCount; t++) {
       const treeRng = new Rng(seed, t);
       let idx: Int32Array = new Int32Array(n);
       for (let i = 0; i < n; i++) idx[i] = treeRng.int(n);
       idx = this.task === 'survival' ? sortByTime(idx, target.y) : idx.sort();
-      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes));
+      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes, presorted));
     }
     this.outputWidth = this.trees[0]?.width ?? 1;
     return this;
