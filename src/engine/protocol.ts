@@ -22,8 +22,10 @@ export const DROP_THRESHOLD = 0.99;
 /** BBCD-CV runs only on grids with at least this many configurations. */
 export const DROP_MIN_CONFIGURATIONS = 20;
 const DROP_BOOTSTRAPS = 200;
-/** Folds of the feature-importance refits (repeat 0's folds merged). */
-const PLOT_FOLDS = 5;
+/** Folds of the feature-importance refits (repeat 0's folds merged): 5, fewer for large samples to bound the refits. */
+export function plotFoldCount(n: number, k: number): number {
+  return Math.min(k, n <= 1000 ? 5 : n <= 3000 ? 3 : 2);
+}
 
 /** Monotone progress: reported on results at most every 100 ms, and by a heartbeat every 500 ms. */
 class Progress {
@@ -122,7 +124,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     maxSignatureSize: params.maxSignatureSize,
     seed,
   };
-  const plotFolds = Math.min(plan.k, PLOT_FOLDS);
+  const plotFolds = plotFoldCount(n, plan.k);
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
   const cvTasks = configs.length * plan.k * plan.repeats;
   const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
