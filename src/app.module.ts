@@ -11,6 +11,7 @@ import { DatasetsModule } from './datasets/datasets.module';
 import { AnalysesModule } from './analyses/analyses.module';
 import { PlotsModule } from './plots/plots.module';
 import { PredictionsModule } from './predictions/predictions.module';
+import { ImageUploadModule } from './image-upload/image-upload.module';
 import { HealthController } from './health/health.controller';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -24,7 +25,7 @@ export interface AppOptions {
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
-const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule, PredictionsModule];
+const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule, PredictionsModule, ImageUploadModule];
 
 @Global()
 @Module({})

@@ -1,0 +1,107 @@
+/** The image formats an upload accepts (api-v1: jpeg, jpg, tif, png, bmp), told apart by content. */
+export type ImageMime = 'image/jpeg' | 'image/png' | 'image/bmp' | 'image/tiff';
+
+export interface ImageHeader {
+  mime: ImageMime;
+  width: number;
+  height: number;
+}
+
+/** Largest width or height accepted (a header claiming more is not a real image of ours). */
+const MAX_SIDE = 100_000;
+
+/**
+ * Reads the format and the dimensions from the bytes of an image: the magic bytes must match a format
+ * AND its header must decode to plausible dimensions. Returns undefined for anything else (a text file
+ * named .png, a truncated header, GIF, WebP...). The file name and the client's Content-Type are not used.
+ */
+export function readImageHeader(buf: Buffer): ImageHeader | undefined {
+  try {
+    const header = png(buf) ?? jpeg(buf) ?? bmp(buf) ?? tiff(buf);
+    if (!header) return undefined;
+    if (!(header.width >= 1 && header.height >= 1 && header.width <= MAX_SIDE && header.height <= MAX_SIDE)) return undefined;
+    return header;
+  } catch {
+    return undefined; // reading past the end of a truncated header
+  }
+}
+
+const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+function png(b: Buffer): ImageHeader | undefined {
+  if (b.length < 33 || !b.subarray(0, 8).equals(PNG_MAGIC)) return undefined;
+  // the first chunk must be IHDR, 13 bytes long
+  if (b.readUInt32BE(8) !== 13 || b.toString('latin1', 12, 16) !== 'IHDR') return undefined;
+  const bitDepth = b[24];
+  const colorType = b[25];
+  if (![1, 2, 4, 8, 16].includes(bitDepth) || ![0, 2, 3, 4, 6].includes(colorType)) return undefined;
+  return { mime: 'image/png', width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
+}
+
+function jpeg(b: Buffer): ImageHeader | undefined {
+  if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8 || b[2] !== 0xff) return undefined;
+  // walk the marker segments up to a start-of-frame, which holds the dimensions
+  let i = 2;
+  while (i + 4 <= b.length) {
+    if (b[i] !== 0xff) return undefined;
+    let marker = b[i + 1];
+    while (marker === 0xff && i + 2 < b.length) {
+      i++; // fill bytes
+      marker = b[i + 1];
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd9 || marker === 0xda) return undefined; // end of image or scan before any frame header
+    const length = b.readUInt16BE(i + 2);
+    if (length < 2) return undefined;
+    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isFrame) {
+      if (length < 8 || i + 9 > b.length) return undefined;
+      return { mime: 'image/jpeg', height: b.readUInt16BE(i + 5), width: b.readUInt16BE(i + 7) };
+    }
+    i += 2 + length;
+  }
+  return undefined;
+}
+
+function bmp(b: Buffer): ImageHeader | undefined {
+  if (b.length < 26 || b[0] !== 0x42 || b[1] !== 0x4d) return undefined;
+  const pixelOffset = b.readUInt32LE(10);
+  const dibSize = b.readUInt32LE(14);
+  if (pixelOffset < 14 + dibSize || pixelOffset > b.length) return undefined;
+  if (dibSize === 12) {
+    return { mime: 'image/bmp', width: b.readUInt16LE(18), height: b.readUInt16LE(20) };
+  }
+  if (![40, 52, 56, 64, 108, 124].includes(dibSize) || b.length < 30) return undefined;
+  const bpp = b.readUInt16LE(28);
+  if (![1, 4, 8, 16, 24, 32].includes(bpp)) return undefined;
+  return { mime: 'image/bmp', width: b.readInt32LE(18), height: Math.abs(b.readInt32LE(22)) };
+}
+
+function tiff(b: Buffer): ImageHeader | undefined {
+  if (b.length < 8) return undefined;
+  const order = b.toString('latin1', 0, 2);
+  if (order !== 'II' && order !== 'MM') return undefined;
+  const le = order === 'II';
+  const u16 = (o: number) => (le ? b.readUInt16LE(o) : b.readUInt16BE(o));
+  const u32 = (o: number) => (le ? b.readUInt32LE(o) : b.readUInt32BE(o));
+  if (u16(2) !== 42) return undefined;
+  const ifd = u32(4);
+  if (ifd < 8 || ifd + 2 > b.length) return undefined;
+  const count = u16(ifd);
+  let width: number | undefined;
+  let height: number | undefined;
+  for (let k = 0; k < count; k++) {
+    const e = ifd + 2 + k * 12;
+    if (e + 12 > b.length) return undefined;
+    const tag = u16(e);
+    const type = u16(e + 2);
+    const value = type === 3 ? u16(e + 8) : type === 4 ? u32(e + 8) : undefined;
+    if (tag === 256) width = value;
+    if (tag === 257) height = value;
+  }
+  if (width === undefined || height === undefined) return undefined;
+  return { mime: 'image/tiff', width, height };
+}

@@ -1,0 +1,69 @@
+import { Body, Controller, Get, HttpCode, Param, Post, UploadedFiles, UseInterceptors } from '@nestjs/common';
+import { FileFieldsInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator';
+import { Auth, AuthContext } from '../auth/auth-context';
+import { Permission } from '../auth/permission';
+import { Codes } from '../common/error-codes';
+import { ParseIdPipe } from '../common/pipes';
+import { UploadedParts } from './image-upload.dto';
+import { ImageUploadService } from './image-upload.service';
+
+const ONE_FILE = [{ name: 'file', maxCount: 1 }];
+
+@ApiTags('image datasets')
+@Controller('image')
+export class ImageUploadController {
+  constructor(private readonly images: ImageUploadService) {}
+
+  /** The project is named inside the multipart body: the service checks write permission on it. */
+  @Post('initUpload')
+  @HttpCode(200)
+  @Access(Permission.Authenticated)
+  @UseInterceptors(FileFieldsInterceptor(ONE_FILE))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file', 'attributes'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'CSV: first column sample ids, other columns features' },
+        attributes: { type: 'string', description: 'JSON: { projectId, name, description?, hasFeatureHeaders? }' },
+      },
+    },
+  })
+  init(@Auth() auth: AuthContext, @Body() body: Record<string, unknown>, @UploadedFiles() files: UploadedParts) {
+    return this.images.init(auth.userId, body, files);
+  }
+
+  @Post(':taskId/add')
+  @HttpCode(200)
+  @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
+  @UseInterceptors(FileFieldsInterceptor(ONE_FILE))
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['file', 'sampleId'],
+      properties: {
+        file: { type: 'string', format: 'binary', description: 'jpeg, png, tif or bmp image' },
+        sampleId: { type: 'string' },
+      },
+    },
+  })
+  add(@Param('taskId', ParseIdPipe) taskId: string, @Body() body: Record<string, unknown>, @UploadedFiles() files: UploadedParts) {
+    return this.images.add(taskId, body, files);
+  }
+
+  @Get(':taskId/commit')
+  @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
+  commit(@Param('taskId', ParseIdPipe) taskId: string) {
+    return this.images.commit(taskId);
+  }
+
+  @Get(':taskId/status')
+  @Access(Permission.ProjectRead, 'taskId', { notFound: Codes.ImageTaskNotFound })
+  status(@Param('taskId', ParseIdPipe) taskId: string) {
+    return this.images.status(taskId);
+  }
+}

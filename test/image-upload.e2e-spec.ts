@@ -1,0 +1,385 @@
+import { Jimp } from 'jimp';
+import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
+import { readImageHeader } from '../src/image-upload/image-format';
+import {
+  API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, TestApp, uploadDataset, uploadTask,
+} from './utils';
+
+/** The image dataset flow through HTTP: init, add, commit, status; then the dataset it makes. */
+
+type Mime = 'image/png' | 'image/jpeg' | 'image/bmp' | 'image/tiff';
+
+/** A small real image: a gray gradient on a colored background, `width` wide. */
+async function image(mime: Mime, width: number, height = 6, rgba = 0x3366ccff): Promise<Buffer> {
+  const img = new Jimp({ width, height, color: rgba });
+  for (let x = 0; x < width; x++) img.setPixelColor(((x * 40) % 256) * 0x01010100 + 0xff, x, 0);
+  return img.getBuffer(mime);
+}
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof createUser>>;
+beforeAll(async () => {
+  t = await createTestApp();
+  owner = await createUser(t);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+interface Attributes {
+  projectId?: unknown;
+  name?: unknown;
+  description?: unknown;
+  hasFeatureHeaders?: unknown;
+}
+
+function init(auth: string, csv: string | Buffer | undefined, attributes: Attributes | string | undefined, app: TestApp = t) {
+  const req = app.http().post(`${API}/image/initUpload`).set('Authorization', auth);
+  if (attributes !== undefined) req.field('attributes', typeof attributes === 'string' ? attributes : JSON.stringify(attributes));
+  if (csv !== undefined) req.attach('file', typeof csv === 'string' ? Buffer.from(csv) : csv, 'labels.csv');
+  return req;
+}
+
+function add(auth: string, taskId: string, sampleId: string | undefined, file: Buffer | undefined, filename = 'image.png', app: TestApp = t) {
+  const req = app.http().post(`${API}/image/${taskId}/add`).set('Authorization', auth);
+  if (sampleId !== undefined) req.field('sampleId', sampleId);
+  if (file !== undefined) req.attach('file', file, filename);
+  return req;
+}
+
+interface Status {
+  taskId: string;
+  state: string;
+  datasetId?: string;
+  error?: { code: string; message: string };
+}
+
+/** The error envelope with `code`; its message. */
+function errorMessage(res: { status: number; body: { code?: string; status?: string; message?: string } }, code: string): string {
+  expectError(res, code);
+  return String(res.body.message);
+}
+
+const get = (auth: string, path: string) => t.http().get(API + path).set('Authorization', auth);
+
+const LABELS = 'id,label,age\ns1,cat,3\ns2,dog,5\ns3,cat,2\ns4,dog,7\n';
+
+async function openTask(projectId: string, csv = LABELS, name = `scans-${Math.random().toString(36).slice(2, 8)}`): Promise<string> {
+  return expectSuccess<{ taskId: string }>(await init(owner.auth, csv, { projectId: Number(projectId), name })).taskId;
+}
+
+async function taskRows(projectId: string): Promise<number> {
+  const [r] = await t.db.query(`SELECT count(*)::int AS n FROM tasks WHERE project_id = $1`, [projectId]);
+  return r.n;
+}
+
+describe('full flow', () => {
+  it('init with 4 samples, 4 images of 4 formats, commit, finished: the dataset has the labels, the id and the img_ features', async () => {
+    const projectId = await createProject(t, owner.auth, 'images');
+    const init1 = expectSuccess(
+      await init(owner.auth, LABELS, { projectId: Number(projectId), name: 'scans', description: 'four pets', hasFeatureHeaders: true }),
+    );
+    expect(init1).toEqual({ taskId: expect.stringMatching(/^[1-9][0-9]*$/) });
+    const { taskId } = init1;
+    expect(expectSuccess(await get(owner.auth, `/image/${taskId}/status`))).toEqual({ taskId, state: 'pending' });
+
+    const files: [string, Buffer, string][] = [
+      ['s1', await image('image/png', 2), 's1.png'],
+      ['s2', await image('image/jpeg', 3), 's2.jpg'],
+      ['s3', await image('image/bmp', 4), 's3.bmp'],
+      ['s4', await image('image/tiff', 5), 's4.tif'],
+    ];
+    for (const [sampleId, buf, name] of files) {
+      expect(expectSuccess(await add(owner.auth, taskId, sampleId, buf, name))).toEqual({ taskId });
+    }
+    expect(expectSuccess(await get(owner.auth, `/image/${taskId}/commit`))).toEqual({});
+
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done).toEqual({ taskId, state: 'finished', datasetId: expect.stringMatching(/^[1-9][0-9]*$/) });
+    // the tabular task status route reads the same task
+    expect(expectSuccess(await get(owner.auth, `/task/${taskId}/status`))).toEqual(done);
+
+    const ds = expectSuccess(await get(owner.auth, `/dataset/${done.datasetId}`));
+    expect(ds).toEqual({
+      datasetId: done.datasetId,
+      projectId,
+      name: 'scans',
+      description: 'four pets',
+      sampleCount: 4,
+      featureCount: 3 + IMAGE_FEATURES.length,
+      sizeInBytes: expect.any(Number),
+    });
+    const { features } = expectSuccess(await get(owner.auth, `/dataset/${done.datasetId}/features`));
+    expect(features.slice(0, 3)).toEqual([
+      { name: 'id', type: 'identifier', missingCount: 0, distinctCount: 4 },
+      { name: 'label', type: 'categorical', missingCount: 0, distinctCount: 2 },
+      { name: 'age', type: 'numerical', missingCount: 0, distinctCount: 4 },
+    ]);
+    const img = features.slice(3);
+    expect(img.map((f: { name: string }) => f.name)).toEqual([...IMAGE_FEATURES]);
+    expect(img.every((f: { type: string; missingCount: number }) => f.type === 'numerical' && f.missingCount === 0)).toBe(true);
+    // the widths 2, 3, 4, 5 and the single height 6 came out of the decoded images
+    expect(img.find((f: { name: string }) => f.name === 'img_width').distinctCount).toBe(4);
+    expect(img.find((f: { name: string }) => f.name === 'img_height').distinctCount).toBe(1);
+
+    // the images are not kept once the dataset exists
+    const [left] = await t.db.query(
+      `SELECT (SELECT count(*)::int FROM image_samples WHERE task_id = $1) AS samples,
+              (SELECT count(*)::int FROM image_uploads WHERE task_id = $1) AS uploads`,
+      [taskId],
+    );
+    expect(left).toEqual({ samples: 0, uploads: 0 });
+  });
+
+  it('reads the init file without a header row: the first row is a sample, columns are named sampleId, feature_2...', async () => {
+    const projectId = await createProject(t, owner.auth, 'no-header');
+    const { taskId } = expectSuccess(
+      await init(owner.auth, '007,cat\n008,dog\n', { projectId: String(projectId), name: 'noheader', hasFeatureHeaders: false }),
+    );
+    // ids are kept as written (leading zeros included)
+    expectSuccess(await add(owner.auth, taskId, '007', await image('image/png', 3)));
+    expectSuccess(await add(owner.auth, taskId, '008', await image('image/png', 4)));
+    expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done.state).toBe('finished');
+    const { features } = expectSuccess(await get(owner.auth, `/dataset/${done.datasetId}/features`));
+    expect(features.slice(0, 2).map((f: { name: string; type: string }) => [f.name, f.type])).toEqual([
+      ['sampleId', 'identifier'],
+      ['feature_2', 'categorical'],
+    ]);
+    expect(features).toHaveLength(2 + IMAGE_FEATURES.length);
+  });
+
+  it('fails the task naming the sample when an image passes the header check but cannot be decoded', async () => {
+    const projectId = await createProject(t, owner.auth, 'broken');
+    const taskId = await openTask(projectId, 'id\nok\nbroken\n');
+    const good = await image('image/png', 3);
+    // a real PNG header (dimensions readable) followed by garbage instead of image data
+    const broken = Buffer.concat([good.subarray(0, 33), Buffer.from('this is not compressed image data at all')]);
+    expect(readImageHeader(broken)).toEqual({ mime: 'image/png', width: 3, height: 6 });
+    expectSuccess(await add(owner.auth, taskId, 'ok', good));
+    expectSuccess(await add(owner.auth, taskId, 'broken', broken, 'broken.png'));
+    expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done).toEqual({ taskId, state: 'failed', error: { code: 'badRequest-130-4-1', message: expect.stringContaining('"broken"') } });
+    const [ds] = await t.db.query(`SELECT count(*)::int AS n FROM datasets WHERE project_id = $1`, [projectId]);
+    expect(ds.n).toBe(0);
+  });
+});
+
+describe('image features', () => {
+  it('computes size, channel means, gray statistics, histogram fractions and edges of a bitmap', () => {
+    // 2 x 1: a black pixel and a white one
+    const f = computeFeatures({ width: 2, height: 1, data: Uint8Array.from([0, 0, 0, 255, 255, 255, 255, 255]) });
+    const byName = Object.fromEntries(IMAGE_FEATURES.map((n, i) => [n, f[i]]));
+    expect(byName.img_width).toBe(2);
+    expect(byName.img_height).toBe(1);
+    expect(byName.img_mean_red).toBeCloseTo(127.5, 6);
+    expect(byName.img_mean_gray).toBeCloseTo(127.5, 3);
+    expect(byName.img_std_gray).toBeCloseTo(127.5, 3);
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((i) => byName[`img_hist_${i}`])).toEqual([0.5, 0, 0, 0, 0, 0, 0, 0.5]);
+    expect(byName.img_mean_gradient).toBeCloseTo(255 / 2, 3);
+    expect(byName.img_edge_density).toBe(0.5);
+  });
+
+  it('reads the format and dimensions of each accepted format by content, and nothing else', async () => {
+    for (const mime of ['image/png', 'image/jpeg', 'image/bmp', 'image/tiff'] as const) {
+      expect(readImageHeader(await image(mime, 7, 5))).toEqual({ mime, width: 7, height: 5 });
+    }
+    expect(readImageHeader(Buffer.from('not an image, just text'))).toBeUndefined();
+    expect(readImageHeader(await new Jimp({ width: 2, height: 2, color: 0xffffffff }).getBuffer('image/gif'))).toBeUndefined();
+    expect(readImageHeader((await image('image/png', 4)).subarray(0, 20))).toBeUndefined();
+  });
+});
+
+describe('init errors (and nothing left behind)', () => {
+  let projectId: string;
+  beforeAll(async () => {
+    projectId = await createProject(t, owner.auth, 'init-errors');
+    await uploadDataset(t, owner.auth, projectId, 'a,b\n1,2\n3,4\n', { name: 'taken' });
+  });
+
+  it.each<[string, string | Buffer | undefined, Attributes | string | undefined | ((p: string) => Attributes), string]>([
+    ['attributes not JSON', LABELS, '{projectId: 1', 'badRequest-1-0-4'],
+    ['attributes a JSON array', LABELS, '[1,2]', 'badRequest-1-0-4'],
+    ['attributes missing', LABELS, undefined, 'badRequest-1-0-5'],
+    ['projectId missing', LABELS, { name: 'scans' }, 'badRequest-1-0-5'],
+    ['projectId not a positive integer', LABELS, { projectId: 'abc', name: 'scans' }, 'badRequest-1-0-6'],
+    ['projectId negative', LABELS, { projectId: -3, name: 'scans' }, 'badRequest-1-0-6'],
+    ['unknown project', LABELS, { projectId: 987654321, name: 'scans' }, 'notFound-100-1-1'],
+    ['name too short', LABELS, (p) => ({ projectId: Number(p), name: 'ab' }), 'badRequest-110-0-2'],
+    ['name too long', LABELS, (p) => ({ projectId: Number(p), name: 'x'.repeat(61) }), 'badRequest-110-0-2'],
+    ['name missing', LABELS, (p) => ({ projectId: Number(p) }), 'badRequest-1-0-5'],
+    ['description too long', LABELS, (p) => ({ projectId: Number(p), name: 'scans', description: 'd'.repeat(256) }), 'badRequest-110-0-3'],
+    ['hasFeatureHeaders not a boolean', LABELS, (p) => ({ projectId: Number(p), name: 'scans', hasFeatureHeaders: 'yes' }), 'badRequest-1-0-6'],
+    ['unknown attribute', LABELS, (p) => ({ projectId: Number(p), name: 'scans', color: 'red' }), 'badRequest-1-0-7'],
+    ['name already used', LABELS, (p) => ({ projectId: Number(p), name: 'taken' }), 'conflict-110-0-1'],
+    ['file missing', undefined, (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-1-0-5'],
+    ['duplicate sample id', 'id,label\ns1,a\ns2,b\ns1,c\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-2'],
+    ['empty sample id', 'id,label\ns1,a\n ,b\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-2'],
+    ['ragged rows', 'id,label\ns1,a\ns2,b,extra\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
+    ['header only', 'id,label\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
+    ['empty file', '', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
+    ['not UTF-8', Buffer.from([0x69, 0x64, 0x0a, 0xff, 0xfe, 0x0a]), (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
+    ['a column named img_*', 'id,img_width\ns1,3\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-3'],
+  ])('%s', async (_name, csv, attributes, code) => {
+    const attrs = typeof attributes === 'function' ? attributes(projectId) : attributes;
+    const message = errorMessage(await init(owner.auth, csv, attrs), code);
+    expect(message.length).toBeGreaterThan(0);
+    expect(await taskRows(projectId)).toBe(1); // only the tabular upload's task of beforeAll
+  });
+
+  it('names the row of a duplicate sample id', async () => {
+    const message = errorMessage(await init(owner.auth, 'id\na\nb\na\n', { projectId: Number(projectId), name: 'dups' }), 'badRequest-130-0-2');
+    expect(message).toContain('"a"');
+    expect(message).toContain('rows 1 and 3');
+  });
+
+  it('refuses a second file part and other form fields with malformed-body or unknown-field codes', async () => {
+    const twoFiles = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
+      .attach('file', Buffer.from(LABELS), 'a.csv')
+      .attach('file', Buffer.from(LABELS), 'b.csv');
+    expectError(await twoFiles, 'badRequest-1-0-4');
+    const otherPart = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
+      .attach('image', Buffer.from(LABELS), 'a.csv');
+    expectError(await otherPart, 'badRequest-1-0-4');
+    const extraField = init(owner.auth, LABELS, { projectId: Number(projectId), name: 'scans' }).field('color', 'red');
+    expectError(await extraField, 'badRequest-1-0-7');
+    expect(await taskRows(projectId)).toBe(1);
+  });
+
+  it('needs write permission on the project: a stranger and a read-only user get 403, a writer may', async () => {
+    const stranger = await createUser(t);
+    const reader = await createUser(t);
+    const writer = await createUser(t);
+    await t.db.query(
+      `INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, false, false), ($1, $3, true, true, false)`,
+      [projectId, reader.userId, writer.userId],
+    );
+    const attrs = { projectId: Number(projectId), name: 'shared-scans' };
+    expect((await init(stranger.auth, LABELS, attrs)).status).toBe(403);
+    expect((await init(reader.auth, LABELS, attrs)).status).toBe(403);
+    expect((await init('Bearer nope', LABELS, attrs)).status).toBe(403);
+    expect(await taskRows(projectId)).toBe(1);
+    const { taskId } = expectSuccess(await init(writer.auth, LABELS, attrs));
+    const [row] = await t.db.query(`SELECT kind, state, user_id, project_id FROM tasks WHERE id = $1`, [taskId]);
+    expect(row).toEqual({ kind: 'imageUpload', state: 'pending', user_id: writer.userId, project_id: projectId });
+  });
+});
+
+describe('add and commit errors', () => {
+  let projectId: string;
+  beforeAll(async () => {
+    projectId = await createProject(t, owner.auth, 'add-errors');
+  });
+
+  it('refuses an unknown sampleId, a non-image named .png, a GIF, a second image, a missing part', async () => {
+    const taskId = await openTask(projectId);
+    const png = await image('image/png', 3);
+    expectError(await add(owner.auth, taskId, 's9', png), 'badRequest-130-2-1');
+    expectError(await add(owner.auth, taskId, 's1', Buffer.from('id,label\nhello,world\n'), 'photo.png'), 'badRequest-130-2-2');
+    const gif = await new Jimp({ width: 2, height: 2, color: 0xffffffff }).getBuffer('image/gif');
+    expectError(await add(owner.auth, taskId, 's1', gif, 'photo.jpg'), 'badRequest-130-2-2');
+    expectError(await add(owner.auth, taskId, undefined, png), 'badRequest-1-0-5');
+    expectError(await add(owner.auth, taskId, 's1', undefined), 'badRequest-1-0-5');
+    // a BMP named .png is a BMP: the content decides
+    expectSuccess(await add(owner.auth, taskId, 's1', await image('image/bmp', 3), 'really-a-bmp.png'));
+    expectError(await add(owner.auth, taskId, 's1', png), 'conflict-130-2-3');
+    const [row] = await t.db.query(`SELECT mime FROM image_samples WHERE task_id = $1 AND sample_id = 's1'`, [taskId]);
+    expect(row.mime).toBe('image/bmp');
+  });
+
+  it('refuses a commit with samples lacking an image, naming how many and which; then commit once, and no add after it', async () => {
+    const taskId = await openTask(projectId);
+    expectSuccess(await add(owner.auth, taskId, 's2', await image('image/png', 3)));
+    const missing = errorMessage(await get(owner.auth, `/image/${taskId}/commit`), 'badRequest-130-3-2');
+    expect(missing).toContain('3 of 4');
+    expect(missing).toContain('s1, s3, s4');
+    expect(expectSuccess(await get(owner.auth, `/image/${taskId}/status`)).state).toBe('pending');
+
+    for (const s of ['s1', 's3', 's4']) expectSuccess(await add(owner.auth, taskId, s, await image('image/jpeg', 4)));
+    expect(expectSuccess(await get(owner.auth, `/image/${taskId}/commit`))).toEqual({});
+    expectError(await get(owner.auth, `/image/${taskId}/commit`), 'conflict-130-3-1');
+    expectError(await add(owner.auth, taskId, 's1', await image('image/png', 3)), 'conflict-130-2-4');
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done.state).toBe('finished');
+    expectError(await get(owner.auth, `/image/${taskId}/commit`), 'conflict-130-3-1');
+  });
+
+  it('unknown task: notFound-130-1-1, a dataset-creation task too; malformed id: badRequest-1-0-2', async () => {
+    const png = await image('image/png', 3);
+    expectError(await add(owner.auth, '987654321', 's1', png), 'notFound-130-1-1');
+    expectError(await get(owner.auth, '/image/987654321/commit'), 'notFound-130-1-1');
+    expectError(await get(owner.auth, '/image/987654321/status'), 'notFound-130-1-1');
+    const tabular = await uploadTask(t, owner.auth, projectId, 'a,b\n1,2\n3,4\n');
+    expectError(await add(owner.auth, tabular.taskId, 's1', png), 'notFound-130-1-1');
+    expectError(await get(owner.auth, `/image/${tabular.taskId}/commit`), 'notFound-130-1-1');
+    expectError(await get(owner.auth, `/image/${tabular.taskId}/status`), 'notFound-130-1-1');
+    expectError(await add(owner.auth, 'abc', 's1', png), 'badRequest-1-0-2');
+    expectError(await get(owner.auth, '/image/0/commit'), 'badRequest-1-0-2');
+    expectError(await get(owner.auth, '/image/-1/status'), 'badRequest-1-0-2');
+  });
+
+  it('another user gets 403 on add, commit and status; a reader may read the status but not add or commit', async () => {
+    const taskId = await openTask(projectId);
+    const stranger = await createUser(t);
+    const reader = await createUser(t);
+    await t.db.query(`INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, false, false)`, [
+      projectId,
+      reader.userId,
+    ]);
+    const png = await image('image/png', 3);
+    expect((await add(stranger.auth, taskId, 's1', png)).status).toBe(403);
+    expect((await get(stranger.auth, `/image/${taskId}/commit`)).status).toBe(403);
+    expect((await get(stranger.auth, `/image/${taskId}/status`)).status).toBe(403);
+    expect((await add(reader.auth, taskId, 's1', png)).status).toBe(403);
+    expect((await get(reader.auth, `/image/${taskId}/commit`)).status).toBe(403);
+    expect(expectSuccess(await get(reader.auth, `/image/${taskId}/status`))).toEqual({ taskId, state: 'pending' });
+    const [row] = await t.db.query(`SELECT count(*)::int AS n FROM image_samples WHERE task_id = $1 AND image IS NOT NULL`, [taskId]);
+    expect(row.n).toBe(0);
+  });
+
+  it('deleting the project deletes the task, its samples and images', async () => {
+    const p = await createProject(t, owner.auth, 'to-delete');
+    const taskId = await openTask(p);
+    expectSuccess(await add(owner.auth, taskId, 's1', await image('image/png', 3)));
+    expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth));
+    const [left] = await t.db.query(
+      `SELECT (SELECT count(*)::int FROM tasks WHERE id = $1) AS tasks,
+              (SELECT count(*)::int FROM image_samples WHERE task_id = $1) AS samples,
+              (SELECT count(*)::int FROM image_uploads WHERE task_id = $1) AS uploads`,
+      [taskId],
+    );
+    expect(left).toEqual({ tasks: 0, samples: 0, uploads: 0 });
+  });
+});
+
+describe('size limits', () => {
+  let small: TestApp;
+  beforeAll(async () => {
+    small = await createTestApp({ MAX_IMAGE_BYTES: '2048', MAX_TABULAR_FILE_BYTES: '4096' });
+  });
+  afterAll(async () => {
+    await small.close();
+  });
+
+  it('an init file over the limit or an image over MAX_IMAGE_BYTES gets badRequest-1-0-3; below them they pass', async () => {
+    const user = await createUser(small);
+    const projectId = await createProject(small, user.auth, 'limits');
+    const big = 'id\n' + Array.from({ length: 800 }, (_, i) => `sample${i}`).join('\n') + '\n';
+    expect(big.length).toBeGreaterThan(4096);
+    expectError(await init(user.auth, big, { projectId: Number(projectId), name: 'too-big' }, small), 'badRequest-1-0-3');
+    const [tasks] = await small.db.query(`SELECT count(*)::int AS n FROM tasks`);
+    expect(tasks.n).toBe(0);
+
+    const { taskId } = expectSuccess(await init(user.auth, 'id\ns1\n', { projectId: Number(projectId), name: 'small' }, small));
+    const huge = await new Jimp({ width: 40, height: 40, color: 0x000000ff }).getBuffer('image/bmp');
+    expect(huge.length).toBeGreaterThan(2048);
+    expectError(await add(user.auth, taskId, 's1', huge, 's1.bmp', small), 'badRequest-1-0-3');
+    const fits = await image('image/png', 4);
+    expect(fits.length).toBeLessThan(2048);
+    expectSuccess(await add(user.auth, taskId, 's1', fits, 's1.png', small));
+  });
+});
