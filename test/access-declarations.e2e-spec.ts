@@ -21,6 +21,10 @@ const EXPECTED: Record<string, string> = {
   'POST /project/:projectId/delete': 'project.owned(projectId)',
   'POST /project/:projectId/share': 'project.owned(projectId)',
   'POST /project/:projectId/unshare': 'project.owned(projectId)',
+  'POST /image/initUpload': 'user.authenticated',
+  'POST /image/:taskId/add': 'project.write(taskId)',
+  'GET /image/:taskId/commit': 'project.write(taskId)',
+  'GET /image/:taskId/status': 'project.read(taskId)',
 };
 
 function routes(t: TestApp): Record<string, string> {

@@ -14,6 +14,8 @@ interface Route {
 }
 interface Ids {
   projectId: string;
+  /** A pending image upload task with one sample lacking its image. */
+  imageTaskId: string;
 }
 
 const ROUTES: Record<string, Route> = {
@@ -30,6 +32,16 @@ const ROUTES: Record<string, Route> = {
     body: () => ({ username: 'nobody-at-all' }),
     allowed: ['owner'],
   },
+  // image init names its project inside the body: the service checks write on it (answers 1-0-5 for the missing file)
+  'image init': {
+    method: 'post',
+    path: () => '/image/initUpload',
+    body: (i) => ({ attributes: JSON.stringify({ projectId: Number(i.projectId), name: 'matrix-scans' }) }),
+    allowed: ['write', 'owner'],
+  },
+  'image add': { method: 'post', path: (i) => `/image/${i.imageTaskId}/add`, body: () => ({}), allowed: ['write', 'owner'] },
+  'image commit': { method: 'get', path: (i) => `/image/${i.imageTaskId}/commit`, allowed: ['write', 'owner'] },
+  'image status': { method: 'get', path: (i) => `/image/${i.imageTaskId}/status`, allowed: ['read', 'write', 'execute', 'owner'] },
   // delete last: it destroys the fixture
   'delete project': { method: 'post', path: (i) => `/project/${i.projectId}/delete`, allowed: ['owner'] },
 };
@@ -57,7 +69,12 @@ async function fixture() {
   const stranger = await createUser(t);
   const expired = await createUser(t);
   await t.db.query(`UPDATE tokens SET expires_at = now() - interval '1 minute' WHERE user_id = $1`, [expired.userId]);
-  return { ids: { projectId }, levels, stranger: stranger.auth, expired: expired.auth };
+  const [imageTask] = await t.db.query(`INSERT INTO tasks (kind, user_id, project_id) VALUES ('imageUpload', $1, $2) RETURNING id`, [
+    owner.userId,
+    projectId,
+  ]);
+  await t.db.query(`INSERT INTO image_samples (task_id, idx, sample_id) VALUES ($1, 0, 's1')`, [imageTask.id]);
+  return { ids: { projectId, imageTaskId: String(imageTask.id) }, levels, stranger: stranger.auth, expired: expired.auth };
 }
 
 function call(route: Route, ids: Ids, auth?: string) {
