@@ -162,9 +162,39 @@ describe('full flow', () => {
     expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
     const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
     expect(done).toEqual({ taskId, state: 'failed', error: { code: 'badRequest-130-4-1', message: expect.stringContaining('"broken"') } });
-    const [ds] = await t.db.query(`SELECT count(*)::int AS n FROM datasets WHERE project_id = $1`, [projectId]);
-    expect(ds.n).toBe(0);
+    const [left] = await t.db.query(
+      `SELECT (SELECT count(*)::int FROM datasets WHERE project_id = $1) AS datasets,
+              (SELECT count(*)::int FROM image_samples WHERE task_id = $2) AS samples`,
+      [projectId, taskId],
+    );
+    expect(left).toEqual({ datasets: 0, samples: 0 });
   });
+});
+
+describe('analysis on an image dataset', () => {
+  it('a classification analysis runs on the img_ features and the label', async () => {
+    const projectId = await createProject(t, owner.auth, 'analysed');
+    const ids = Array.from({ length: 16 }, (_, i) => `p${i + 1}`);
+    const csv = 'id,label\n' + ids.map((id, i) => `${id},${i % 2 ? 'bright' : 'dark'}`).join('\n') + '\n';
+    const taskId = await openTask(projectId, csv, 'bright-or-dark');
+    for (let i = 0; i < ids.length; i++) {
+      const level = i % 2 ? 200 + i : 30 + i;
+      const color = ((level * 0x010101) << 8) + 0xff;
+      expectSuccess(await add(owner.auth, taskId, ids[i], await image('image/png', 4 + (i % 3), 4, color >>> 0)));
+    }
+    expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done.state).toBe('finished');
+    const { analysisId } = expectSuccess(
+      await t.http().post(`${API}/dataset/${done.datasetId}/analyze`).set('Authorization', owner.auth)
+        .send({ outcome: { classification: 'label' }, thoroughness: 'preliminary', coreCount: 1, name: 'images' }),
+    );
+    const status = await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished' || s.state === 'failed', 120_000);
+    expect(status.state).toBe('finished');
+    // the brightness features separate the classes: the models' signatures name img_ features
+    const result = expectSuccess(await get(owner.auth, `/analysis/${analysisId}/result`));
+    expect(JSON.stringify(result.models)).toMatch(/"img_(mean|hist)_/);
+  }, 150_000);
 });
 
 describe('image features', () => {

@@ -62,7 +62,10 @@ export class ImageUploadService implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register<ImageJob>('imageDataset', {
       run: (ctx) => this.runJob(ctx),
-      onGiveUp: (job, reason) => this.datasets.failTask(job.taskId, Codes.ImageDatasetFailed, reason, true),
+      onGiveUp: async (job, reason) => {
+        await this.datasets.failTask(job.taskId, Codes.ImageDatasetFailed, reason, true);
+        await this.dropUploadedData(job.taskId);
+      },
     });
   }
 
@@ -235,10 +238,13 @@ export class ImageUploadService implements OnModuleInit {
         {},
       );
     } catch (e) {
-      if (e instanceof TaskFailure) await this.datasets.failTask(taskId, e.code, e.message);
+      if (e instanceof TaskFailure) {
+        await this.datasets.failTask(taskId, e.code, e.message);
+        await this.dropUploadedData(taskId);
+      }
       throw e;
     }
-    // The images are not kept once the dataset exists (the task's status stays).
+    // The images are not kept once the dataset exists or the task failed (the task's status stays).
     await this.dropUploadedData(taskId);
   }
 
