@@ -26,6 +26,8 @@ async function rowsOf(projectId: string): Promise<Record<string, number>> {
       'SELECT count(*)::int AS n FROM prediction_results r JOIN predictions p ON p.id = r.prediction_id JOIN analyses a ON a.id = p.analysis_id WHERE a.project_id = $1',
     ),
     jobs: await q('SELECT count(*)::int AS n FROM jobs WHERE project_id = $1'),
+    image_uploads: await q('SELECT count(*)::int AS n FROM image_uploads u JOIN tasks k ON k.id = u.task_id WHERE k.project_id = $1'),
+    image_samples: await q('SELECT count(*)::int AS n FROM image_samples s JOIN tasks k ON k.id = s.task_id WHERE k.project_id = $1'),
   };
 }
 
@@ -46,6 +48,11 @@ it('deleting a project removes every row that belongs to it, and nothing of othe
     await t.http().post(`${API}/analysis/${analysisId}/predict/${ds}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
   );
   await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${predictionId}/status`, (s) => s.state === 'finished');
+  // an image upload left uncommitted (its sample rows and the init file stay until the project goes)
+  const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+    .attach('file', Buffer.from('id,label\ns1,a\ns2,b\n'), 'labels.csv')
+    .field('attributes', JSON.stringify({ projectId: Number(p), name: 'scans' }));
+  expect(expectSuccess(init).taskId).toMatch(/^\d+$/);
   // one more analysis still queued or running when the project goes
   expectSuccess(
     await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', owner.auth)
