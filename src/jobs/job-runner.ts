@@ -127,7 +127,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         signal,
       });
       await this.db.query(
-        `UPDATE jobs SET state = 'done', lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+        // lease_owner stays: it records which worker ran the job
+        `UPDATE jobs SET state = 'done', lease_expires_at = NULL, updated_at = now()
           WHERE id = $1 AND lease_owner = $2`,
         [job.id, this.workerId],
       );
