@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import {
   API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset,
 } from './utils';
+import { JobRunner } from '../src/jobs/job-runner';
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createUser>>;
@@ -125,4 +126,29 @@ describe('a full session', () => {
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM analysis_results WHERE analysis_id = $1', [analysisId]);
     expect(n).toBe(0);
   }, 240_000);
+});
+
+describe('deleting a running analysis', () => {
+  it('stops its computation within 2 seconds and frees its cores', async () => {
+    const quota = await createUser(t, undefined, 1);
+    const p = await createProject(t, quota.auth, 'quota');
+    const ds = await uploadDataset(t, quota.auth, p, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'long' };
+    const { analysisId } = expectSuccess(await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', quota.auth).send(body));
+    // the user's single core is taken
+    expectError(await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', quota.auth).send(body), 'badRequest-120-1-7');
+    await pollUntil<{ state: string }>(t, quota.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'running', 60_000);
+    const runner = t.app.get(JobRunner);
+    expect(runner.runningCount()).toBe(1);
+
+    const deleted = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', quota.auth));
+    expect(deleted.state).toBe('running');
+    const start = Date.now();
+    while (runner.runningCount() > 0 && Date.now() - start < 5000) await new Promise((r) => setTimeout(r, 20));
+    expect(runner.runningCount()).toBe(0);
+    expect(Date.now() - start).toBeLessThan(2000);
+    // the core is free again at once
+    const again = expectSuccess(await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', quota.auth).send({ ...body, thoroughness: 'preliminary' }));
+    expect(again.analysisId).toMatch(/^\d+$/);
+  }, 120_000);
 });

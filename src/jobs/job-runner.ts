@@ -90,6 +90,11 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     return started;
   }
 
+  /** Jobs this runner is running now. */
+  runningCount(): number {
+    return this.running.size;
+  }
+
   /** Waits for every job this runner has started to end (tests). */
   async drain(): Promise<void> {
     while (this.running.size) await Promise.allSettled([...this.running.values()].map((r) => r.done));
