@@ -1,0 +1,74 @@
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { INestApplication } from '@nestjs/common';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config/config';
+import { runMigrations } from '../src/database/database';
+import { ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
+import { UsersService } from '../src/auth/users.service';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BenchServer {
+  app: INestApplication;
+  base: string;
+  auth: string;
+  stop: () => Promise<void>;
+}
+
+/** The real service on 127.0.0.1 with its own embedded PostgreSQL in a temp dir, and a user's token. */
+export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres(dir, await freePort());
+  await ensureDatabase(pg.url('postgres'), 'bench');
+  await runMigrations(pg.url('bench'));
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', ...env });
+  const app = await createApp({ config, databaseUrl: pg.url('bench'), http: true });
+  const port = await freePort();
+  await app.listen(port, '127.0.0.1');
+  const { token } = await app.get(UsersService).createUser({ username: 'bench', password: 'bench-password', cores: 64 });
+  return {
+    app,
+    base: `http://127.0.0.1:${port}/api/public/v1`,
+    auth: `Bearer ${token}`,
+    stop: async () => {
+      await app.close();
+      await pg.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A JSON call; returns the payload or throws with the error envelope. */
+export async function call<T = any>(s: BenchServer, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const res = await fetch(s.base + route, {
+    method,
+    headers: { authorization: s.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = (await res.json()) as { status: string; payload: T; code?: string; message?: string };
+  if (json.status !== 'success') throw new Error(`${route}: ${json.code} ${json.message}`);
+  return json.payload;
+}
+
+/** Samples the process's resident memory every 100 ms; `peak()` gives the highest seen, in MB. */
+export function rssSampler(): { peak: () => number; stop: () => void } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
+  return { peak: () => Math.round(peak / 1048576), stop: () => clearInterval(timer) };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
