@@ -48,6 +48,7 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   const parser: Parser = parse({
     delimiter: options.separator,
     bom: true,
+    info: true,
     skip_empty_lines: true,
     relax_column_count: false,
     max_record_size: options.maxFieldLength ?? 10_000_000,
@@ -84,8 +85,9 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   })();
 
   try {
-    for await (const record of parser as AsyncIterable<string[]>) {
-      consume.record(record, parser.info.lines);
+    // with `info`, each record carries the line it ends on (parser.info.lines may already be past it)
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      consume.record(record, info.lines);
     }
   } catch (e) {
     await reading.catch(() => undefined);

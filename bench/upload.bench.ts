@@ -1,0 +1,114 @@
+/**
+ * Tabular upload end to end (issue 3: >= 20 MB/s, server memory < 1 GB for 200,000 x 200 ~ 500 MB).
+ *   npm run build && node dist/bench/upload.bench.js [--rows 200000] [--cols 200]
+ * Writes a CSV to a temp file, streams it over HTTP to the real service (its own embedded PostgreSQL,
+ * 127.0.0.1 only), runs createDataset, then loads the dataset as the engine does.
+ */
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { DatasetsService } from '../src/datasets/datasets.service';
+import { call, rssSampler, startServer } from './server';
+
+const arg = (name: string, d: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : d;
+};
+
+/** rows x cols: numbers with 8 significant digits, every 20th column a category, and a class label. */
+async function writeCsv(file: string, rows: number, cols: number): Promise<number> {
+  const out = fs.createWriteStream(file);
+  const header = Array.from({ length: cols }, (_, j) => (j === cols - 1 ? 'label' : `f${j}`)).join(',') + '\n';
+  out.write(header);
+  let seed = 12345;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const lines: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const cells = new Array<string>(cols);
+    for (let j = 0; j < cols - 1; j++) cells[j] = j % 20 === 19 ? `c${Math.floor(rnd() * 5)}` : (rnd() * 1000).toPrecision(8);
+    cells[cols - 1] = rnd() < 0.5 ? 'yes' : 'no';
+    lines.push(cells.join(','));
+    if (lines.length === 1000) {
+      if (!out.write(lines.join('\n') + '\n')) await new Promise<void>((r) => out.once('drain', () => r()));
+      lines.length = 0;
+    }
+  }
+  if (lines.length) out.write(lines.join('\n') + '\n');
+  await new Promise<void>((r) => out.end(() => r()));
+  return fs.statSync(file).size;
+}
+
+function upload(base: string, auth: string, fileId: string, file: string): Promise<{ sizeInBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${base}/file/${fileId}/upload`);
+    const req = http.request(
+      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: auth, 'content-type': 'text/csv' } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => (body += d));
+        res.on('end', () => {
+          const json = JSON.parse(body);
+          if (json.status === 'success') resolve(json.payload);
+          else reject(new Error(body));
+        });
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+async function main() {
+  const rows = arg('rows', 200_000);
+  const cols = arg('cols', 200);
+  const file = path.join(os.tmpdir(), `signet-upload-${rows}x${cols}.csv`);
+  let t0 = Date.now();
+  const bytes = fs.existsSync(file) ? fs.statSync(file).size : await writeCsv(file, rows, cols);
+  const mb = bytes / 1048576;
+  process.stdout.write(`file: ${rows} x ${cols}, ${mb.toFixed(1)} MB (written in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+
+  const s = await startServer({ WORKER_CORES: '2', MAX_TABULAR_FILE_BYTES: String(2 * 1024 ** 3) });
+  const rss = rssSampler();
+  try {
+    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
+    t0 = Date.now();
+    const up = await upload(s.base, s.auth, 'big', file);
+    const uploadS = (Date.now() - t0) / 1000;
+    const t1 = Date.now();
+    const { taskId } = await call(s, 'POST', '/file/big/createDataset', { projectId, name: 'big', fileSizeInBytes: up.sizeInBytes });
+    let task;
+    do {
+      await new Promise((r) => setTimeout(r, 200));
+      task = await call(s, 'GET', `/task/${taskId}/status`);
+    } while (task.state !== 'finished' && task.state !== 'failed');
+    const parseS = (Date.now() - t1) / 1000;
+    if (task.state !== 'finished') throw new Error(`task failed: ${JSON.stringify(task.error)}`);
+    const ds = await call(s, 'GET', `/dataset/${task.datasetId}`);
+    const t2 = Date.now();
+    const data = await s.app.get(DatasetsService).loadForEngine(task.datasetId);
+    const loadS = (Date.now() - t2) / 1000;
+    const total = uploadS + parseS;
+    process.stdout.write(
+      [
+        `upload:          ${uploadS.toFixed(1)} s, ${(mb / uploadS).toFixed(1)} MB/s`,
+        `parse + store:   ${parseS.toFixed(1)} s, ${(mb / parseS).toFixed(1)} MB/s (${ds.sampleCount} x ${ds.featureCount}, stored ${(ds.sizeInBytes / 1048576).toFixed(1)} MB)`,
+        `end to end:      ${total.toFixed(1)} s, ${(mb / total).toFixed(1)} MB/s (target >= 20 MB/s: ${mb / total >= 20 ? 'met' : 'MISSED'})`,
+        `loadForEngine:   ${loadS.toFixed(2)} s (${data.columns.length} columns)`,
+        `peak RSS:        ${rss.peak()} MB (server, client and PostgreSQL client in one process; target < 1024 MB: ${rss.peak() < 1024 ? 'met' : 'MISSED'})`,
+      ].join('\n') + '\n',
+    );
+  } finally {
+    rss.stop();
+    await s.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    process.stderr.write(`${(e as Error).stack}\n`);
+    process.exit(1);
+  },
+);
