@@ -91,15 +91,25 @@ export class FilesService {
     return { id: String(rows[0].id), sizeInBytes: Number(rows[0].size_in_bytes), chunkCount: rows[0].chunk_count };
   }
 
-  /** The file's bytes, one stored chunk at a time. */
+  /** The file's bytes, chunk by chunk; the next few chunks are fetched while the caller works on these. */
   async *chunks(filePk: string): AsyncGenerator<Buffer> {
     const found = await this.db.query('SELECT chunk_count AS n FROM files WHERE id = $1', [filePk]);
     if (!found.length) throw new Error('the uploaded file was deleted or replaced');
     const n: number = found[0].n;
-    for (let seq = 0; seq < n; seq++) {
-      const rows = await this.db.query('SELECT data FROM file_chunks WHERE file_pk = $1 AND seq = $2', [filePk, seq]);
-      if (!rows.length) throw new Error(`file ${filePk} lost chunk ${seq}`);
-      yield rows[0].data as Buffer;
+    const BATCH = 4;
+    const fetch = (from: number): Promise<Buffer[]> =>
+      this.db
+        .query('SELECT data FROM file_chunks WHERE file_pk = $1 AND seq >= $2 AND seq < $3 ORDER BY seq', [filePk, from, from + BATCH])
+        .then((rows: { data: Buffer }[]) => {
+          if (rows.length !== Math.min(BATCH, n - from)) throw new Error(`file ${filePk} lost chunks after ${from}`);
+          return rows.map((r) => r.data);
+        });
+    let next = n > 0 ? fetch(0) : undefined;
+    for (let from = 0; next; from += BATCH) {
+      const batch = await next;
+      next = from + BATCH < n ? fetch(from + BATCH) : undefined;
+      next?.catch(() => undefined); // surfaced when awaited
+      for (const chunk of batch) yield chunk;
     }
   }
 }

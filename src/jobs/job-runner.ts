@@ -49,6 +49,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     if (missing.length) throw new Error(`no handler registered for job kinds: ${missing.join(', ')}`);
     if (!this.config.runWorkers) return;
     const timer = setInterval(() => void this.tick(), this.config.jobPollMs);
+    // a job enqueued here is usually committed a few ms later: look then rather than at the next poll
+    this.jobs.onEnqueued(() => setTimeout(() => void this.tick(), 20));
     this.scheduler.addInterval('job-runner', timer);
     const lease = setInterval(() => void this.renewLeases(), Math.max(500, (this.config.jobLeaseSeconds * 1000) / 3));
     this.scheduler.addInterval('job-leases', lease);

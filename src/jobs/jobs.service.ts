@@ -18,6 +18,12 @@ export interface EnqueueOptions {
 @Injectable()
 export class JobsService {
   private readonly handlers = new Map<JobKind, JobHandler<any>>();
+  private readonly listeners: (() => void)[] = [];
+
+  /** Called after a job is enqueued by this process (the local runner starts it without waiting for its poll). */
+  onEnqueued(listener: () => void): void {
+    this.listeners.push(listener);
+  }
 
   constructor(
     private readonly db: DataSource,
@@ -50,6 +56,9 @@ export class JobsService {
         options.maxAttempts ?? this.config.jobMaxAttempts,
       ],
     );
-    return String(rows[0].id);
+    const id = String(rows[0].id);
+    // Inside a transaction the job is visible only after commit: the poll finds it then at the latest.
+    setImmediate(() => this.listeners.forEach((l) => l()));
+    return id;
   }
 }
