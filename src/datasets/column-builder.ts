@@ -120,11 +120,15 @@ export class ColumnBuilder {
   }
 
   finish(): ParsedColumn {
+    // hand over exactly-sized arrays and drop the growth buffers, so a wide table is not held twice
     if (this.numeric) {
-      const values = this.nums.slice(0, this.n);
+      const values = this.nums.length === this.n ? this.nums : this.nums.slice(0, this.n);
+      this.nums = new Float64Array(0);
       return { name: this.name, encoding: 'f64', values, missingCount: this.missing, distinctCount: distinctNumbers(values) };
     }
-    const codes = (this.codes as Int32Array).slice(0, this.n);
+    const all = this.codes as Int32Array;
+    const codes = all.length === this.n ? all : all.slice(0, this.n);
+    this.codes = new Int32Array(0);
     return {
       name: this.name,
       encoding: 'dict',

@@ -204,7 +204,14 @@ export class DatasetsService implements OnModuleInit {
       if (why) throw new TaskFailure(Codes.ImpossibleFeatureType, why);
       return { ...c, type };
     });
-    const packed = await Promise.all(stored.map((c) => packColumn(c)));
+    const packed: Buffer[] = [];
+    for (const c of stored) {
+      packed.push(await packColumn(c));
+      // the packed bytes are all that is written: let the typed array go
+      c.values = undefined;
+      c.codes = undefined;
+    }
+    table.columns.length = 0;
     const size = packed.reduce((s, b, i) => s + b.length + (stored[i].levels ? Buffer.byteLength(JSON.stringify(stored[i].levels)) : 0), 0);
 
     try {
