@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsBoolean, IsDefined, IsOptional } from 'class-validator';
+import { DatasetDescription, DatasetName } from '../datasets/dto/dataset.dto';
 import { Codes } from '../common/error-codes';
 import { code } from '../common/validation';
 
@@ -9,16 +10,10 @@ export class ImageInitAttributesDto {
   @IsDefined(code(Codes.MissingField, 'projectId is required'))
   projectId: number | string;
 
-  @ApiProperty({ minLength: 3, maxLength: 60 })
-  @IsDefined(code(Codes.MissingField, 'name is required'))
-  @IsString(code(Codes.WrongType, 'name must be a string'))
-  @Length(3, 60, code(Codes.DatasetNameLength, 'name must be 3 to 60 characters'))
+  @DatasetName()
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
-  @IsString(code(Codes.WrongType, 'description must be a string'))
-  @MaxLength(255, code(Codes.DatasetDescriptionLength, 'description must be at most 255 characters'))
+  @DatasetDescription()
   description?: string;
 
   @ApiPropertyOptional({ default: true, description: 'whether the first row of the file is a header row' })

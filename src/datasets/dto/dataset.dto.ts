@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   IsBoolean,
@@ -32,21 +33,35 @@ export class FeatureTypeMap implements ValidatorConstraintInterface {
   }
 }
 
+/** A dataset's name: 3 to 60 characters (uniqueness in the project is checked by the service). */
+export function DatasetName(): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ minLength: 3, maxLength: 60 }),
+    IsDefined(code(Codes.MissingField, 'name is required')),
+    IsString(code(Codes.WrongType, 'name must be a string')),
+    Length(3, 60, code(Codes.DatasetNameLength, 'name must be 3 to 60 characters')),
+  );
+}
+
+/** A dataset's optional description: at most 255 characters. */
+export function DatasetDescription(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({ maxLength: 255 }),
+    IsOptional(),
+    IsString(code(Codes.WrongType, 'description must be a string')),
+    MaxLength(255, code(Codes.DatasetDescriptionLength, 'description must be at most 255 characters')),
+  );
+}
+
 export class CreateDatasetDto {
   @ApiProperty({ description: 'project to hold the dataset (write permission)' })
   @IsDefined(code(Codes.MissingField, 'projectId is required'))
   projectId: string | number;
 
-  @ApiProperty({ minLength: 3, maxLength: 60 })
-  @IsDefined(code(Codes.MissingField, 'name is required'))
-  @IsString(code(Codes.WrongType, 'name must be a string'))
-  @Length(3, 60, code(Codes.DatasetNameLength, 'name must be 3 to 60 characters'))
+  @DatasetName()
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
-  @IsString(code(Codes.WrongType, 'description must be a string'))
-  @MaxLength(255, code(Codes.DatasetDescriptionLength, 'description must be at most 255 characters'))
+  @DatasetDescription()
   description?: string;
 
   @ApiProperty({ description: 'size of the uploaded file, as a check' })
