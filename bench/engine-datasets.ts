@@ -9,7 +9,8 @@ import { computeMetrics, metricNames } from '../src/engine/metrics';
 import { Rng } from '../src/engine/rng';
 import type { AnalysisParameters, EngineColumn, EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
 
-export const DATA_DIR = process.env.SIGNET_DATA_DIR ?? '/work/shared/data';
+// the shared datasets stand beside the repository (../shared/data); from dist/bench that is four levels up
+export const DATA_DIR = process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '../..' : '../../..', 'shared', 'data');
 
 export interface SharedDataset {
   name: string;

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { datasetFromCsv } from './csv';
 import { eventIndicator } from './data';
 import { concordanceIndex } from './metrics';
@@ -13,7 +14,8 @@ import { KernelRows, SVM, SVR } from './models/svm';
 import { Rng } from './rng';
 import type { NumericColumn } from './types';
 
-const DATA = '/work/shared/data';
+// the shared datasets stand beside the repository (../shared/data)
+const DATA = path.resolve(__dirname, '..', '..', '..', 'shared', 'data');
 
 function roundTrip(model: Model, X: Design): void {
   const before = model.predict(X);
