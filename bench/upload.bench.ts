@@ -16,17 +16,17 @@ const arg = (name: string, d: number) => {
   return i >= 0 ? Number(process.argv[i + 1]) : d;
 };
 
-/** rows x cols: numbers with 8 significant digits, every 20th column a category, and a class label. */
+/** rows x cols (200,000 x 200 is ~480 MB): numbers with 10 significant digits, every 20th column a category, and a class label. */
 async function writeCsv(file: string, rows: number, cols: number): Promise<number> {
   const out = fs.createWriteStream(file);
   const header = Array.from({ length: cols }, (_, j) => (j === cols - 1 ? 'label' : `f${j}`)).join(',') + '\n';
   out.write(header);
   let seed = 12345;
-  const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff); // exact 32-bit LCG
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {
     const cells = new Array<string>(cols);
-    for (let j = 0; j < cols - 1; j++) cells[j] = j % 20 === 19 ? `c${Math.floor(rnd() * 5)}` : (rnd() * 1000).toPrecision(8);
+    for (let j = 0; j < cols - 1; j++) cells[j] = j % 20 === 19 ? `c${Math.floor(rnd() * 5)}` : (rnd() * 1000).toPrecision(10);
     cells[cols - 1] = rnd() < 0.5 ? 'yes' : 'no';
     lines.push(cells.join(','));
     if (lines.length === 1000) {

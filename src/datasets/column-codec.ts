@@ -19,15 +19,28 @@ export interface StoredColumn {
 /** Deflates the column's typed array (zlib's fastest level: the data is written once, read often). */
 export async function packColumn(c: { encoding: 'f64' | 'dict'; values?: Float64Array; codes?: Int32Array }): Promise<Buffer> {
   const array = c.encoding === 'f64' ? (c.values as Float64Array) : (c.codes as Int32Array);
-  return deflate(Buffer.from(array.buffer, array.byteOffset, array.byteLength), { level: constants.Z_BEST_SPEED });
+  // one output buffer of the input's size (deflate never grows data by much) rather than a list of 16 KiB pieces
+  return deflate(Buffer.from(array.buffer, array.byteOffset, array.byteLength), {
+    level: constants.Z_BEST_SPEED,
+    chunkSize: outputChunk(array.byteLength + 1024),
+  });
 }
 
-/** Inflates a stored column into a fresh, aligned typed array. */
-export async function unpackColumn(encoding: 'f64' | 'dict', data: Buffer): Promise<Float64Array | Int32Array> {
-  const raw = await inflate(data);
-  const copy = new ArrayBuffer(raw.length);
-  new Uint8Array(copy).set(raw);
-  return encoding === 'f64' ? new Float64Array(copy) : new Int32Array(copy);
+/** zlib's output buffer size for a result of about `bytes` (at least its minimum, at most 64 MiB). */
+function outputChunk(bytes: number): number {
+  return Math.min(64 * 1048576, Math.max(constants.Z_MIN_CHUNK, bytes));
+}
+
+/** Inflates a stored column of `length` values into a fresh, aligned typed array. */
+export async function unpackColumn(encoding: 'f64' | 'dict', data: Buffer, length: number): Promise<Float64Array | Int32Array> {
+  const width = encoding === 'f64' ? 8 : 4;
+  const raw = await inflate(data, { chunkSize: outputChunk(length * width) });
+  if (raw.length !== length * width) throw new Error(`a stored column holds ${raw.length / width} values where ${length} were expected`);
+  // zlib's single large output buffer starts its own memory, aligned; otherwise copy
+  const aligned = raw.byteOffset % width === 0 ? raw : Buffer.from(raw);
+  return encoding === 'f64'
+    ? new Float64Array(aligned.buffer, aligned.byteOffset, length)
+    : new Int32Array(aligned.buffer, aligned.byteOffset, length);
 }
 
 /** Levels of a numbers column, for using it as categories: its distinct values, ascending. */

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import * as os from 'node:os';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
@@ -46,6 +47,9 @@ export class TaskFailure extends FinalJobError {
     super(message);
   }
 }
+
+/** Stands in for a column's packed bytes once they are written, so they can be collected. */
+const DONE = Promise.resolve(Buffer.alloc(0));
 
 const DATASET_COLUMNS = 'id, project_id, name, description, sample_count, feature_count, size_in_bytes';
 
@@ -204,15 +208,23 @@ export class DatasetsService implements OnModuleInit {
       if (why) throw new TaskFailure(Codes.ImpossibleFeatureType, why);
       return { ...c, type };
     });
-    const packed: Buffer[] = [];
-    for (const c of stored) {
-      packed.push(await packColumn(c));
-      // the packed bytes are all that is written: let the typed array go
-      c.values = undefined;
-      c.codes = undefined;
-    }
+    // Columns are deflated on libuv's thread pool, one lane per core, while the transaction writes the ones
+    // already packed; each typed array is let go once packed, each packed buffer once written.
+    const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
+    const packing: Promise<Buffer>[] = [];
+    stored.forEach((c, i) => {
+      const after = i >= lanes ? packing[i - lanes] : Promise.resolve(Buffer.alloc(0));
+      packing.push(
+        after
+          .then(() => packColumn(c))
+          .finally(() => {
+            c.values = undefined;
+            c.codes = undefined;
+          }),
+      );
+    });
+    packing.forEach((p) => p.catch(() => undefined)); // a failure is raised where it is awaited
     table.columns.length = 0;
-    const size = packed.reduce((s, b, i) => s + b.length + (stored[i].levels ? Buffer.byteLength(JSON.stringify(stored[i].levels)) : 0), 0);
 
     try {
       await this.db.transaction(async (tx) => {
@@ -220,25 +232,35 @@ export class DatasetsService implements OnModuleInit {
         if (!alive.length) return;
         const [ds] = await tx.query(
           `INSERT INTO datasets (project_id, name, description, sample_count, feature_count, size_in_bytes)
-           VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-          [job.projectId, job.name, job.description, table.sampleCount, stored.length, size],
+           VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
+          [job.projectId, job.name, job.description, table.sampleCount, stored.length],
         );
-        // Columns go in batches: one round trip per ~64 columns keeps wide (omics) tables fast.
-        for (let start = 0; start < stored.length; start += 64) {
+        // Columns go in batches of up to 64 columns or 16 MiB: few round trips for wide (omics) tables,
+        // bounded buffers for long ones.
+        let size = 0;
+        for (let start = 0; start < stored.length; ) {
           const params: unknown[] = [];
           const tuples: string[] = [];
-          for (let i = start; i < Math.min(stored.length, start + 64); i++) {
+          let bytes = 0;
+          for (let i = start; i < stored.length && i < start + 64 && bytes < 16 * 1048576; i++) {
             const c = stored[i];
+            const data = await packing[i];
+            const levels = c.levels ? JSON.stringify(c.levels) : null;
+            bytes += data.length;
+            size += data.length + (levels ? Buffer.byteLength(levels) : 0);
             const p = params.length;
             tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9})`);
-            params.push(ds.id, i, c.name, c.type, c.encoding, packed[i], c.levels ? JSON.stringify(c.levels) : null, c.missingCount, c.distinctCount);
+            params.push(ds.id, i, c.name, c.type, c.encoding, data, levels, c.missingCount, c.distinctCount);
           }
           await tx.query(
             `INSERT INTO dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count)
              VALUES ${tuples.join(', ')}`,
             params,
           );
+          for (let i = start; i < start + tuples.length; i++) packing[i] = DONE;
+          start += tuples.length;
         }
+        await tx.query('UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [ds.id, size]);
         await tx.query(`UPDATE tasks SET state = 'finished', dataset_id = $2, error = NULL, updated_at = now() WHERE id = $1`, [
           job.taskId,
           ds.id,
@@ -295,18 +317,23 @@ export class DatasetsService implements OnModuleInit {
   ): Promise<{ datasetId: string; features: FeatureView[] }> {
     await this.db.transaction(async (tx) => {
       const cols = await tx.query(
-        `SELECT idx, name, encoding, data, levels, distinct_count FROM dataset_columns WHERE dataset_id = $1 FOR UPDATE`,
+        `SELECT c.idx, c.name, c.encoding, c.levels, c.distinct_count, d.sample_count
+           FROM dataset_columns c JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = $1 FOR UPDATE OF c`,
         [datasetId],
       );
       if (!cols.length) throw new ApiError(Codes.DatasetNotFound);
-      const byName = new Map<string, { idx: number; name: string; encoding: 'f64' | 'dict'; data: Buffer; levels: string[] | null; distinct_count: number }>(
-        cols.map((c: { name: string }) => [c.name, c]),
-      );
+      type Column = { idx: number; name: string; encoding: 'f64' | 'dict'; levels: string[] | null; distinct_count: number; sample_count: number };
+      const byName = new Map<string, Column>(cols.map((c: Column) => [c.name, c]));
+      // only a numbers column becoming a time to event needs its values (none negative)
+      const valuesOf = async (c: Column): Promise<Float64Array> => {
+        const [{ data }] = await tx.query('SELECT data FROM dataset_columns WHERE dataset_id = $1 AND idx = $2', [datasetId, c.idx]);
+        return (await unpackColumn('f64', data, c.sample_count)) as Float64Array;
+      };
       const unknown = Object.keys(featureTypes).filter((n) => !byName.has(n));
       if (unknown.length) throw new ApiError(Codes.UnknownFeature, `unknown features: ${unknown.slice(0, 10).join(', ')}`);
       for (const [name, type] of Object.entries(featureTypes)) {
         const c = byName.get(name)!;
-        const values = c.encoding === 'f64' && type === 'timeToEvent' ? ((await unpackColumn('f64', c.data)) as Float64Array) : undefined;
+        const values = c.encoding === 'f64' && type === 'timeToEvent' ? await valuesOf(c) : undefined;
         const why = impossibleType(
           { name, encoding: c.encoding, values, levels: c.levels ?? undefined, distinctCount: c.distinct_count },
           type,
@@ -322,13 +349,14 @@ export class DatasetsService implements OnModuleInit {
   async loadForEngine(datasetId: string): Promise<EngineDataset> {
     const meta = await this.db.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
     if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+    const sampleCount: number = meta[0].sample_count;
     const rows = await this.db.query(
       `SELECT name, type, encoding, data, levels FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
       [datasetId],
     );
     const columns = await Promise.all(
       rows.map(async (r: { name: string; type: FeatureType; encoding: 'f64' | 'dict'; data: Buffer; levels: string[] | null }) => {
-        const array = await unpackColumn(r.encoding, r.data);
+        const array = await unpackColumn(r.encoding, r.data, sampleCount);
         const c: StoredColumn = {
           name: r.name,
           type: r.type,
@@ -340,6 +368,6 @@ export class DatasetsService implements OnModuleInit {
         return toEngineColumn(c);
       }),
     );
-    return { sampleCount: meta[0].sample_count, columns };
+    return { sampleCount, columns };
   }
 }

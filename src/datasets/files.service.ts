@@ -47,12 +47,17 @@ export class FilesService {
       let seq = 0;
       let pending: Buffer[] = [];
       let pendingBytes = 0;
+      // One chunk is written while the next is read from the request: at most two are held.
+      let writing: Promise<unknown> = Promise.resolve();
       const flush = async () => {
         if (!pendingBytes) return;
         const data = Buffer.concat(pending, pendingBytes);
         pending = [];
         pendingBytes = 0;
-        await runner.query('INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3)', [file.id, seq++, data]);
+        const previous = writing;
+        writing = runner.query('INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3)', [file.id, seq++, data]);
+        writing.catch(() => undefined); // raised where it is awaited
+        await previous;
       };
       for await (const piece of body) {
         const buf = piece as Buffer;
@@ -66,6 +71,7 @@ export class FilesService {
         if (pendingBytes >= CHUNK_BYTES) await flush();
       }
       await flush();
+      await writing;
       await runner.query('UPDATE files SET size_in_bytes = $2, chunk_count = $3 WHERE id = $1', [file.id, size, seq]);
       await runner.commitTransaction();
       return { fileId, sizeInBytes: size };

@@ -75,15 +75,38 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   let fast = sep !== '"' && sep !== '\n' && sep !== '\r';
   let carry = '';
   let line = 0; // lines read by the fast path
+  // One line, text[from, stop) with a trailing CR dropped. Once the width is known, a well-formed line goes
+  // straight into the columns: no string is made for it, nor an array of its fields.
+  const fastLine = (text: string, from: number, stop: number) => {
+    line++;
+    const end = stop > from && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop;
+    if (end === from) return;
+    if (end - from > maxField) throw new TableError(`line ${line}: a field is too large`);
+    if (width !== undefined && consume.line?.(text, from, end, sep, width)) return;
+    record(text.slice(from, end).split(sep), line);
+  };
+  // Lines are read in place in the decoded chunk (a flat string); only a line split across chunks is joined.
   const fastLines = (text: string, final: boolean) => {
-    const lines = (carry + text).split('\n');
-    carry = final ? '' : (lines.pop() as string);
-    for (let l of lines) {
-      line++;
-      if (l.endsWith('\r')) l = l.slice(0, -1);
-      if (l.length === 0) continue;
-      if (l.length > maxField) throw new TableError(`line ${line}: a field is too large`);
-      record(l.split(sep), line);
+    let start = 0;
+    if (carry) {
+      const nl = text.indexOf('\n');
+      if (nl < 0 && !final) {
+        carry += text;
+        return;
+      }
+      const joined = carry + (nl < 0 ? text : text.slice(0, nl));
+      carry = '';
+      fastLine(joined, 0, joined.length);
+      if (nl < 0) return;
+      start = nl + 1;
+    }
+    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
+      fastLine(text, start, nl);
+      start = nl + 1;
+    }
+    if (start < text.length) {
+      if (final) fastLine(text, start, text.length);
+      else carry = text.slice(start);
     }
   };
   const where = () => (fast ? line + 1 : line + parser.info.lines);
@@ -93,6 +116,8 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     let first = true;
     try {
       for await (const chunk of chunks) {
+        // back to the event loop between chunks: the next chunks arrive (and requests are served) meanwhile
+        await new Promise<void>((r) => setImmediate(r));
         let text: string;
         try {
           text = decoder.decode(chunk, { stream: true });
@@ -164,6 +189,8 @@ function describeCsvError(err: Error & { code?: string; lines?: number }, separa
 
 interface Consumer {
   record(fields: string[], line: number): void;
+  /** Takes the unquoted line text[start, end) when it has exactly `width` fields; false (nothing taken) otherwise. */
+  line?(text: string, start: number, end: number, separator: string, width: number): boolean;
   finish(): ParsedTable;
 }
 
@@ -172,6 +199,7 @@ function rowsConsumer(o: TableOptions): Consumer {
   let builders: ColumnBuilder[] | undefined;
   let names: string[] | undefined;
   let rows = 0;
+  let ends = new Int32Array(0); // where each field of a line ends (line())
   const setUp = (width: number, header?: string[]) => {
     if (header) {
       checkNames(header, 'column', o.hasSampleHeaders);
@@ -191,6 +219,24 @@ function rowsConsumer(o: TableOptions): Consumer {
       const b = builders as ColumnBuilder[];
       for (let j = 0; j < b.length; j++) b[j].push(fields[j]);
       rows++;
+    },
+    line(text, start, end, separator, width) {
+      if (!builders || builders.length !== width) return false;
+      if (ends.length < width) ends = new Int32Array(width);
+      let n = 0;
+      for (let at = text.indexOf(separator, start); at >= 0 && at < end; at = text.indexOf(separator, at + 1)) {
+        if (n === width - 1) return false;
+        ends[n++] = at;
+      }
+      if (n !== width - 1) return false;
+      ends[n] = end;
+      let from = start;
+      for (let j = 0; j < width; j++) {
+        builders[j].pushField(text, from, ends[j]);
+        from = ends[j] + 1;
+      }
+      rows++;
+      return true;
     },
     finish() {
       if (!builders) throw new TableError('the file is empty');
