@@ -222,6 +222,14 @@ function rowsConsumer(o: TableOptions): Consumer {
     },
     line(text, start, end, separator, width) {
       if (!builders || builders.length !== width) return false;
+      if (width === 1) {
+        // no separator may stand in the line; indexOf would look for one to the end of the chunk, line after line
+        const code = separator.charCodeAt(0);
+        for (let k = start; k < end; k++) if (text.charCodeAt(k) === code) return false;
+        builders[0].pushField(text, start, end);
+        rows++;
+        return true;
+      }
       if (ends.length < width) ends = new Int32Array(width);
       let n = 0;
       for (let at = text.indexOf(separator, start); at >= 0 && at < end; at = text.indexOf(separator, at + 1)) {
