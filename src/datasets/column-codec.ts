@@ -36,11 +36,14 @@ export async function unpackColumn(encoding: 'f64' | 'dict', data: Buffer, lengt
   const width = encoding === 'f64' ? 8 : 4;
   const raw = await inflate(data, { chunkSize: outputChunk(length * width) });
   if (raw.length !== length * width) throw new Error(`a stored column holds ${raw.length / width} values where ${length} were expected`);
-  // zlib's single large output buffer starts its own memory, aligned; otherwise copy
-  const aligned = raw.byteOffset % width === 0 ? raw : Buffer.from(raw);
-  return encoding === 'f64'
-    ? new Float64Array(aligned.buffer, aligned.byteOffset, length)
-    : new Int32Array(aligned.buffer, aligned.byteOffset, length);
+  // The array must own its memory: columns are transferred to worker threads, and a small zlib output is a
+  // slice of Node's shared Buffer pool. A large output owns its ArrayBuffer exactly; anything else is copied.
+  let memory = raw.buffer as ArrayBuffer;
+  if (raw.byteOffset !== 0 || memory.byteLength !== raw.length) {
+    memory = new ArrayBuffer(raw.length);
+    new Uint8Array(memory).set(raw);
+  }
+  return encoding === 'f64' ? new Float64Array(memory) : new Int32Array(memory);
 }
 
 /** Levels of a numbers column, for using it as categories: its distinct values, ascending. */
