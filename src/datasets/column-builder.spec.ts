@@ -60,3 +60,34 @@ describe('distinctNumbers', () => {
     expect(distinctNumbers(many)).toBe(777);
   });
 });
+
+describe('ColumnBuilder capacity', () => {
+  it('hands over its array when nearly full, an exact copy when mostly empty, and grows past it', () => {
+    const full = new ColumnBuilder('x', false, 1000);
+    for (let i = 0; i < 950; i++) full.push(String(i));
+    const a = full.finish();
+    expect(a.values?.length).toBe(950);
+    expect(a.values?.buffer.byteLength).toBe(8000); // the same memory, not copied
+
+    const sparse = new ColumnBuilder('x', false, 1000);
+    for (let i = 0; i < 100; i++) sparse.push(String(i));
+    expect(sparse.finish().values?.buffer.byteLength).toBe(800);
+
+    const small = new ColumnBuilder('x', false, 16);
+    for (let i = 0; i < 5000; i++) small.push(String(i));
+    const grown = small.finish();
+    expect(grown.values?.length).toBe(5000);
+    expect(grown.values?.[4999]).toBe(4999);
+    expect(grown.distinctCount).toBe(5000);
+  });
+
+  it('keeps its room when it turns to text, and its codes are sized as its values were', () => {
+    const b = new ColumnBuilder('x', false, 100);
+    for (let i = 0; i < 95; i++) b.push(i < 90 ? String(i % 3) : 'other');
+    const c = b.finish();
+    expect(c.encoding).toBe('dict');
+    expect(c.codes?.length).toBe(95);
+    expect(c.levels).toEqual(['0', '1', '2', 'other']);
+    expect(c.codes?.[94]).toBe(3);
+  });
+});

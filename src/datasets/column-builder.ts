@@ -95,7 +95,7 @@ export interface ParsedColumn {
  * value that is not a number (earlier numbers keep their text, as the builder records it from then on).
  */
 export class ColumnBuilder {
-  private nums = new Float64Array(1024);
+  private nums: Float64Array;
   private codes: Int32Array | undefined;
   private dict = new Map<string, number>();
   private levels: string[] = [];
@@ -107,9 +107,13 @@ export class ColumnBuilder {
     readonly name: string,
     /** Keep text as is (identifier / categorical columns, even when they look like numbers). */
     forceDict = false,
+    /** Values to make room for at once (the expected row count): no growth copies when it is right. */
+    capacity = 1024,
   ) {
     this.numeric = !forceDict;
-    if (forceDict) this.codes = new Int32Array(1024);
+    const size = Math.max(16, Math.ceil(capacity));
+    this.nums = forceDict ? new Float64Array(0) : new Float64Array(size);
+    if (forceDict) this.codes = new Int32Array(size);
   }
 
   get length(): number {
@@ -196,14 +200,14 @@ export class ColumnBuilder {
   }
 
   finish(): ParsedColumn {
-    // hand over exactly-sized arrays and drop the growth buffers, so a wide table is not held twice
+    // hand over the arrays as they are when they are nearly full, or else exactly-sized copies, and drop the
+    // growth buffers, so a wide table is not held twice
     if (this.numeric) {
-      const values = this.nums.length === this.n ? this.nums : this.nums.slice(0, this.n);
+      const values = fitted(this.nums, this.n);
       this.nums = new Float64Array(0);
       return { name: this.name, encoding: 'f64', values, missingCount: this.missing, distinctCount: distinctNumbers(values) };
     }
-    const all = this.codes as Int32Array;
-    const codes = all.length === this.n ? all : all.slice(0, this.n);
+    const codes = fitted(this.codes as Int32Array, this.n);
     this.codes = new Int32Array(0);
     return {
       name: this.name,
@@ -214,6 +218,12 @@ export class ColumnBuilder {
       distinctCount: this.levels.length,
     };
   }
+}
+
+/** The first n values of `array`: a view when at most an eighth of it is unused, else a copy. */
+function fitted<A extends Float64Array | Int32Array>(array: A, n: number): A {
+  if (array.length === n) return array;
+  return (array.length - n <= n / 8 ? array.subarray(0, n) : array.slice(0, n)) as A;
 }
 
 /**

@@ -13,7 +13,9 @@ import type { EngineDataset, FeatureType } from '../engine/types';
 import { impossibleType, packColumn, StoredColumn, toEngineColumn, unpackColumn } from './column-codec';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
-import { ParsedTable, parseTable, TableError } from './table-parser';
+import { parseTableInWorker } from './parse-in-worker';
+import { batchesOf, inLanes } from './write-batches';
+import { ParsedTable, TableError } from './table-parser';
 
 interface DatasetRow {
   id: string;
@@ -47,9 +49,6 @@ export class TaskFailure extends FinalJobError {
     super(message);
   }
 }
-
-/** Stands in for a column's packed bytes once they are written, so they can be collected. */
-const DONE = Promise.resolve(Buffer.alloc(0));
 
 const DATASET_COLUMNS = 'id, project_id, name, description, sample_count, feature_count, size_in_bytes';
 
@@ -153,7 +152,7 @@ export class DatasetsService implements OnModuleInit {
     );
     if (!started.length) return; // task gone (project deleted) or already settled
     try {
-      await this.createFromFile(job);
+      await this.createFromFile(job, ctx.signal);
     } catch (e) {
       if (e instanceof TaskFailure) {
         await this.failTask(job.taskId, e.code, e.message);
@@ -163,27 +162,33 @@ export class DatasetsService implements OnModuleInit {
     }
   }
 
-  private async createFromFile(job: CreateJob): Promise<void> {
+  private async createFromFile(job: CreateJob, signal: AbortSignal): Promise<void> {
     const overrides = job.featureTypes;
     const textColumns = new Set(
       Object.entries(overrides)
         .filter(([, t]) => t === 'categorical' || t === 'identifier')
         .map(([n]) => n),
     );
+    const started = Date.now();
     let table;
     try {
-      table = await parseTable(this.files.chunks(job.filePk), {
+      const options = {
         separator: job.separator,
         hasFeatureHeaders: job.hasFeatureHeaders,
         hasSampleHeaders: job.hasSampleHeaders,
         hasSamplesInRows: job.hasSamplesInRows,
         textColumns,
-      });
+        sizeInBytes: await this.files.sizeOf(job.filePk),
+      };
+      // parsed on a worker thread while this one reads the file from PostgreSQL
+      table = await parseTableInWorker(this.files.chunks(job.filePk), options, signal);
     } catch (e) {
       if (e instanceof TableError) throw new TaskFailure(Codes.UnreadableTable, e.message);
       throw e;
     }
+    const parsed = Date.now();
     await this.storeTable(job, table, overrides);
+    this.logger.log(`task ${job.taskId}: parsed in ${(parsed - started) / 1000} s, stored in ${(Date.now() - parsed) / 1000} s`);
   }
 
   /**
@@ -208,22 +213,22 @@ export class DatasetsService implements OnModuleInit {
       if (why) throw new TaskFailure(Codes.ImpossibleFeatureType, why);
       return { ...c, type };
     });
-    // Columns are deflated on libuv's thread pool, one lane per core, while the transaction writes the ones
-    // already packed; each typed array is let go once packed, each packed buffer once written.
+    // Columns go in batches of up to 64 columns or 16 MiB: few round trips for wide (omics) tables, bounded
+    // buffers for long ones. A batch is deflated on libuv's thread pool, one lane per core, while the
+    // transaction writes the one before: at most two batches are held packed. Each typed array is let go
+    // once packed.
+    const batches = batchesOf(stored.map((c) => (c.values ?? c.codes)?.byteLength ?? 0));
     const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
-    const packing: Promise<Buffer>[] = [];
-    stored.forEach((c, i) => {
-      const after = i >= lanes ? packing[i - lanes] : Promise.resolve(Buffer.alloc(0));
-      packing.push(
-        after
-          .then(() => packColumn(c))
-          .finally(() => {
-            c.values = undefined;
-            c.codes = undefined;
-          }),
-      );
-    });
-    packing.forEach((p) => p.catch(() => undefined)); // a failure is raised where it is awaited
+    const pack = (batch: number[]): Promise<Buffer[]> =>
+      inLanes(batch, lanes, async (i) => {
+        const c = stored[i];
+        try {
+          return await packColumn(c);
+        } finally {
+          c.values = undefined;
+          c.codes = undefined;
+        }
+      });
     table.columns.length = 0;
 
     try {
@@ -235,30 +240,27 @@ export class DatasetsService implements OnModuleInit {
            VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
           [job.projectId, job.name, job.description, table.sampleCount, stored.length],
         );
-        // Columns go in batches of up to 64 columns or 16 MiB: few round trips for wide (omics) tables,
-        // bounded buffers for long ones.
         let size = 0;
-        for (let start = 0; start < stored.length; ) {
+        let next: Promise<Buffer[]> | undefined = batches.length ? pack(batches[0]) : undefined;
+        for (let b = 0; next; b++) {
+          const packed: Buffer[] = await next;
+          next = b + 1 < batches.length ? pack(batches[b + 1]) : undefined;
+          next?.catch(() => undefined); // raised where it is awaited
           const params: unknown[] = [];
-          const tuples: string[] = [];
-          let bytes = 0;
-          for (let i = start; i < stored.length && i < start + 64 && bytes < 16 * 1048576; i++) {
+          const tuples = batches[b].map((i, k) => {
             const c = stored[i];
-            const data = await packing[i];
+            const data = packed[k];
             const levels = c.levels ? JSON.stringify(c.levels) : null;
-            bytes += data.length;
             size += data.length + (levels ? Buffer.byteLength(levels) : 0);
             const p = params.length;
-            tuples.push(`($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9})`);
             params.push(ds.id, i, c.name, c.type, c.encoding, data, levels, c.missingCount, c.distinctCount);
-          }
+            return `(${Array.from({ length: 9 }, (_, q) => `$${p + q + 1}`).join(', ')})`;
+          });
           await tx.query(
             `INSERT INTO dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count)
              VALUES ${tuples.join(', ')}`,
             params,
           );
-          for (let i = start; i < start + tuples.length; i++) packing[i] = DONE;
-          start += tuples.length;
         }
         await tx.query('UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [ds.id, size]);
         await tx.query(`UPDATE tasks SET state = 'finished', dataset_id = $2, error = NULL, updated_at = now() WHERE id = $1`, [

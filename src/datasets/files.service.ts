@@ -97,6 +97,12 @@ export class FilesService {
     return { id: String(rows[0].id), sizeInBytes: Number(rows[0].size_in_bytes), chunkCount: rows[0].chunk_count };
   }
 
+  /** The stored file's size in bytes, or undefined when it is gone. */
+  async sizeOf(filePk: string): Promise<number | undefined> {
+    const rows = await this.db.query('SELECT size_in_bytes FROM files WHERE id = $1', [filePk]);
+    return rows.length ? Number(rows[0].size_in_bytes) : undefined;
+  }
+
   /** The file's bytes, chunk by chunk; the next few chunks are fetched while the caller works on these. */
   async *chunks(filePk: string): AsyncGenerator<Buffer> {
     const found = await this.db.query('SELECT chunk_count AS n FROM files WHERE id = $1', [filePk]);

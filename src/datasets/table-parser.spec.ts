@@ -33,3 +33,28 @@ describe('parseTable', () => {
     await expect(parseTable(chunked('a\n1\n2,3\n', 3), OPTIONS)).rejects.toThrow(/^line 3: 2 fields where the first row has 1/);
   });
 });
+
+describe('parseTable with the file size known', () => {
+  const rows = (n: number, cells: (i: number) => string) => Array.from({ length: n }, (_, i) => cells(i)).join('\n');
+  it.each([
+    ['every line alike', `a,b\n${rows(20000, (i) => `${i},${i * 2}`)}\n`],
+    ['long lines first, then short ones (too few rows expected)', `a,b\n${rows(3000, (i) => `${i}.123456789012,${i}.987654321098`)}\n${rows(30000, (i) => `${i % 10},1`)}\n`],
+    ['short lines first, then long ones (too many rows expected)', `a,b\n${rows(3000, (i) => `${i % 10},1`)}\n${rows(3000, (i) => `${'9'.repeat(300)},${i}`)}\n`],
+  ])('gives the same table as without it: %s', async (_, text) => {
+    const size = Buffer.byteLength(text);
+    const without = await parseTable(chunked(text, 8192), OPTIONS);
+    const withSize = await parseTable(chunked(text, 8192), { ...OPTIONS, sizeInBytes: size });
+    expect(withSize).toEqual(without);
+  });
+
+  it('makes room for the rows at once when the estimate is right, and hands the arrays over without copies', async () => {
+    const text = `a,b\n${rows(20000, (i) => `${String(i).padStart(5, '0')}.123456,${i % 10}.654321`)}\n`;
+    const table = await parseTable(chunked(text, 8192), { ...OPTIONS, sizeInBytes: Buffer.byteLength(text) });
+    for (const c of table.columns) {
+      expect(c.values?.length).toBe(20000);
+      // the room reserved from the estimate (a little over), not a doubling of 1024s (32768) nor a copy (20000)
+      expect(c.values?.buffer.byteLength).toBeGreaterThan(8 * 20000);
+      expect(c.values?.buffer.byteLength).toBeLessThanOrEqual(8 * 20000 * 1.125);
+    }
+  });
+});

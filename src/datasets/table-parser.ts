@@ -10,6 +10,8 @@ export interface TableOptions {
   textColumns?: Set<string>;
   /** Longest field accepted, in characters. */
   maxFieldLength?: number;
+  /** The file's size, when known: columns are then sized for the rows it should hold, estimated from its first chunk. */
+  sizeInBytes?: number;
 }
 
 export interface ParsedTable {
@@ -131,6 +133,7 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
         if (first && text.length) {
           first = false;
           if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+          if (options.sizeInBytes) consume.expect(expectedLines(text, chunk.length, options.sizeInBytes), options.sizeInBytes);
         }
         if (fast && text.indexOf('"') < 0) {
           fastLines(text, false);
@@ -172,6 +175,22 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   return consume.finish();
 }
 
+/** Lines a file of `size` bytes should hold, from the lines in its first chunk (a little over: rows vary). */
+function expectedLines(text: string, bytes: number, size: number): number {
+  let lines = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) lines++;
+  if (lines < 2 || bytes >= size) return lines + 1;
+  return Math.ceil(((size * lines) / bytes) * 1.05);
+}
+
+/**
+ * Values to make room for in each of `width` columns for `lines` expected lines, the room for all columns
+ * together bounded by the file's size (a file whose first lines are short must not reserve too much).
+ */
+function capacityFor(lines: number, width: number, size: number): number {
+  return Math.max(1024, Math.min(lines, Math.floor(size / 8 / Math.max(1, width))));
+}
+
 function describeCsvError(err: Error & { code?: string; lines?: number }, separator: string): string {
   const line = err.lines ?? undefined;
   switch (err.code) {
@@ -188,6 +207,8 @@ function describeCsvError(err: Error & { code?: string; lines?: number }, separa
 }
 
 interface Consumer {
+  /** The file should have about `lines` lines in its `size` bytes (before the first record). */
+  expect(lines: number, size: number): void;
   record(fields: string[], line: number): void;
   /** Takes the unquoted line text[start, end) when it has exactly `width` fields; false (nothing taken) otherwise. */
   line?(text: string, start: number, end: number, separator: string, width: number): boolean;
@@ -200,6 +221,7 @@ function rowsConsumer(o: TableOptions): Consumer {
   let names: string[] | undefined;
   let rows = 0;
   let ends = new Int32Array(0); // where each field of a line ends (line())
+  let expected: { lines: number; size: number } | undefined;
   const setUp = (width: number, header?: string[]) => {
     if (header) {
       checkNames(header, 'column', o.hasSampleHeaders);
@@ -208,9 +230,13 @@ function rowsConsumer(o: TableOptions): Consumer {
     } else {
       names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
     }
-    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n)));
+    const capacity = expected ? capacityFor(expected.lines, width, expected.size) : undefined;
+    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity));
   };
   return {
+    expect(lines, size) {
+      expected = { lines, size };
+    },
     record(fields) {
       if (!builders) {
         if (o.hasFeatureHeaders) return setUp(fields.length, fields);
@@ -265,11 +291,18 @@ function columnsConsumer(o: TableOptions): Consumer {
   let width: number | undefined;
   let first = true;
   return {
+    expect() {
+      // each row is a whole column, sized by its fields
+    },
     record(fields, line) {
       if (first && o.hasSampleHeaders) {
         first = false;
         width = fields.length;
-        sampleNames = new ColumnBuilder(o.hasFeatureHeaders ? fields[0].trim() || SAMPLE_COLUMN_DEFAULT : SAMPLE_COLUMN_DEFAULT, true);
+        sampleNames = new ColumnBuilder(
+          o.hasFeatureHeaders ? fields[0].trim() || SAMPLE_COLUMN_DEFAULT : SAMPLE_COLUMN_DEFAULT,
+          true,
+          fields.length,
+        );
         const names = o.hasFeatureHeaders ? fields.slice(1) : fields;
         names.forEach((s, i) => {
           if (!s.trim()) throw new TableError(`sample ${i + 1} (line ${line}) has an empty name`);
@@ -284,7 +317,7 @@ function columnsConsumer(o: TableOptions): Consumer {
       const before = seen.get(name);
       if (before !== undefined) throw new TableError(`line ${line}: feature "${name.slice(0, 60)}" appears twice (first at line ${before})`);
       seen.set(name, line);
-      const b = new ColumnBuilder(name, !!o.textColumns?.has(name));
+      const b = new ColumnBuilder(name, !!o.textColumns?.has(name), fields.length);
       for (let j = o.hasFeatureHeaders ? 1 : 0; j < fields.length; j++) b.push(fields[j]);
       columns.push(b.finish());
     },

@@ -1,0 +1,79 @@
+import { Worker } from 'node:worker_threads';
+import { workerScript } from '../common/worker-thread';
+import { ParsedTable, TableError, TableOptions } from './table-parser';
+import type { ParseInput, ParseOutput } from './table-parser.worker';
+
+const SCRIPT = workerScript(__dirname, __filename, 'table-parser.worker');
+
+/** Chunks sent to the parser thread and not yet taken by it: bounds the memory between the two threads. */
+const IN_FLIGHT = 4;
+
+let live = 0;
+
+/** Parser threads alive in this process (for tests and diagnostics). */
+export function liveParserThreads(): number {
+  return live;
+}
+
+/**
+ * parseTable on a worker thread: this thread reads the chunks (from PostgreSQL) while that one parses, and
+ * the event loop stays free. At most IN_FLIGHT chunks wait in between; each is moved, not copied, when it
+ * owns its memory. The columns come back moved too. A fault in the file rejects with TableError; aborting
+ * `signal`, or a failure of `chunks`, stops the thread.
+ */
+export async function parseTableInWorker(
+  chunks: AsyncIterable<Buffer>,
+  options: TableOptions,
+  signal?: AbortSignal,
+): Promise<ParsedTable> {
+  signal?.throwIfAborted();
+  const worker = new Worker(SCRIPT, { workerData: options });
+  live++;
+  worker.once('exit', () => live--);
+  let inFlight = 0;
+  let space: (() => void) | undefined;
+  let failed: Error | undefined;
+  const result = new Promise<ParsedTable>((resolve, reject) => {
+    worker.on('message', (m: ParseOutput) => {
+      if ('taken' in m) {
+        inFlight--;
+        space?.();
+        space = undefined;
+        return;
+      }
+      if (m.ok) resolve(m.table);
+      else reject(m.tableError ? new TableError(m.message) : new Error(m.message));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(failed ?? new Error(`the parser thread exited with code ${code}`)));
+  });
+  const stop = (e: Error) => {
+    failed ??= e;
+    space?.();
+    void worker.terminate();
+  };
+  const onAbort = () => stop(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  result.catch(() => stop(new Error('the parser thread stopped'))); // a fault found early: stop reading
+
+  try {
+    for await (const chunk of chunks) {
+      while (inFlight >= IN_FLIGHT && !failed) await new Promise<void>((r) => (space = r));
+      if (failed) break;
+      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer;
+      const data = owned ? chunk : new Uint8Array(chunk);
+      inFlight++;
+      worker.postMessage({ chunk: data } satisfies ParseInput, [data.buffer as ArrayBuffer]);
+    }
+    if (!failed) worker.postMessage({ end: true } satisfies ParseInput);
+  } catch (e) {
+    stop(e as Error);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  try {
+    return await result;
+  } finally {
+    void worker.terminate();
+  }
+}

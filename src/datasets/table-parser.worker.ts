@@ -1,0 +1,42 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
+
+/** From the main thread: the file's chunks in order, then the end (or a failure reading them). */
+export type ParseInput = { chunk: Uint8Array } | { end: true };
+/** To the main thread: one `taken` per chunk consumed (flow control), then the table or the fault. */
+export type ParseOutput = { taken: true } | { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
+
+const port = parentPort!;
+const queue: ParseInput[] = [];
+let wake: (() => void) | undefined;
+port.on('message', (m: ParseInput) => {
+  queue.push(m);
+  wake?.();
+  wake = undefined;
+});
+
+async function* chunks(): AsyncGenerator<Buffer> {
+  for (;;) {
+    while (!queue.length) await new Promise<void>((r) => (wake = r));
+    const m = queue.shift()!;
+    if ('end' in m) return;
+    port.postMessage({ taken: true } satisfies ParseOutput);
+    yield Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength);
+  }
+}
+
+async function main(): Promise<void> {
+  let out: ParseOutput;
+  let transfer: ArrayBuffer[] = [];
+  try {
+    const table = await parseTable(chunks(), workerData as TableOptions);
+    out = { ok: true, table };
+    transfer = table.columns.flatMap((c) => [c.values?.buffer, c.codes?.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+  } catch (e) {
+    out = { ok: false, tableError: e instanceof TableError, message: (e as Error).message || String(e) };
+  }
+  port.postMessage(out, transfer);
+  port.close();
+}
+
+void main();
