@@ -10,7 +10,7 @@ import { returning } from '../database/sql';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobContext } from '../jobs/jobs.types';
 import type { EngineDataset, FeatureType } from '../engine/types';
-import { impossibleType, packColumn, StoredColumn, toEngineColumn, unpackColumn } from './column-codec';
+import { impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
 import { parseTableInWorker } from './parse-in-worker';
@@ -347,29 +347,51 @@ export class DatasetsService implements OnModuleInit {
     return { datasetId, features: await this.featuresOf(datasetId) };
   }
 
-  /** The dataset as the engine reads it: typed columns in file order, converted to their types. */
+  /**
+   * The dataset as the engine reads it: typed columns in file order, converted to their types. Columns are
+   * read in batches of about 16 MiB, each inflated while the next is fetched, from one snapshot (a delete
+   * meanwhile cannot leave it half read), so the text form of the whole table is never held at once.
+   */
   async loadForEngine(datasetId: string): Promise<EngineDataset> {
-    const meta = await this.db.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
-    if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
-    const sampleCount: number = meta[0].sample_count;
-    const rows = await this.db.query(
-      `SELECT name, type, encoding, data, levels FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
-      [datasetId],
-    );
-    const columns = await Promise.all(
-      rows.map(async (r: { name: string; type: FeatureType; encoding: 'f64' | 'dict'; data: Buffer; levels: string[] | null }) => {
-        const array = await unpackColumn(r.encoding, r.data, sampleCount);
-        const c: StoredColumn = {
-          name: r.name,
-          type: r.type,
-          encoding: r.encoding,
-          values: r.encoding === 'f64' ? (array as Float64Array) : undefined,
-          codes: r.encoding === 'dict' ? (array as Int32Array) : undefined,
-          levels: r.levels ?? undefined,
-        };
-        return toEngineColumn(c);
-      }),
-    );
-    return { sampleCount, columns };
+    return this.db.transaction('REPEATABLE READ', async (tx) => {
+      const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
+      if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+      const sampleCount: number = meta[0].sample_count;
+      type Meta = { idx: number; name: string; type: FeatureType; encoding: 'f64' | 'dict'; levels: string[] | null; bytes: number };
+      const metas: Meta[] = await tx.query(
+        `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+        [datasetId],
+      );
+      const batches = batchesOf(metas.map((m) => m.bytes));
+      const fetch = (batch: number[]): Promise<{ data: Buffer }[]> =>
+        tx.query('SELECT data FROM dataset_columns WHERE dataset_id = $1 AND idx >= $2 AND idx <= $3 ORDER BY idx', [
+          datasetId,
+          metas[batch[0]].idx,
+          metas[batch[batch.length - 1]].idx,
+        ]);
+      const columns: EngineDataset['columns'] = [];
+      let next = batches.length ? fetch(batches[0]) : undefined;
+      for (let b = 0; next; b++) {
+        const rows = await next;
+        next = b + 1 < batches.length ? fetch(batches[b + 1]) : undefined;
+        next?.catch(() => undefined); // raised where it is awaited
+        const unpacked = await Promise.all(
+          batches[b].map(async (i, k) => {
+            const m = metas[i];
+            const array = await unpackColumn(m.encoding, rows[k].data, sampleCount);
+            return toEngineColumn({
+              name: m.name,
+              type: m.type,
+              encoding: m.encoding,
+              values: m.encoding === 'f64' ? (array as Float64Array) : undefined,
+              codes: m.encoding === 'dict' ? (array as Int32Array) : undefined,
+              levels: m.levels ?? undefined,
+            });
+          }),
+        );
+        columns.push(...unpacked);
+      }
+      return { sampleCount, columns };
+    });
   }
 }
