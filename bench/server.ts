@@ -2,8 +2,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from '../src/app';
+import { createLogger } from '../src/common/logger';
 import { loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
@@ -33,8 +34,11 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   const pg = await startEmbeddedPostgres(dir, await freePort());
   await ensureDatabase(pg.url('postgres'), 'bench');
   await runMigrations(pg.url('bench'));
-  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: 'error', ...env });
-  const app = await createApp({ config, databaseUrl: pg.url('bench'), http: true });
+  // the service's log is shown when LOG_LEVEL is set (e.g. LOG_LEVEL=log: the parse and store times of a dataset)
+  const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', ...env });
+  const logger = process.env.LOG_LEVEL ? createLogger(config.logFormat, config.logLevel) : undefined;
+  if (logger) Logger.overrideLogger(logger);
+  const app = await createApp({ config, databaseUrl: pg.url('bench'), http: true }, logger);
   const port = await freePort();
   await app.listen(port, '127.0.0.1');
   const { token } = await app.get(UsersService).createUser({ username: 'bench', password: 'bench-password', cores: 64 });

@@ -213,7 +213,7 @@ export class DatasetsService implements OnModuleInit {
       if (why) throw new TaskFailure(Codes.ImpossibleFeatureType, why);
       return { ...c, type };
     });
-    // Columns go in batches of up to 64 columns or 16 MiB: few round trips for wide (omics) tables, bounded
+    // Columns go in batches of up to 1,000 columns or 16 MiB: few round trips for wide (omics) tables, bounded
     // buffers for long ones. A batch is deflated on libuv's thread pool, one lane per core, while the
     // transaction writes the one before: at most two batches are held packed. Each typed array is let go
     // once packed.

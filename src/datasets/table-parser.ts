@@ -188,7 +188,12 @@ function expectedLines(text: string, bytes: number, size: number): number {
  * together bounded by the file's size (a file whose first lines are short must not reserve too much).
  */
 function capacityFor(lines: number, width: number, size: number): number {
-  return Math.max(1024, Math.min(lines, Math.floor(size / 8 / Math.max(1, width))));
+  return Math.max(16, Math.min(lines, Math.floor(size / 8 / Math.max(1, width))));
+}
+
+/** Room for each of `width` columns when the file size is not known: 1024 values, 8 MiB at most in all (wide omics tables). */
+function defaultCapacity(width: number): number {
+  return Math.max(16, Math.min(1024, Math.floor(1048576 / Math.max(1, width))));
 }
 
 function describeCsvError(err: Error & { code?: string; lines?: number }, separator: string): string {
@@ -230,7 +235,7 @@ function rowsConsumer(o: TableOptions): Consumer {
     } else {
       names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
     }
-    const capacity = expected ? capacityFor(expected.lines, width, expected.size) : undefined;
+    const capacity = expected ? capacityFor(expected.lines, width, expected.size) : defaultCapacity(width);
     builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity));
   };
   return {

@@ -1,5 +1,5 @@
-/** Column indexes in write batches: up to 64 columns or about 16 MiB of data each, in order. */
-export function batchesOf(sizes: number[], maxColumns = 64, maxBytes = 16 * 1048576): number[][] {
+/** Column indexes in write batches: up to 1,000 columns (9,000 parameters, far below PostgreSQL's 65,535) or about 16 MiB of data each, in order. */
+export function batchesOf(sizes: number[], maxColumns = 1000, maxBytes = 16 * 1048576): number[][] {
   const batches: number[][] = [];
   let bytes = 0;
   sizes.forEach((size, i) => {
