@@ -1,6 +1,7 @@
 /**
  * Tabular upload end to end (issue 3: >= 20 MB/s, server memory < 1 GB for 200,000 x 200 ~ 500 MB).
- *   npm run build && node dist/bench/upload.bench.js [--rows 200000] [--cols 200]
+ *   npm run build && node dist/bench/upload.bench.js [--rows 200000] [--cols 200] [--transposed]
+ * --transposed writes samples in columns (each line a feature, as omics files often are): try --rows 100 --cols 50000.
  * Writes a CSV to a temp file, streams it over HTTP to the real service (its own embedded PostgreSQL,
  * 127.0.0.1 only), runs createDataset, then loads the dataset as the engine does.
  */
@@ -15,6 +16,20 @@ const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? Number(process.argv[i + 1]) : d;
 };
+
+/** The same kind of table with samples in columns: a line of sample names, then one line per feature. */
+async function writeTransposedCsv(file: string, rows: number, cols: number): Promise<number> {
+  const out = fs.createWriteStream(file);
+  out.write(`feature,${Array.from({ length: rows }, (_, i) => `s${i + 1}`).join(',')}\n`);
+  let seed = 12345;
+  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff);
+  for (let j = 0; j < cols; j++) {
+    const cells = Array.from({ length: rows }, () => (j % 20 === 19 ? `c${Math.floor(rnd() * 5)}` : (rnd() * 1000).toPrecision(10)));
+    if (!out.write(`f${j},${cells.join(',')}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((r) => out.end(() => r()));
+  return fs.statSync(file).size;
+}
 
 /** rows x cols (200,000 x 200 is ~480 MB): numbers with 10 significant digits, every 20th column a category, and a class label. */
 async function writeCsv(file: string, rows: number, cols: number): Promise<number> {
@@ -63,11 +78,14 @@ function upload(base: string, auth: string, fileId: string, file: string): Promi
 async function main() {
   const rows = arg('rows', 200_000);
   const cols = arg('cols', 200);
-  const file = path.join(os.tmpdir(), `signet-upload-${rows}x${cols}.csv`);
+  const transposed = process.argv.includes('--transposed');
+  const file = path.join(os.tmpdir(), `signet-upload-${rows}x${cols}${transposed ? '-transposed' : ''}.csv`);
   let t0 = Date.now();
-  const bytes = fs.existsSync(file) ? fs.statSync(file).size : await writeCsv(file, rows, cols);
+  const write = transposed ? writeTransposedCsv : writeCsv;
+  const bytes = fs.existsSync(file) ? fs.statSync(file).size : await write(file, rows, cols);
   const mb = bytes / 1048576;
-  process.stdout.write(`file: ${rows} x ${cols}, ${mb.toFixed(1)} MB (written in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+  const layout = transposed ? ', samples in columns' : '';
+  process.stdout.write(`file: ${rows} x ${cols}${layout}, ${mb.toFixed(1)} MB (written in ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
 
   const s = await startServer({ WORKER_CORES: '2', MAX_TABULAR_FILE_BYTES: String(2 * 1024 ** 3) });
   const rss = rssSampler();
@@ -77,7 +95,13 @@ async function main() {
     const up = await upload(s.base, s.auth, 'big', file);
     const uploadS = (Date.now() - t0) / 1000;
     const t1 = Date.now();
-    const { taskId } = await call(s, 'POST', '/file/big/createDataset', { projectId, name: 'big', fileSizeInBytes: up.sizeInBytes });
+    const options = transposed ? { hasSamplesInRows: false, hasSampleHeaders: true } : {};
+    const { taskId } = await call(s, 'POST', '/file/big/createDataset', {
+      projectId,
+      name: 'big',
+      fileSizeInBytes: up.sizeInBytes,
+      ...options,
+    });
     let task;
     do {
       await new Promise((r) => setTimeout(r, 200));
