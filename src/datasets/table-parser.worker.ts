@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import { buffersOf } from '../common/worker-thread';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
 
-/** From the main thread: the file's chunks in order, then the end (or a failure reading them). */
+/** From the main thread: the file's chunks in order, then the end. (A failure to read them ends the thread.) */
 export type ParseInput = { chunk: Uint8Array } | { end: true };
 /** To the main thread: one `taken` per chunk consumed (flow control), then the table or the fault. */
 export type ParseOutput = { taken: true } | { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   try {
     const table = await parseTable(chunks(), workerData as TableOptions);
     out = { ok: true, table };
-    transfer = table.columns.flatMap((c) => [c.values?.buffer, c.codes?.buffer]).filter((b): b is ArrayBuffer => b instanceof ArrayBuffer);
+    transfer = buffersOf(table.columns.flatMap((c) => [c.values, c.codes].filter((a) => a !== undefined)));
   } catch (e) {
     out = { ok: false, tableError: e instanceof TableError, message: (e as Error).message || String(e) };
   }
