@@ -214,9 +214,9 @@ export class DatasetsService implements OnModuleInit {
       return { ...c, type };
     });
     // Columns go in batches of up to 1,000 columns or 16 MiB: few round trips for wide (omics) tables, bounded
-    // buffers for long ones. A batch is deflated on libuv's thread pool, one lane per core, while the
-    // transaction writes the one before: at most two batches are held packed. Each typed array is let go
-    // once packed.
+    // buffers for long ones. A batch is deflated (large columns on libuv's thread pool, one lane per core;
+    // small ones right here) while the transaction writes the one before: at most two batches are held
+    // packed. Each typed array is let go once packed.
     const batches = batchesOf(stored.map((c) => (c.values ?? c.codes)?.byteLength ?? 0));
     const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
     const pack = (batch: number[]): Promise<Buffer[]> =>
