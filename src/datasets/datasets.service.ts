@@ -172,16 +172,17 @@ export class DatasetsService implements OnModuleInit {
     const started = Date.now();
     let table;
     try {
+      const file = await this.files.open(job.filePk);
       const options = {
         separator: job.separator,
         hasFeatureHeaders: job.hasFeatureHeaders,
         hasSampleHeaders: job.hasSampleHeaders,
         hasSamplesInRows: job.hasSamplesInRows,
         textColumns,
-        sizeInBytes: await this.files.sizeOf(job.filePk),
+        sizeInBytes: file.sizeInBytes,
       };
       // parsed on a worker thread while this one reads the file from PostgreSQL
-      table = await parseTableInWorker(this.files.chunks(job.filePk), options, signal);
+      table = await parseTableInWorker(file.chunks, options, signal);
     } catch (e) {
       if (e instanceof TableError) throw new TaskFailure(Codes.UnreadableTable, e.message);
       throw e;

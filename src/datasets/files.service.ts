@@ -97,17 +97,15 @@ export class FilesService {
     return { id: String(rows[0].id), sizeInBytes: Number(rows[0].size_in_bytes), chunkCount: rows[0].chunk_count };
   }
 
-  /** The stored file's size in bytes, or undefined when it is gone. */
-  async sizeOf(filePk: string): Promise<number | undefined> {
-    const rows = await this.db.query('SELECT size_in_bytes FROM files WHERE id = $1', [filePk]);
-    return rows.length ? Number(rows[0].size_in_bytes) : undefined;
+  /** The stored file: its size, and its bytes chunk by chunk (one look-up of the file for both). */
+  async open(filePk: string): Promise<{ sizeInBytes: number; chunks: AsyncGenerator<Buffer> }> {
+    const found = await this.db.query('SELECT size_in_bytes, chunk_count FROM files WHERE id = $1', [filePk]);
+    if (!found.length) throw new Error('the uploaded file was deleted or replaced');
+    return { sizeInBytes: Number(found[0].size_in_bytes), chunks: this.chunks(filePk, found[0].chunk_count) };
   }
 
-  /** The file's bytes, chunk by chunk; the next few chunks are fetched while the caller works on these. */
-  async *chunks(filePk: string): AsyncGenerator<Buffer> {
-    const found = await this.db.query('SELECT chunk_count AS n FROM files WHERE id = $1', [filePk]);
-    if (!found.length) throw new Error('the uploaded file was deleted or replaced');
-    const n: number = found[0].n;
+  /** The file's `n` chunks in order; the next few are fetched while the caller works on these. */
+  private async *chunks(filePk: string, n: number): AsyncGenerator<Buffer> {
     const BATCH = 4;
     const fetch = (from: number): Promise<Buffer[]> =>
       this.db

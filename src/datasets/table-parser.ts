@@ -118,8 +118,6 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     let first = true;
     try {
       for await (const chunk of chunks) {
-        // back to the event loop between chunks: the next chunks arrive (and requests are served) meanwhile
-        await new Promise<void>((r) => setImmediate(r));
         let text: string;
         try {
           text = decoder.decode(chunk, { stream: true });
