@@ -189,6 +189,7 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
         X: fc.train,
         columnFeature: fc.pre.columnSteps(),
         featureCount: fc.pre.steps.length,
+        categorical: Uint8Array.from(fc.pre.steps, (st) => (st.kind === 'categorical' ? 1 : 0)),
         target: targetOf(data, spec.train),
         task: data.task,
         maxSize: spec.config.selector.kind === 'all' ? Infinity : data.maxSignatureSize,

@@ -7,6 +7,8 @@ export interface SelectionInput {
   /** design column -> feature (step) index */
   columnFeature: Int32Array;
   featureCount: number;
+  /** per feature: 1 when it is categorical (its columns are L - 1 dummies), else 0 */
+  categorical: Uint8Array;
   target: Target;
   task: Task;
   /** never more features than this in a signature */
