@@ -40,8 +40,8 @@ const COLLINEAR = 1e-10;
 /** Newton's method: at most this many steps (complete separation would otherwise run forever), and step halvings per step */
 const MAX_NEWTON_STEPS = 30;
 const MAX_HALVINGS = 30;
-/** stop once the predicted decrease of the deviance (score' information^-1 score) is below this; the step taken then leaves an error far below it */
-const NEWTON_TOLERANCE = 1e-8;
+/** Newton stops once the predicted decrease of the deviance (score' information^-1 score) is below this: the deviance is then that close to its minimum */
+const NEWTON_TOLERANCE = 1e-9;
 /** about this many numbers are kept in the cache of conditioning sets (bases and null fits) */
 const CACHE_NUMBERS = 16e6;
 
@@ -98,9 +98,11 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
   abstract readonly description: string;
   protected readonly n: number;
   /** design columns (views into one column-major copy) */
-  private readonly columns: Float64Array[] = [];
+  protected readonly columns: Float64Array[] = [];
   /** centered sum of squares of each design column */
   private readonly spread: Float64Array;
+  /** sum of squares of each design column */
+  protected readonly squares: Float64Array;
   protected readonly featureColumns: number[][];
   protected readonly categorical: Uint8Array;
   private readonly cache = new Map<string, Conditioning<Null>>();
@@ -117,9 +119,11 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
       for (let j0 = 0; j0 < d; j0 += B)
         for (let i = i0; i < Math.min(n, i0 + B); i++) for (let j = j0; j < Math.min(d, j0 + B); j++) byColumn[j * n + i] = data[i * d + j];
     this.spread = new Float64Array(d);
+    this.squares = new Float64Array(d);
     for (let j = 0; j < d; j++) {
       const c = byColumn.subarray(j * n, (j + 1) * n);
       this.columns.push(c);
+      this.squares[j] = dot(c, c, n);
       let s = 0;
       for (let i = 0; i < n; i++) s += c[i];
       const mean = s / n;
@@ -184,6 +188,14 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
 
 // ---------------------------------------------------------------- regression
 
+/** Fisher's z of the partial correlation r, p-value from Student's t with df degrees of freedom (MXM testIndFisher). */
+function fisherZ(r: number, df: number): IndependenceTestResult {
+  // |r| = 1 (T a linear function of X and Z) would give an infinite statistic
+  const clamped = Math.max(-1 + 1e-15, Math.min(1 - 1e-15, r));
+  const statistic = Math.sqrt(df) * Math.abs(Math.atanh(clamped));
+  return { statistic, df, logP: logStudentTTwoSided(statistic, df) };
+}
+
 interface LinearNull {
   /** residual of T on Z */
   residual: Float64Array;
@@ -220,17 +232,36 @@ class LinearTest extends ResidualTest<LinearNull> {
     return { residual, rss: rss > this.noResidual ? rss : 0 };
   }
 
+  override test(x: number, z: readonly number[]): IndependenceTestResult {
+    return (this.fisher(x, z) && this.featureColumns[x].length === 1 && this.fisherFromProjections(x, z)) || super.test(x, z);
+  }
+
+  /**
+   * The common case without allocation: X's residual on Z is never formed, only its squared norm
+   * |x|^2 - |Q'x|^2 and its product with T's residual (= x' residual, as that is orthogonal to Q). Null when most
+   * of x lies in span(Z), where that difference cancels: the explicit residual decides then.
+   */
+  private fisherFromProjections(x: number, z: readonly number[]): IndependenceTestResult | null {
+    const { basis, fit } = this.conditioning(z);
+    const n = this.n;
+    const c = this.featureColumns[x][0];
+    const col = this.columns[c];
+    let projected = 0;
+    for (const q of basis) projected += dot(q, col, n) ** 2;
+    const left = this.squares[c] - projected;
+    if (!(left > 1e-4 * this.squares[c])) return null;
+    const df = n - z.length - 3;
+    if (df < 1 || !(fit.rss > 0)) return noEvidence(Math.max(df, 0));
+    return finite(fisherZ(dot(col, fit.residual, n) / Math.sqrt(left * fit.rss), df));
+  }
+
   protected compare(x: number, z: readonly number[], { basis, fit }: Conditioning<LinearNull>, added: Float64Array[]): IndependenceTestResult {
     const n = this.n;
     if (this.fisher(x, z)) {
       const df = n - z.length - 3;
       if (df < 1 || !(fit.rss > 0)) return noEvidence(Math.max(df, 0));
       // `added[0]` is X's residual on Z, normalized; T's residual is orthogonal to Z, so this is the partial correlation
-      const r = dot(added[0], fit.residual, n) / Math.sqrt(fit.rss);
-      // |r| = 1 (T a linear function of X and Z) would give an infinite statistic
-      const clamped = Math.max(-1 + 1e-15, Math.min(1 - 1e-15, r));
-      const statistic = Math.sqrt(df) * Math.abs(Math.atanh(clamped));
-      return { statistic, df, logP: logStudentTTwoSided(statistic, df) };
+      return fisherZ(dot(added[0], fit.residual, n) / Math.sqrt(fit.rss), df);
     }
     const m = added.length;
     const df2 = n - basis.length - m;
@@ -250,13 +281,19 @@ class LinearTest extends ResidualTest<LinearNull> {
 interface Likelihood {
   /** numbers in the linear predictor per sample: 1, or K - 1 for the multinomial (sample i, part k at i * width + k) */
   readonly width: number;
-  /** -2 log-likelihood at the linear predictor */
-  deviance(eta: Float64Array): number;
+  /** length of the per-sample state that `deviance` leaves for `derivatives` */
+  readonly stateLength: number;
+  /**
+   * -2 log-likelihood at the linear predictor. Also writes into `state` what the derivatives at eta need (fitted
+   * probabilities or risks), so that Newton's method spends no second exponential per sample on them.
+   */
+  deviance(eta: Float64Array, state: Float64Array): number;
   /**
    * The score (gradient of the log-likelihood) and the information (minus its Hessian, lower triangle, row-major
-   * P x P) of the coefficients of `columns` at eta. Coefficient k * columns.length + j multiplies column j in part k.
+   * P x P) of the coefficients of `columns`, from the `state` of eta. Coefficient k * columns.length + j
+   * multiplies column j in part k.
    */
-  derivatives(columns: readonly Float64Array[], eta: Float64Array, score: Float64Array, information: Float64Array): void;
+  derivatives(columns: readonly Float64Array[], state: Float64Array, score: Float64Array, information: Float64Array): void;
 }
 
 interface Fit {
@@ -264,6 +301,14 @@ interface Fit {
   beta: Float64Array;
   eta: Float64Array;
   deviance: number;
+  /** what `deviance` left at eta */
+  state: Float64Array;
+}
+
+/** The fit at the linear predictor eta (coefficients given by the caller). */
+function evaluate(likelihood: Likelihood, beta: Float64Array, eta: Float64Array): Fit {
+  const state = new Float64Array(likelihood.stateLength);
+  return { beta, eta, deviance: likelihood.deviance(eta, state), state };
 }
 
 /**
@@ -308,28 +353,31 @@ function solveSymmetric(A: Float64Array, b: Float64Array, x: Float64Array, P: nu
 
 /**
  * Maximizes the likelihood over the coefficients of `columns` by Newton's method with step halving, from `start`
- * (a fit whose linear predictor matches its coefficients). The deviance never increases, and the number of steps is
- * capped, so a fit that cannot converge (complete separation) still ends with a finite deviance.
+ * (a fit whose linear predictor matches its coefficients; it is not modified). The deviance never increases, and
+ * the number of steps is capped, so a fit that cannot converge (complete separation) still ends with a finite
+ * deviance. It stops when the predicted decrease of the deviance is below NEWTON_TOLERANCE, without that last step.
  */
 function newton(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit): Fit {
   const w = likelihood.width;
   const p = columns.length;
   const P = w * p;
-  const beta = Float64Array.from(start.beta);
-  let eta = Float64Array.from(start.eta);
-  let deviance = start.deviance;
-  if (P === 0) return { beta, eta, deviance };
+  if (P === 0) return start;
   const n = columns[0].length;
+  const beta = Float64Array.from(start.beta);
+  let { eta, state, deviance } = start;
+  // trial buffers; the start's arrays are only read
+  let trial: Float64Array = new Float64Array(eta.length);
+  let trialState: Float64Array = new Float64Array(state.length);
+  let owned = false;
   const score = new Float64Array(P);
   const information = new Float64Array(P * P);
   const step = new Float64Array(P);
   const direction = new Float64Array(eta.length);
-  let trial = new Float64Array(eta.length);
   for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
-    likelihood.derivatives(columns, eta, score, information);
+    likelihood.derivatives(columns, state, score, information);
     if (!solveSymmetric(information, score, step, P)) break;
     const decrement = dot(score, step, P);
-    if (!(decrement > 0)) break;
+    if (!(decrement > NEWTON_TOLERANCE)) break;
     direction.fill(0);
     for (let k = 0; k < w; k++)
       for (let j = 0; j < p; j++) {
@@ -342,7 +390,7 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
     let accepted = false;
     for (let h = 0; h < MAX_HALVINGS; h++, t /= 2) {
       for (let i = 0; i < eta.length; i++) trial[i] = eta[i] + t * direction[i];
-      const d = likelihood.deviance(trial);
+      const d = likelihood.deviance(trial, trialState);
       if (d <= deviance) {
         deviance = d;
         accepted = true;
@@ -351,22 +399,21 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
     }
     if (!accepted) break;
     for (let a = 0; a < P; a++) beta[a] += t * step[a];
-    [eta, trial] = [trial, eta];
-    if (decrement < NEWTON_TOLERANCE) break;
+    [eta, trial] = [trial, owned ? eta : new Float64Array(eta.length)];
+    [state, trialState] = [trialState, owned ? state : new Float64Array(state.length)];
+    owned = true;
   }
-  return { beta, eta, deviance };
+  return { beta, eta, deviance, state };
 }
+
+/** The null fit when there is nothing to test (a single class, no event). */
+const EMPTY_FIT: Fit = { beta: new Float64Array(0), eta: new Float64Array(0), deviance: 0, state: new Float64Array(0) };
 
 /** Coefficients of a fit on p columns, laid out for p + extra columns (the new ones at 0), for a warm start. */
 function widen(beta: Float64Array, width: number, p: number, extra: number): Float64Array {
   const out = new Float64Array(width * (p + extra));
   for (let k = 0; k < width; k++) for (let j = 0; j < p; j++) out[k * (p + extra) + j] = beta[k * p + j];
   return out;
-}
-
-/** log(1 + e^v) without overflow */
-function softplus(v: number): number {
-  return v > 0 ? v + Math.log1p(Math.exp(-v)) : Math.log1p(Math.exp(v));
 }
 
 /** Fills the lower triangle of sum_i weight_i x_ij x_im into information[(row0 + j) * P + col0 + m]. */
@@ -394,28 +441,38 @@ function weightedCross(
 
 class Binomial implements Likelihood {
   readonly width = 1;
+  readonly stateLength: number;
   private readonly residual: Float64Array;
   private readonly weight: Float64Array;
 
+  /** state: the fitted probabilities */
   constructor(private readonly y: Uint8Array) {
+    this.stateLength = y.length;
     this.residual = new Float64Array(y.length);
     this.weight = new Float64Array(y.length);
   }
 
-  deviance(eta: Float64Array): number {
+  deviance(eta: Float64Array, mu: Float64Array): number {
     let d = 0;
-    for (let i = 0; i < eta.length; i++) d += softplus(this.y[i] ? -eta[i] : eta[i]);
+    for (let i = 0; i < eta.length; i++) {
+      // one exponential for both: -log P(y_i) = log(1 + e^(-/+ eta)), and mu = 1 / (1 + e^-eta)
+      const v = eta[i];
+      const e = Math.exp(-Math.abs(v));
+      const l = Math.log1p(e);
+      d += this.y[i] ? (v > 0 ? l : l - v) : v > 0 ? l + v : l;
+      mu[i] = v > 0 ? 1 / (1 + e) : e / (1 + e);
+    }
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], eta: Float64Array, score: Float64Array, information: Float64Array): void {
+  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array): void {
     const P = columns.length;
-    for (let i = 0; i < eta.length; i++) {
-      const mu = 1 / (1 + Math.exp(-eta[i]));
-      this.residual[i] = this.y[i] - mu;
-      this.weight[i] = mu * (1 - mu);
+    const n = mu.length;
+    for (let i = 0; i < n; i++) {
+      this.residual[i] = this.y[i] - mu[i];
+      this.weight[i] = mu[i] * (1 - mu[i]);
     }
-    for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, eta.length);
+    for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, n);
     weightedCross(columns, this.weight, information, P, 0, 0, true);
   }
 }
@@ -423,47 +480,41 @@ class Binomial implements Likelihood {
 /** Multinomial logit with class 0 as the baseline: part k - 1 of the linear predictor is class k's log odds against class 0. */
 class Multinomial implements Likelihood {
   readonly width: number;
-  private readonly probability: Float64Array;
+  readonly stateLength: number;
   private readonly weight: Float64Array;
   private readonly residual: Float64Array;
 
+  /** state: the fitted probabilities of classes 1 .. K - 1, sample-major */
   constructor(
     private readonly y: Int32Array,
     classCount: number,
   ) {
     this.width = classCount - 1;
-    this.probability = new Float64Array(y.length * this.width);
+    this.stateLength = y.length * this.width;
     this.weight = new Float64Array(y.length);
     this.residual = new Float64Array(y.length);
   }
 
-  deviance(eta: Float64Array): number {
+  deviance(eta: Float64Array, prob: Float64Array): number {
     const w = this.width;
     let d = 0;
     for (let i = 0; i < this.y.length; i++) {
       let max = 0;
       for (let k = 0; k < w; k++) max = Math.max(max, eta[i * w + k]);
       let s = Math.exp(-max);
-      for (let k = 0; k < w; k++) s += Math.exp(eta[i * w + k] - max);
+      for (let k = 0; k < w; k++) s += prob[i * w + k] = Math.exp(eta[i * w + k] - max);
+      for (let k = 0; k < w; k++) prob[i * w + k] /= s;
       const c = this.y[i];
       d += max + Math.log(s) - (c > 0 ? eta[i * w + c - 1] : 0);
     }
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], eta: Float64Array, score: Float64Array, information: Float64Array): void {
+  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array): void {
     const w = this.width;
     const p = columns.length;
     const P = w * p;
     const n = this.y.length;
-    const prob = this.probability;
-    for (let i = 0; i < n; i++) {
-      let max = 0;
-      for (let k = 0; k < w; k++) max = Math.max(max, eta[i * w + k]);
-      let s = Math.exp(-max);
-      for (let k = 0; k < w; k++) s += prob[i * w + k] = Math.exp(eta[i * w + k] - max);
-      for (let k = 0; k < w; k++) prob[i * w + k] /= s;
-    }
     for (let k = 0; k < w; k++) {
       for (let i = 0; i < n; i++) this.residual[i] = (this.y[i] === k + 1 ? 1 : 0) - prob[i * w + k];
       for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
@@ -479,36 +530,31 @@ class Multinomial implements Likelihood {
 /** Cox partial likelihood with Efron's approximation for tied event times. */
 class CoxPartial implements Likelihood {
   readonly width = 1;
+  readonly stateLength: number;
   /** samples by decreasing time; group g spans order[groupStart[g] .. groupStart[g + 1]) (equal times) */
   private readonly order: Int32Array;
   private readonly groupStart: Int32Array;
-  private readonly risk: Float64Array;
 
+  /** state: the risks exp(eta - max eta), which cannot overflow and leave the partial likelihood's ratios unchanged */
   constructor(
-    private readonly time: Float64Array,
+    time: Float64Array,
     private readonly event: Uint8Array,
   ) {
     const n = time.length;
+    this.stateLength = n;
     this.order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => time[b] - time[a] || a - b);
     const starts: number[] = [];
     for (let k = 0; k < n; k++) if (k === 0 || time[this.order[k]] !== time[this.order[k - 1]]) starts.push(k);
     starts.push(n);
     this.groupStart = Int32Array.from(starts);
-    this.risk = new Float64Array(n);
   }
 
-  /** exp(eta - max eta), which cannot overflow (the ratios in the partial likelihood are unchanged); returns the max */
-  private risks(eta: Float64Array): number {
-    let max = -Infinity;
-    for (let i = 0; i < eta.length; i++) max = Math.max(max, eta[i]);
-    if (!Number.isFinite(max)) max = 0;
-    for (let i = 0; i < eta.length; i++) this.risk[i] = Math.exp(eta[i] - max);
-    return max;
-  }
-
-  deviance(eta: Float64Array): number {
-    const shift = this.risks(eta);
-    const { order, groupStart, risk, event } = this;
+  deviance(eta: Float64Array, risk: Float64Array): number {
+    let shift = -Infinity;
+    for (let i = 0; i < eta.length; i++) shift = Math.max(shift, eta[i]);
+    if (!Number.isFinite(shift)) shift = 0;
+    for (let i = 0; i < eta.length; i++) risk[i] = Math.exp(eta[i] - shift);
+    const { order, groupStart, event } = this;
     let loglik = 0;
     let S0 = 0;
     for (let g = 0; g + 1 < groupStart.length; g++) {
@@ -529,9 +575,8 @@ class CoxPartial implements Likelihood {
     return -2 * loglik;
   }
 
-  derivatives(columns: readonly Float64Array[], eta: Float64Array, score: Float64Array, information: Float64Array): void {
-    this.risks(eta);
-    const { order, groupStart, risk, event } = this;
+  derivatives(columns: readonly Float64Array[], risk: Float64Array, score: Float64Array, information: Float64Array): void {
+    const { order, groupStart, event } = this;
     const p = columns.length;
     const S1 = new Float64Array(p);
     const S2 = new Float64Array(p * p);
@@ -620,7 +665,7 @@ class LogisticTest extends ResidualTest<Fit> {
 
   protected fitNull(basis: Float64Array[]): Fit {
     const lik = this.likelihood;
-    if (!lik) return { beta: new Float64Array(0), eta: new Float64Array(0), deviance: 0 };
+    if (!lik) return EMPTY_FIT;
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -630,7 +675,7 @@ class LogisticTest extends ResidualTest<Fit> {
       beta[k] = logOdds * Math.sqrt(this.n);
       for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
     }
-    const intercept = { beta, eta, deviance: lik.deviance(eta) };
+    const intercept = evaluate(lik, beta, eta);
     if (basis.length === 1) return intercept;
     return newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) });
   }
@@ -665,11 +710,11 @@ class CoxTest extends ResidualTest<Fit> {
 
   protected fitNull(basis: Float64Array[]): Fit {
     const lik = this.likelihood;
-    if (!lik) return { beta: new Float64Array(0), eta: new Float64Array(0), deviance: 0 };
+    if (!lik) return EMPTY_FIT;
     // a Cox model has no intercept: the constant basis[0] is left out (the other basis vectors are centered)
     const columns = basis.slice(1);
     const eta = new Float64Array(this.n);
-    return newton(lik, columns, { beta: new Float64Array(columns.length), eta, deviance: lik.deviance(eta) });
+    return newton(lik, columns, evaluate(lik, new Float64Array(columns.length), eta));
   }
 
   protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
