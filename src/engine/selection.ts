@@ -1,5 +1,8 @@
+import type { ConditionalIndependenceTest } from './independence';
+import { createIndependenceTest } from './independence-tests';
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
+import { enumerateSignatures, ses } from './ses';
 
 /** What a feature selector sees: the preprocessed training design and which input feature each column comes from. */
 export interface SelectionInput {
@@ -158,6 +161,43 @@ export class AllFeatures implements FeatureSelector {
 
   fit(input: SelectionInput): Selection {
     return { signatures: [Array.from({ length: input.featureCount }, (_, f) => f)], signatureCount: 1 };
+  }
+}
+
+/**
+ * The conditional-independence test SES uses for an outcome kind, named without fitting it (engine.md's table),
+ * for the result's `featureSelection` text.
+ */
+export function independenceTestDescription(task: Task): string {
+  if (task === 'regression') {
+    return "Fisher's z test of the partial correlation (F-test of nested linear models for categorical features)";
+  }
+  if (task === 'classification') {
+    return 'likelihood-ratio test of logistic regressions (multinomial for more than two classes)';
+  }
+  return 'likelihood-ratio test of Cox regressions (Efron ties)';
+}
+
+/** SES (ses.ts): the reference signature and the equivalent ones from its equivalence classes. */
+export class SesSelector implements FeatureSelector {
+  readonly key: string;
+
+  /** `createTest` is there for tests; the engine always uses the outcome's test from independence-tests.ts. */
+  constructor(
+    readonly maxK: number,
+    readonly alpha: number,
+    private readonly createTest: (input: SelectionInput) => ConditionalIndependenceTest = createIndependenceTest,
+  ) {
+    this.key = `ses-${maxK}-${alpha}`;
+  }
+
+  describe(task: Task): string {
+    return `Statistically equivalent signatures (SES): maxK = ${this.maxK}, alpha = ${this.alpha}, ${independenceTestDescription(task)}`;
+  }
+
+  fit(input: SelectionInput): Selection {
+    const result = ses(this.createTest(input), input.featureCount, { maxK: this.maxK, alpha: this.alpha, maxSize: input.maxSize });
+    return { signatures: enumerateSignatures(result, input.signatureLimit), signatureCount: result.signatureCount };
   }
 }
 
