@@ -264,6 +264,17 @@ describe('ses ordering rules', () => {
     expect(r.reference).toEqual([0, 2, 1]);
   });
 
+  it('keeps the largest p so far, not the latest: a later, stronger test does not undo an earlier, weaker one', () => {
+    // 1 is weak given {0} (p = e^-5) and strong given any set with 2 in it; 3 is moderately strong everywhere
+    const logP = (x: number, z: readonly number[]): number => {
+      if (z.length === 0) return [-1000, -900, -800, -700][x];
+      if (x === 1) return z.includes(0) && !z.includes(2) ? -5 : -850;
+      return x === 3 ? -700 : -760;
+    };
+    // after 0 and 2, candidate 1 still holds p = e^-5 from {0} and so comes after 3
+    expect(ses(tableTest(logP, () => 1), 4, opts).reference).toEqual([0, 2, 3, 1]);
+  });
+
   it('compares with log(alpha): p = 0.06 is independent at alpha = 0.05, dependent at 0.1', () => {
     const logP = (x: number, z: readonly number[]): number => (z.length === 0 ? -100 + x : Math.log(0.06));
     expect(ses(tableTest(logP, () => 1), 2, { ...opts, alpha: 0.05 }).reference).toEqual([0]);
