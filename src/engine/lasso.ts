@@ -50,6 +50,11 @@ export interface LassoOptions {
   thresh?: number;
   /** stop the path early by glmnet's rules (default true) */
   earlyStop?: boolean;
+  /**
+   * glmnet's dfmax: the path stops after the first lambda with more than this many non-zero columns
+   * (any class). A selector capped at a signature size never needs the dense end of the path.
+   */
+  dfmax?: number;
 }
 
 // glmnet's internal parameters (glmnet.control): smallest fitted probability, and what follows from it
@@ -172,6 +177,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
   const standardize = options.standardize ?? true;
   const thresh = options.thresh ?? 1e-7;
   const earlyStop = options.earlyStop ?? true;
+  const dfmax = options.dfmax ?? Infinity;
   const hasIntercept = family === 'binomial' || family === 'multinomial';
 
   // column-major, centred and (optionally) scaled copy: coordinate descent reads whole columns
@@ -252,6 +258,24 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     for (let k = 0; k < K; k++) eta.fill(a0[k], k * n, (k + 1) * n);
   }
 
+  // Coordinate descent keeps only the residual up to date; the linear predictor is rebuilt from the
+  // coefficients when it is read (cheaper than updating n values of it at every coordinate change).
+  let etaStale = false;
+  function syncEta(): void {
+    if (!etaStale) return;
+    etaStale = false;
+    for (let k = 0; k < K; k++) {
+      const off = k * n;
+      eta.fill(a0[k], off, off + n);
+      for (const j of activeList) {
+        const b = B[k * p + j];
+        if (b === 0) continue;
+        const col = j * n;
+        for (let i = 0; i < n; i++) eta[off + i] += b * Z[col + i];
+      }
+    }
+  }
+
   // the working quadratic of one block (class) at the current eta: weights v, gradient residual rw, sum of v
   let xmz = 0;
   /**
@@ -259,6 +283,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
    * probability beyond [pmin, 1 - pmin] is taken as 0 or 1 and gets no weight).
    */
   function irlsWeights(k: number): void {
+    syncEta();
     xmz = 0;
     if (family === 'gaussian') {
       for (let i = 0; i < n; i++) {
@@ -358,8 +383,8 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
   /** One coordinate-descent pass of block k over `cols` (then the intercept); returns max xv * change^2. */
   function sweep(k: number, cols: number[], full: boolean, lam: number): number {
     const off = k * p;
-    const etaOff = k * n;
     let dlx = 0;
+    etaStale = true;
     for (const j of cols) {
       const x = xv[off + j];
       const b = B[off + j];
@@ -373,11 +398,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       const d = nb - b;
       B[off + j] = nb;
       const col = j * n;
-      for (let i = 0; i < n; i++) {
-        const z = Z[col + i];
-        rw[i] -= d * v[i] * z;
-        eta[etaOff + i] += d * z;
-      }
+      for (let i = 0; i < n; i++) rw[i] -= d * v[i] * Z[col + i];
       dlx = Math.max(dlx, x * d * d);
     }
     if (hasIntercept && xmz > 0) {
@@ -386,10 +407,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       const d = s / xmz;
       if (d !== 0) {
         a0[k] += d;
-        for (let i = 0; i < n; i++) {
-          rw[i] -= d * v[i];
-          eta[etaOff + i] += d;
-        }
+        for (let i = 0; i < n; i++) rw[i] -= d * v[i];
         dlx = Math.max(dlx, xmz * d * d);
       }
     }
@@ -474,17 +492,13 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       for (let k = 0; k < K; k++) s += a0[k];
       s /= K;
       for (let k = 0; k < K; k++) a0[k] -= s;
-      const shiftEta = new Float64Array(n).fill(-s);
       const vals = new Float64Array(K);
       for (const j of activeList) {
         for (let k = 0; k < K; k++) vals[k] = B[k * p + j];
         const sh = medianShift(vals);
-        if (sh === 0) continue;
-        for (let k = 0; k < K; k++) B[k * p + j] -= sh;
-        const col = j * n;
-        for (let i = 0; i < n; i++) shiftEta[i] -= sh * Z[col + i];
+        if (sh !== 0) for (let k = 0; k < K; k++) B[k * p + j] -= sh;
       }
-      for (let k = 0; k < K; k++) for (let i = 0; i < n; i++) eta[k * n + i] += shiftEta[i];
+      etaStale = true;
       if (!anyClass) {
         saturated = true;
         return;
@@ -495,6 +509,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
 
   /** Deviance on the reported scale (RSS on y's scale; 2 (saturated - model) log-likelihood otherwise). */
   function deviance(): number {
+    syncEta();
     if (family === 'gaussian') {
       let s = 0;
       for (let i = 0; i < n; i++) s += (yStd[i] - eta[i]) ** 2;
@@ -582,6 +597,16 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     devRatio.push(ratioNow);
 
     if (saturated) break;
+    let columnsIn = 0;
+    for (let j = 0; j < p; j++) {
+      for (let k = 0; k < K; k++) {
+        if (coef[k * p + j] !== 0) {
+          columnsIn++;
+          break;
+        }
+      }
+    }
+    if (columnsIn > dfmax) break;
     // glmnet's early stopping (checked from the 5th lambda on)
     if (earlyStop && m + 1 >= 5) {
       if (family === 'gaussian') {
@@ -622,4 +647,128 @@ export function chooseLambda(path: LassoPath, c: number, n: number): number {
     }
   }
   return best;
+}
+
+/** The family LASSO fits for a task: logistic (multinomial beyond two classes), linear or Cox. */
+export function lassoFamily(task: Task, classCount = 2): LassoFamily {
+  if (task === 'regression') return 'gaussian';
+  if (task === 'survival') return 'cox';
+  return classCount > 2 ? 'multinomial' : 'binomial';
+}
+
+/**
+ * The path for a selection input, or null when the data cannot support one (a single class, a constant
+ * outcome, no events, too few rows, non-finite values): the selector then selects nothing.
+ * Classes absent from these rows (a small fold) are dropped, so two present classes give a binomial fit.
+ */
+function pathForInput(input: SelectionInput): LassoPath | null {
+  const { X, target, task } = input;
+  // the selected set never exceeds maxSize features, so the path can stop well before it gets dense
+  // (glmnet's own default pmax is 2 dfmax + 20); see selectFromPath for how the cap is applied
+  const options: LassoOptions = { dfmax: 2 * Math.max(input.maxSize, 1) + 20 };
+  const n = X.rows;
+  if (n < 3 || X.cols === 0) return null;
+  for (let i = 0; i < X.data.length; i++) if (!Number.isFinite(X.data[i])) return null;
+  for (let i = 0; i < n; i++) if (!Number.isFinite(target.y[i])) return null;
+  if (task === 'regression') {
+    let same = true;
+    for (let i = 1; i < n && same; i++) same = target.y[i] === target.y[0];
+    return same ? null : lassoPath(X, target, 'gaussian', options);
+  }
+  if (task === 'survival') {
+    const event = target.event;
+    if (!event || !event.some((e) => e === 1)) return null;
+    return lassoPath(X, target, 'cox', options);
+  }
+  const counts = new Map<number, number>();
+  for (let i = 0; i < n; i++) counts.set(target.y[i], (counts.get(target.y[i]) ?? 0) + 1);
+  const present = [...counts.keys()].sort((a, b) => a - b);
+  if (present.length < 2) return null;
+  const index = new Map(present.map((c, k) => [c, k]));
+  const y = Float64Array.from(target.y, (c) => index.get(c) as number);
+  return present.length === 2
+    ? lassoPath(X, { y, classCount: 2 }, 'binomial', options)
+    : lassoPath(X, { y, classCount: present.length }, 'multinomial', options);
+}
+
+// one path per (design, target): the path does not depend on c, so selectors with different c share it
+const pathCache = new WeakMap<Design, { target: Target; path: LassoPath | null }>();
+
+/**
+ * LASSO feature selection: the features with a non-zero coefficient (any of their design columns, any
+ * class) at the lambda minimising deviance + c x df x log(N); when that set exceeds `maxSize`, the
+ * nearest larger lambda of the path whose set fits. Features are listed in the order they entered the
+ * path (ties: larger absolute standardized coefficient at the chosen lambda). LASSO gives one signature.
+ */
+export class LassoSelector implements FeatureSelector {
+  readonly key: string;
+
+  constructor(readonly c: number) {
+    this.key = `lasso-c${c}`;
+  }
+
+  describe(task: Task): string {
+    const model =
+      task === 'classification'
+        ? 'logistic regression (multinomial for more than two classes)'
+        : task === 'regression'
+          ? 'linear regression'
+          : 'Cox regression (Breslow ties)';
+    return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c})`;
+  }
+
+  fit(input: SelectionInput): { signatures: number[][] } {
+    return LassoSelector.fitMany(input, [this.c])[0];
+  }
+
+  /** The path of this input (computed once per design and target, then reused). Null when degenerate. */
+  static path(input: SelectionInput): LassoPath | null {
+    const cached = pathCache.get(input.X);
+    if (cached && cached.target === input.target) return cached.path;
+    let path: LassoPath | null;
+    try {
+      path = pathForInput(input);
+    } catch {
+      // a numerical failure on odd data selects nothing rather than failing the analysis
+      path = null;
+    }
+    pathCache.set(input.X, { target: input.target, path });
+    return path;
+  }
+
+  /** The selection for each c in `cs`, from one path. */
+  static fitMany(input: SelectionInput, cs: number[]): { signatures: number[][] }[] {
+    const path = LassoSelector.path(input);
+    return cs.map((c) => ({ signatures: [path ? selectFromPath(path, input, c) : []] }));
+  }
+}
+
+/** The features selected on `path` with factor c, in order of entry (see LassoSelector). */
+export function selectFromPath(path: LassoPath, input: SelectionInput, c: number): number[] {
+  const { columnFeature, featureCount } = input;
+  const K = path.classCount;
+  const p = path.p;
+  const featuresAt = (m: number): Set<number> => {
+    const out = new Set<number>();
+    const coef = path.coefficients[m];
+    for (let k = 0; k < K; k++) for (let j = 0; j < p; j++) if (coef[k * p + j] !== 0) out.add(columnFeature[j]);
+    return out;
+  };
+  if (path.lambdas.length === 0 || input.maxSize <= 0) return [];
+  let m = chooseLambda(path, c, input.X.rows);
+  let chosen = featuresAt(m);
+  while (chosen.size > input.maxSize && m > 0) chosen = featuresAt(--m);
+  if (chosen.size > input.maxSize) return [];
+  const entry = new Int32Array(featureCount).fill(path.lambdas.length);
+  for (let t = 0; t <= m; t++) for (const f of featuresAt(t)) if (entry[f] > t) entry[f] = t;
+  const size = new Float64Array(featureCount);
+  const coef = path.coefficients[m];
+  for (let k = 0; k < K; k++) {
+    for (let j = 0; j < p; j++) {
+      const s = Math.abs(coef[k * p + j]) * path.scales[j];
+      const f = columnFeature[j];
+      if (s > size[f]) size[f] = s;
+    }
+  }
+  return [...chosen].sort((a, b) => entry[a] - entry[b] || size[b] - size[a] || a - b);
 }
