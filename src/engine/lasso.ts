@@ -634,13 +634,19 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
   };
 }
 
-/** Index of the path point minimising deviance + c x df x log(n) (the first one on ties: the larger lambda). */
+/**
+ * Index of the path point minimising deviance + c x df x log(n) (the first one on ties: the larger lambda).
+ * For gaussian the deviance is taken on the log-likelihood scale, n log(RSS / n) (the error variance
+ * profiled out): glmnet's gaussian "deviance" is the RSS itself, in the outcome's units, which would make
+ * the criterion depend on those units.
+ */
 export function chooseLambda(path: LassoPath, c: number, n: number): number {
   let best = 0;
   let bestScore = Infinity;
   const logN = Math.log(Math.max(n, 1));
   for (let m = 0; m < path.lambdas.length; m++) {
-    const score = path.deviance[m] + c * path.df[m] * logN;
+    const dev = path.family === 'gaussian' ? n * Math.log(Math.max(path.deviance[m], 1e-300) / n) : path.deviance[m];
+    const score = dev + c * path.df[m] * logN;
     if (score < bestScore) {
       bestScore = score;
       best = m;
