@@ -326,9 +326,11 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
   }
 
   function dot(j: number, r: Float64Array): number {
-    const col = j * n;
+    const z = Z;
+    const rows = n;
+    const col = j * rows;
     let s = 0;
-    for (let i = 0; i < n; i++) s += Z[col + i] * r[i];
+    for (let i = 0; i < rows; i++) s += z[col + i] * r[i];
     return s;
   }
 
@@ -382,13 +384,22 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
 
   /** One coordinate-descent pass of block k over `cols` (then the intercept); returns max xv * change^2. */
   function sweep(k: number, cols: number[], full: boolean, lam: number): number {
+    // locals rather than closure variables: this is the innermost loop of the whole fit
+    const z = Z;
+    const r = rw;
+    const w = v;
+    const rows = n;
     const off = k * p;
     let dlx = 0;
     etaStale = true;
-    for (const j of cols) {
+    for (let t = 0; t < cols.length; t++) {
+      const j = cols[t];
       const x = xv[off + j];
       const b = B[off + j];
-      const u = dot(j, rw) + x * b;
+      const col = j * rows;
+      let g = 0;
+      for (let i = 0; i < rows; i++) g += z[col + i] * r[i];
+      const u = g + x * b;
       const nb = x > 0 ? softThreshold(u, lam) / x : 0;
       if (nb === b) continue;
       if (full && !isActive[j]) {
@@ -397,17 +408,16 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       }
       const d = nb - b;
       B[off + j] = nb;
-      const col = j * n;
-      for (let i = 0; i < n; i++) rw[i] -= d * v[i] * Z[col + i];
+      for (let i = 0; i < rows; i++) r[i] -= d * w[i] * z[col + i];
       dlx = Math.max(dlx, x * d * d);
     }
     if (hasIntercept && xmz > 0) {
       let s = 0;
-      for (let i = 0; i < n; i++) s += rw[i];
+      for (let i = 0; i < rows; i++) s += r[i];
       const d = s / xmz;
       if (d !== 0) {
         a0[k] += d;
-        for (let i = 0; i < n; i++) rw[i] -= d * v[i];
+        for (let i = 0; i < rows; i++) r[i] -= d * w[i];
         dlx = Math.max(dlx, xmz * d * d);
       }
     }
@@ -562,6 +572,8 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       for (let j = 0; j < p; j++) if (usable[j] && !inSet[j] && grad[j] > cut) strong.push(j);
       if (strong.length > 0) addToSet(strong);
       solvePoint(lam);
+      // as glmnet, when the passes run out the unconverged point is dropped and the path ends there
+      if (passes > MAX_PASSES) break;
     }
     prevLam = lam;
 
@@ -698,7 +710,7 @@ function pathForInput(input: SelectionInput): LassoPath | null {
 }
 
 // one path per (design, target): the path does not depend on c, so selectors with different c share it
-const pathCache = new WeakMap<Design, { target: Target; path: LassoPath | null }>();
+const pathCache = new WeakMap<Design, { target: Target; task: Task; maxSize: number; path: LassoPath | null }>();
 
 /**
  * LASSO feature selection: the features with a non-zero coefficient (any of their design columns, any
@@ -730,7 +742,7 @@ export class LassoSelector implements FeatureSelector {
   /** The path of this input (computed once per design and target, then reused). Null when degenerate. */
   static path(input: SelectionInput): LassoPath | null {
     const cached = pathCache.get(input.X);
-    if (cached && cached.target === input.target) return cached.path;
+    if (cached && cached.target === input.target && cached.task === input.task && cached.maxSize === input.maxSize) return cached.path;
     let path: LassoPath | null;
     try {
       path = pathForInput(input);
@@ -738,7 +750,7 @@ export class LassoSelector implements FeatureSelector {
       // a numerical failure on odd data selects nothing rather than failing the analysis
       path = null;
     }
-    pathCache.set(input.X, { target: input.target, path });
+    pathCache.set(input.X, { target: input.target, task: input.task, maxSize: input.maxSize, path });
     return path;
   }
 
