@@ -325,15 +325,6 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     }
   }
 
-  function dot(j: number, r: Float64Array): number {
-    const z = Z;
-    const rows = n;
-    const col = j * rows;
-    let s = 0;
-    for (let i = 0; i < rows; i++) s += z[col + i] * r[i];
-    return s;
-  }
-
   const grad = new Float64Array(p); // |gradient| per column (max over classes), kept for the strong rule
   const inSet = new Uint8Array(p); // strong set: never shrinks, as glmnet's ixx
   let setList: number[] = []; // kept in column order: full sweeps go in column order, as glmnet's
@@ -348,9 +339,26 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     for (let j = 0; j < p; j++) if (all || !inSet[j]) grad[j] = 0;
     for (let k = 0; k < K; k++) {
       irlsWeights(k);
+      // the KKT check dominates on wide data: four partial sums let the loop run about twice as fast
+      const z = Z;
+      const r = rw;
+      const rows = n;
+      const tail = rows - (rows % 4);
       for (let j = 0; j < p; j++) {
         if (!usable[j] || (!all && inSet[j])) continue;
-        const g = Math.abs(dot(j, rw));
+        const col = j * rows;
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        for (let i = 0; i < tail; i += 4) {
+          s0 += z[col + i] * r[i];
+          s1 += z[col + i + 1] * r[i + 1];
+          s2 += z[col + i + 2] * r[i + 2];
+          s3 += z[col + i + 3] * r[i + 3];
+        }
+        for (let i = tail; i < rows; i++) s0 += z[col + i] * r[i];
+        const g = Math.abs(s0 + s1 + s2 + s3);
         if (g > grad[j]) grad[j] = g;
       }
     }
