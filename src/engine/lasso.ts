@@ -463,11 +463,10 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       for (;;) {
         if (++passes > MAX_PASSES) break;
         if (sweep(0, setList, true, lam) < tol) {
-          const before = setList.length;
           if (kktAdd(lam) === 0) break;
+          // violators joined the strong set: their variances, then solve again
           irlsWeights(0);
           prepare(0);
-          if (setList.length === before) break;
         }
         while (++passes <= MAX_PASSES && sweep(0, activeList, false, lam) >= tol);
         warm = true;
