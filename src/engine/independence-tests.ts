@@ -239,7 +239,7 @@ class LinearTest extends ResidualTest<LinearNull> {
   }
 
   protected nominalDf(x: number, z: readonly number[]): number {
-    return this.fisher(x, z) ? this.n - z.length - 3 : this.featureColumns[x].length;
+    return this.fisher(x, z) ? Math.max(0, this.n - z.length - 3) : this.featureColumns[x].length;
   }
 
   protected fitNull(basis: Float64Array[]): LinearNull {
