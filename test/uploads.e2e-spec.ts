@@ -1,0 +1,271 @@
+import * as net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, TestApp } from './utils';
+
+/**
+ * Uploads under hostile clients: slow ones must not stall the service, silent ones are cut, one user
+ * cannot open unbounded uploads nor store unbounded bytes; and the files routes (list, delete).
+ */
+
+type User = Awaited<ReturnType<typeof createUser>>;
+
+async function listening(t: TestApp): Promise<number> {
+  const server = t.app.getHttpServer() as import('node:http').Server;
+  if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+interface SlowUpload {
+  socket: net.Socket;
+  /** Everything the server sent back so far. */
+  received: () => string;
+  closed: Promise<void>;
+}
+
+/** A client that announces `announced` bytes, sends `first`, then keeps the socket open and silent. */
+function slowUpload(port: number, user: User, fileId: string, announced: number, first = 'abcd'): Promise<SlowUpload> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    socket.on('data', (d) => (data += d.toString('utf8')));
+    socket.on('error', () => undefined); // the server may cut it: that is the point of some tests
+    socket.on('connect', () => {
+      socket.write(
+        `POST ${API}/file/${fileId}/upload HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
+          `Content-Type: application/octet-stream\r\nContent-Length: ${announced}\r\n\r\n${first}`,
+        () => resolve({ socket, received: () => data, closed }),
+      );
+    });
+    socket.on('error', reject);
+  });
+}
+
+async function timed<T>(f: () => PromiseLike<T>): Promise<{ ms: number; value: T }> {
+  const start = process.hrtime.bigint();
+  const value = await f();
+  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
+}
+
+async function uploadingRows(t: TestApp): Promise<number> {
+  const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM files WHERE state = 'uploading'`);
+  return n;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('slow uploads', () => {
+  let t: TestApp;
+  let port: number;
+  let users: User[];
+  beforeAll(async () => {
+    // the default pool (20 connections) and the default wait: 22 slow clients used to take every connection
+    t = await createTestApp({ MAX_UPLOADS_PER_USER: '50' });
+    port = await listening(t);
+    users = [await createUser(t), await createUser(t)];
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('24 clients that announce 10 MB and send 4 bytes stall neither /health/ready nor the list routes', async () => {
+    const user = users[0];
+    const projectId = await createProject(t, user.auth, 'slow');
+    const kept = expectSuccess(
+      await t.http().post(`${API}/file/kept/upload`).set('Authorization', user.auth).set('Content-Type', 'text/csv').send('a,b\n1,2\n'),
+    );
+    const slow = await Promise.all(Array.from({ length: 24 }, (_, i) => slowUpload(port, users[i % 2], i ? `slow${i}` : 'kept', 10_000_000)));
+    await until(async () => (await uploadingRows(t)) === 24);
+
+    for (let round = 0; round < 3; round++) {
+      const ready = await timed(() => t.http().get(`${API}/health/ready`));
+      expect(ready.value.status).toBe(200);
+      expect(ready.ms).toBeLessThan(500);
+      const files = await timed(() => t.http().get(`${API}/files/0/100`).set('Authorization', user.auth));
+      expect(expectSuccess(files.value).data.map((f: { fileId: string }) => f.fileId)).toEqual(['kept']);
+      expect(files.ms).toBeLessThan(500);
+      const datasets = await timed(() => t.http().get(`${API}/datasets/${projectId}/0/10`).set('Authorization', user.auth));
+      expectSuccess(datasets.value);
+      expect(datasets.ms).toBeLessThan(500);
+    }
+
+    // the clients give up: nothing half-written stays, and "kept" (also being replaced) is as it was
+    for (const s of slow) s.socket.destroy();
+    await until(async () => (await uploadingRows(t)) === 0);
+    const files = expectSuccess(await t.http().get(`${API}/files/0/100`).set('Authorization', user.auth));
+    expect(files.data).toEqual([expect.objectContaining({ fileId: 'kept', sizeInBytes: kept.sizeInBytes })]);
+  }, 60_000);
+});
+
+describe('upload limits', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp({ UPLOAD_IDLE_TIMEOUT_SECONDS: '1', MAX_UPLOADS_PER_USER: '2', USER_STORAGE_QUOTA_BYTES: '1000' });
+    port = await listening(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('cuts an upload that sends nothing for UPLOAD_IDLE_TIMEOUT_SECONDS, with badRequest-1-0-8, and keeps the stored file', async () => {
+    const user = await createUser(t);
+    expectSuccess(await t.http().post(`${API}/file/f1/upload`).set('Authorization', user.auth).send(Buffer.from('x,y\n1,2\n')));
+    const started = Date.now();
+    const silent = await slowUpload(port, user, 'f1', 500);
+    await silent.closed; // the server closes the connection after its answer
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(silent.received()).toMatch(/^HTTP\/1\.1 200/);
+    expect(silent.received()).toContain('"code":"badRequest-1-0-8"');
+    expect(await uploadingRows(t)).toBe(0);
+    const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(files.data).toEqual([expect.objectContaining({ fileId: 'f1', sizeInBytes: 8 })]);
+  });
+
+  it('bounds the uploads one user has in progress (tooMany-115-0-2); other users are not affected', async () => {
+    const [user, other] = [await createUser(t), await createUser(t)];
+    const open = [await slowUpload(port, user, 'a', 100), await slowUpload(port, user, 'b', 100)];
+    await until(async () => (await uploadingRows(t)) === 2);
+    expectError(await t.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n')), 'tooMany-115-0-2');
+    expectSuccess(await t.http().post(`${API}/file/c/upload`).set('Authorization', other.auth).send(Buffer.from('1,2\n')));
+    for (const s of open) s.socket.destroy();
+    await until(async () => (await uploadingRows(t)) === 0);
+    // slots come back when uploads end, however they end
+    expectSuccess(await t.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n')));
+  });
+
+  it('refuses an upload that would exceed USER_STORAGE_QUOTA_BYTES (badRequest-115-0-3); a replacement counts once', async () => {
+    const user = await createUser(t);
+    const up = (id: string, n: number) =>
+      t.http().post(`${API}/file/${id}/upload`).set('Authorization', user.auth).send(Buffer.alloc(n, 'a'));
+    expectSuccess(await up('one', 600));
+    expectError(await up('two', 500), 'badRequest-115-0-3');
+    expectSuccess(await up('one', 900)); // replaces the 600 bytes
+    expectSuccess(await up('two', 100));
+    expectError(await up('three', 1), 'badRequest-115-0-3');
+    const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(files.data.map((f: { fileId: string; sizeInBytes: number }) => [f.fileId, f.sizeInBytes])).toEqual([
+      ['one', 900],
+      ['two', 100],
+    ]);
+    // deleting frees the room
+    expectSuccess(await t.http().post(`${API}/file/one/delete`).set('Authorization', user.auth));
+    expectSuccess(await up('three', 800));
+  });
+});
+
+describe('the files routes', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // no workers: a dataset creation stays pending, so "in use" is deterministic
+    t = await createTestApp({ RUN_WORKERS: 'false' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('lists the caller’s files only, with size, creation time and use; deletes them (owner only)', async () => {
+    const [user, other] = [await createUser(t), await createUser(t)];
+    const projectId = await createProject(t, user.auth);
+    for (const id of ['b.csv', 'a.csv']) {
+      expectSuccess(await t.http().post(`${API}/file/${id}/upload`).set('Authorization', user.auth).send(Buffer.from(`${id}\n1\n`)));
+    }
+    const page = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(page).toEqual({
+      offset: 0,
+      totalCount: 2,
+      data: [
+        { fileId: 'b.csv', sizeInBytes: 8, created: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), usedByDataset: false, inUse: false },
+        { fileId: 'a.csv', sizeInBytes: 8, created: expect.any(String), usedByDataset: false, inUse: false },
+      ],
+    });
+    expect(expectSuccess(await t.http().get(`${API}/files/1/1`).set('Authorization', user.auth)).data).toEqual([
+      expect.objectContaining({ fileId: 'a.csv' }),
+    ]);
+    expectError(await t.http().get(`${API}/files/0/101`).set('Authorization', user.auth), 'badRequest-1-0-1');
+    expect(expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', other.auth))).toEqual({ offset: 0, totalCount: 0, data: [] });
+    expect((await t.http().get(`${API}/files/0/10`)).status).toBe(403); // no token
+
+    // a dataset being created from a file: it shows, and the file cannot be deleted
+    expectSuccess(
+      await t.http().post(`${API}/file/a.csv/createDataset`).set('Authorization', user.auth).send({ projectId, name: 'from a', fileSizeInBytes: 8 }),
+    );
+    const listed = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(listed.data[1]).toMatchObject({ fileId: 'a.csv', inUse: true });
+    expectError(await t.http().post(`${API}/file/a.csv/delete`).set('Authorization', user.auth), 'conflict-115-5-1');
+
+    // only the owner: another user's delete finds nothing
+    expectError(await t.http().post(`${API}/file/b.csv/delete`).set('Authorization', other.auth), 'notFound-115-1-1');
+    expect(expectSuccess(await t.http().post(`${API}/file/b.csv/delete`).set('Authorization', user.auth))).toEqual({
+      fileId: 'b.csv',
+      sizeInBytes: 8,
+    });
+    expectError(await t.http().post(`${API}/file/b.csv/delete`).set('Authorization', user.auth), 'notFound-115-1-1');
+    expectError(await t.http().post(`${API}/file/b%20c/delete`).set('Authorization', user.auth), 'badRequest-115-0-1');
+    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM file_chunks c JOIN files f ON f.id = c.file_pk WHERE f.file_id = 'b.csv'`);
+    expect(n).toBe(0);
+  });
+
+  it('a user’s files go with the user', async () => {
+    const user = await createUser(t);
+    expectSuccess(await t.http().post(`${API}/file/x/upload`).set('Authorization', user.auth).send(Buffer.from('1\n')));
+    await t.db.query('DELETE FROM users WHERE id = $1', [user.userId]);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM files WHERE user_id = $1', [user.userId]);
+    expect(n).toBe(0);
+  });
+});
+
+describe('files used by datasets', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('shows usedByDataset once the dataset exists, and the file can then be deleted (the dataset keeps its data)', async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth);
+    const csv = Buffer.from('a,b\n1,2\n3,4\n5,6\n');
+    expectSuccess(await t.http().post(`${API}/file/d/upload`).set('Authorization', user.auth).send(csv));
+    const { taskId } = expectSuccess(
+      await t.http().post(`${API}/file/d/createDataset`).set('Authorization', user.auth).send({ projectId, name: 'from d', fileSizeInBytes: csv.length }),
+    );
+    const task = await pollUntil(t, user.auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished');
+    const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(files.data).toEqual([expect.objectContaining({ fileId: 'd', usedByDataset: true, inUse: false })]);
+    expectSuccess(await t.http().post(`${API}/file/d/delete`).set('Authorization', user.auth));
+    expectSuccess(await t.http().get(`${API}/dataset/${task.datasetId}`).set('Authorization', user.auth));
+  });
+});
+
+describe('database pool wait', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ DB_POOL_SIZE: '2', DB_POOL_WAIT_MS: '200', RUN_WORKERS: 'false' });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('answers unavailable-1-0-1 (service busy) when no connection comes free in DB_POOL_WAIT_MS, instead of hanging', async () => {
+    const user = await createUser(t);
+    const held = [t.db.createQueryRunner(), t.db.createQueryRunner()];
+    for (const r of held) await r.connect();
+    try {
+      const res = await timed(() => t.http().get(`${API}/projects/owned/0/10`).set('Authorization', user.auth));
+      expectError(res.value, 'unavailable-1-0-1');
+      expect(res.ms).toBeLessThan(2000);
+    } finally {
+      for (const r of held) await r.release();
+    }
+    expectSuccess(await t.http().get(`${API}/projects/owned/0/10`).set('Authorization', user.auth));
+  });
+});
