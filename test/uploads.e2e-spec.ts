@@ -238,7 +238,7 @@ describe('files used by datasets', () => {
     const { taskId } = expectSuccess(
       await t.http().post(`${API}/file/d/createDataset`).set('Authorization', user.auth).send({ projectId, name: 'from d', fileSizeInBytes: csv.length }),
     );
-    const task = await pollUntil(t, user.auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished');
+    const task = await pollUntil<{ state: string; datasetId?: string }>(t, user.auth, `/task/${taskId}/status`, (p) => p.state === 'finished');
     const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
     expect(files.data).toEqual([expect.objectContaining({ fileId: 'd', usedByDataset: true, inUse: false })]);
     expectSuccess(await t.http().post(`${API}/file/d/delete`).set('Authorization', user.auth));
