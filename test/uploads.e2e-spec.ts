@@ -1,4 +1,7 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
+import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, TestApp } from './utils';
 
@@ -267,5 +270,116 @@ describe('database pool wait', () => {
       for (const r of held) await r.release();
     }
     expectSuccess(await t.http().get(`${API}/projects/owned/0/10`).set('Authorization', user.auth));
+  });
+});
+
+describe('image initUpload: early refusal, bounded memory', () => {
+  let t: TestApp;
+  let port: number;
+  beforeAll(async () => {
+    t = await createTestApp({ MAX_UPLOADS_PER_USER: '20' });
+    port = await listening(t);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  const MB = 1024 * 1024;
+  const piece = Buffer.alloc(MB, 'x');
+
+  /**
+   * A multipart init of `fileMb` MiB, attributes first (or the file first). The client waits up to
+   * `pauseMs` after the first MiB of the file for an early answer, then sends the rest (with
+   * backpressure: the client never queues much in this process). Gives the answer and the file MiB
+   * sent before it came.
+   */
+  function init(user: User, attributes: object, fileMb: number, opts: { fileFirst?: boolean; pauseMs?: number } = {}) {
+    return new Promise<{ status: number; body: string; sentMb: number; ms: number }>((resolve, reject) => {
+      const boundary = 'xxBOUNDARYxx';
+      const attrPart = `--${boundary}\r\nContent-Disposition: form-data; name="attributes"\r\n\r\n${JSON.stringify(attributes)}\r\n`;
+      const fileHead = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="labels.csv"\r\nContent-Type: text/csv\r\n\r\n`;
+      const started = Date.now();
+      let sentMb = 0;
+      let answered = false;
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `${API}/image/initUpload`,
+        headers: {
+          Authorization: user.auth,
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': String(
+            Buffer.byteLength(attrPart) + Buffer.byteLength(fileHead) + fileMb * MB + 2 + Buffer.byteLength(`--${boundary}--\r\n`),
+          ),
+        },
+      });
+      req.on('error', () => undefined); // the server closes after an early answer: writes then fail
+      req.on('response', (res) => {
+        answered = true;
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentMb, ms: Date.now() - started }));
+        res.on('error', reject);
+      });
+      const write = (b: Buffer | string) =>
+        new Promise<void>((done) => (req.write(b) ? done() : req.once('drain', done) && req.once('close', done)));
+      void (async () => {
+        if (!opts.fileFirst) await write(attrPart);
+        await write(fileHead);
+        for (let i = 0; i < fileMb && !answered && !req.destroyed; i++) {
+          await write(piece);
+          sentMb++;
+          if (i === 0 && opts.pauseMs) {
+            const end = Date.now() + opts.pauseMs;
+            while (!answered && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+          }
+        }
+        if (answered || req.destroyed) return;
+        await write('\r\n');
+        if (opts.fileFirst) await write(attrPart);
+        req.end(`--${boundary}--\r\n`);
+      })();
+    });
+  }
+
+  it('eight 45 MB bodies naming a project the caller cannot write are refused before the file is read, in bounded memory', async () => {
+    const [owner, stranger] = [await createUser(t), await createUser(t)];
+    const projectId = await createProject(t, owner.auth, 'not yours');
+    const rssBefore = process.memoryUsage().rss;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => init(stranger, { projectId: Number(projectId), name: 'scans' }, 45, { pauseMs: 3000 })),
+    );
+    const grown = process.memoryUsage().rss - rssBefore;
+    for (const a of answers) {
+      expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
+      expect(a.sentMb).toBe(1); // answered while the client paused after its first MiB
+      expect(a.ms).toBeLessThan(2500);
+    }
+    expect(grown).toBeLessThan(100 * MB); // multer held all 8 x 45 MB
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM tasks');
+    expect(n).toBe(0);
+  }, 60_000);
+
+  it('a file sent before the attributes is spooled to disk, not memory, then refused; the spool is emptied', async () => {
+    const [owner, stranger] = [await createUser(t), await createUser(t)];
+    const projectId = await createProject(t, owner.auth, 'not yours either');
+    const rssBefore = process.memoryUsage().rss;
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => init(stranger, { projectId: Number(projectId), name: 'scans' }, 45, { fileFirst: true })),
+    );
+    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * MB);
+    for (const a of answers) expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
+  }, 60_000);
+
+  it('the owner’s init still works, attributes first or last', async () => {
+    const owner = await createUser(t);
+    const projectId = await createProject(t, owner.auth, 'mine');
+    const ok = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+      .attach('file', Buffer.from('id,label\ns1,a\ns2,b\n'), 'labels.csv')
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'file first' }));
+    expect(expectSuccess(ok)).toEqual({ taskId: expect.any(String) });
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
   });
 });

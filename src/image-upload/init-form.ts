@@ -85,7 +85,7 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
       streams?.part.resume();
       streams?.out.destroy();
       new BodyReader(req, options.idleMs).abandon();
-      reject(e instanceof ApiError ? e : new ApiError(Codes.MalformedBody, 'malformed multipart body'));
+      reject(e);
     };
     parser.on('field', (name, value, info) => {
       if (name !== 'attributes') return fail(new ApiError(Codes.UnknownField, `unknown form field: ${name.slice(0, 40)}`));
@@ -107,13 +107,13 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
         out.on('error', broke);
         stream.on('error', broke);
       });
-      spooled.catch(fail);
+      spooled.catch(() => fail(new ApiError(Codes.MalformedBody, 'the file part could not be read')));
       stream.pipe(out);
     });
     parser.on('filesLimit', () => fail(new ApiError(Codes.MalformedBody, 'only one file part may be sent')));
     parser.on('fieldsLimit', () => fail(new ApiError(Codes.UnknownField, 'too many form fields')));
     parser.on('partsLimit', () => fail(new ApiError(Codes.MalformedBody, 'too many form parts')));
-    parser.on('error', fail);
+    parser.on('error', () => fail(new ApiError(Codes.MalformedBody, 'malformed multipart body')));
     parser.on('close', resolve);
     req.on('data', resetIdle);
     req.on('aborted', () => fail(new ApiError(Codes.MalformedBody, 'the upload was interrupted')));
