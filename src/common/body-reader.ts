@@ -1,6 +1,8 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
+
+const ABANDON_GRACE_MS = 2000;
 
 /**
  * Reads a request body piece by piece. Waiting more than `idleMs` for the next piece fails with
@@ -66,8 +68,10 @@ export class BodyReader {
    * still arrives until then (bounded by the socket, never buffered whole).
    */
   abandon(): void {
-    const res = (this.req as IncomingMessage & { res?: { headersSent: boolean; setHeader(n: string, v: string): void } }).res;
+    const res = (this.req as IncomingMessage & { res?: ServerResponse }).res;
     if (res && !res.headersSent) res.setHeader('Connection', 'close');
+    // a client that keeps sending after the answer is cut off a little later (time to read the answer)
+    res?.once('finish', () => setTimeout(() => this.req.socket?.destroy(), ABANDON_GRACE_MS).unref());
     this.req.off('readable', this.onReadable); // resume() does nothing while a 'readable' listener is attached
     this.req.resume();
   }
