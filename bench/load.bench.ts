@@ -2,7 +2,8 @@
  * Latency under load (issue 12, finding 13): N clients poll status and list routes for T seconds while
  * one `extensive` analysis runs on both cores and 20 slow uploads stay open; /health/ready is probed
  * on the side. Target: 0 errors, p99 < 100 ms, /health/ready < 100 ms throughout.
- *   npm run bench:load [-- --clients 40 --seconds 60]
+ *   npm run bench:load [-- --clients 40 --seconds 60 --slow 20 --analysis 1]
+ * (`--analysis 0 --slow 0`: the same polling with nothing else running, as a baseline on a busy machine)
  * Starts the real service on 127.0.0.1 with its own embedded PostgreSQL. The clients run in a child
  * process, so their own work does not count as the service's latency.
  */
@@ -104,6 +105,8 @@ async function clients(plan: Plan): Promise<Report> {
 async function main() {
   const clientCount = arg('clients', 40);
   const seconds = arg('seconds', 60);
+  const slowCount = arg('slow', 20);
+  const withAnalysis = arg('analysis', 1) !== 0;
   const s = await startServer({ WORKER_CORES: '2' });
   try {
     const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
@@ -116,15 +119,16 @@ async function main() {
       task = await call(s, 'GET', `/task/${taskId}/status`);
     } while (task.state !== 'finished' && task.state !== 'failed');
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 2, name: 'load' };
-    const { analysisId } = await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body);
-    while ((await call(s, 'GET', `/analysis/${analysisId}/status`)).state !== 'running') await new Promise((r) => setTimeout(r, 100));
+    const { analysisId } = await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, withAnalysis ? body : { ...body, thoroughness: 'preliminary' });
+    const settled = (state: string) => (withAnalysis ? state === 'running' : state === 'finished' || state === 'failed');
+    while (!settled((await call(s, 'GET', `/analysis/${analysisId}/status`)).state)) await new Promise((r) => setTimeout(r, 100));
 
-    // 20 slow uploads from 5 users (MAX_UPLOADS_PER_USER is 4 by default)
+    // slow uploads, 4 per user (MAX_UPLOADS_PER_USER is 4 by default)
     const users = s.app.get(UsersService);
     const uploaderAuths: string[] = [];
-    for (let u = 0; u < 5; u++) {
+    for (let u = 0; uploaderAuths.length < slowCount; u++) {
       const { token } = await users.createUser({ username: `slow${u}`, password: `slow-password-${u}` });
-      for (let k = 0; k < 4; k++) uploaderAuths.push(`Bearer ${token}`);
+      for (let k = 0; k < 4 && uploaderAuths.length < slowCount; k++) uploaderAuths.push(`Bearer ${token}`);
     }
     const plan: Plan = {
       base: s.base,
@@ -142,7 +146,8 @@ async function main() {
       ],
     };
     process.stdout.write(
-      `${clientCount} clients for ${seconds} s on status and list routes; one extensive analysis on 2 cores (breast_cancer); 20 slow uploads\n`,
+      `${clientCount} clients for ${seconds} s on status and list routes; ` +
+        `${withAnalysis ? 'one extensive analysis on 2 cores (breast_cancer)' : 'no analysis running'}; ${slowCount} slow uploads\n`,
     );
     const child = fork(__filename, ['--client'], { stdio: 'inherit' });
     const report = await new Promise<Report>((resolve, reject) => {
@@ -159,10 +164,10 @@ async function main() {
       `${lat.length} requests (${(lat.length / seconds).toFixed(0)}/s): p50 ${f(percentile(lat, 50))}  p95 ${f(percentile(lat, 95))}  ` +
         `p99 ${f(p99)}  max ${f(lat[lat.length - 1])}; errors ${report.errors}${report.firstErrors.length ? ` (${report.firstErrors.join('; ')})` : ''}\n` +
         `/health/ready: ${report.readyCount} probes, max ${f(report.readyMax)}\n` +
-        `slow uploads still open at the end: ${report.slowUploadsOpenAtEnd} of 20; analysis ${analysisState} at the end\n` +
+        `slow uploads still open at the end: ${report.slowUploadsOpenAtEnd} of ${slowCount}; analysis ${analysisState} at the end\n` +
         `target (0 errors, p99 < 100 ms, /health/ready < 100 ms): ${report.errors === 0 && p99 < 100 && report.readyMax < 100 ? 'met' : 'MISSED'}\n`,
     );
-    await call(s, 'POST', `/analysis/${analysisId}/delete`);
+    if (withAnalysis) await call(s, 'POST', `/analysis/${analysisId}/delete`);
   } finally {
     await s.stop();
   }
