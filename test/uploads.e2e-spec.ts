@@ -157,6 +157,27 @@ describe('upload limits', () => {
       ['one', 900],
       ['two', 100],
     ]);
+    // a body without Content-Length is counted while it streams: refused as it crosses the quota, nothing kept
+    const chunked = await new Promise<string>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let data = '';
+      socket.on('data', (d) => (data += d.toString('utf8')));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(data));
+      socket.write(
+        `POST ${API}/file/three/upload HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
+          `Content-Type: application/octet-stream\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
+      const piece = 'a'.repeat(100);
+      let sent = 0;
+      const timer = setInterval(() => {
+        if (socket.destroyed || sent > 50) return clearInterval(timer);
+        socket.write(`${piece.length.toString(16)}\r\n${piece}\r\n`);
+        sent++;
+      }, 5);
+    });
+    expect(chunked).toContain('"code":"badRequest-115-0-3"');
+    expect(await uploadingRows(t)).toBe(0);
     // deleting frees the room
     expectSuccess(await t.http().post(`${API}/file/one/delete`).set('Authorization', user.auth));
     expectSuccess(await up('three', 800));
