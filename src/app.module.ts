@@ -41,7 +41,7 @@ export class AppModule {
   static forRoot(options: AppOptions): DynamicModule {
     const common = [
       ConfigModule.of(options.config),
-      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs)),
       ScheduleModule.forRoot(),
       JobsModule,
     ];

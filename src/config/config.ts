@@ -23,6 +23,15 @@ export interface AppConfig {
   maxJsonBodyBytes: number;
   maxTabularFileBytes: number;
   maxImageBytes: number;
+  /** A request body (file upload, multipart) that sends nothing for this long is cut. */
+  uploadIdleSeconds: number;
+  /** Uploads one user may have in progress at once in this process (file uploads and image init). */
+  maxUploadsPerUser: number;
+  /** Bytes of uploaded files one user may keep stored (0: no quota). */
+  userStorageQuotaBytes: number;
+  /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
+  dbPoolSize: number;
+  dbPoolWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -82,6 +91,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     maxTabularFileBytes: int(env, 'MAX_TABULAR_FILE_BYTES', 1024 * 1024 * 1024, 1024),
     maxImageBytes: int(env, 'MAX_IMAGE_BYTES', 50 * 1024 * 1024, 1024),
+    uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
+    maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
+    userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
+    dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
   };
 }
 

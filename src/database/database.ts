@@ -7,7 +7,11 @@ import { EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedde
 export const EMBEDDED_DATABASE_NAME = 'signet';
 const MIGRATION_LOCK = 727_001;
 
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+/**
+ * `poolWaitMs` bounds the wait for a free pooled connection: past it the query fails with pg's
+ * "timeout exceeded when trying to connect", which the API answers with unavailable-1-0-1 (service busy).
+ */
+export function dataSourceOptions(url: string, poolSize = 20, poolWaitMs = 0): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -16,7 +20,7 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: { max: poolSize, connectionTimeoutMillis: poolWaitMs },
   };
 }
 
