@@ -28,7 +28,6 @@ RUN mkdir -p /data && chown node:node /data
 # Non-root: the image's `node` user (uid 1000) owns /data; the embedded PostgreSQL runs as it too.
 USER node
 EXPOSE 8080
-VOLUME ["/data"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/public/v1/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
