@@ -82,6 +82,20 @@ describe('the service process', () => {
       });
       const created = JSON.parse(cli.stdout.trim());
       expect(created).toEqual({ userId: expect.stringMatching(/^\d+$/), token: expect.stringMatching(/^[\w-]{43}$/) });
+      expect(cli.stderr).toContain(`database: postgresql://postgres@127.0.0.1:${pgPort}/signet (embedded PostgreSQL of DATA_DIR ${dataDir}, already running)`);
+
+      // pointed at a DATA_DIR with no database while the service's server runs: refused, nothing created
+      const wrongDir = path.join(os.tmpdir(), `signet-wrong-${process.pid}-${Date.now()}`);
+      const refused = await run(process.execPath, ['dist/src/cli.js', 'users', 'create', 'eve', '--password', 'eve-password'], {
+        cwd: ROOT,
+        env: { ...env, DATA_DIR: wrongDir },
+      }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect((refused as { code: number }).code).toBe(1);
+      expect((refused as { stdout: string }).stdout).toBe('');
+      expect((refused as { stderr: string }).stderr).toContain(`DATA_DIR=${dataDir} (port ${pgPort})`);
+      expect((refused as { stderr: string }).stderr).toContain('Nothing was created');
+      expect(fs.existsSync(wrongDir)).toBe(false);
+
       const login = await fetch(`${base}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

@@ -225,12 +225,12 @@ export async function startEmbeddedPostgres(
   const pgDir = path.join(dataDir, 'pg');
   const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!initialised && options.refuseIfRunningElsewhere) {
-    const other = runningEmbeddedServers().find((s) => s.dataDir !== path.resolve(dataDir));
-    if (other) {
+    const others = runningEmbeddedServers().filter((s) => s.dataDir !== path.resolve(dataDir));
+    if (others.length) {
+      const list = others.map((o) => `DATA_DIR=${o.dataDir}${o.port ? ` (port ${o.port})` : ''}`).join(', ');
       throw new EmbeddedElsewhereError(
-        `DATA_DIR ${path.resolve(dataDir)} holds no database, but the embedded PostgreSQL of DATA_DIR ` +
-          `${other.dataDir} is running${other.port ? ` on port ${other.port}` : ''}. Nothing was created. ` +
-          `Run with DATA_DIR=${other.dataDir} (the service's), or DATABASE_URL for an external server.`,
+        `DATA_DIR ${path.resolve(dataDir)} holds no database, and an embedded PostgreSQL of Signet runs elsewhere: ` +
+          `${list}. Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database.`,
       );
     }
   }
