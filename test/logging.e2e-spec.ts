@@ -1,0 +1,85 @@
+import { INestApplication, Logger } from '@nestjs/common';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config/config';
+import { createRootLogger, nestLogger, textLine } from '../src/common/logger';
+import { UsersService } from '../src/auth/users.service';
+import { API, freshDatabase } from './utils';
+
+/** The real app logging JSON lines into memory, as it writes them to stdout in production. */
+describe('logs', () => {
+  let app: INestApplication;
+  let dataDir: string;
+  const lines: Record<string, unknown>[] = [];
+  const http = () => request(app.getHttpServer());
+  const linesOf = (reqId: string) => lines.filter((l) => l.reqId === reqId);
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-logs-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'log', JOB_POLL_MS: '50' });
+    const root = createRootLogger('json', 'log', { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logger = nestLogger(root);
+    Logger.overrideLogger(logger);
+    app = await createApp({ config, databaseUrl: await freshDatabase(), http: true, logger: root }, logger);
+  });
+  afterAll(async () => {
+    await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a failed login: the warning and the access line share the request id, which the response returns', async () => {
+    await app.get(UsersService).createUser({ username: 'lena', password: 'lena-password' });
+    const res = await http()
+      .post(`${API}/login`)
+      .set('X-Request-Id', 'login-attempt-1')
+      .send({ usernameOrEmail: 'lena', password: 'wrong-password-123' });
+    expect(res.body.code).toBe('auth-10-3');
+    expect(res.headers['x-request-id']).toBe('login-attempt-1');
+
+    const mine = linesOf('login-attempt-1');
+    expect(mine.map((l) => [l.level, l.context, l.msg])).toEqual([
+      ['warn', 'Auth', 'failed login'],
+      ['info', 'Access', 'request completed'],
+    ]);
+    expect(mine[0]).toMatchObject({ event: 'login.failed', username: 'lena', address: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(mine[1]).toMatchObject({ method: 'POST', route: '/api/public/v1/login', status: 200, userId: null });
+    expect(typeof mine[1].durationMs).toBe('number');
+    // the password is in no line
+    expect(JSON.stringify(lines)).not.toContain('wrong-password-123');
+  });
+
+  it('an authenticated request: one access line with the user id and the route pattern; a made id when none is sent', async () => {
+    const { userId, token } = await app.get(UsersService).createUser({ username: 'mira', password: 'mira-password' });
+    const res = await http().get(`${API}/projects/owned/0/5`).set('Authorization', `Bearer ${token}`);
+    expect(res.body.status).toBe('success');
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesOf(id)).toEqual([
+      expect.objectContaining({ context: 'Access', method: 'GET', route: '/api/public/v1/projects/owned/:offset/:count', status: 200, userId }),
+    ]);
+  });
+
+  it('an X-Request-Id that is not a sane token is replaced', async () => {
+    const res = await http().get(`${API}/version`).set('X-Request-Id', 'two words "quoted" ' + 'x'.repeat(200));
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesOf(id)).toHaveLength(1);
+  });
+
+  it('a request refused by body parsing, and one that matches no route, still get an id and an access line', async () => {
+    const bad = await http().post(`${API}/login`).set('X-Request-Id', 'bad-body').set('Content-Type', 'application/json').send('{nope');
+    expect(bad.body.code).toBe('badRequest-1-0-4');
+    expect(linesOf('bad-body')).toEqual([expect.objectContaining({ context: 'Access', method: 'POST', route: null, path: '/api/public/v1/login', status: 200 })]);
+    await http().get(`${API}/no/such/route?secret=1`).set('X-Request-Id', 'no-route');
+    expect(linesOf('no-route')).toEqual([expect.objectContaining({ route: null, path: '/api/public/v1/no/such/route', status: 404 })]);
+  });
+
+  it('LOG_FORMAT=text prints the same record on one readable line', () => {
+    expect(
+      textLine({ level: 'warn', time: '2026-11-23T05:00:00.000Z', pid: 1, context: 'Auth', reqId: 'r1', msg: 'failed login', username: 'lena' }),
+    ).toBe('2026-11-23T05:00:00.000Z WARN  [Auth] (r1) failed login username=lena\n');
+  });
+});
