@@ -7,7 +7,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config/config';
 import { createRootLogger, nestLogger, textLine } from '../src/common/logger';
 import { UsersService } from '../src/auth/users.service';
-import { API, freshDatabase } from './utils';
+import { API, freshDatabase, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
 
 /** The real app logging JSON lines into memory, as it writes them to stdout in production. */
 describe('logs', () => {
@@ -76,6 +76,27 @@ describe('logs', () => {
     await http().get(`${API}/no/such/route?secret=1`).set('X-Request-Id', 'no-route');
     expect(linesOf('no-route')).toEqual([expect.objectContaining({ route: null, path: '/api/public/v1/no/such/route', status: 404 })]);
   });
+
+  it("an analysis' job: started and finished lines (with the analysis id and duration); the dataset build's too", async () => {
+    const { token } = await app.get(UsersService).createUser({ username: 'nora', password: 'nora-password' });
+    const auth = `Bearer ${token}`;
+    const t = { http } as unknown as TestApp;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'logs' })).body.payload.projectId;
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
+    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+      .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'logged' });
+    const { analysisId } = started.body.payload;
+    await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'finished', 120_000);
+    await new Promise((r) => setTimeout(r, 200)); // the finished line follows the state change
+    const jobLines = lines.filter((l) => typeof l.event === 'string' && (l.event as string).startsWith('job.'));
+    const ofAnalysis = jobLines.filter((l) => l.analysisId === analysisId);
+    expect(ofAnalysis.map((l) => [l.event, l.kind, l.level])).toEqual([
+      ['job.started', 'analysis', 'info'],
+      ['job.finished', 'analysis', 'info'],
+    ]);
+    expect(typeof ofAnalysis[1].durationMs).toBe('number');
+    expect(jobLines.filter((l) => l.kind === 'createDataset').map((l) => l.event)).toEqual(['job.started', 'job.finished']);
+  }, 150_000);
 
   it('LOG_FORMAT=text prints the same record on one readable line', () => {
     expect(
