@@ -15,8 +15,10 @@ import { SERVICE_VERSION } from './version';
 /** Opens the configured database (DATABASE_URL, else the embedded server of DATA_DIR), runs `fn`, closes. */
 async function withUsers<T>(fn: (users: UsersService) => Promise<T>): Promise<T> {
   const config: AppConfig = loadConfig();
-  // The CLI must not make a second, empty embedded database when pointed at the wrong DATA_DIR.
-  const db = await resolveDatabase(config, () => undefined, { refuseIfRunningElsewhere: true });
+  // The CLI must not make a second, empty embedded database when pointed at the wrong DATA_DIR
+  // (unless told to with --new-database: a second service on this machine, say).
+  const refuseIfRunningElsewhere = !program.opts<{ newDatabase?: boolean }>().newDatabase;
+  const db = await resolveDatabase(config, () => undefined, { refuseIfRunningElsewhere });
   process.stderr.write(`database: ${describeDatabase(config, db)}\n`);
   const ds = new DataSource(dataSourceOptions(db.url, 2));
   try {
@@ -49,10 +51,13 @@ async function passwordFrom(option: string | undefined): Promise<string> {
   return password;
 }
 
-export function buildProgram(): Command {
+const program = buildProgram();
+
+function buildProgram(): Command {
   const program = new Command('signet-cli')
     .description('Signet operator commands: users and tokens. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR.')
     .version(SERVICE_VERSION)
+    .option('--new-database', 'create an embedded database in DATA_DIR even while Signet runs with another DATA_DIR')
     .showHelpAfterError()
     .addHelpText('after', '\nEach command prints its result as JSON lines on stdout and the database it used on stderr.');
 
@@ -116,7 +121,7 @@ export function buildProgram(): Command {
   return program;
 }
 
-buildProgram()
+program
   .parseAsync(process.argv)
   .then(
     () => process.exit(0),

@@ -95,6 +95,14 @@ describe('the service process', () => {
       expect((refused as { stderr: string }).stderr).toContain(`DATA_DIR=${dataDir} (port ${pgPort})`);
       expect((refused as { stderr: string }).stderr).toContain('Nothing was created');
       expect(fs.existsSync(wrongDir)).toBe(false);
+      // told to, it makes its own there, and stops it when done
+      const own = await run(process.execPath, ['dist/src/cli.js', 'users', 'list', '--new-database'], {
+        cwd: ROOT,
+        env: { ...env, DATA_DIR: wrongDir, EMBEDDED_PG_PORT: String(await freePort()) },
+      });
+      expect(own.stderr).toContain(`(embedded PostgreSQL of DATA_DIR ${wrongDir}, started for this command)`);
+      expect(postgresProcessesOf(path.join(wrongDir, 'pg'))).toEqual([]);
+      fs.rmSync(wrongDir, { recursive: true, force: true });
 
       const login = await fetch(`${base}/login`, {
         method: 'POST',
@@ -107,8 +115,10 @@ describe('the service process', () => {
 
       const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
       const pgPid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      const t0 = Date.now();
       child.kill('SIGTERM');
       expect(await done).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(10_000);
       // the embedded server is gone with it
       expect(() => process.kill(pgPid, 0)).toThrow();
     } finally {

@@ -230,7 +230,8 @@ export async function startEmbeddedPostgres(
       const list = others.map((o) => `DATA_DIR=${o.dataDir}${o.port ? ` (port ${o.port})` : ''}`).join(', ');
       throw new EmbeddedElsewhereError(
         `DATA_DIR ${path.resolve(dataDir)} holds no database, and an embedded PostgreSQL of Signet runs elsewhere: ` +
-          `${list}. Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database.`,
+          `${list}. Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database ` +
+          '(or pass --new-database to create a separate one here).',
       );
     }
   }
