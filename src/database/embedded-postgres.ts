@@ -77,7 +77,20 @@ function runningServer(pgDir: string): { pid: number; port: number } | undefined
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !alive(pid)) return undefined;
+  // A stale pid file whose pid now belongs to another program (after a reboot or in a new container) is
+  // no server: never signal that process. Where /proc is absent, trust the pid file.
+  if (pid === process.pid || commandOf(pid) === 'other') return undefined;
   return { pid, port };
+}
+
+/** Whether `pid` runs the `postgres` program ('postgres'), another one ('other'), or cannot be told. */
+function commandOf(pid: number): 'postgres' | 'other' | undefined {
+  try {
+    const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+    return path.basename(argv0) === 'postgres' ? 'postgres' : 'other';
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -135,9 +148,17 @@ function readOwner(dataDir: string): Owner | undefined {
   }
 }
 
-/** An owner is live when its pid runs, is not this process, and (where /proc tells) started when recorded. */
-function ownerAlive(o: Owner | undefined): boolean {
-  if (!o || o.pid === process.pid || !alive(o.pid)) return false;
+/** Data directories whose server this process started (and so owns). */
+const ownedHere = new Set<string>();
+
+/**
+ * An owner is live when its pid runs and (where /proc tells) started when recorded. This process's own pid
+ * counts only for a directory it owns now: otherwise the file is from an earlier life of the same pid.
+ */
+function ownerAlive(dataDir: string, o: Owner | undefined): boolean {
+  if (!o) return false;
+  if (o.pid === process.pid) return ownedHere.has(path.resolve(dataDir));
+  if (!alive(o.pid)) return false;
   const now = startTimeOf(o.pid);
   return o.startTime === undefined || now === undefined || now === o.startTime;
 }
@@ -148,10 +169,11 @@ function claimOwnership(dataDir: string): boolean {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(ownerFile(dataDir), JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+      ownedHere.add(path.resolve(dataDir));
       return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      if (ownerAlive(readOwner(dataDir))) return false;
+      if (ownerAlive(dataDir, readOwner(dataDir))) return false;
       // Left by a process that is gone (killed, or an earlier life of this container): take it over.
       fs.rmSync(ownerFile(dataDir), { force: true });
     }
@@ -160,6 +182,7 @@ function claimOwnership(dataDir: string): boolean {
 }
 
 function releaseOwnership(dataDir: string): void {
+  ownedHere.delete(path.resolve(dataDir));
   if (readOwner(dataDir)?.pid === process.pid) fs.rmSync(ownerFile(dataDir), { force: true });
 }
 
