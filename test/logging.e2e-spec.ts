@@ -98,6 +98,26 @@ describe('logs', () => {
     expect(jobLines.filter((l) => l.kind === 'createDataset').map((l) => l.event)).toEqual(['job.started', 'job.finished']);
   }, 150_000);
 
+  it('an analysis deleted while it runs: a cancellation line', async () => {
+    const { token } = await app.get(UsersService).createUser({ username: 'olga', password: 'olga-password' });
+    const auth = `Bearer ${token}`;
+    const t = { http } as unknown as TestApp;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'cancel' })).body.payload.projectId;
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+      .send({ outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'to cancel' });
+    const { analysisId } = started.body.payload;
+    await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'running', 60_000);
+    await http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', auth).expect(200);
+    const end = Date.now() + 15_000;
+    while (!lines.some((l) => l.event === 'analysis.cancelled' && l.analysisId === analysisId) && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(lines.filter((l) => l.analysisId === analysisId).map((l) => l.event)).toEqual(
+      expect.arrayContaining(['job.started', 'analysis.cancelled']),
+    );
+  }, 120_000);
+
   it('LOG_FORMAT=text prints the same record on one readable line', () => {
     expect(
       textLine({ level: 'warn', time: '2026-11-23T05:00:00.000Z', pid: 1, context: 'Auth', reqId: 'r1', msg: 'failed login', username: 'lena' }),
