@@ -34,7 +34,7 @@ describe('the Python client', () => {
   });
   afterAll(() => t.close());
 
-  it('passes its unittest suite (errors with codes, projects, the whole journey) against the service', async () => {
+  it('passes its unittest suite (errors with codes, projects, image upload, the whole journey) against the service', async () => {
     const { username } = await createUser(t, 'pyuser');
     const env = {
       ...process.env,
@@ -51,7 +51,7 @@ describe('the Python client', () => {
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     const out = `${res.stdout}\n${res.stderr}`;
     // unittest reports on stderr: every test ran and passed, none skipped
-    expect(out).toMatch(/Ran 6 tests in [\d.]+s\s+OK\s*$/);
+    expect(out).toMatch(/Ran 7 tests in [\d.]+s\s+OK\s*$/);
     expect(out).not.toMatch(/skipped|FAIL|ERROR/);
   }, 300_000);
 });

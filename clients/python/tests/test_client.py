@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 import sys
 import tempfile
 import unittest
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -67,6 +69,44 @@ class ProjectsTest(unittest.TestCase):
         self.assertEqual(c.delete_project(project_id)["projectId"], project_id)
         with self.assertRaises(SignetError):
             c.get_project(project_id)
+
+
+def png(path: str, width: int, height: int, shade: int) -> None:
+    """A gray PNG (8-bit grayscale), written with the standard library."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    rows = b"".join(b"\x00" + bytes([(shade + x) % 256 for x in range(width)]) for _ in range(height))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n")
+        f.write(chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)))
+        f.write(chunk(b"IDAT", zlib.compress(rows)))
+        f.write(chunk(b"IEND", b""))
+
+
+class ImageUploadTest(unittest.TestCase):
+    def test_init_add_commit_wait_by_multipart(self) -> None:
+        c = client()
+        project_id = c.create_project("images")
+        with tempfile.TemporaryDirectory() as d:
+            labels = os.path.join(d, "labels.csv")
+            with open(labels, "w") as f:
+                f.write("sampleId,label\ns1,dark\ns2,light\n")
+            task_id = c.image_upload_init(project_id, "scans", labels, description="two tiny scans")
+            for sample, shade in (("s1", 10), ("s2", 200)):
+                path = os.path.join(d, f"{sample}.png")
+                png(path, 8, 6, shade)
+                self.assertEqual(c.image_upload_add_sample(task_id, sample, path), task_id)
+            with self.assertRaises(SignetError) as caught:
+                c.image_upload_add_sample(task_id, "s9", path)
+            self.assertEqual(caught.exception.code, "badRequest-130-2-1")
+            c.image_upload_commit(task_id)
+            dataset_id = c.wait_for_task(task_id, poll_interval=0.2, timeout=120)["datasetId"]
+        dataset = c.get_dataset(dataset_id)
+        self.assertEqual((dataset["name"], dataset["sampleCount"]), ("scans", 2))
+        names = [f["name"] for f in c.get_dataset_features(dataset_id)["features"]]
+        self.assertEqual(names[:4], ["sampleId", "label", "img_width", "img_height"])
 
 
 class JourneyTest(unittest.TestCase):
