@@ -6,6 +6,7 @@ import { memoryStorage } from 'multer';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DatasetsModule } from '../datasets/datasets.module';
 import { ImageUploadController } from './image-upload.controller';
+import { ImageDatasetJob } from './image-dataset.job';
 import { initFileLimit, ImageUploadService } from './image-upload.service';
 
 /**
@@ -32,6 +33,6 @@ import { initFileLimit, ImageUploadService } from './image-upload.service';
     }),
   ],
   controllers: [ImageUploadController],
-  providers: [ImageUploadService],
+  providers: [ImageUploadService, ImageDatasetJob],
 })
 export class ImageUploadModule {}
