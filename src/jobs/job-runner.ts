@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { returning } from '../database/sql';
-import { JobOf, JOB_DEFINITIONS } from './job-kinds';
+import { JobKind, JobOf, JOB_DEFINITIONS } from './job-kinds';
 import { SubjectError } from './job-state';
 import { JobsService } from './jobs.service';
 import { FinalJobError, JobFailure } from './jobs.types';
@@ -33,6 +33,19 @@ const LOST_WORKER = 'the worker running it stopped (lease expired) on its last a
 
 const JOB_COLUMNS = 'id, kind, payload, cost, attempts, max_attempts, coalesce(task_id, analysis_id, prediction_id) AS subject_id';
 
+/**
+ * How a run of a job ended in this runner: `cancelled` when it was aborted while running (its subject was
+ * deleted, or another worker holds it); `discarded` when its subject was gone by the time it ended.
+ */
+export type JobOutcome = 'finished' | 'failed' | 'retried' | 'cancelled' | 'discarded' | 'handedBack';
+
+export interface JobEnded {
+  jobId: string;
+  kind: JobKind;
+  subjectId: string;
+  outcome: JobOutcome;
+}
+
 /** Why a job was aborted: its row is gone (subject deleted) or another worker holds it. */
 class Cancelled extends Error {}
 
@@ -48,6 +61,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly logger = new Logger('Jobs');
   readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly running = new Map<string, Running>();
+  private readonly endedListeners: ((e: JobEnded) => void)[] = [];
   private ticking = false;
   private stopped = false;
 
@@ -107,6 +121,16 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     return started;
   }
 
+  /** Called each time a run of a job ends in this runner, with how it ended (tests, metrics). */
+  onJobEnded(listener: (e: JobEnded) => void): () => void {
+    this.endedListeners.push(listener);
+    return () => this.endedListeners.splice(this.endedListeners.indexOf(listener), 1);
+  }
+
+  private emit(job: JobRow, outcome: JobOutcome): void {
+    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind, subjectId: job.subject_id, outcome });
+  }
+
   /** Jobs this runner is running now. */
   runningCount(): number {
     return this.running.size;
@@ -133,7 +157,15 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private start(job: JobRow): void {
     const controller = new AbortController();
-    const done = this.execute(job, controller.signal).finally(() => this.running.delete(job.id));
+    const done = this.execute(job, controller.signal)
+      .catch((e: Error) => {
+        this.logger.error(`${this.describe(job)} could not be settled: ${e.message}`); // the lease expiry retries it
+        return 'retried' as const;
+      })
+      .then((outcome) => {
+        this.running.delete(job.id);
+        this.emit(job, outcome);
+      });
     this.running.set(job.id, { controller, cost: job.cost, done });
   }
 
@@ -143,7 +175,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /** A job's whole life in this runner: start, execute, store and finish, or retry, give up or stop. */
-  private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
+  private async execute(job: JobRow, signal: AbortSignal): Promise<JobOutcome> {
     const handler = this.jobs.handler(job.kind);
     const subject = JOB_DEFINITIONS[job.kind].subject;
     const states = this.jobs.states;
@@ -154,7 +186,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       if (!(await states.start(subject, job.subject_id))) {
         // the subject is settled (or gone with its job row): nothing to run
         await this.db.query(`UPDATE jobs SET state = 'done', updated_at = now() WHERE id = $1 AND lease_owner = $2`, [job.id, this.workerId]);
-        return;
+        return 'finished';
       }
       this.logger.log(`${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
       const result = await handler.execute(job.payload, signal, progress.report);
@@ -175,15 +207,20 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         if (!mine.length) throw new Cancelled('the job was taken over');
         return true;
       });
-      if (stored) this.logger.log(`${this.describe(job)} finished in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      if (!stored) {
+        this.logger.log(`${this.describe(job)} discarded: deleted before its result was stored`);
+        return 'discarded';
+      }
+      this.logger.log(`${this.describe(job)} finished in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      return 'finished';
     } catch (e) {
       progress.stop();
-      await this.ended(job, signal, e);
+      return this.ended(job, signal, e);
     }
   }
 
   /** A job's run threw: hand it back (shutdown), drop it (cancelled), retry it or give up. */
-  private async ended(job: JobRow, signal: AbortSignal, e: unknown): Promise<void> {
+  private async ended(job: JobRow, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
     const reason = e instanceof Error ? e.message : String(e);
     if (signal.aborted && this.stopped) {
       // Shutting down: hand the job back at once rather than waiting for the lease to expire.
@@ -195,11 +232,15 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         )
         .catch(() => undefined);
       this.logger.log(`${this.describe(job)} handed back: shutting down`);
-      return;
+      return 'handedBack';
     }
-    if (signal.aborted || e instanceof Cancelled) {
-      this.logger.log(`${this.describe(job)} cancelled: ${signal.aborted ? (signal.reason as Error).message : reason}`);
-      return;
+    if (signal.aborted) {
+      this.logger.log(`${this.describe(job)} cancelled: ${(signal.reason as Error).message}`);
+      return 'cancelled';
+    }
+    if (e instanceof Cancelled) {
+      this.logger.log(`${this.describe(job)} discarded: ${reason}`);
+      return 'discarded';
     }
     if (!(e instanceof FinalJobError) && job.attempts < job.max_attempts) {
       const requeued = await returning(
@@ -209,19 +250,22 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
           WHERE id = $1 AND lease_owner = $2 RETURNING id`,
         [job.id, this.workerId, reason, 2 ** job.attempts],
       );
-      if (requeued.length) this.logger.warn(`${this.describe(job)} attempt ${job.attempts} failed, will retry: ${reason}`);
-      else this.logger.log(`${this.describe(job)} cancelled: its row is gone`);
-      return;
+      if (!requeued.length) {
+        this.logger.log(`${this.describe(job)} discarded: its row is gone`);
+        return 'discarded';
+      }
+      this.logger.warn(`${this.describe(job)} attempt ${job.attempts} failed, will retry: ${reason}`);
+      return 'retried';
     }
     const error = e instanceof JobFailure ? { code: e.code, message: e.message } : { code: JOB_DEFINITIONS[job.kind].failureCode, message: reason };
-    await this.giveUp(job, error, 'lease_owner = $3', [this.workerId]);
+    return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
   }
 
   /**
    * The one give-up path: the job row and its subject fail together, then the handler cleans up. `where`
    * says when the job is still this caller's to fail (its lease holder, or an expired lease).
    */
-  private async giveUp(job: JobRow, error: SubjectError, where: string, params: unknown[]): Promise<void> {
+  private async giveUp(job: JobRow, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
     const failed = await this.db.transaction(async (tx: EntityManager) => {
       const rows = await returning(
         tx,
@@ -232,12 +276,13 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       if (rows.length) await this.jobs.states.fail(JOB_DEFINITIONS[job.kind].subject, job.subject_id, error, tx);
       return rows.length > 0;
     });
-    if (!failed) return;
+    if (!failed) return false;
     this.logger.warn(`${this.describe(job)} failed: ${error.code} ${error.message}`);
     await this.jobs
       .handler(job.kind)
       ?.onFailed?.(job.payload)
       .catch((e: Error) => this.logger.error(`${this.describe(job)} clean-up after failure failed: ${e.message}`));
+    return true;
   }
 
   /**
