@@ -185,8 +185,12 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       if (!handler) throw new FinalJobError(`no handler for job kind ${job.kind}`);
       if (!(await states.start(subject, job.subject_id))) {
         // the subject is settled (or gone with its job row): nothing to run
-        await this.db.query(`UPDATE jobs SET state = 'done', updated_at = now() WHERE id = $1 AND lease_owner = $2`, [job.id, this.workerId]);
-        return 'finished';
+        const settled = await returning(
+          this.db,
+          `UPDATE jobs SET state = 'done', updated_at = now() WHERE id = $1 AND lease_owner = $2 RETURNING id`,
+          [job.id, this.workerId],
+        );
+        return settled.length ? 'finished' : 'discarded';
       }
       this.logger.log(`${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
       const result = await handler.execute(job.payload, signal, progress.report);

@@ -4,7 +4,7 @@
  * ignored: progress is advisory (and stored with greatest(), so writes landing out of order do no harm).
  */
 export class ThrottledProgress {
-  private lastWrite = 0;
+  private lastWrite = -Infinity;
   private held: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
