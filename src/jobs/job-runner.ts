@@ -124,7 +124,10 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   /** Called each time a run of a job ends in this runner, with how it ended (tests, metrics). */
   onJobEnded(listener: (e: JobEnded) => void): () => void {
     this.endedListeners.push(listener);
-    return () => this.endedListeners.splice(this.endedListeners.indexOf(listener), 1);
+    return () => {
+      const i = this.endedListeners.indexOf(listener);
+      if (i >= 0) this.endedListeners.splice(i, 1);
+    };
   }
 
   private emit(job: JobRow, outcome: JobOutcome): void {
