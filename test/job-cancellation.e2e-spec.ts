@@ -1,7 +1,7 @@
-import { Jimp } from 'jimp';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import { Client } from 'pg';
 import { JobEnded, JobRunner } from '../src/jobs/job-runner';
 import { JobKind } from '../src/jobs/job-kinds';
@@ -64,6 +64,32 @@ async function analyze(app: TestApp, datasetId: string, body: object): Promise<s
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * A `size` x `size` RGB PNG of gradients, written directly (jimp's encoder is very slow under jest):
+ * small to send, as costly to decode and measure as any image of its size.
+ */
+function gradientPng(size: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, no interlace
+  const raw = Buffer.alloc(size * (1 + 3 * size));
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + 3 * size); // filter byte 0 (none), then the pixels
+    for (let x = 0; x < size; x++) raw.set([(x * 40) % 256, y % 256, 128], row + 1 + 3 * x);
+  }
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 it('a dataset build stops when its project is deleted: job row gone, no dataset written', async () => {
   const p = await createProject(t, owner.auth, 'doomed build');
   const fileId = `f${randomBytes(6).toString('hex')}`;
@@ -103,10 +129,8 @@ it('an image task stops within 2 s when its project is deleted: job row gone, no
   const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
     .attach('file', Buffer.from(csv), 'labels.csv').field('attributes', JSON.stringify({ projectId: Number(p), name }));
   const taskId = expectSuccess(init).taskId as string;
-  // large images that compress well: cheap to send, slow to decode and measure
-  const img = new Jimp({ width: 1600, height: 1600, color: 0x3366ccff });
-  for (let x = 0; x < 1600; x++) img.setPixelColor(((x * 40) % 256) * 0x01010100 + 0xff, x, x);
-  const png = await img.getBuffer('image/png');
+  // large images that compress well: cheap to send, slow to decode and measure (seconds for all of them)
+  const png = gradientPng(1600);
   for (const id of ids) {
     expectSuccess(await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', owner.auth).field('sampleId', id).attach('file', png, 'i.png'));
   }
