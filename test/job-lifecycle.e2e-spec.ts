@@ -10,9 +10,10 @@ import {
 } from './utils';
 
 /**
- * Deleting the subject of a running job (a project for dataset builds and image tasks, an analysis, a
- * prediction) stops the job: its runner aborts it, its job row goes with the subject, and nothing of its
- * result is written. Job rows never outlive their subject.
+ * The life of jobs through the API. Deleting the subject of a running job (a project for dataset builds
+ * and image tasks, an analysis, a prediction) stops the job: its runner aborts it, its job row goes with
+ * the subject, and nothing of its result is written. Job rows never outlive their subject. A failure keeps
+ * the code it was raised with.
  */
 
 let t: TestApp;
@@ -255,4 +256,23 @@ it('job rows go with their analysis, prediction or dataset; a finished task keep
     datasetId: ds,
   });
   expectError(await t.http().get(`${API}/dataset/${ds}`).set('Authorization', owner.auth), 'notFound-110-1-1');
+}, 240_000);
+
+it('a job that fails on its input keeps its own code: attempted once, failed with the reason', async () => {
+  const p = await createProject(t, owner.auth, 'failing');
+  const ds = await uploadDataset(t, owner.auth, p, IRIS);
+  const analysisId = await analyze(t, ds, { outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' });
+  await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished', 120_000);
+  // the same columns, but as categories: the model reads numbers
+  const features = ['sepal_length_cm', 'sepal_width_cm', 'petal_length_cm', 'petal_width_cm'];
+  const asText = await uploadDataset(t, owner.auth, p, IRIS, { featureTypes: Object.fromEntries(features.map((f) => [f, 'categorical'])) });
+  const { predictionId } = expectSuccess(
+    await t.http().post(`${API}/analysis/${analysisId}/predict/${asText}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
+  );
+  const status = await pollUntil<{ state: string; error?: { code: string; message: string } }>(
+    t, owner.auth, `/prediction/${predictionId}/status`, (s) => s.state === 'failed' || s.state === 'finished');
+  expect({ state: status.state, code: status.error?.code }).toEqual({ state: 'failed', code: 'badRequest-150-3-2' });
+  expect(status.error?.message).toMatch(/must be numerical/);
+  const [job] = await t.db.query('SELECT state, attempts FROM jobs WHERE prediction_id = $1', [predictionId]);
+  expect(job).toEqual({ state: 'failed', attempts: 1 });
 }, 240_000);
