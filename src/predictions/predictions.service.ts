@@ -58,13 +58,13 @@ export class PredictionsService {
     const signatures = models[dto.modelKey];
     if (!signatures) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
     const signatureIndex = dto.signatureIndex ?? 0;
-    if (signatureIndex !== 0) {
+    if (signatureIndex >= signatures.length || !(await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex))) {
       throw new ApiError(
         Codes.SignatureIndexUnavailable,
-        `signatureIndex ${signatureIndex}: only the reference signature (0) has a fitted model`,
+        `signatureIndex ${signatureIndex}: the model "${dto.modelKey}" shows ${signatures.length} signature${signatures.length === 1 ? '' : 's'} (0 to ${signatures.length - 1})`,
       );
     }
-    await this.checkColumns(analysisId, dto.modelKey, datasetId);
+    await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId);
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query(
         `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index)
@@ -78,8 +78,8 @@ export class PredictionsService {
   }
 
   /** Refuses a dataset that lacks a column the model uses, before queueing anything. */
-  private async checkColumns(analysisId: string, modelKey: string, datasetId: string): Promise<void> {
-    const needed = await this.analyses.modelInputs(analysisId, modelKey);
+  private async checkColumns(analysisId: string, modelKey: string, signatureIndex: number, datasetId: string): Promise<void> {
+    const needed = await this.analyses.modelInputs(analysisId, modelKey, signatureIndex);
     const features = await this.datasets.featuresOf(datasetId);
     const have = new Set(features.map((f) => f.name));
     const missing = needed.filter((n) => !have.has(n));

@@ -10,7 +10,7 @@ export class PredictDto {
   @MaxLength(100, code(Codes.ModelKeyNotFound, 'modelKey is not a model of the result'))
   modelKey: string;
 
-  @ApiPropertyOptional({ default: 0, description: 'index in the model signatures; only 0 (the reference signature) has a fitted model' })
+  @ApiPropertyOptional({ default: 0, description: 'index in the model\'s signatures (0 = the reference signature); every signature shown has its own fitted model' })
   @IsOptional()
   @IsInt(code(Codes.WrongType, 'signatureIndex must be an integer'))
   @Min(0, code(Codes.WrongType, 'signatureIndex must not be negative'))
