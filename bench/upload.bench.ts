@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DatasetsService } from '../src/datasets/datasets.service';
+import { ColumnStore } from '../src/datasets/column-store';
 import { call, rssSampler, startServer } from './server';
 
 const arg = (name: string, d: number) => {
@@ -114,7 +114,7 @@ async function main() {
     const loadStart = Math.round(process.memoryUsage().rss / 1048576);
     const loadRss = rssSampler();
     const t2 = Date.now();
-    const data = await s.app.get(DatasetsService).loadForEngine(task.datasetId);
+    const data = await s.app.get(ColumnStore).loadForEngine(task.datasetId);
     const loadS = (Date.now() - t2) / 1000;
     loadRss.stop();
     const total = uploadS + parseS;

@@ -3,6 +3,7 @@ import { Datasets1763800100000 } from './1763800100000-datasets';
 import { Analyses1763800200000 } from './1763800200000-analyses';
 import { Predictions1763800300000 } from './1763800300000-predictions';
 import { ImageUpload1763800500000 } from './1763800500000-image-upload';
+import { JobSubjects1763800600000 } from './1763800600000-job-subjects';
 import { FileUploads1763800650000 } from './1763800650000-file-uploads';
 import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
 
@@ -13,6 +14,7 @@ export const MIGRATIONS = [
   Analyses1763800200000,
   Predictions1763800300000,
   ImageUpload1763800500000,
+  JobSubjects1763800600000,
   FileUploads1763800650000,
   UserDisabled1763800700000,
 ];

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DatasetsService } from '../src/datasets/datasets.service';
+import { ColumnStore } from '../src/datasets/column-store';
 import {
   API, createProject, createTestApp, createUser, expectError, expectSuccess, SHARED_DATA, TestApp, uploadDataset, uploadTask,
 } from './utils';
@@ -62,7 +62,7 @@ describe('parsing options', () => {
     const a = await uploadDataset(t, owner.auth, projectId, plain, { hasSampleHeaders: true });
     const b = await uploadDataset(t, owner.auth, projectId, semicolon, { hasSampleHeaders: true, separator: ';' });
     const c = await uploadDataset(t, owner.auth, projectId, transposed, { hasSampleHeaders: true, hasSamplesInRows: false });
-    const svc = t.app.get(DatasetsService);
+    const svc = t.app.get(ColumnStore);
     const [da, db, dc] = await Promise.all([a, b, c].map((id) => svc.loadForEngine(id)));
     expect(db).toEqual(da);
     expect(dc).toEqual(da);
@@ -79,7 +79,7 @@ describe('parsing options', () => {
   it('reads quoted fields with separators and newlines, a BOM, CRLF, and files without headers', async () => {
     const text = '\ufeffname,note,v\r\n"Smith, J","line one\nline two",1\r\n"O""Brien",plain,2\r\n';
     const id = await uploadDataset(t, owner.auth, projectId, text);
-    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    const data = await t.app.get(ColumnStore).loadForEngine(id);
     expect(data.columns.map((c) => c.name)).toEqual(['name', 'note', 'v']);
     const name = data.columns[0] as { codes: Int32Array; levels: string[] };
     expect(Array.from(name.codes, (c) => name.levels[c])).toEqual(['Smith, J', "O\"Brien"]);
@@ -87,7 +87,7 @@ describe('parsing options', () => {
     expect(note.levels[note.codes[0]]).toBe('line one\nline two');
 
     const noHeader = await uploadDataset(t, owner.auth, projectId, '1,2\n3,4\n', { hasFeatureHeaders: false });
-    const d2 = await t.app.get(DatasetsService).loadForEngine(noHeader);
+    const d2 = await t.app.get(ColumnStore).loadForEngine(noHeader);
     expect(d2.columns.map((c) => c.name)).toEqual(['feature_1', 'feature_2']);
     expect(d2.sampleCount).toBe(2);
   });
@@ -99,7 +99,7 @@ describe('parsing options', () => {
     });
     const f = expectSuccess(await t.http().get(`${API}/dataset/${id}/features`).set('Authorization', owner.auth)).features;
     expect(f.map((x: { type: string }) => x.type)).toEqual(['timeToEvent', 'event', 'categorical', 'identifier']);
-    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    const data = await t.app.get(ColumnStore).loadForEngine(id);
     const code = data.columns[3] as { codes: Int32Array; levels: string[] };
     expect(Array.from(code.codes, (c) => code.levels[c])).toEqual(['001', '002', '003']);
 
@@ -132,7 +132,7 @@ describe('feature types', () => {
     // back to numerical: a categorical column of numbers can be numerical again
     const back = expectSuccess(await change({ score: 'numerical' }));
     expect(back.features[3]).toEqual({ name: 'score', type: 'numerical', missingCount: 0, distinctCount: 4 });
-    const data = await t.app.get(DatasetsService).loadForEngine(id);
+    const data = await t.app.get(ColumnStore).loadForEngine(id);
     expect(Array.from((data.columns[3] as { values: Float64Array }).values)).toEqual([1, 2, 3, -1]);
   });
 });

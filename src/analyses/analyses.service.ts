@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomInt } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -9,19 +9,19 @@ import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
+import { ColumnStore } from '../datasets/column-store';
+import { renderStatus, seconds, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
-import { FinalJobError, JobContext } from '../jobs/jobs.types';
 import { validateAnalysisInput } from '../engine/data';
-import type { AnalysisOutput, EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
-import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
 
 interface AnalysisRow {
   id: string;
   project_id: string;
   dataset_id: string;
   parameters: StoredParameters;
-  state: 'pending' | 'running' | 'finished' | 'failed';
+  state: SubjectState;
   seed: string;
   core_count: number;
   progress: number | null;
@@ -46,35 +46,21 @@ export interface AnalysisStatus extends AnalysisView {
 }
 
 const COLUMNS = 'id, project_id, dataset_id, parameters, state, seed, core_count, progress, start_time, end_time, error, now() AS now';
-const CANCEL_POLL_MS = 500;
-const PROGRESS_WRITE_MS = 1000;
 
 function view(r: AnalysisRow): AnalysisView {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
 }
 
-function seconds(from: Date, to: Date): number {
-  return Math.max(0, Math.round((to.getTime() - from.getTime()) / 10) / 100);
-}
-
-/** Analyses: validation, queueing with the user's core quota, the job that runs the engine, reads and deletes. */
+/** Analyses as the API shows them: validation, queueing with the user's core quota, reads and deletes. */
 @Injectable()
-export class AnalysesService implements OnModuleInit {
-  private readonly logger = new Logger('Analyses');
-
+export class AnalysesService {
   constructor(
     private readonly db: DataSource,
     private readonly datasets: DatasetsService,
+    private readonly columns: ColumnStore,
     private readonly jobs: JobsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.jobs.register<{ analysisId: string }>('analysis', {
-      run: (ctx) => this.run(ctx),
-      onGiveUp: (p, reason) => this.fail(p.analysisId, { code: Codes.AnalysisFailed, message: reason }, true),
-    });
-  }
 
   /** Cores the user may still ask for: quota minus the coreCount of their pending and running analyses. */
   private async availableCores(userId: string, manager = this.db.manager, lock = false): Promise<number> {
@@ -117,7 +103,7 @@ export class AnalysesService implements OnModuleInit {
       'classification' in outcome ? [outcome.classification] : 'regression' in outcome ? [outcome.regression] : [outcome.survival.event, outcome.survival.timeToEvent],
     );
     if (parameters.groupingFeature !== undefined) needed.add(parameters.groupingFeature);
-    const loaded = await this.datasets.loadForEngine(datasetId, needed);
+    const loaded = await this.columns.loadForEngine(datasetId, needed);
     const typesOnly = features
       .filter((f) => !needed.has(f.name))
       .map(
@@ -165,17 +151,10 @@ export class AnalysesService implements OnModuleInit {
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
-  /** Status with the presence rules of api-v1: times when running/finished (and failed after a start), progress iff running. */
+  /** Status with the presence rules of api-v1 (the one status view of src/jobs). */
   async status(analysisId: string): Promise<AnalysisStatus> {
     const r = await this.row(analysisId);
-    const s: AnalysisStatus = view(r);
-    if (r.start_time && r.state !== 'pending') {
-      s.startTime = r.start_time.toISOString();
-      s.executionTimeInSeconds = seconds(r.start_time, r.state === 'running' ? r.now : (r.end_time ?? r.now));
-    }
-    if (r.state === 'running') s.progress = Math.min(1, Math.max(0, r.progress ?? 0));
-    if (r.state === 'failed' && r.error) s.error = r.error;
-    return s;
+    return { ...view(r), ...renderStatus('analysis', r) };
   }
 
   async result(analysisId: string) {
@@ -236,107 +215,10 @@ export class AnalysesService implements OnModuleInit {
     return (await this.pipeline(analysisId, modelKey, signatureIndex))?.featureNames ?? [];
   }
 
+  /** Deletes the analysis with its result, predictions and job: the runner stops a running one within 2 s. */
   async delete(analysisId: string): Promise<AnalysisView> {
     const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${COLUMNS}`, [analysisId]);
     if (!rows.length) throw new ApiError(Codes.AnalysisNotFound);
-    // Its job row goes too: a queued analysis never starts, a running one sees its row vanish and stops.
-    await this.db.query(`DELETE FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1 AND state = 'queued'`, [analysisId]);
     return view(rows[0]);
-  }
-
-  private async fail(analysisId: string, error: { code: string; message: string }, unlessFailed = false): Promise<void> {
-    await this.db.query(
-      `UPDATE analyses SET state = 'failed', end_time = now(), progress = NULL, error = $2
-        WHERE id = $1${unlessFailed ? ` AND state <> 'failed'` : ''}`,
-      [analysisId, JSON.stringify(error)],
-    );
-  }
-
-  /** The analysis job: load the dataset, run the engine in a worker thread, store the result. */
-  private async run(ctx: JobContext<{ analysisId: string }>): Promise<void> {
-    const { analysisId } = ctx.payload;
-    const started = await returning<AnalysisRow>(
-      this.db,
-      `UPDATE analyses SET state = 'running', start_time = coalesce(start_time, now()), progress = coalesce(progress, 0)
-        WHERE id = $1 AND state IN ('pending','running') RETURNING ${COLUMNS}`,
-      [analysisId],
-    );
-    if (!started.length) return; // deleted, or already settled
-    const a = started[0];
-    const cancel = new AbortController();
-    const onJobAbort = () => cancel.abort(ctx.signal.reason);
-    ctx.signal.addEventListener('abort', onJobAbort, { once: true });
-    // Deleting the analysis deletes its row: notice within CANCEL_POLL_MS and stop the computation.
-    const watch = setInterval(() => {
-      this.db
-        .query('SELECT 1 FROM analyses WHERE id = $1', [analysisId])
-        .then((rows: unknown[]) => rows.length === 0 && cancel.abort(new Error('analysis deleted')))
-        .catch(() => undefined);
-    }, CANCEL_POLL_MS);
-    let lastWrite = 0;
-    let pendingProgress: number | undefined;
-    const writeProgress = (p: number) => {
-      void this.db
-        .query(`UPDATE analyses SET progress = greatest(coalesce(progress, 0), $2) WHERE id = $1 AND state = 'running'`, [analysisId, p])
-        .catch(() => undefined);
-    };
-    const flusher = setInterval(() => {
-      if (pendingProgress !== undefined) {
-        writeProgress(pendingProgress);
-        pendingProgress = undefined;
-        lastWrite = Date.now();
-      }
-    }, PROGRESS_WRITE_MS);
-    try {
-      const data = await this.datasets.loadForEngine(String(a.dataset_id));
-      const { datasetId: _d, name: _n, ...engineParams } = a.parameters;
-      const output = await runAnalysisInWorker(
-        data,
-        engineParams,
-        Number(a.seed),
-        (p) => {
-          if (Date.now() - lastWrite >= PROGRESS_WRITE_MS) {
-            writeProgress(p);
-            lastWrite = Date.now();
-            pendingProgress = undefined;
-          } else pendingProgress = p;
-        },
-        cancel.signal,
-      );
-      await this.store(analysisId, output);
-    } catch (e) {
-      if (cancel.signal.aborted && !ctx.signal.aborted) {
-        // Deleted while running: nothing left to record; the job itself ends normally.
-        this.logger.log({ event: 'analysis.cancelled', analysisId }, `analysis ${analysisId} cancelled (deleted)`);
-        return;
-      }
-      if (e instanceof AnalysisInputError) {
-        await this.fail(analysisId, { code: Codes.DatasetNotAnalysable, message: e.message });
-        throw new FinalJobError(e.message);
-      }
-      if (e instanceof ApiError && e.code === Codes.DatasetNotFound) return; // dataset deleted with its analyses
-      throw e;
-    } finally {
-      clearInterval(watch);
-      clearInterval(flusher);
-      ctx.signal.removeEventListener('abort', onJobAbort);
-    }
-  }
-
-  private async store(analysisId: string, output: AnalysisOutput): Promise<void> {
-    await this.db.transaction(async (tx) => {
-      const done = await returning(
-        tx,
-        `UPDATE analyses SET state = 'finished', end_time = now(), progress = NULL, error = NULL
-          WHERE id = $1 AND state = 'running' RETURNING id`,
-        [analysisId],
-      );
-      if (!done.length) return;
-      await tx.query(
-        `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats) VALUES ($1, $2, $3, $4, $5, $6)`,
-        [analysisId, output.mlEngine, JSON.stringify(output.models), JSON.stringify(output.plots), JSON.stringify(output.pipelines), JSON.stringify(output.stats)],
-      );
-    });
-    this.logger.log(`analysis ${analysisId} finished: ${output.stats.configurations} configurations, ${output.stats.fits} fits`);
   }
 }

@@ -4,6 +4,7 @@ import { memoryStorage } from 'multer';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { DatasetsModule } from '../datasets/datasets.module';
 import { ImageUploadController } from './image-upload.controller';
+import { ImageDatasetJob } from './image-dataset.job';
 import { ImageUploadService } from './image-upload.service';
 
 /**
@@ -25,6 +26,6 @@ import { ImageUploadService } from './image-upload.service';
     }),
   ],
   controllers: [ImageUploadController],
-  providers: [ImageUploadService],
+  providers: [ImageUploadService, ImageDatasetJob],
 })
 export class ImageUploadModule {}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import * as path from 'node:path';
@@ -7,21 +7,16 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
 import { validateBody } from '../common/validation';
-import { runInWorker, workerScript } from '../common/worker-thread';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
 import { returning } from '../database/sql';
-import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
-import { DatasetsService, TaskFailure } from '../datasets/datasets.service';
+import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
-import { ParsedTable } from '../datasets/table-parser';
 import { JobsService } from '../jobs/jobs.service';
-import { JobContext } from '../jobs/jobs.types';
+import { ImageTaskPayload } from './image-dataset.job';
 import { readImageHeader } from './image-format';
 import { readInitForm } from './init-form';
-import { IMAGE_FEATURES } from './image-features';
-import type { MeasureRequest, MeasureResponse } from './image-features.worker';
 import { ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
 import { parseSampleTable } from './sample-table';
 
@@ -34,26 +29,12 @@ export function initFileLimit(config: AppConfig): number {
   return Math.min(config.maxTabularFileBytes, INIT_FILE_CAP_BYTES);
 }
 
-/** Images decoded by one worker thread: at most this many, or this many bytes. */
-const BATCH_IMAGES = 32;
-const BATCH_BYTES = 64 * 1024 * 1024;
-
-interface ImageJob {
-  taskId: string;
-}
-
-interface TaskPayload {
-  name: string;
-  description: string | null;
-  sampleCount: number;
-}
-
 /**
- * Image dataset uploads: init (the sample table), one image per sample, commit, and the job that decodes
- * every image, computes its img_ features and stores the dataset through DatasetsService.storeTable.
+ * Image dataset uploads as the API shows them: init (the sample table), one image per sample, commit
+ * (queues the imageDataset job), status.
  */
 @Injectable()
-export class ImageUploadService implements OnModuleInit {
+export class ImageUploadService {
   private readonly logger = new Logger('ImageUpload');
 
   constructor(
@@ -64,16 +45,6 @@ export class ImageUploadService implements OnModuleInit {
     private readonly files: FilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
-
-  onModuleInit(): void {
-    this.jobs.register<ImageJob>('imageDataset', {
-      run: (ctx) => this.runJob(ctx),
-      onGiveUp: async (job, reason) => {
-        await this.datasets.failTask(job.taskId, Codes.ImageDatasetFailed, reason, true);
-        await this.dropUploadedData(job.taskId);
-      },
-    });
-  }
 
   /**
    * Opens an image upload from the multipart body of `req`: the attributes are checked (JSON, write
@@ -117,7 +88,7 @@ export class ImageUploadService implements OnModuleInit {
     const hasFeatureHeaders = dto.hasFeatureHeaders ?? true;
     const table = parseSampleTable(csv, hasFeatureHeaders);
 
-    const payload: TaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
+    const payload: ImageTaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
       const [task] = await tx.query(
         `INSERT INTO tasks (kind, user_id, project_id, payload) VALUES ($1, $2, $3, $4) RETURNING id`,
@@ -199,20 +170,14 @@ export class ImageUploadService implements OnModuleInit {
           `${counts.missing} of ${counts.total} samples have no image: ${(counts.first as string[]).join(', ')}${more}`,
         );
       }
-      await tx.query(`UPDATE tasks SET state = 'running', updated_at = now() WHERE id = $1`, [taskId]);
-      await this.jobs.enqueue('imageDataset', { taskId }, { projectId: String(task.project_id), manager: tx });
+      // the task shows running from commit on: pending means it still takes images
+      await this.jobs.enqueue('imageDataset', { taskId }, { projectId: String(task.project_id), manager: tx, running: true });
     });
     return {};
   }
 
   async status(taskId: string): Promise<ImageTaskView> {
-    const rows = await this.db.query('SELECT id, kind, state, dataset_id, error FROM tasks WHERE id = $1', [taskId]);
-    if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    const r = rows[0];
-    const view: ImageTaskView = { taskId: String(r.id), state: r.state };
-    if (r.state === 'finished' && r.dataset_id !== null) view.datasetId = String(r.dataset_id);
-    if (r.state === 'failed' && r.error) view.error = r.error;
-    return view;
+    return this.datasets.taskStatus(taskId, IMAGE_TASK_KIND, Codes.ImageTaskNotFound);
   }
 
   private parseAttributes(raw: unknown): Record<string, unknown> {
@@ -242,91 +207,5 @@ export class ImageUploadService implements OnModuleInit {
     const rows = await tx.query(`SELECT kind, state, project_id FROM tasks WHERE id = $1 ${lock}`, [taskId]);
     if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
     return rows[0] as { kind: string; state: string; project_id: string };
-  }
-
-  /** The imageDataset job: decode every image, compute its features, store the dataset. */
-  private async runJob(ctx: JobContext<ImageJob>): Promise<void> {
-    const { taskId } = ctx.payload;
-    const tasks = await this.db.query(`SELECT project_id, state, payload FROM tasks WHERE id = $1`, [taskId]);
-    if (!tasks.length) return; // project deleted meanwhile
-    if (tasks[0].state !== 'running') {
-      if (tasks[0].state === 'finished') await this.dropUploadedData(taskId);
-      return;
-    }
-    const payload = tasks[0].payload as TaskPayload;
-    try {
-      const table = await this.buildTable(taskId, ctx.signal);
-      await this.datasets.storeTable(
-        { taskId, projectId: String(tasks[0].project_id), name: payload.name, description: payload.description },
-        table,
-        {},
-      );
-    } catch (e) {
-      if (e instanceof TaskFailure) {
-        await this.datasets.failTask(taskId, e.code, e.message);
-        await this.dropUploadedData(taskId);
-      }
-      throw e;
-    }
-    // The images are not kept once the dataset exists or the task failed (the task's status stays).
-    await this.dropUploadedData(taskId);
-  }
-
-  private async dropUploadedData(taskId: string): Promise<void> {
-    await this.db.query('DELETE FROM image_samples WHERE task_id = $1', [taskId]);
-    await this.db.query('DELETE FROM image_uploads WHERE task_id = $1', [taskId]);
-  }
-
-  private async buildTable(taskId: string, signal: AbortSignal): Promise<ParsedTable> {
-    const uploads = await this.db.query('SELECT csv, has_feature_headers FROM image_uploads WHERE task_id = $1', [taskId]);
-    if (!uploads.length) throw new TaskFailure(Codes.ImageDatasetFailed, 'the uploaded sample table is gone');
-    let sampleTable;
-    try {
-      sampleTable = parseSampleTable(uploads[0].csv as Buffer, uploads[0].has_feature_headers as boolean);
-    } catch (e) {
-      if (e instanceof ApiError) throw new TaskFailure(e.code, e.message);
-      throw e;
-    }
-    const samples: { idx: number; sample_id: string; size: number }[] = await this.db.query(
-      'SELECT idx, sample_id, coalesce(length(image), 0) AS size FROM image_samples WHERE task_id = $1 ORDER BY idx',
-      [taskId],
-    );
-    const n = samples.length;
-    if (n !== sampleTable.ids.length || samples.some((s, i) => s.idx !== i || s.sample_id !== sampleTable.ids[i])) {
-      throw new TaskFailure(Codes.ImageDatasetFailed, 'the stored samples do not match the sample table');
-    }
-    const values = IMAGE_FEATURES.map(() => new Float64Array(n));
-    const script = workerScript(__dirname, __filename, 'image-features.worker');
-    let start = 0;
-    while (start < n) {
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
-      let end = start;
-      let bytes = 0;
-      while (end < n && end - start < BATCH_IMAGES && (end === start || bytes + samples[end].size <= BATCH_BYTES)) {
-        bytes += samples[end].size;
-        end++;
-      }
-      const rows: { sample_id: string; image: Buffer | null }[] = await this.db.query(
-        'SELECT sample_id, image FROM image_samples WHERE task_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx',
-        [taskId, start, end],
-      );
-      const missing = rows.find((r) => r.image === null);
-      if (missing) throw new TaskFailure(Codes.ImageDatasetFailed, `sample "${missing.sample_id}" has no image`);
-      const request: MeasureRequest = { images: rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer })) };
-      const result = await runInWorker<MeasureResponse>(script, request, { signal });
-      if (!result.ok) {
-        throw new TaskFailure(Codes.UndecodableImage, `the image of sample "${result.sampleId.slice(0, 60)}" could not be decoded: ${result.message}`);
-      }
-      result.features.forEach((f, k) => f.forEach((v, j) => (values[j][start + k] = v)));
-      start = end;
-    }
-    const imageColumns: ParsedColumn[] = IMAGE_FEATURES.map((name, j) => ({
-      name,
-      encoding: 'f64',
-      values: values[j],
-      missingCount: 0,
-      distinctCount: distinctNumbers(values[j]),
-    }));
-    return { sampleCount: n, columns: [...sampleTable.columns, ...imageColumns], sampleColumn: 0 };
   }
 }

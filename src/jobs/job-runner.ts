@@ -2,21 +2,22 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { JobsService } from './jobs.service';
-import { FinalJobError } from './jobs.types';
-import { JobKind } from './job-kinds';
 import { returning } from '../database/sql';
+import { JobKind, JobOf, JOB_DEFINITIONS } from './job-kinds';
+import { SubjectError } from './job-state';
+import { JobsService } from './jobs.service';
+import { FinalJobError, JobFailure } from './jobs.types';
+import { ThrottledProgress } from './progress';
 
-interface JobRow {
+type JobRow = JobOf & {
   id: string;
-  kind: string;
-  payload: Record<string, unknown>;
+  subject_id: string;
   cost: number;
   attempts: number;
   max_attempts: number;
-}
+};
 
 interface Running {
   controller: AbortController;
@@ -24,16 +25,51 @@ interface Running {
   done: Promise<void>;
 }
 
+/** How often the runner looks for deleted (cancelled) jobs among those it runs: a deletion stops within 2 s. */
+const CANCEL_CHECK_MS = 1000;
+/** At most one progress write per job per this interval. */
+const PROGRESS_WRITE_MS = 1000;
+const LOST_WORKER = 'the worker running it stopped (lease expired) on its last attempt';
+
+const JOB_COLUMNS = 'id, kind, payload, cost, attempts, max_attempts, coalesce(task_id, analysis_id, prediction_id) AS subject_id';
+
 /**
- * Runs jobs from the job table: claims with FOR UPDATE SKIP LOCKED under a lease, renews the lease while
- * a job runs, requeues or fails jobs whose worker died (lease expired). Several processes can run it
- * against one database; a job is never run by two at once while its lease holds.
+ * How a run of a job ended in this runner: `cancelled` when it was aborted while running (its subject was
+ * deleted, or another worker holds it); `discarded` when its subject was gone by the time it ended.
+ */
+export type JobOutcome = 'finished' | 'failed' | 'retried' | 'cancelled' | 'discarded' | 'handedBack';
+
+export interface JobEnded {
+  jobId: string;
+  kind: JobKind;
+  subjectId: string;
+  outcome: JobOutcome;
+}
+
+/** Why a job was aborted: its row is gone (subject deleted) or another worker holds it. */
+class Cancelled extends Error {
+  /** `subjectDeleted`: its subject (analysis, task, prediction) was deleted, rather than the job taken over */
+  constructor(
+    message: string,
+    readonly subjectDeleted = false,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Owns long-running work: claims jobs from the job table (FOR UPDATE SKIP LOCKED, under a lease it renews
+ * while they run), moves their subjects through the state machine of job-state.ts, stores results,
+ * retries, gives up, writes progress, and aborts a job whose subject was deleted. Several processes can
+ * run it against one database; a job is never run by two at once while its lease holds, and its result
+ * is stored only while this runner still holds it.
  */
 @Injectable()
 export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly running = new Map<string, Running>();
+  private readonly endedListeners: ((e: JobEnded) => void)[] = [];
   private ticking = false;
   private stopped = false;
 
@@ -54,6 +90,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.scheduler.addInterval('job-runner', timer);
     const lease = setInterval(() => void this.renewLeases(), Math.max(500, (this.config.jobLeaseSeconds * 1000) / 3));
     this.scheduler.addInterval('job-leases', lease);
+    this.scheduler.addInterval('job-cancel', setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS));
     this.logger.log(`worker ${this.workerId} polling every ${this.config.jobPollMs} ms, ${this.config.workerCores} cores`);
   }
 
@@ -92,6 +129,19 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     return started;
   }
 
+  /** Called each time a run of a job ends in this runner, with how it ended (tests, metrics). */
+  onJobEnded(listener: (e: JobEnded) => void): () => void {
+    this.endedListeners.push(listener);
+    return () => {
+      const i = this.endedListeners.indexOf(listener);
+      if (i >= 0) this.endedListeners.splice(i, 1);
+    };
+  }
+
+  private emit(job: JobRow, outcome: JobOutcome): void {
+    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind, subjectId: job.subject_id, outcome });
+  }
+
   /** Jobs this runner is running now. */
   runningCount(): number {
     return this.running.size;
@@ -103,84 +153,182 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   private async claim(freeCores: number): Promise<JobRow | undefined> {
-    const rows = await returning<JobRow>(this.db, 
+    const rows = await returning<JobRow>(
+      this.db,
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1,
               lease_expires_at = now() + make_interval(secs => $2), updated_at = now()
         WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= now() AND cost <= $3
                      ORDER BY run_after, id FOR UPDATE SKIP LOCKED LIMIT 1)
-        RETURNING id, kind, payload, cost, attempts, max_attempts`,
+        RETURNING ${JOB_COLUMNS}`,
       [this.workerId, this.config.jobLeaseSeconds, freeCores],
     );
     const r = rows[0];
-    return r ? { ...r, id: String(r.id) } : undefined;
+    return r ? { ...r, id: String(r.id), subject_id: String(r.subject_id) } : undefined;
   }
 
   private start(job: JobRow): void {
     const controller = new AbortController();
-    const done = this.execute(job, controller.signal).finally(() => this.running.delete(job.id));
+    const done = this.execute(job, controller.signal)
+      .catch((e: Error) => {
+        this.logger.error(`${this.describe(job)} could not be settled: ${e.message}`); // the lease expiry retries it
+        return 'retried' as const;
+      })
+      .then((outcome) => {
+        this.running.delete(job.id);
+        this.emit(job, outcome);
+      });
     this.running.set(job.id, { controller, cost: job.cost, done });
   }
 
-  private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
+  /** "analysis 12 (job 40)": what the log lines name. */
+  private describe(job: JobRow): string {
+    return `${JOB_DEFINITIONS[job.kind].subject} ${job.subject_id} (${job.kind} job ${job.id})`;
+  }
+
+  /**
+   * The structured fields of a job's log lines, for operators: which job, its kind and attempt, and the ids of
+   * its payload (analysisId, taskId, predictionId) that say what ran. `event` names what happened.
+   */
+  private fields(job: JobRow, event: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+    return { event, jobId: job.id, kind: job.kind, attempt: job.attempts, ...idsOf(job.payload), ...more };
+  }
+
+  /** A job's whole life in this runner: start, execute, store and finish, or retry, give up or stop. */
+  private async execute(job: JobRow, signal: AbortSignal): Promise<JobOutcome> {
     const handler = this.jobs.handler(job.kind);
-    // Structured lines for operators: what ran (an analysis, a prediction, a dataset build), when it started,
-    // how it ended and how long it took. The payload's ids (analysisId, taskId, ...) say which one.
-    const subject = { event: '', jobId: job.id, kind: job.kind, attempt: job.attempts, ...idsOf(job.payload) };
-    const t0 = Date.now();
-    this.logger.log({ ...subject, event: 'job.started' }, `${job.kind} job ${job.id} started`);
+    const subject = JOB_DEFINITIONS[job.kind].subject;
+    const states = this.jobs.states;
+    const progress = new ThrottledProgress((p) => states.progress(subject, job.subject_id, p), PROGRESS_WRITE_MS);
+    const began = Date.now();
     try {
       if (!handler) throw new FinalJobError(`no handler for job kind ${job.kind}`);
-      await handler.run({
-        jobId: job.id,
-        kind: job.kind as JobKind,
-        payload: job.payload,
-        attempt: job.attempts,
-        maxAttempts: job.max_attempts,
-        signal,
-      });
-      await this.db.query(
-        // lease_owner stays: it records which worker ran the job
-        `UPDATE jobs SET state = 'done', lease_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND lease_owner = $2`,
-        [job.id, this.workerId],
-      );
-      this.logger.log({ ...subject, event: 'job.finished', durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} finished`);
-    } catch (e) {
-      const reason = e instanceof Error ? e.message : String(e);
-      if (signal.aborted && this.stopped) {
-        // Shutting down: hand the job back at once rather than waiting for the lease to expire.
-        await this.db
-          .query(
-            `UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
-                    lease_expires_at = NULL, updated_at = now() WHERE id = $1 AND lease_owner = $2`,
-            [job.id, this.workerId],
-          )
-          .catch(() => undefined);
-        return;
-      }
-      if (signal.aborted) {
-        // Lease lost: the job's subject was deleted (a cancelled analysis) or another worker took it over.
-        this.logger.log({ ...subject, event: 'job.cancelled', durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} cancelled`);
-        return;
-      }
-      const final = e instanceof FinalJobError || job.attempts >= job.max_attempts;
-      if (!final) {
-        this.logger.warn({ ...subject, event: 'job.retry', reason }, `${job.kind} job ${job.id} attempt ${job.attempts} failed, will retry`);
-        await this.db.query(
-          `UPDATE jobs SET state = 'queued', error = $3, lease_owner = NULL, lease_expires_at = NULL,
-                  run_after = now() + make_interval(secs => $4), updated_at = now()
-            WHERE id = $1 AND lease_owner = $2`,
-          [job.id, this.workerId, reason, 2 ** job.attempts],
+      if (!(await states.start(subject, job.subject_id))) {
+        // the subject is settled (or gone with its job row): nothing to run
+        const settled = await returning(
+          this.db,
+          `UPDATE jobs SET state = 'done', updated_at = now() WHERE id = $1 AND lease_owner = $2 RETURNING id`,
+          [job.id, this.workerId],
         );
-        return;
+        return settled.length ? 'finished' : 'discarded';
       }
-      this.logger.warn({ ...subject, event: 'job.failed', reason, durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} failed`);
-      const rows = await returning(this.db, 
-        `UPDATE jobs SET state = 'failed', error = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND lease_owner = $2 RETURNING id`,
-        [job.id, this.workerId, reason],
+      this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
+      const result = await handler.execute(job.payload, signal, progress.report);
+      progress.stop();
+      signal.throwIfAborted();
+      const stored = await this.db.transaction(async (tx) => {
+        if (!(await states.lockRunning(tx, subject, job.subject_id))) return false;
+        const finished = (await handler.store(tx, job.payload, result)) ?? {};
+        await states.finish(tx, subject, job.subject_id, finished);
+        // lease_owner stays: it records which worker ran the job
+        const mine = await returning(
+          tx,
+          `UPDATE jobs SET state = 'done', lease_expires_at = NULL, updated_at = now()
+            WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING id`,
+          [job.id, this.workerId],
+        );
+        // another worker took the job over: its run stores the result, this one's is rolled back
+        if (!mine.length) throw new Cancelled('the job was taken over');
+        return true;
+      });
+      if (!stored) {
+        this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: deleted before its result was stored`);
+        return 'discarded';
+      }
+      this.logger.log(
+        this.fields(job, 'job.finished', { durationMs: Date.now() - began }),
+        `${this.describe(job)} finished in ${((Date.now() - began) / 1000).toFixed(1)} s`,
       );
-      if (rows.length && handler) await handler.onGiveUp(job.payload, reason).catch(() => undefined);
+      return 'finished';
+    } catch (e) {
+      progress.stop();
+      return this.ended(job, signal, e);
+    }
+  }
+
+  /** A job's run threw: hand it back (shutdown), drop it (cancelled), retry it or give up. */
+  private async ended(job: JobRow, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
+    const reason = e instanceof Error ? e.message : String(e);
+    if (signal.aborted && this.stopped) {
+      // Shutting down: hand the job back at once rather than waiting for the lease to expire.
+      await this.db
+        .query(
+          `UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
+                  lease_expires_at = NULL, updated_at = now() WHERE id = $1 AND lease_owner = $2`,
+          [job.id, this.workerId],
+        )
+        .catch(() => undefined);
+      this.logger.log(this.fields(job, 'job.handedBack'), `${this.describe(job)} handed back: shutting down`);
+      return 'handedBack';
+    }
+    if (signal.aborted) {
+      // deleted subject: "analysis.cancelled" (or task / prediction); another worker took it over: "job.cancelled"
+      const deleted = signal.reason instanceof Cancelled && signal.reason.subjectDeleted;
+      const event = deleted ? `${JOB_DEFINITIONS[job.kind].subject}.cancelled` : 'job.cancelled';
+      this.logger.log(this.fields(job, event), `${this.describe(job)} cancelled: ${(signal.reason as Error).message}`);
+      return 'cancelled';
+    }
+    if (e instanceof Cancelled) {
+      this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: ${reason}`);
+      return 'discarded';
+    }
+    if (!(e instanceof FinalJobError) && job.attempts < job.max_attempts) {
+      const requeued = await returning(
+        this.db,
+        `UPDATE jobs SET state = 'queued', error = $3, lease_owner = NULL, lease_expires_at = NULL,
+                run_after = now() + make_interval(secs => $4), updated_at = now()
+          WHERE id = $1 AND lease_owner = $2 RETURNING id`,
+        [job.id, this.workerId, reason, 2 ** job.attempts],
+      );
+      if (!requeued.length) {
+        this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: its row is gone`);
+        return 'discarded';
+      }
+      this.logger.warn(this.fields(job, 'job.retry', { reason }), `${this.describe(job)} attempt ${job.attempts} failed, will retry: ${reason}`);
+      return 'retried';
+    }
+    const error = e instanceof JobFailure ? { code: e.code, message: e.message } : { code: JOB_DEFINITIONS[job.kind].failureCode, message: reason };
+    return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
+  }
+
+  /**
+   * The one give-up path: the job row and its subject fail together, then the handler cleans up. `where`
+   * says when the job is still this caller's to fail (its lease holder, or an expired lease).
+   */
+  private async giveUp(job: JobRow, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
+    const failed = await this.db.transaction(async (tx: EntityManager) => {
+      const rows = await returning(
+        tx,
+        `UPDATE jobs SET state = 'failed', error = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+          WHERE id = $1 AND ${where} RETURNING id`,
+        [job.id, error.message, ...params],
+      );
+      if (rows.length) await this.jobs.states.fail(JOB_DEFINITIONS[job.kind].subject, job.subject_id, error, tx);
+      return rows.length > 0;
+    });
+    if (!failed) return false;
+    this.logger.warn(this.fields(job, 'job.failed', { code: error.code, reason: error.message }), `${this.describe(job)} failed: ${error.code} ${error.message}`);
+    await this.jobs
+      .handler(job.kind)
+      ?.onFailed?.(job.payload)
+      .catch((e: Error) => this.logger.error(`${this.describe(job)} clean-up after failure failed: ${e.message}`));
+    return true;
+  }
+
+  /**
+   * Aborts the running jobs whose row is gone (their subject was deleted: the row went with it) or is no
+   * longer this runner's. One query per second for all of this runner's jobs, none when it runs none.
+   */
+  async checkCancelled(): Promise<void> {
+    if (!this.running.size) return;
+    const ids = [...this.running.keys()];
+    const rows = await this.db
+      .query(`SELECT id, (lease_owner = $2 AND state = 'running') AS mine FROM jobs WHERE id = ANY($1::bigint[])`, [ids, this.workerId])
+      .catch(() => undefined); // database unreachable: keep running, look again next time
+    if (!rows) return;
+    const mine = new Map<string, boolean>(rows.map((r: { id: string; mine: boolean }) => [String(r.id), r.mine]));
+    for (const id of ids) {
+      if (!mine.has(id)) this.running.get(id)?.controller.abort(new Cancelled('its subject was deleted', true));
+      else if (!mine.get(id)) this.running.get(id)?.controller.abort(new Cancelled('job lease lost'));
     }
   }
 
@@ -190,34 +338,34 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     const ids = [...this.running.keys()];
     const rows = await returning<{ id: string }>(
       this.db,
-        `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-          WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND state = 'running' RETURNING id`,
+      `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+        WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND state = 'running' RETURNING id`,
       [ids, this.workerId, this.config.jobLeaseSeconds],
     ).catch(() => ids.map((id) => ({ id }))); // database unreachable: keep running, retry next time
     const kept = new Set(rows.map((r) => String(r.id)));
     for (const id of ids) {
-      if (!kept.has(id)) this.running.get(id)?.controller.abort(new Error('job lease lost'));
+      if (!kept.has(id)) this.running.get(id)?.controller.abort(new Cancelled('job lease lost'));
     }
   }
 
   /** Jobs whose worker died: requeue them, or give up after their last attempt. */
   async recoverExpired(): Promise<void> {
-    const rows = await returning<JobRow>(this.db, 
-      `UPDATE jobs SET state = CASE WHEN attempts >= max_attempts THEN 'failed' ELSE 'queued' END,
-              error = 'worker lost (lease expired)', lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-        WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at < now()
+    const requeued = await returning<JobRow>(
+      this.db,
+      `UPDATE jobs SET state = 'queued', error = 'worker lost (lease expired)', lease_owner = NULL, lease_expires_at = NULL,
+              updated_at = now()
+        WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts < max_attempts
                       FOR UPDATE SKIP LOCKED)
-        RETURNING id, kind, payload, cost, attempts, max_attempts`,
+        RETURNING ${JOB_COLUMNS}`,
     );
-    for (const r of rows) {
-      const givenUp = r.attempts >= r.max_attempts;
-      this.logger.warn(`job ${r.id} (${r.kind}) lost its worker; ${givenUp ? 'failed' : 'requeued'}`);
-      if (givenUp) {
-        await this.jobs
-          .handler(r.kind)
-          ?.onGiveUp(r.payload, 'the worker running it stopped (lease expired) on its last attempt')
-          .catch(() => undefined);
-      }
+    for (const r of requeued) this.logger.warn(`${this.describe(r)} lost its worker; requeued`);
+    const lost = await this.db.query(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
+    );
+    for (const r of lost as JobRow[]) {
+      const job = { ...r, id: String(r.id), subject_id: String(r.subject_id) };
+      const error = { code: JOB_DEFINITIONS[job.kind].failureCode, message: LOST_WORKER };
+      await this.giveUp(job, error, `state = 'running' AND lease_expires_at < now()`, []);
     }
   }
 }

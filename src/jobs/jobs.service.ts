@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { JobKind, JOB_KINDS } from './job-kinds';
+import { JobKind, JobPayloads, JOB_DEFINITIONS, JOB_KINDS, SubjectKind } from './job-kinds';
+import { SubjectStates } from './job-state';
 import { JobHandler } from './jobs.types';
 
 export interface EnqueueOptions {
@@ -12,31 +13,43 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Enqueue inside the caller's transaction, so the job exists if and only if the caller's rows do. */
   manager?: EntityManager;
+  /** Show the subject as running from now on (an image task: pending means "still taking images"). */
+  running?: boolean;
 }
+
+/** The jobs table's column that links a job to its subject (foreign key, ON DELETE CASCADE). */
+const SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
+
+/** Handlers by kind, one per kind; the union over kinds that the runner dispatches on. */
+type AnyHandler = { [K in JobKind]: JobHandler<K> }[JobKind];
 
 /** Enqueues jobs and keeps the registry of handlers by kind. */
 @Injectable()
 export class JobsService {
-  private readonly handlers = new Map<JobKind, JobHandler<any>>();
+  private readonly handlers = new Map<JobKind, AnyHandler>();
   private readonly listeners: (() => void)[] = [];
+  readonly states: SubjectStates;
+
+  constructor(
+    private readonly db: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.states = new SubjectStates(db);
+  }
 
   /** Called after a job is enqueued by this process (the local runner starts it without waiting for its poll). */
   onEnqueued(listener: () => void): void {
     this.listeners.push(listener);
   }
 
-  constructor(
-    private readonly db: DataSource,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  register<P>(kind: JobKind, handler: JobHandler<P>): void {
+  // R is the handler's own result type: the runner hands execute's value to store unchanged
+  register<K extends JobKind, R>(kind: K, handler: JobHandler<K, R>): void {
     if (this.handlers.has(kind)) throw new Error(`job kind ${kind} has two handlers`);
-    this.handlers.set(kind, handler as JobHandler<any>);
+    this.handlers.set(kind, handler as AnyHandler);
   }
 
-  handler(kind: string): JobHandler<any> | undefined {
-    return this.handlers.get(kind as JobKind);
+  handler<K extends JobKind>(kind: K): JobHandler<K> | undefined {
+    return this.handlers.get(kind) as JobHandler<K> | undefined;
   }
 
   /** Kinds that have no handler; start-up fails on any. */
@@ -44,13 +57,20 @@ export class JobsService {
     return JOB_KINDS.filter((k) => !this.handlers.has(k));
   }
 
-  async enqueue(kind: JobKind, payload: Record<string, unknown>, options: EnqueueOptions = {}): Promise<string> {
+  async enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<string> {
     const manager = options.manager ?? this.db.manager;
+    const definition = JOB_DEFINITIONS[kind];
+    const subjectId = definition.subjectId(payload);
+    if (options.running && !(await this.states.start(definition.subject, subjectId, manager))) {
+      throw new Error(`${definition.subject} ${subjectId} cannot run (gone or settled)`);
+    }
     const rows: { id: string }[] = await manager.query(
-      `INSERT INTO jobs (kind, project_id, payload, cost, max_attempts) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      `INSERT INTO jobs (kind, project_id, ${SUBJECT_COLUMN[definition.subject]}, payload, cost, max_attempts)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
       [
         kind,
         options.projectId ?? null,
+        subjectId,
         JSON.stringify(payload),
         Math.max(1, Math.min(options.cost ?? 1, this.config.workerCores)),
         options.maxAttempts ?? this.config.jobMaxAttempts,

@@ -1,25 +1,47 @@
-import { JobKind } from './job-kinds';
+import type { EntityManager } from 'typeorm';
+import type { ErrorCode } from '../common/error-codes';
+import type { JobKind, JobPayloads } from './job-kinds';
 
-export interface JobContext<P = Record<string, unknown>> {
-  jobId: string;
-  kind: JobKind;
-  payload: P;
-  /** 1 for the first run. */
-  attempt: number;
-  maxAttempts: number;
-  /** Aborted when the lease is lost (job deleted, or taken over after expiry) or the process shuts down. */
-  signal: AbortSignal;
+/** Reports the fraction done (0 to 1). The runner throttles the writes; call it as often as you like. */
+export type ReportProgress = (fraction: number) => void;
+
+/** What a subject gains when its job finishes (a task: the dataset it built). */
+export interface Finished {
+  datasetId?: string;
 }
 
-export interface JobHandler<P = Record<string, unknown>> {
-  /** Does the work. Throwing fails this attempt (retried while attempts remain unless the error is final). */
-  run(ctx: JobContext<P>): Promise<void>;
+/**
+ * What a domain module supplies for one job kind: what runs, and where its result is stored. Everything
+ * else (state changes, retries, giving up, progress writes, cancellation, logging) is the runner's.
+ *
+ * `execute` gets only its payload, a signal and a progress callback, and returns a plain value: nothing in
+ * it depends on the runner's process, so it could run in a child process with the result sent back.
+ */
+export interface JobHandler<K extends JobKind, R = unknown> {
   /**
-   * Called once when the job is given up: last attempt failed, a final error, or its worker died on the
-   * last attempt (lease expired). Marks the domain object (task, analysis, prediction) failed.
+   * Does the work without writing the result. Must stop soon after `signal` aborts (the subject was
+   * deleted, the worker lost its lease or is shutting down). Throw a JobFailure for a failure the client
+   * should see with its code; any other error is retried while attempts remain.
    */
-  onGiveUp(payload: P, reason: string): Promise<void>;
+  execute(payload: JobPayloads[K], signal: AbortSignal, report: ReportProgress): Promise<R>;
+  /**
+   * Stores the result inside the runner's transaction, which has locked the running subject and marks it
+   * finished after this returns: the result is stored exactly when the subject ends finished.
+   */
+  store(tx: EntityManager, payload: JobPayloads[K], result: R): Promise<Finished | void>;
+  /** Clean-up once the job has failed for good (e.g. uploaded images no longer needed). */
+  onFailed?(payload: JobPayloads[K]): Promise<void>;
 }
 
-/** Thrown by a handler for an error that another attempt cannot fix (bad input). */
+/** An error that another attempt cannot fix (bad input): the job fails at once. */
 export class FinalJobError extends Error {}
+
+/** A final failure the client sees on the subject's status, with its code and a message saying what and where. */
+export class JobFailure extends FinalJobError {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}

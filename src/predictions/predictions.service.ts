@@ -1,16 +1,15 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
+import { renderStatus, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
-import { FinalJobError, JobContext } from '../jobs/jobs.types';
-import { buffersOf, runInWorker, workerScript } from '../common/worker-thread';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
-import type { EngineDataset, PredictionRow } from '../engine/types';
+import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
 
 interface PredictionRowDb {
@@ -19,7 +18,7 @@ interface PredictionRowDb {
   dataset_id: string;
   model_key: string;
   signature_index: number;
-  state: string;
+  state: SubjectState;
   error: { code: string; message: string } | null;
 }
 
@@ -31,11 +30,6 @@ export interface PredictionResult {
   predictions: (PredictionRow & { sampleId?: string })[];
 }
 
-interface PredictionJob {
-  predictionId: string;
-}
-
-const SCRIPT = workerScript(__dirname, __filename, 'predict.worker');
 const PREDICTION_COLUMNS = 'id, analysis_id, dataset_id, model_key, signature_index, state, error';
 
 function view(r: PredictionRowDb): PredictionView {
@@ -49,29 +43,15 @@ function view(r: PredictionRowDb): PredictionView {
   };
 }
 
-/** The values of the dataset's identifier column, when it has one. */
-function sampleIds(data: EngineDataset): string[] | undefined {
-  const id = data.columns.find((c) => c.type === 'identifier');
-  if (!id || !('codes' in id)) return undefined;
-  return Array.from(id.codes, (c) => (c >= 0 ? id.levels[c] : ''));
-}
-
-/** Model use: a finished analysis's model applied to another dataset of the user, as a job. */
+/** Model use as the API shows it: a finished analysis's model applied to a dataset (queued as a job), reads, deletes. */
 @Injectable()
-export class PredictionsService implements OnModuleInit {
+export class PredictionsService {
   constructor(
     private readonly db: DataSource,
     private readonly jobs: JobsService,
     private readonly datasets: DatasetsService,
     private readonly analyses: AnalysesService,
   ) {}
-
-  onModuleInit(): void {
-    this.jobs.register<PredictionJob>('prediction', {
-      run: (ctx) => this.run(ctx),
-      onGiveUp: (p, reason) => this.fail(p.predictionId, { code: Codes.PredictionFailed, message: reason }),
-    });
-  }
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     const models = await this.analyses.modelSignatures(analysisId);
@@ -122,7 +102,7 @@ export class PredictionsService implements OnModuleInit {
 
   async status(predictionId: string): Promise<PredictionView & { error?: { code: string; message: string } }> {
     const r = await this.get(predictionId);
-    return r.state === 'failed' && r.error ? { ...view(r), error: r.error } : view(r);
+    return { ...view(r), ...renderStatus('prediction', r) };
   }
 
   async result(predictionId: string): Promise<PredictionResult> {
@@ -166,6 +146,7 @@ export class PredictionsService implements OnModuleInit {
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
+  /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
   async delete(predictionId: string): Promise<PredictionView> {
     const rows = await returning<PredictionRowDb>(
       this.db,
@@ -174,49 +155,5 @@ export class PredictionsService implements OnModuleInit {
     );
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
     return view(rows[0]);
-  }
-
-  private async run(ctx: JobContext<PredictionJob>): Promise<void> {
-    const { predictionId } = ctx.payload;
-    const started = await returning<PredictionRowDb>(
-      this.db,
-      `UPDATE predictions SET state = 'running', start_time = now() WHERE id = $1
-        RETURNING ${PREDICTION_COLUMNS}`,
-      [predictionId],
-    );
-    if (!started.length) return; // deleted meanwhile
-    const p = started[0];
-    const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);
-    if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
-    const data = await this.datasets.loadForEngine(String(p.dataset_id));
-    const ids = sampleIds(data);
-    const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
-    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(
-      SCRIPT,
-      { pipeline, data },
-      { transferList: buffersOf(arrays), signal: ctx.signal },
-    );
-    if (out.error !== undefined) {
-      if (!out.input) throw new Error(out.error); // retried; onGiveUp marks it failed after the last attempt
-      await this.fail(predictionId, { code: Codes.PredictionInputRejected, message: out.error });
-      throw new FinalJobError(out.error);
-    }
-    const rows = (out.rows ?? []).map(({ row, ...rest }) => (ids ? { row, sampleId: ids[row], ...rest } : { row, ...rest }));
-    await this.db.transaction(async (tx) => {
-      const alive = await returning(
-        tx,
-        `UPDATE predictions SET state = 'finished', end_time = now(), error = NULL WHERE id = $1 RETURNING id`,
-        [predictionId],
-      );
-      if (!alive.length) return;
-      await tx.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, $2)`, [predictionId, JSON.stringify(rows)]);
-    });
-  }
-
-  private async fail(predictionId: string, error: { code: string; message: string }): Promise<void> {
-    await this.db.query(`UPDATE predictions SET state = 'failed', end_time = now(), error = $2 WHERE id = $1`, [
-      predictionId,
-      JSON.stringify(error),
-    ]);
   }
 }

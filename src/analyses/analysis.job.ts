@@ -1,0 +1,55 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Codes } from '../common/error-codes';
+import { ColumnStore } from '../datasets/column-store';
+import type { AnalysisOutput } from '../engine/types';
+import { JobsService } from '../jobs/jobs.service';
+import { JobFailure, ReportProgress } from '../jobs/jobs.types';
+import { StoredParameters } from './analysis-parameters';
+import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
+
+/** The analysis job: load the dataset, run the engine on a worker thread; store models, plots and pipelines. */
+@Injectable()
+export class AnalysisJob implements OnModuleInit {
+  constructor(
+    private readonly db: DataSource,
+    private readonly jobs: JobsService,
+    private readonly columns: ColumnStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register('analysis', {
+      execute: (payload, signal, report) => this.run(payload.analysisId, signal, report),
+      store: async (tx, payload, output) => {
+        await tx.query(
+          `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats) VALUES ($1, $2, $3, $4, $5, $6)`,
+          [
+            payload.analysisId,
+            output.mlEngine,
+            JSON.stringify(output.models),
+            JSON.stringify(output.plots),
+            JSON.stringify(output.pipelines),
+            JSON.stringify(output.stats),
+          ],
+        );
+      },
+    });
+  }
+
+  private async run(analysisId: string, signal: AbortSignal, report: ReportProgress): Promise<AnalysisOutput> {
+    const [a]: { dataset_id: string; parameters: StoredParameters; seed: string }[] = await this.db.query(
+      'SELECT dataset_id, parameters, seed FROM analyses WHERE id = $1',
+      [analysisId],
+    );
+    // deleted meanwhile: its job row went with it, and the runner drops this run
+    if (!a) throw new Error(`analysis ${analysisId} is gone`);
+    const data = await this.columns.loadForEngine(String(a.dataset_id));
+    const { datasetId: _d, name: _n, ...engineParams } = a.parameters;
+    try {
+      return await runAnalysisInWorker(data, engineParams, Number(a.seed), report, signal);
+    } catch (e) {
+      if (e instanceof AnalysisInputError) throw new JobFailure(Codes.DatasetNotAnalysable, e.message);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,171 @@
+import { Injectable, Logger } from '@nestjs/common';
+import * as os from 'node:os';
+import { DataSource, EntityManager } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { JobFailure } from '../jobs/jobs.types';
+import type { EngineDataset, FeatureType } from '../engine/types';
+import { ParsedColumn } from './column-builder';
+import { impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
+import { ParsedTable } from './table-parser';
+import { batchesOf, inLanes } from './write-batches';
+
+/** A parsed table whose columns have their feature types: ready to be written. */
+export interface TypedTable {
+  sampleCount: number;
+  columns: (ParsedColumn & { type: FeatureType })[];
+}
+
+/** Where a new dataset goes. */
+export interface DatasetTarget {
+  projectId: string;
+  name: string;
+  description: string | null;
+}
+
+/**
+ * The typed, compressed column storage of datasets: typing parsed columns, writing a dataset with its
+ * columns, and reading them back as the engine wants them. Tabular and image builds both write here.
+ */
+@Injectable()
+export class ColumnStore {
+  private readonly logger = new Logger('Datasets');
+
+  constructor(private readonly db: DataSource) {}
+
+  /**
+   * Types the parsed columns: inferred (numbers are numerical, text categorical, the sample column an
+   * identifier), then `overrides`. Throws a JobFailure for an unknown name or a type a column cannot have.
+   * Takes the columns out of `table`.
+   */
+  typeColumns(table: ParsedTable, overrides: Record<string, FeatureType>): TypedTable {
+    const names = new Set(table.columns.map((c) => c.name));
+    const unknown = Object.keys(overrides).filter((n) => !names.has(n));
+    if (unknown.length) {
+      throw new JobFailure(Codes.UnknownFeature, `featureTypes names unknown features: ${unknown.slice(0, 10).join(', ')}`);
+    }
+    const columns = table.columns.map((c, i) => {
+      const inferred: FeatureType = i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical';
+      const type = overrides[c.name] ?? inferred;
+      const why = impossibleType(c, type);
+      if (why) throw new JobFailure(Codes.ImpossibleFeatureType, why);
+      return { ...c, type };
+    });
+    table.columns.length = 0; // the typed copies hold the arrays now: each is let go when written
+    return { sampleCount: table.sampleCount, columns };
+  }
+
+  /**
+   * Writes the dataset and its columns inside `tx` and returns its id. Throws a JobFailure when the name
+   * was taken meanwhile. The columns' typed arrays are let go as they are packed.
+   */
+  async write(tx: EntityManager, target: DatasetTarget, table: TypedTable): Promise<string> {
+    const stored = table.columns;
+    // Columns go in batches of up to 1,000 columns or 16 MiB: few round trips for wide (omics) tables, bounded
+    // buffers for long ones. A batch is deflated (large columns on libuv's thread pool, one lane per core;
+    // small ones right here) while the transaction writes the one before: at most two batches are held
+    // packed. Each typed array is let go once packed.
+    const batches = batchesOf(stored.map((c) => (c.values ?? c.codes)?.byteLength ?? 0));
+    const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
+    const pack = (batch: number[]): Promise<Buffer[]> =>
+      inLanes(batch, lanes, async (i) => {
+        const c = stored[i];
+        try {
+          return await packColumn(c);
+        } finally {
+          c.values = undefined;
+          c.codes = undefined;
+        }
+      });
+
+    let datasetId: string;
+    try {
+      const [ds] = await tx.query(
+        `INSERT INTO datasets (project_id, name, description, sample_count, feature_count, size_in_bytes)
+         VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
+        [target.projectId, target.name, target.description, table.sampleCount, stored.length],
+      );
+      datasetId = String(ds.id);
+    } catch (e) {
+      if ((e as { code?: string }).code === '23505') {
+        throw new JobFailure(Codes.DatasetNameTaken, `the project already has a dataset named "${target.name}"`);
+      }
+      throw e;
+    }
+    let size = 0;
+    let next: Promise<Buffer[]> | undefined = batches.length ? pack(batches[0]) : undefined;
+    for (let b = 0; next; b++) {
+      const packed: Buffer[] = await next;
+      next = b + 1 < batches.length ? pack(batches[b + 1]) : undefined;
+      next?.catch(() => undefined); // raised where it is awaited
+      const params: unknown[] = [];
+      const tuples = batches[b].map((i, k) => {
+        const c = stored[i];
+        const data = packed[k];
+        const levels = c.levels ? JSON.stringify(c.levels) : null;
+        size += data.length + (levels ? Buffer.byteLength(levels) : 0);
+        const p = params.length;
+        params.push(datasetId, i, c.name, c.type, c.encoding, data, levels, c.missingCount, c.distinctCount);
+        return `(${Array.from({ length: 9 }, (_, q) => `$${p + q + 1}`).join(', ')})`;
+      });
+      await tx.query(
+        `INSERT INTO dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count)
+         VALUES ${tuples.join(', ')}`,
+        params,
+      );
+    }
+    await tx.query('UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [datasetId, size]);
+    this.logger.log(`dataset ${datasetId} "${target.name}" written: ${table.sampleCount} samples x ${stored.length} features`);
+    return datasetId;
+  }
+
+  /**
+   * The dataset as the engine reads it: typed columns in file order, converted to their types. Columns are
+   * read in batches of about 16 MiB, each inflated while the next is fetched, from one snapshot (a delete
+   * meanwhile cannot leave it half read), so the text form of the whole table is never held at once.
+   * With `only`, just those columns (by name).
+   */
+  async loadForEngine(datasetId: string, only?: ReadonlySet<string>): Promise<EngineDataset> {
+    return this.db.transaction('REPEATABLE READ', async (tx) => {
+      const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
+      if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+      const sampleCount: number = meta[0].sample_count;
+      type Meta = { idx: number; name: string; type: FeatureType; encoding: 'f64' | 'dict'; levels: string[] | null; bytes: number };
+      const metas: Meta[] = (
+        await tx.query(
+          `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+          [datasetId],
+        )
+      ).filter((m: Meta) => !only || only.has(m.name));
+      const batches = batchesOf(metas.map((m) => m.bytes));
+      const fetch = (batch: number[]): Promise<{ data: Buffer }[]> =>
+        tx.query('SELECT data FROM dataset_columns WHERE dataset_id = $1 AND idx = ANY($2::int[]) ORDER BY idx', [
+          datasetId,
+          batch.map((i) => metas[i].idx),
+        ]);
+      const columns: EngineDataset['columns'] = [];
+      let next = batches.length ? fetch(batches[0]) : undefined;
+      for (let b = 0; next; b++) {
+        const rows = await next;
+        next = b + 1 < batches.length ? fetch(batches[b + 1]) : undefined;
+        next?.catch(() => undefined); // raised where it is awaited
+        const unpacked = await Promise.all(
+          batches[b].map(async (i, k) => {
+            const m = metas[i];
+            const array = await unpackColumn(m.encoding, rows[k].data, sampleCount);
+            return toEngineColumn({
+              name: m.name,
+              type: m.type,
+              encoding: m.encoding,
+              values: m.encoding === 'f64' ? (array as Float64Array) : undefined,
+              codes: m.encoding === 'dict' ? (array as Int32Array) : undefined,
+              levels: m.levels ?? undefined,
+            });
+          }),
+        );
+        columns.push(...unpacked);
+      }
+      return { sampleCount, columns };
+    });
+  }
+}

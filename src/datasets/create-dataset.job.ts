@@ -1,0 +1,56 @@
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { Codes } from '../common/error-codes';
+import { CreateDatasetPayload } from '../jobs/job-kinds';
+import { JobsService } from '../jobs/jobs.service';
+import { JobFailure } from '../jobs/jobs.types';
+import { ColumnStore, TypedTable } from './column-store';
+import { FilesService } from './files.service';
+import { parseTableInWorker } from './parse-in-worker';
+import { TableError } from './table-parser';
+
+/** The createDataset job: parse the stored file on a worker thread and type its columns; store them as a dataset. */
+@Injectable()
+export class CreateDatasetJob implements OnModuleInit {
+  private readonly logger = new Logger('Datasets');
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly files: FilesService,
+    private readonly columns: ColumnStore,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register('createDataset', {
+      execute: (payload, signal) => this.parse(payload, signal),
+      store: async (tx, payload, table) => ({ datasetId: await this.columns.write(tx, payload, table) }),
+    });
+  }
+
+  private async parse(job: CreateDatasetPayload, signal: AbortSignal): Promise<TypedTable> {
+    const overrides = job.featureTypes;
+    const textColumns = new Set(
+      Object.entries(overrides)
+        .filter(([, t]) => t === 'categorical' || t === 'identifier')
+        .map(([n]) => n),
+    );
+    const started = Date.now();
+    try {
+      const file = await this.files.open(job.filePk);
+      const options = {
+        separator: job.separator,
+        hasFeatureHeaders: job.hasFeatureHeaders,
+        hasSampleHeaders: job.hasSampleHeaders,
+        hasSamplesInRows: job.hasSamplesInRows,
+        textColumns,
+        sizeInBytes: file.sizeInBytes,
+      };
+      // parsed on a worker thread while this one reads the file from PostgreSQL
+      const table = await parseTableInWorker(file.chunks, options, signal);
+      this.logger.log(`task ${job.taskId}: parsed in ${(Date.now() - started) / 1000} s`);
+      return this.columns.typeColumns(table, overrides);
+    } catch (e) {
+      if (e instanceof TableError) throw new JobFailure(Codes.UnreadableTable, e.message);
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { renderStatus, seconds, statusColumns } from './job-state';
+
+const start = new Date('2026-01-01T00:00:00.000Z');
+const at = (s: number) => new Date(start.getTime() + s * 1000);
+
+describe('renderStatus', () => {
+  it('an analysis: times when running or finished, progress only while running', () => {
+    expect(renderStatus('analysis', { state: 'pending', error: null, start_time: null, end_time: null, progress: null, now: at(1) })).toEqual({
+      state: 'pending',
+    });
+    expect(renderStatus('analysis', { state: 'running', error: null, start_time: start, end_time: null, progress: 0.25, now: at(2.5) })).toEqual({
+      state: 'running',
+      startTime: '2026-01-01T00:00:00.000Z',
+      executionTimeInSeconds: 2.5,
+      progress: 0.25,
+    });
+    expect(renderStatus('analysis', { state: 'finished', error: null, start_time: start, end_time: at(7.123), progress: null, now: at(60) })).toEqual({
+      state: 'finished',
+      startTime: '2026-01-01T00:00:00.000Z',
+      executionTimeInSeconds: 7.12,
+    });
+  });
+
+  it('a failed analysis has its error, and times only when it had started', () => {
+    const error = { code: 'internal-120-4-1', message: 'boom' };
+    expect(renderStatus('analysis', { state: 'failed', error, start_time: null, end_time: at(1), progress: null, now: at(2) })).toEqual({
+      state: 'failed',
+      error,
+    });
+    expect(renderStatus('analysis', { state: 'failed', error, start_time: start, end_time: at(3), progress: null, now: at(9) })).toEqual({
+      state: 'failed',
+      startTime: '2026-01-01T00:00:00.000Z',
+      executionTimeInSeconds: 3,
+      error,
+    });
+  });
+
+  it('progress is clamped to [0, 1]', () => {
+    expect(renderStatus('analysis', { state: 'running', error: null, start_time: start, progress: 1.5, now: at(1) }).progress).toBe(1);
+    expect(renderStatus('analysis', { state: 'running', error: null, start_time: start, progress: null, now: at(1) }).progress).toBe(0);
+  });
+
+  it('a task: datasetId when finished (also once the dataset is deleted), nothing of times or progress', () => {
+    expect(renderStatus('task', { state: 'finished', error: null, dataset_id: '42' })).toEqual({ state: 'finished', datasetId: '42' });
+    expect(renderStatus('task', { state: 'running', error: null, dataset_id: null })).toEqual({ state: 'running' });
+    const error = { code: 'badRequest-115-3-1', message: 'row 3: 2 fields where the header has 3' };
+    expect(renderStatus('task', { state: 'failed', error, dataset_id: null })).toEqual({ state: 'failed', error });
+  });
+
+  it('a prediction: its state, and its error when failed', () => {
+    expect(renderStatus('prediction', { state: 'running', error: null, start_time: start })).toEqual({ state: 'running' });
+    const error = { code: 'badRequest-150-3-2', message: 'no rows' };
+    expect(renderStatus('prediction', { state: 'failed', error })).toEqual({ state: 'failed', error });
+  });
+});
+
+describe('statusColumns', () => {
+  it('selects what each subject renders', () => {
+    expect(statusColumns('task')).toBe('state, error, dataset_id');
+    expect(statusColumns('analysis')).toBe('state, error, start_time, end_time, now() AS now, progress');
+    expect(statusColumns('prediction')).toBe('state, error');
+  });
+});
+
+describe('seconds', () => {
+  it('rounds to the hundredth and is never negative', () => {
+    expect(seconds(start, at(1.234))).toBe(1.23);
+    expect(seconds(at(5), start)).toBe(0);
+  });
+});

@@ -1,0 +1,159 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { returning } from '../database/sql';
+import type { SubjectKind } from './job-kinds';
+import type { Finished } from './jobs.types';
+
+/**
+ * The one state machine of long-running work, as clients see it on the subject (task, analysis,
+ * prediction):
+ *
+ *   pending --start--> running --finish--> finished
+ *      |                  |  \--fail----> failed
+ *      \------fail--------+-----------------^
+ *   any state --delete of the subject--> cancelled (the row goes, and its job row with it)
+ *
+ * A retry restarts a running subject (running -> running). `fail` never overwrites a finished or failed
+ * subject: the first failure recorded is the one the client sees.
+ */
+export type SubjectState = 'pending' | 'running' | 'finished' | 'failed';
+
+export interface SubjectError {
+  code: string;
+  message: string;
+}
+
+interface SubjectTable {
+  table: string;
+  /** start_time and end_time columns */
+  times: boolean;
+  /** shown as startTime / executionTimeInSeconds in the status */
+  showsTimes: boolean;
+  progress: boolean;
+  updatedAt: boolean;
+  /** dataset_id, set when finished */
+  dataset: boolean;
+}
+
+const SUBJECTS: Record<SubjectKind, SubjectTable> = {
+  task: { table: 'tasks', times: false, showsTimes: false, progress: false, updatedAt: true, dataset: true },
+  analysis: { table: 'analyses', times: true, showsTimes: true, progress: true, updatedAt: false, dataset: false },
+  prediction: { table: 'predictions', times: true, showsTimes: false, progress: false, updatedAt: false, dataset: false },
+};
+
+/** The columns renderStatus reads, for a SELECT on the subject's table. */
+export function statusColumns(subject: SubjectKind): string {
+  const s = SUBJECTS[subject];
+  return [
+    'state',
+    'error',
+    ...(s.showsTimes ? ['start_time', 'end_time', 'now() AS now'] : []),
+    ...(s.progress ? ['progress'] : []),
+    ...(s.dataset ? ['dataset_id'] : []),
+  ].join(', ');
+}
+
+export interface StatusRow {
+  state: SubjectState;
+  error: SubjectError | null;
+  start_time?: Date | null;
+  end_time?: Date | null;
+  now?: Date;
+  progress?: number | null;
+  dataset_id?: string | null;
+}
+
+/** The state part of every status response (api-v1 "States and transitions"). */
+export interface StatusView {
+  state: SubjectState;
+  startTime?: string;
+  executionTimeInSeconds?: number;
+  progress?: number;
+  datasetId?: string;
+  error?: SubjectError;
+}
+
+/** Seconds between two instants, to the hundredth, never negative. */
+export function seconds(from: Date, to: Date): number {
+  return Math.max(0, Math.round((to.getTime() - from.getTime()) / 10) / 100);
+}
+
+/**
+ * The one status view: tasks, analyses and predictions all render their state with it. Rules of api-v1:
+ * times when running or finished (and failed after a start), progress iff running, datasetId when a task
+ * is finished (kept after the dataset is deleted: rule 5), error when failed.
+ */
+export function renderStatus(subject: SubjectKind, r: StatusRow): StatusView {
+  const s = SUBJECTS[subject];
+  const view: StatusView = { state: r.state };
+  if (s.showsTimes && r.start_time && r.state !== 'pending') {
+    const now = r.now ?? new Date();
+    view.startTime = r.start_time.toISOString();
+    view.executionTimeInSeconds = seconds(r.start_time, r.state === 'running' ? now : (r.end_time ?? now));
+  }
+  if (s.progress && r.state === 'running') view.progress = Math.min(1, Math.max(0, r.progress ?? 0));
+  if (s.dataset && r.state === 'finished' && r.dataset_id != null) view.datasetId = String(r.dataset_id);
+  if (r.state === 'failed' && r.error) view.error = r.error;
+  return view;
+}
+
+/** The state changes of subjects. Only the job runner (and enqueue) call these. */
+export class SubjectStates {
+  constructor(private readonly db: DataSource) {}
+
+  private set(subject: SubjectKind, state: SubjectState): string[] {
+    const s = SUBJECTS[subject];
+    const sets = [`state = '${state}'`];
+    if (s.updatedAt) sets.push('updated_at = now()');
+    if (state === 'running' && s.times) sets.push('start_time = coalesce(start_time, now())');
+    if (state === 'running' && s.progress) sets.push('progress = coalesce(progress, 0)');
+    if ((state === 'finished' || state === 'failed') && s.times) sets.push('end_time = now()');
+    if ((state === 'finished' || state === 'failed') && s.progress) sets.push('progress = NULL');
+    return sets;
+  }
+
+  /** pending|running -> running. False when the subject is gone or already settled: nothing to run. */
+  async start(subject: SubjectKind, id: string, manager: EntityManager = this.db.manager): Promise<boolean> {
+    const rows = await returning(
+      manager,
+      `UPDATE ${SUBJECTS[subject].table} SET ${this.set(subject, 'running').join(', ')}
+        WHERE id = $1 AND state IN ('pending', 'running') RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  /** Locks a running subject for its finish; false when it is gone (deleted) or no longer running. */
+  async lockRunning(tx: EntityManager, subject: SubjectKind, id: string): Promise<boolean> {
+    const rows = await tx.query(`SELECT id FROM ${SUBJECTS[subject].table} WHERE id = $1 AND state = 'running' FOR UPDATE`, [id]);
+    return rows.length > 0;
+  }
+
+  /** running -> finished, in the transaction that stored the result (after lockRunning). */
+  async finish(tx: EntityManager, subject: SubjectKind, id: string, finished: Finished): Promise<void> {
+    const sets = [...this.set(subject, 'finished'), 'error = NULL'];
+    const params: unknown[] = [id];
+    if (SUBJECTS[subject].dataset && finished.datasetId !== undefined) {
+      params.push(finished.datasetId);
+      sets.push(`dataset_id = $${params.length}`);
+    }
+    await tx.query(`UPDATE ${SUBJECTS[subject].table} SET ${sets.join(', ')} WHERE id = $1`, params);
+  }
+
+  /** pending|running -> failed with `error`; a finished or failed subject keeps its state (first failure wins). */
+  async fail(subject: SubjectKind, id: string, error: SubjectError, manager: EntityManager = this.db.manager): Promise<void> {
+    await manager.query(
+      `UPDATE ${SUBJECTS[subject].table} SET ${[...this.set(subject, 'failed'), 'error = $2'].join(', ')}
+        WHERE id = $1 AND state IN ('pending', 'running')`,
+      [id, JSON.stringify(error)],
+    );
+  }
+
+  /** The fraction done of a running subject; it never goes back. No-op for subjects without progress. */
+  async progress(subject: SubjectKind, id: string, fraction: number): Promise<void> {
+    if (!SUBJECTS[subject].progress) return;
+    await this.db.query(
+      `UPDATE ${SUBJECTS[subject].table} SET progress = greatest(coalesce(progress, 0), $2) WHERE id = $1 AND state = 'running'`,
+      [id, fraction],
+    );
+  }
+}

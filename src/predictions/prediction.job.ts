@@ -1,0 +1,64 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AnalysesService } from '../analyses/analyses.service';
+import { Codes } from '../common/error-codes';
+import { buffersOf, runInWorker, workerScript } from '../common/worker-thread';
+import { ColumnStore } from '../datasets/column-store';
+import type { EngineDataset, PredictionRow } from '../engine/types';
+import { JobsService } from '../jobs/jobs.service';
+import { FinalJobError, JobFailure } from '../jobs/jobs.types';
+
+const SCRIPT = workerScript(__dirname, __filename, 'predict.worker');
+
+/** The values of the dataset's identifier column, when it has one. */
+function sampleIds(data: EngineDataset): string[] | undefined {
+  const id = data.columns.find((c) => c.type === 'identifier');
+  if (!id || !('codes' in id)) return undefined;
+  return Array.from(id.codes, (c) => (c >= 0 ? id.levels[c] : ''));
+}
+
+type ResultRow = PredictionRow & { sampleId?: string };
+
+/** The prediction job: apply the analysis's saved pipeline to the dataset on a worker thread; store the rows. */
+@Injectable()
+export class PredictionJob implements OnModuleInit {
+  constructor(
+    private readonly db: DataSource,
+    private readonly jobs: JobsService,
+    private readonly columns: ColumnStore,
+    private readonly analyses: AnalysesService,
+  ) {}
+
+  onModuleInit(): void {
+    this.jobs.register('prediction', {
+      execute: (payload, signal) => this.predict(payload.predictionId, signal),
+      store: async (tx, payload, rows) => {
+        await tx.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, $2)`, [payload.predictionId, JSON.stringify(rows)]);
+      },
+    });
+  }
+
+  private async predict(predictionId: string, signal: AbortSignal): Promise<ResultRow[]> {
+    const [p]: { analysis_id: string; dataset_id: string; model_key: string; signature_index: number }[] = await this.db.query(
+      'SELECT analysis_id, dataset_id, model_key, signature_index FROM predictions WHERE id = $1',
+      [predictionId],
+    );
+    // deleted meanwhile: its job row went with it, and the runner drops this run
+    if (!p) throw new Error(`prediction ${predictionId} is gone`);
+    const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);
+    if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
+    const data = await this.columns.loadForEngine(String(p.dataset_id));
+    const ids = sampleIds(data);
+    const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
+    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(
+      SCRIPT,
+      { pipeline, data },
+      { transferList: buffersOf(arrays), signal },
+    );
+    if (out.error !== undefined) {
+      if (out.input) throw new JobFailure(Codes.PredictionInputRejected, out.error);
+      throw new Error(out.error); // retried; fails with predictionFailed after the last attempt
+    }
+    return (out.rows ?? []).map(({ row, ...rest }) => (ids ? { row, sampleId: ids[row], ...rest } : { row, ...rest }));
+  }
+}

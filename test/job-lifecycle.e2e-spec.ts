@@ -1,0 +1,278 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
+import { Client } from 'pg';
+import { JobEnded, JobRunner } from '../src/jobs/job-runner';
+import { JobKind } from '../src/jobs/job-kinds';
+import {
+  API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset,
+} from './utils';
+
+/**
+ * The life of jobs through the API. Deleting the subject of a running job (a project for dataset builds
+ * and image tasks, an analysis, a prediction) stops the job: its runner aborts it, its job row goes with
+ * the subject, and nothing of its result is written. Job rows never outlive their subject. A failure keeps
+ * the code it was raised with.
+ */
+
+let t: TestApp;
+let owner: Awaited<ReturnType<typeof createUser>>;
+const IRIS = fs.readFileSync(path.join(SHARED_DATA, 'iris.csv'));
+const CANCER = fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv'));
+
+beforeAll(async () => {
+  t = await createTestApp({ WORKER_CORES: '2' });
+  owner = await createUser(t, undefined, 100);
+});
+afterAll(async () => {
+  await t.close();
+});
+
+/** Resolves with how the next run of `kind`'s job for the subject ends in `app`'s runner (listen before deleting). */
+function endOf(app: TestApp, kind: JobKind, subjectId: () => string | undefined): Promise<JobEnded> {
+  return new Promise((resolve) => {
+    const stop = app.app.get(JobRunner).onJobEnded((e) => {
+      if (e.kind === kind && e.subjectId === subjectId()) {
+        stop();
+        resolve(e);
+      }
+    });
+  });
+}
+
+async function jobRowsOf(app: TestApp, column: 'task_id' | 'analysis_id' | 'prediction_id', id: string): Promise<number> {
+  const [{ n }] = await app.db.query(`SELECT count(*)::int AS n FROM jobs WHERE ${column} = $1`, [id]);
+  return n;
+}
+
+/** Takes an exclusive lock on `table` from another connection: a job that reads the table waits there until released. */
+async function lockTable(app: TestApp, table: string): Promise<() => Promise<void>> {
+  const client = new Client({ connectionString: app.databaseUrl });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+  return async () => {
+    await client.query('ROLLBACK');
+    await client.end();
+  };
+}
+
+async function analyze(app: TestApp, datasetId: string, body: object): Promise<string> {
+  const res = await app.http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', owner.auth).send(body);
+  return expectSuccess(res).analysisId as string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A `size` x `size` RGB PNG of gradients, written directly (jimp's encoder is very slow under jest):
+ * small to send, as costly to decode and measure as any image of its size.
+ */
+function gradientPng(size: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(body.length + 8);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), body.length + 4);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(size, 0);
+  header.writeUInt32BE(size, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8 bits, RGB, no interlace
+  const raw = Buffer.alloc(size * (1 + 3 * size));
+  for (let y = 0; y < size; y++) {
+    const row = y * (1 + 3 * size); // filter byte 0 (none), then the pixels
+    for (let x = 0; x < size; x++) raw.set([(x * 40) % 256, y % 256, 128], row + 1 + 3 * x);
+  }
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+it('a dataset build stops when its project is deleted: job row gone, no dataset written', async () => {
+  const p = await createProject(t, owner.auth, 'doomed build');
+  const fileId = `f${randomBytes(6).toString('hex')}`;
+  expectSuccess(await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS));
+  // the build waits on the file's chunks until released: it is surely running when the project goes
+  const release = await lockTable(t, 'file_chunks');
+  let taskId: string | undefined;
+  const ended = endOf(t, 'createDataset', () => taskId);
+  try {
+    const name = `build-${randomBytes(4).toString('hex')}`;
+    const created = await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', owner.auth)
+      .send({ projectId: p, name, fileSizeInBytes: IRIS.length });
+    taskId = expectSuccess(created).taskId as string;
+    await pollUntil<{ state: string }>(t, owner.auth, `/task/${taskId}/status`, (s) => s.state === 'running');
+    expect(await jobRowsOf(t, 'task_id', taskId)).toBe(1);
+
+    expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth));
+    expect(await jobRowsOf(t, 'task_id', taskId)).toBe(0);
+    await sleep(1500); // the runner looks for deleted jobs every second
+    await release();
+    const start = Date.now();
+    expect((await ended).outcome).toBe('cancelled');
+    expect(Date.now() - start).toBeLessThan(1000);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM datasets WHERE name = $1', [name]);
+    expect(n).toBe(0);
+  } finally {
+    await release().catch(() => undefined);
+  }
+}, 60_000);
+
+it('an image task stops within 2 s when its project is deleted: job row gone, no dataset written', async () => {
+  const p = await createProject(t, owner.auth, 'doomed images');
+  const count = 48;
+  const ids = Array.from({ length: count }, (_, i) => `s${i}`);
+  const csv = 'id,label\n' + ids.map((id, i) => `${id},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n';
+  const name = `scans-${randomBytes(4).toString('hex')}`;
+  const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+    .attach('file', Buffer.from(csv), 'labels.csv').field('attributes', JSON.stringify({ projectId: Number(p), name }));
+  const taskId = expectSuccess(init).taskId as string;
+  // large images that compress well: cheap to send, slow to decode and measure (seconds for all of them)
+  const png = gradientPng(1600);
+  for (const id of ids) {
+    expectSuccess(await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', owner.auth).field('sampleId', id).attach('file', png, 'i.png'));
+  }
+  const runner = t.app.get(JobRunner);
+  const ended = endOf(t, 'imageDataset', () => taskId);
+  expectSuccess(await t.http().get(`${API}/image/${taskId}/commit`).set('Authorization', owner.auth));
+  for (let i = 0; i < 200 && runner.runningCount() === 0; i++) await sleep(25);
+  expect(runner.runningCount()).toBe(1);
+  expect(await jobRowsOf(t, 'task_id', taskId)).toBe(1);
+
+  expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth));
+  const start = Date.now();
+  expect(await jobRowsOf(t, 'task_id', taskId)).toBe(0);
+  expect((await ended).outcome).toBe('cancelled');
+  expect(Date.now() - start).toBeLessThan(2000);
+  expect(runner.runningCount()).toBe(0);
+  const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM datasets WHERE name = $1', [name]);
+  expect(n).toBe(0);
+}, 120_000);
+
+it('an analysis stops within 2 s when deleted: job row gone, no result written', async () => {
+  const p = await createProject(t, owner.auth, 'analysis');
+  const ds = await uploadDataset(t, owner.auth, p, CANCER);
+  const analysisId = await analyze(t, ds, { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'long' });
+  await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'running', 60_000);
+  expect(await jobRowsOf(t, 'analysis_id', analysisId)).toBe(1);
+  const ended = endOf(t, 'analysis', () => analysisId);
+
+  expect(expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', owner.auth)).state).toBe('running');
+  const start = Date.now();
+  expect(await jobRowsOf(t, 'analysis_id', analysisId)).toBe(0);
+  expect((await ended).outcome).toBe('cancelled');
+  expect(Date.now() - start).toBeLessThan(2000);
+  const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM analysis_results WHERE analysis_id = $1', [analysisId]);
+  expect(n).toBe(0);
+  expectError(await t.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', owner.auth), 'notFound-120-1-1');
+}, 120_000);
+
+it('a prediction is aborted when deleted while it runs: job row gone, no result written', async () => {
+  // A runner driven by hand (no polling), so the prediction can be held at a known point while it runs.
+  const m = await createTestApp({ RUN_WORKERS: 'false' });
+  try {
+    const runner = m.app.get(JobRunner);
+    const user = await createUser(m, undefined, 4);
+    const run = async () => {
+      await runner.tick();
+      await runner.drain();
+    };
+    const p = expectSuccess(await m.http().post(`${API}/createProject`).set('Authorization', user.auth).send({ name: 'predict' })).projectId;
+    const fileId = 'iris';
+    expectSuccess(await m.http().post(`${API}/file/${fileId}/upload`).set('Authorization', user.auth).set('Content-Type', 'text/csv').send(IRIS));
+    const { taskId } = expectSuccess(await m.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', user.auth)
+      .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }));
+    await run();
+    const ds = expectSuccess(await m.http().get(`${API}/task/${taskId}/status`).set('Authorization', user.auth)).datasetId as string;
+    const { analysisId } = expectSuccess(await m.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', user.auth)
+      .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' }));
+    await run();
+    expect(expectSuccess(await m.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', user.auth)).state).toBe('finished');
+
+    const { predictionId } = expectSuccess(await m.http().post(`${API}/analysis/${analysisId}/predict/${ds}`).set('Authorization', user.auth).send({ modelKey: 'best' }));
+    expect(await jobRowsOf(m, 'prediction_id', predictionId)).toBe(1);
+    // the prediction waits on the dataset's columns until released
+    const release = await lockTable(m, 'dataset_columns');
+    try {
+      const ended = endOf(m, 'prediction', () => predictionId);
+      expect(await runner.tick()).toBe(1);
+      expect(expectSuccess(await m.http().get(`${API}/prediction/${predictionId}/status`).set('Authorization', user.auth)).state).toBe('running');
+      expectSuccess(await m.http().post(`${API}/prediction/${predictionId}/delete`).set('Authorization', user.auth));
+      expect(await jobRowsOf(m, 'prediction_id', predictionId)).toBe(0);
+      await runner.checkCancelled(); // what the runner's timer does every second
+      await release();
+      expect((await ended).outcome).toBe('cancelled');
+      expect(runner.runningCount()).toBe(0);
+      const [{ n }] = await m.db.query('SELECT count(*)::int AS n FROM prediction_results WHERE prediction_id = $1', [predictionId]);
+      expect(n).toBe(0);
+      expectError(await m.http().get(`${API}/prediction/${predictionId}/status`).set('Authorization', user.auth), 'notFound-150-1-1');
+    } finally {
+      await release().catch(() => undefined);
+    }
+  } finally {
+    await m.close();
+  }
+}, 180_000);
+
+it('job rows go with their analysis, prediction or dataset; a finished task keeps its datasetId', async () => {
+  const p = await createProject(t, owner.auth, 'stale');
+  const fileId = `f${randomBytes(6).toString('hex')}`;
+  expectSuccess(await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS));
+  const { taskId } = expectSuccess(await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', owner.auth)
+    .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }));
+  const task = await pollUntil<{ state: string; datasetId?: string }>(t, owner.auth, `/task/${taskId}/status`, (s) => s.state === 'finished');
+  const ds = task.datasetId as string;
+  const body = { outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' };
+  const [a1, a2] = [await analyze(t, ds, body), await analyze(t, ds, body)];
+  for (const a of [a1, a2]) await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${a}/status`, (s) => s.state === 'finished', 120_000);
+  const predict = async (a: string) =>
+    expectSuccess(await t.http().post(`${API}/analysis/${a}/predict/${ds}`).set('Authorization', owner.auth).send({ modelKey: 'best' })).predictionId as string;
+  const [p1, p2] = [await predict(a1), await predict(a2)];
+  for (const x of [p1, p2]) await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${x}/status`, (s) => s.state === 'finished');
+  const rows = async () => ({
+    a1: await jobRowsOf(t, 'analysis_id', a1),
+    a2: await jobRowsOf(t, 'analysis_id', a2),
+    p1: await jobRowsOf(t, 'prediction_id', p1),
+    p2: await jobRowsOf(t, 'prediction_id', p2),
+    task: await jobRowsOf(t, 'task_id', taskId),
+  });
+  expect(await rows()).toEqual({ a1: 1, a2: 1, p1: 1, p2: 1, task: 1 });
+
+  expectSuccess(await t.http().post(`${API}/prediction/${p1}/delete`).set('Authorization', owner.auth));
+  expect(await rows()).toEqual({ a1: 1, a2: 1, p1: 0, p2: 1, task: 1 });
+  expectSuccess(await t.http().post(`${API}/analysis/${a1}/delete`).set('Authorization', owner.auth));
+  expect(await rows()).toEqual({ a1: 0, a2: 1, p1: 0, p2: 1, task: 1 });
+  // the dataset takes its analyses and predictions with it, and their jobs
+  expectSuccess(await t.http().post(`${API}/dataset/${ds}/delete`).set('Authorization', owner.auth));
+  expect(await rows()).toEqual({ a1: 0, a2: 0, p1: 0, p2: 0, task: 1 });
+
+  // api-v1 rule 5: a finished task reports its datasetId, also once that dataset is gone
+  expect(expectSuccess(await t.http().get(`${API}/task/${taskId}/status`).set('Authorization', owner.auth))).toEqual({
+    taskId,
+    state: 'finished',
+    datasetId: ds,
+  });
+  expectError(await t.http().get(`${API}/dataset/${ds}`).set('Authorization', owner.auth), 'notFound-110-1-1');
+}, 240_000);
+
+it('a job that fails on its input keeps its own code: attempted once, failed with the reason', async () => {
+  const p = await createProject(t, owner.auth, 'failing');
+  const ds = await uploadDataset(t, owner.auth, p, IRIS);
+  const analysisId = await analyze(t, ds, { outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' });
+  await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished', 120_000);
+  // the same columns, but as categories: the model reads numbers
+  const features = ['sepal_length_cm', 'sepal_width_cm', 'petal_length_cm', 'petal_width_cm'];
+  const asText = await uploadDataset(t, owner.auth, p, IRIS, { featureTypes: Object.fromEntries(features.map((f) => [f, 'categorical'])) });
+  const { predictionId } = expectSuccess(
+    await t.http().post(`${API}/analysis/${analysisId}/predict/${asText}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
+  );
+  const status = await pollUntil<{ state: string; error?: { code: string; message: string } }>(
+    t, owner.auth, `/prediction/${predictionId}/status`, (s) => s.state === 'failed' || s.state === 'finished');
+  expect({ state: status.state, code: status.error?.code }).toEqual({ state: 'failed', code: 'badRequest-150-3-2' });
+  expect(status.error?.message).toMatch(/must be numerical/);
+  const [job] = await t.db.query('SELECT state, attempts FROM jobs WHERE prediction_id = $1', [predictionId]);
+  expect(job).toEqual({ state: 'failed', attempts: 1 });
+}, 240_000);
