@@ -2,7 +2,7 @@ import type { ConditionalIndependenceTest, IndependenceTestResult } from './inde
 import type { Design } from './models/common';
 import { Rng } from './rng';
 import { SesSelector, type SelectionInput } from './selection';
-import { enumerateSignatures, ses, type SesResult } from './ses';
+import { defaultTestBudget, enumerateSignatures, MIN_TEST_BUDGET, ses, type SesResult } from './ses';
 
 /**
  * A conditional-independence test that knows the truth: a causal graph over named nodes, one of them the outcome T.
@@ -95,8 +95,7 @@ function tableTest(logP: (x: number, z: readonly number[]) => number, statistic:
   return { description: 'table', test: (x, z) => ({ logP: logP(x, z), statistic: statistic(x), df: 1 }) };
 }
 
-// A budget large enough never to bind, but for the tests about the budget: the default (3 x featureCount) is
-// tight for a handful of features.
+// A budget large enough never to bind, but for the tests about the budget.
 const opts = { maxK: 2, alpha: 0.05, maxSize: 25, testBudget: 100_000 };
 
 /** Every signature the classes give, checked to hold one feature of each class. */
@@ -196,14 +195,20 @@ describe('ses with a causal-graph oracle', () => {
     expect(oracle.calls.length).toBe(12);
     expect(r.reference).toEqual([0]);
     expect(r.classes).toEqual([[0]]);
-    // the default budget is 3 x featureCount
+    // a budget of 3 x featureCount (JADBio's default) stops this selection early
     oracle = new Oracle(names, edges);
-    r = ses(oracle, 10, { maxK: 2, alpha: 0.05, maxSize: 25 });
+    r = ses(oracle, 10, { maxK: 2, alpha: 0.05, maxSize: 25, testBudget: 30 });
     expect(r.testsRun).toBe(30);
     expect(oracle.calls.length).toBe(30);
     expect(r.reference.length).toBeGreaterThan(1);
     expect(r.reference.length).toBeLessThan(5);
     expect(r.classes.map((q) => q[0])).toEqual(r.reference);
+    // the default: 3 x featureCount with a floor, so that narrow data is selected in full
+    expect(defaultTestBudget(10)).toBe(MIN_TEST_BUDGET);
+    expect(defaultTestBudget(20_000)).toBe(60_000);
+    oracle = new Oracle(names, edges);
+    r = ses(oracle, 10, { maxK: 2, alpha: 0.05, maxSize: 25 });
+    expect([...r.reference].sort()).toEqual([0, 1, 2, 3, 4]);
     // a large enough budget selects all five
     oracle = new Oracle(names, edges);
     r = ses(oracle, 10, { ...opts, testBudget: 1000 });

@@ -22,8 +22,19 @@ export interface SesOptions {
   alpha: number;
   /** never more than this many features in the reference signature */
   maxSize: number;
-  /** how many tests SES may run (default 3 x featureCount, JADBio's default); the screening always runs in full */
+  /** how many tests SES may run (default: defaultTestBudget(featureCount)); the screening always runs in full */
   testBudget?: number;
+}
+
+/** Below this, the budget never binds: on narrow data the whole forward phase costs little. */
+export const MIN_TEST_BUDGET = 10_000;
+
+/**
+ * JADBio's default budget, 3 x the number of features, keeps wide data fast. On narrow data it would stop SES
+ * after a step or two (30 features: 90 tests, of which the screening takes 30), so it has a floor.
+ */
+export function defaultTestBudget(featureCount: number): number {
+  return Math.max(3 * featureCount, MIN_TEST_BUDGET);
 }
 
 export interface SesResult {
@@ -62,7 +73,7 @@ function forEachSubset(n: number, m: number, visit: (positions: readonly number[
 export function ses(test: ConditionalIndependenceTest, featureCount: number, options: SesOptions): SesResult {
   const { maxK, alpha, maxSize } = options;
   const logAlpha = Math.log(alpha);
-  const budget = options.testBudget ?? 3 * featureCount;
+  const budget = options.testBudget ?? defaultTestBudget(featureCount);
   let testsRun = 0;
 
   // A NaN log p (a test that could not be computed) counts as no evidence of dependence: p = 1.
