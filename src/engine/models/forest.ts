@@ -1,6 +1,7 @@
 import { Rng } from '../rng';
-import { accumulateTree, Criterion, distinctEventTimes, growTree, presortRows, sortByTime, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import { accumulateTree, Criterion, growTree, presortRows, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
+import { distinctEventTimes, sortByTime } from './survival-tree';
 
 export type ForestTask = 'classification' | 'regression' | 'survival';
 
