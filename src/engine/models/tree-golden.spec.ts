@@ -11,7 +11,10 @@ import { RandomForest } from './forest';
 const FIXTURE = path.join(__dirname, 'fixtures', 'tree-predictions.json');
 
 /** A design of `rows` x 4 with ties (column 2 takes 5 values) and a constant-free noise column, from `seed`. */
-function data(rows: number, seed: number): { X: Design; classes: Float64Array; value: Float64Array; time: Float64Array; event: Float64Array } {
+function data(
+  rows: number,
+  seed: number,
+): { X: Design; classes: Float64Array; value: Float64Array; time: Float64Array; event: Float64Array } {
   const rng = new Rng(seed);
   const X = new Float64Array(rows * 4);
   const classes = new Float64Array(rows);
