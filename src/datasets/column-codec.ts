@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { deflateRaw, deflateRawSync, inflateRaw, inflateRawSync, constants } from 'node:zlib';
 import type { EngineColumn, FeatureType } from '../engine/types';
 import { parseNumber } from './column-builder';
+import type { ParsedTable } from './table-parser';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -57,7 +58,7 @@ export async function unpackColumn(encoding: 'f64' | 'dict', data: Buffer, lengt
   if (raw.length !== length * width) throw new Error(`a stored column holds ${raw.length / width} values where ${length} were expected`);
   // The array must own its memory: columns are transferred to worker threads, and a small zlib output is a
   // slice of Node's shared Buffer pool. A large output owns its ArrayBuffer exactly; anything else is copied.
-  let memory = raw.buffer as ArrayBuffer;
+  let memory = raw.buffer;
   if (raw.byteOffset !== 0 || memory.byteLength !== raw.length) {
     memory = new ArrayBuffer(raw.length);
     new Uint8Array(memory).set(raw);
@@ -90,6 +91,24 @@ export function toEngineColumn(c: StoredColumn): EngineColumn {
   const { codes, levels } =
     c.encoding === 'dict' ? { codes: c.codes as Int32Array, levels: c.levels ?? [] } : numbersAsCodes(c.values as Float64Array);
   return { name: c.name, type: c.type as 'categorical' | 'identifier' | 'event', codes, levels };
+}
+
+/** Columns that must be read as text whatever they hold: those the user typed categorical or identifier. */
+export function textColumnsOf(overrides: Record<string, FeatureType>): Set<string> {
+  return new Set(
+    Object.entries(overrides)
+      .filter(([, t]) => t === 'categorical' || t === 'identifier')
+      .map(([n]) => n),
+  );
+}
+
+/**
+ * The type of the parsed column `i`: the user's override, else identifier for the sample-name column,
+ * numerical when every present value is a number, categorical otherwise (decisions.md).
+ */
+export function columnType(table: ParsedTable, i: number, overrides: Record<string, FeatureType>): FeatureType {
+  const c = table.columns[i];
+  return overrides[c.name] ?? (i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical');
 }
 
 export const FEATURE_TYPES: readonly FeatureType[] = ['numerical', 'categorical', 'identifier', 'event', 'timeToEvent'];

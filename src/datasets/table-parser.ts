@@ -1,4 +1,5 @@
 import { parse, Parser } from 'csv-parse';
+import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
 
 export interface TableOptions {
@@ -170,6 +171,34 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     throw new TableError(describeCsvError(err, options.separator));
   }
   await reading;
+  return consume.finish();
+}
+
+/** csv-parse's typings leave out that with `info: true` each record comes with its info (as parseTable reads them). */
+const parseText = parseSync as unknown as (text: string, options: CsvOptions) => { record: string[]; info: { lines: number } }[];
+
+/**
+ * parseTable on a text already in memory, synchronously (the engine's tests, benchmarks and tools read the
+ * shared CSV files this way): the same records as parseTable's (csv-parse, as parseTable uses for quoted
+ * text), the same names, checks and messages, and the same column building and missing-value rule.
+ */
+export function parseTableText(text: string, options: TableOptions): ParsedTable {
+  if (text.indexOf('\u0000') >= 0) throw new TableError('the file holds a NUL byte (binary content)');
+  const consume = options.hasSamplesInRows ? rowsConsumer(options) : columnsConsumer(options);
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parseText(text, {
+      delimiter: options.separator,
+      bom: true,
+      info: true,
+      skip_empty_lines: true,
+      relax_column_count: false,
+      max_record_size: options.maxFieldLength ?? 10_000_000,
+    });
+  } catch (e) {
+    throw new TableError(describeCsvError(e as Error & { code?: string; lines?: number }, options.separator));
+  }
+  for (const { record, info } of records) consume.record(record, info.lines);
   return consume.finish();
 }
 

@@ -1,29 +1,33 @@
-import { parse } from 'csv-parse/sync';
+import { columnType, impossibleType, textColumnsOf, toEngineColumn } from '../datasets/column-codec';
+import { parseTableText } from '../datasets/table-parser';
 import type { EngineColumn, EngineDataset, FeatureType } from './types';
 
 /**
- * A CSV text as an engine dataset (for tests, benchmarks and tools). A column whose non-empty cells
- * are all numbers is numerical, otherwise categorical (levels sorted); `types` overrides by column name.
- * Empty cells and NA are missing.
+ * A CSV text (comma separated, a header row, samples in rows) as an engine dataset, for tests, benchmarks
+ * and tools. It is read as an upload is (src/datasets: parseTableText, then the stored columns' typing and
+ * conversion), so the engine is tested on what production gives it: missing values are empty cells, NA, NaN,
+ * ?, null (case-insensitive); a column whose present values are all numbers is numerical, otherwise
+ * categorical with its levels in order of first appearance; `types` overrides by column name. A fault in the
+ * text, an unknown name in `types` or an impossible type throws an Error saying which.
  */
 export function datasetFromCsv(text: string, types: Record<string, FeatureType> = {}): EngineDataset {
-  const records = parse(text, { skip_empty_lines: true }) as string[][];
-  const [header, ...rows] = records;
-  const missing = (s: string | undefined): boolean => s === undefined || s.trim() === '' || s.trim() === 'NA';
-  const columns: EngineColumn[] = header.map((name, j) => {
-    const cells = rows.map((r) => r[j]);
-    const numeric = cells.every((c) => missing(c) || Number.isFinite(Number(c)));
-    const type = types[name] ?? (numeric ? 'numerical' : 'categorical');
-    if ((type === 'numerical' || type === 'timeToEvent' || type === 'event') && numeric) {
-      const values = Float64Array.from(cells, (c) => (missing(c) ? NaN : Number(c)));
-      return type === 'event' ? { name, type, values } : { name, type: type as 'numerical' | 'timeToEvent', values };
-    }
-    const levels = [...new Set(cells.filter((c) => !missing(c)).map((c) => c.trim()))].sort();
-    const index = new Map(levels.map((l, k) => [l, k]));
-    const codes = Int32Array.from(cells, (c) => (missing(c) ? -1 : (index.get(c.trim()) as number)));
-    return { name, type: type as 'categorical' | 'identifier' | 'event', codes, levels };
+  const table = parseTableText(text, {
+    separator: ',',
+    hasFeatureHeaders: true,
+    hasSampleHeaders: false,
+    hasSamplesInRows: true,
+    textColumns: textColumnsOf(types),
   });
-  return { sampleCount: rows.length, columns };
+  const names = new Set(table.columns.map((c) => c.name));
+  const unknown = Object.keys(types).filter((n) => !names.has(n));
+  if (unknown.length) throw new Error(`types names unknown columns: ${unknown.join(', ')}`);
+  const columns = table.columns.map((c, i) => {
+    const type = columnType(table, i, types);
+    const why = impossibleType(c, type);
+    if (why) throw new Error(why);
+    return toEngineColumn({ ...c, type });
+  });
+  return { sampleCount: table.sampleCount, columns };
 }
 
 /** The rows `rows` of a dataset, in that order. */
@@ -33,7 +37,7 @@ export function subsetDataset(data: EngineDataset, rows: ArrayLike<number>): Eng
     sampleCount: idx.length,
     columns: data.columns.map((c): EngineColumn => {
       if ('codes' in c) return { ...c, codes: Int32Array.from(idx, (r) => c.codes[r]) };
-      return { ...c, values: Float64Array.from(idx, (r) => c.values[r]) } as EngineColumn;
+      return { ...c, values: Float64Array.from(idx, (r) => c.values[r]) };
     }),
   };
 }

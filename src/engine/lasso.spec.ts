@@ -71,7 +71,10 @@ describe('lassoPath against glmnet 4.1-6 (references/lasso-glmnet.json)', () => 
 
   it('binomial, breast_cancer (malignant = class 1)', () => {
     const ref = REF.binomial_breast_cancer;
-    const { X, y } = load('breast_cancer.csv', ref.features, 'diagnosis');
+    const { X, y: codes, column } = load('breast_cancer.csv', ref.features, 'diagnosis');
+    // glmnet's class 1 is malignant; the dataset's own codes follow the file's order of first appearance
+    const levels = (column('diagnosis') as { levels: string[] }).levels;
+    const y = codes.map((c) => (levels[c] === 'malignant' ? 1 : 0));
     const fit = lassoPath(X, { y, classCount: 2 }, 'binomial');
     expect(Math.abs(fit.lambdas[0] / ref.lambda_max - 1)).toBeLessThan(1e-6);
     expect(fit.lambdas.length).toBe(ref.path_length);

@@ -1,6 +1,7 @@
 import { Rng } from '../rng';
-import { accumulateTree, Criterion, distinctEventTimes, growTree, presortRows, sortByTime, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import { accumulateTree, Criterion, growTree, presortRows, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
+import { distinctEventTimes, sortByTime } from './survival-tree';
 
 export type ForestTask = 'classification' | 'regression' | 'survival';
 
@@ -31,7 +32,8 @@ export class RandomForest implements Model {
     const n = X.rows;
     const criterion: Criterion = this.task === 'classification' ? 'gini' : this.task === 'regression' ? 'mse' : 'logrank';
     const params = { maxDepth: 1000, minLeaf: this.minLeaf, mtry: this.mtry(X.cols), nsplit: 10 };
-    const eventTimes: Float64Array | undefined = this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
+    const eventTimes: Float64Array | undefined =
+      this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
     const seed = Math.floor(rng.next() * 4294967296);
     const presorted = this.task === 'survival' ? undefined : presortRows(X);
     this.trees = [];
