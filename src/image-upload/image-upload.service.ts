@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
+import { assertText, parseClientJson } from '../common/text';
 import { validateBody } from '../common/validation';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -14,7 +15,7 @@ import { DatasetsService, TaskFailure } from '../datasets/datasets.service';
 import { ParsedTable } from '../datasets/table-parser';
 import { JobsService } from '../jobs/jobs.service';
 import { JobContext } from '../jobs/jobs.types';
-import { readImageHeader } from './image-format';
+import { assertPixelLimit, readImageHeader } from './image-format';
 import { IMAGE_FEATURES } from './image-features';
 import type { MeasureRequest, MeasureResponse } from './image-features.worker';
 import { ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
@@ -124,6 +125,7 @@ export class ImageUploadService implements OnModuleInit {
     const sampleId = fields.sampleId;
     if (sampleId === undefined) throw new ApiError(Codes.MissingField, 'sampleId is required');
     if (typeof sampleId !== 'string') throw new ApiError(Codes.WrongType, 'sampleId must be a single string');
+    assertText(sampleId, 'sampleId');
     const file = this.onePart(files, 'the image');
     if (file.size > this.config.maxImageBytes) {
       throw new ApiError(Codes.BodyTooLarge, `the image is larger than ${this.config.maxImageBytes} bytes`);
@@ -146,6 +148,7 @@ export class ImageUploadService implements OnModuleInit {
       if (!header) {
         throw new ApiError(Codes.BadImage, `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`);
       }
+      assertPixelLimit(header, this.config.maxImagePixels);
       const updated = await returning(
         tx,
         `UPDATE image_samples SET image = $3, mime = $4, added_at = now()
@@ -194,13 +197,7 @@ export class ImageUploadService implements OnModuleInit {
   private parseAttributes(raw: unknown): Record<string, unknown> {
     if (raw === undefined) throw new ApiError(Codes.MissingField, 'the attributes part is required');
     let value: unknown = raw;
-    if (typeof raw === 'string') {
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        throw new ApiError(Codes.MalformedBody, 'attributes is not valid JSON');
-      }
-    }
+    if (typeof raw === 'string') value = parseClientJson(raw, 'attributes');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ApiError(Codes.MalformedBody, 'attributes must be a JSON object');
     }
