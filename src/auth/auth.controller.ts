@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Access } from './access.decorator';
 import { Auth, AuthContext } from './auth-context';
@@ -14,8 +14,8 @@ export class AuthController {
   @Post('login')
   @HttpCode(200)
   @Access(Permission.Public)
-  login(@Body() dto: LoginDto): Promise<{ token: string }> {
-    return this.users.login(dto.usernameOrEmail, dto.password);
+  login(@Body() dto: LoginDto, @Ip() address: string): Promise<{ token: string }> {
+    return this.users.login(dto.usernameOrEmail, dto.password, address);
   }
 
   @Post('logout')
