@@ -7,7 +7,7 @@ import { AppModule, AppOptions } from './app.module';
 import { isUtf8 } from 'node:buffer';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
-import { assertTextDeep, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
+import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
 import { SERVICE_VERSION } from './version';
 import { UsersService } from './auth/users.service';
 
@@ -54,8 +54,8 @@ function jsonBodies(limit: number) {
     return parse(req, res, (err?: { type?: string; code?: ErrorCode; message?: string }) => {
       if (!err) {
         try {
-          assertTextDeep(req.body);
-          assertTextDeep(req.query, 'query');
+          assertSafeJson(req.body);
+          assertSafeJson(req.query, 'query');
         } catch (e) {
           if (e instanceof ApiError) return errorEnvelope(res, e.code, e.message);
           throw e;

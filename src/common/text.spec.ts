@@ -1,5 +1,5 @@
 import { ApiError } from './api-error';
-import { assertTextDeep, jsonDepthExceeds, MAX_JSON_DEPTH, MAX_TEXT_LENGTH, parseClientJson, textProblem } from './text';
+import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, MAX_TEXT_LENGTH, parseClientJson, textProblem } from './text';
 
 function codeOf(f: () => unknown): string | undefined {
   try {
@@ -28,13 +28,15 @@ describe('the text rule', () => {
   });
 
   it('walks every string and key of a parsed body, at any depth', () => {
-    expect(codeOf(() => assertTextDeep({ a: [1, { b: 'ok' }], c: null, d: true }))).toBeUndefined();
-    expect(codeOf(() => assertTextDeep({ a: [1, { b: 'x\u0000' }] }))).toBe('badRequest-1-0-6');
-    expect(codeOf(() => assertTextDeep({ ['k\u0000']: 1 }))).toBe('badRequest-1-0-6');
-    expect(codeOf(() => assertTextDeep(['\uDFFF']))).toBe('badRequest-1-0-6');
+    expect(codeOf(() => assertSafeJson({ a: [1, { b: 'ok' }], c: null, d: true }))).toBeUndefined();
+    expect(codeOf(() => assertSafeJson({ a: [1, { b: 'x\u0000' }] }))).toBe('badRequest-1-0-6');
+    expect(codeOf(() => assertSafeJson({ ['k\u0000']: 1 }))).toBe('badRequest-1-0-6');
+    expect(codeOf(() => assertSafeJson(['\uDFFF']))).toBe('badRequest-1-0-6');
+    expect(codeOf(() => assertSafeJson(JSON.parse('{"a":[{"__proto__":{"admin":true}}]}')))).toBe('badRequest-1-0-7');
+    expect(codeOf(() => assertSafeJson({ constructor: 'a feature may be called so' }))).toBeUndefined();
     let deep: unknown = 'a\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(codeOf(() => assertTextDeep(deep))).toBe('badRequest-1-0-6');
+    expect(codeOf(() => assertSafeJson(deep))).toBe('badRequest-1-0-6');
   });
 });
 

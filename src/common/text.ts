@@ -31,9 +31,11 @@ export function assertText(s: string, field: string, maxLength = MAX_TEXT_LENGTH
 
 /**
  * Checks every string (keys too) of a parsed JSON value against the text rule and throws
- * badRequest-1-0-6 naming the first one that breaks it. Iterative, so a value of any shape is safe.
+ * badRequest-1-0-6 naming the first one that breaks it; a `__proto__` key anywhere is a field no
+ * request defines (badRequest-1-0-7): JSON.parse makes it an own key, which a later merge or
+ * Object.assign would turn into a prototype. Iterative, so a value of any shape is safe.
  */
-export function assertTextDeep(value: unknown, root = 'body'): void {
+export function assertSafeJson(value: unknown, root = 'body'): void {
   const stack: [unknown, string][] = [[value, root]];
   while (stack.length) {
     const [v, where] = stack.pop()!;
@@ -43,6 +45,7 @@ export function assertTextDeep(value: unknown, root = 'body'): void {
       for (let i = 0; i < v.length; i++) stack.push([v[i], `${where}[${i}]`]);
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
+        if (k === '__proto__') throw new ApiError(Codes.UnknownField, `${where} has a __proto__ key`);
         assertText(k, `a key of ${where}`);
         stack.push([child, `${where}.${k.slice(0, 40)}`]);
       }
@@ -84,6 +87,6 @@ export function parseClientJson(text: string, field: string): unknown {
   } catch {
     throw new ApiError(Codes.MalformedBody, `${field} is not valid JSON`);
   }
-  assertTextDeep(value, field);
+  assertSafeJson(value, field);
   return value;
 }

@@ -54,6 +54,11 @@ export function validateBody<T extends object>(
       violations: [{ code: Codes.MalformedBody, message: 'the body must be a JSON object', property: '' }],
     };
   }
+  // class-transformer never copies these keys, so the whitelist below would not see them: refuse them here
+  const prototypeKey = Object.keys(plain).find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype');
+  if (prototypeKey) {
+    return { value: new cls(), violations: [{ code: Codes.UnknownField, message: `property ${prototypeKey} should not exist`, property: prototypeKey }] };
+  }
   const value = plainToInstance(cls, plain, { enableImplicitConversion: false });
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true });
   return { value, violations: toViolations(errors) };
