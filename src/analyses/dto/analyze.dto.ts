@@ -45,32 +45,33 @@ export class AnalyzeDto {
   )
   outcome: Outcome;
 
-  @ValidateEnum('thoroughness', THOROUGHNESS, { code: Codes.BadThoroughness })
+  @ValidateEnum('thoroughness', THOROUGHNESS, { nullIs: 'value', code: Codes.BadThoroughness })
   thoroughness: AnalysisParameters['thoroughness'];
 
-  @ValidateEnum('modelsConsidered', MODELS_CONSIDERED, { optional: true, code: Codes.BadModelsConsidered, default: 'all' })
+  @ValidateEnum('modelsConsidered', MODELS_CONSIDERED, { optional: true, nullIs: 'value', code: Codes.BadModelsConsidered, default: 'all' })
   modelsConsidered?: AnalysisParameters['modelsConsidered'];
 
-  @ValidateEnum('featureSelection', FEATURE_SELECTION, { optional: true, code: Codes.BadFeatureSelection, default: 'mostRelevant' })
+  @ValidateEnum('featureSelection', FEATURE_SELECTION, { optional: true, nullIs: 'value', code: Codes.BadFeatureSelection, default: 'mostRelevant' })
   featureSelection?: AnalysisParameters['featureSelection'];
 
-  @ValidatePositiveInt('coreCount', { code: Codes.BadCoreCount, description: 'at most the cores currently available to the user' })
+  @ValidatePositiveInt('coreCount', { nullIs: 'value', code: Codes.BadCoreCount, description: 'at most the cores currently available to the user' })
   coreCount: number;
 
-  @ValidatePositiveInt('maxSignatureSize', { optional: true, code: Codes.BadMaxSignatureSize, default: 25 })
+  @ValidatePositiveInt('maxSignatureSize', { optional: true, nullIs: 'value', code: Codes.BadMaxSignatureSize, default: 25 })
   maxSignatureSize?: number;
 
-  @ValidatePositiveInt('maxVisualizedSignatureCount', { optional: true, code: Codes.BadMaxVisualizedSignatureCount, default: 5 })
+  @ValidatePositiveInt('maxVisualizedSignatureCount', { optional: true, nullIs: 'value', code: Codes.BadMaxVisualizedSignatureCount, default: 5 })
   maxVisualizedSignatureCount?: number;
 
-  @ValidateText('name', { min: 1, max: 120, code: Codes.BadAnalysisName })
+  @ValidateText('name', { nullIs: 'value', min: 1, max: 120, typeCode: Codes.BadAnalysisName })
   name: string;
 
   // feature names are at most 200 characters (the table parser's limit): a longer one names no feature
   @ValidateText('groupingFeature', {
     optional: true,
+    nullIs: 'value',
     max: 200,
-    code: Codes.UnknownGroupingFeature,
+    typeCode: Codes.UnknownGroupingFeature,
     description: 'an identifier feature; its groups are never split between training and test data',
   })
   groupingFeature?: string;
