@@ -104,7 +104,7 @@ async function main(): Promise<void> {
     const { train, test } = holdout(data, ds.outcome, 0.3, 1);
     for (const level of levels) {
       const m = await measured(train, parameters(ds.outcome, level, threads));
-      const r = row(ds.name, level, ds.outcome, m, heldOutPerformance(m.result.pipelines.best, test, ds.outcome), ds.name === 'iris' ? 3 : 2);
+      const r = row(ds.name, level, ds.outcome, m, heldOutPerformance(m.result.pipelines.best[0], test, ds.outcome), ds.name === 'iris' ? 3 : 2);
       rows.push(r);
       print(r);
     }
@@ -114,7 +114,7 @@ async function main(): Promise<void> {
     const train = syntheticDataset(200, 20000, 11);
     const test = syntheticDataset(100, 20000, 12);
     const m = await measured(train, parameters(outcome, 'preliminary', threads));
-    const r = row('synthetic200x20k', 'preliminary', outcome, m, heldOutPerformance(m.result.pipelines.best, test, outcome), 2);
+    const r = row('synthetic200x20k', 'preliminary', outcome, m, heldOutPerformance(m.result.pipelines.best[0], test, outcome), 2);
     rows.push(r);
     print(r);
     process.stdout.write(`  synthetic signature: ${m.result.models.best.signatures[0].slice(0, 10).join(', ')}${m.result.models.best.signatures[0].length > 10 ? ', ...' : ''}\n`);

@@ -8,9 +8,11 @@ import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
+import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobContext } from '../jobs/jobs.types';
-import type { AnalysisOutput, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import { validateAnalysisInput } from '../engine/data';
+import type { AnalysisOutput, EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
 import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
 
@@ -93,12 +95,38 @@ export class AnalysesService implements OnModuleInit {
       if (parameters.coreCount > available) {
         violations.push({ code: Codes.CoreCountTooHigh, message: `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you` });
       }
+      for (const problem of await this.dataProblems(datasetId, parameters, features)) {
+        violations.push({ code: Codes.DatasetNotAnalysable, message: problem });
+      }
       const ds = await this.datasets.get(datasetId);
       if (ds.sampleCount < 50) {
         warnings.push({ code: Codes.DatasetNotAnalysable, message: `only ${ds.sampleCount} samples: estimates will have wide intervals` });
       }
     }
     return { errors: violations, warnings };
+  }
+
+  /**
+   * What the engine would refuse in this dataset for these parameters (a single class, too few samples, no
+   * events...): its own validation, on the outcome and grouping columns read from storage. The other columns
+   * are passed with their types only (the validation needs just to know that features are left).
+   */
+  private async dataProblems(datasetId: string, parameters: StoredParameters, features: FeatureView[]): Promise<string[]> {
+    const outcome = parameters.outcome;
+    const needed = new Set(
+      'classification' in outcome ? [outcome.classification] : 'regression' in outcome ? [outcome.regression] : [outcome.survival.event, outcome.survival.timeToEvent],
+    );
+    if (parameters.groupingFeature !== undefined) needed.add(parameters.groupingFeature);
+    const loaded = await this.datasets.loadForEngine(datasetId, needed);
+    const typesOnly = features
+      .filter((f) => !needed.has(f.name))
+      .map(
+        (f): EngineColumn =>
+          f.type === 'numerical' || f.type === 'timeToEvent'
+            ? { name: f.name, type: f.type, values: new Float64Array(0) }
+            : { name: f.name, type: f.type, codes: new Int32Array(0), levels: [] },
+      );
+    return validateAnalysisInput({ sampleCount: loaded.sampleCount, columns: [...loaded.columns, ...typesOnly] }, parameters);
   }
 
   async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
@@ -188,15 +216,24 @@ export class AnalysesService implements OnModuleInit {
     return Object.fromEntries(Object.entries(res.models).map(([k, m]) => [k, m.signatures]));
   }
 
-  async pipeline(analysisId: string, modelKey: string): Promise<SavedPipeline | undefined> {
-    const rows = await this.db.query(`SELECT pipelines -> $2::text AS p FROM analysis_results WHERE analysis_id = $1`, [analysisId, modelKey]);
-    return rows[0]?.p ?? undefined;
+  /**
+   * The fitted pipeline of one signature of a model (0 = the reference signature). Results stored before
+   * equivalent signatures had models hold one pipeline per key instead of a list: that one is signature 0.
+   */
+  async pipeline(analysisId: string, modelKey: string, signatureIndex = 0): Promise<SavedPipeline | undefined> {
+    const rows: { p: SavedPipeline | SavedPipeline[] | null }[] = await this.db.query(
+      `SELECT pipelines -> $2::text AS p FROM analysis_results WHERE analysis_id = $1`,
+      [analysisId, modelKey],
+    );
+    const p = rows[0]?.p;
+    if (!p) return undefined;
+    if (Array.isArray(p)) return p[signatureIndex];
+    return signatureIndex === 0 ? p : undefined;
   }
 
-  /** Names of the dataset columns the model reads. */
-  async modelInputs(analysisId: string, modelKey: string): Promise<string[]> {
-    const p = (await this.pipeline(analysisId, modelKey)) as { featureNames?: string[] } | undefined;
-    return p?.featureNames ?? [];
+  /** Names of the dataset columns the model of one signature reads. */
+  async modelInputs(analysisId: string, modelKey: string, signatureIndex = 0): Promise<string[]> {
+    return (await this.pipeline(analysisId, modelKey, signatureIndex))?.featureNames ?? [];
   }
 
   async delete(analysisId: string): Promise<AnalysisView> {

@@ -76,7 +76,7 @@ export const ERROR_CODES = {
   // predictions
   'notFound-150-1-1': 'unknown prediction',
   'notFound-150-2-1': 'prediction has no result: not finished',
-  'badRequest-150-0-1': 'signatureIndex names a signature that has no fitted model (only 0, the reference signature, has one)',
+  'badRequest-150-0-1': 'signatureIndex is not the index of a signature shown in the result for that model',
   'badRequest-150-0-2': 'format is not json or csv',
   'badRequest-150-3-1': 'the dataset lacks columns the model uses',
   'badRequest-150-3-2': 'the dataset cannot be used by the model (wrong column types, no rows); the prediction fails with this code',

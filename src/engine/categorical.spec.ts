@@ -75,7 +75,7 @@ describe('categorical and missing values', () => {
         { name: 'noise', type: 'numerical', values: Float64Array.from([0, 0]) },
       ],
     };
-    const p = predict(r.pipelines.best, withUnseen);
+    const p = predict(r.pipelines.best[0], withUnseen);
     expect(p[0]).toEqual({ ...p[1], row: 0 });
     expect(colourCol.levels).toHaveLength(3);
   });

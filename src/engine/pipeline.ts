@@ -2,14 +2,14 @@ import type { FeatureMeta } from './data';
 import { EngineInputError } from './errors';
 import type { Configuration } from './grid';
 import type { Task } from './metrics';
-import { createModel, Design, Model, modelFromJSON, Target } from './models';
+import { ConstantModel, createModel, Design, Model, modelFromJSON, Target } from './models';
 import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
-import { ColumnSource, Preprocessor, selectColumns } from './preprocessing';
+import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
-import { createSelector } from './selection';
+import { fitSelectors, Selection, SelectorSpec } from './selection';
 import type { EngineDataset, PredictionRow, SavedPipeline } from './types';
 
 /** The analysis data as every task sees it (in a worker, X lives in a SharedArrayBuffer). */
@@ -26,7 +26,11 @@ export interface TaskData {
   seed: number;
 }
 
-/** One unit of work: fit a configuration on `train`, predict `test`. */
+/**
+ * One unit of work, of one of two kinds:
+ * - a selection task (`select` set): preprocessing and the selectors fitted on `train`, giving their signatures;
+ * - a model task: preprocessing and the model fitted on `train` with exactly `fixedFeatures`, predicting `test`.
+ */
 export interface TaskSpec {
   id: number;
   config: Configuration;
@@ -34,8 +38,12 @@ export interface TaskSpec {
   test: Int32Array;
   /** the task's random generator is Rng(seed, ...seedIds) */
   seedIds: number[];
-  /** use exactly these features (no selection) */
+  /** model task: use exactly these features (indices into TaskData.features); empty = the constant model */
   fixedFeatures?: number[];
+  /** selection task: run these selectors on `train` (selectors of one task may share work, e.g. one LASSO path) */
+  select?: SelectorSpec[];
+  /** selection task: signatures to return at most per selector (the reference first); default 1 */
+  signatureLimit?: number;
   /** identity of the training rows, for caching preprocessing within a worker */
   cacheKey?: string;
   /** return the fitted pipeline */
@@ -46,11 +54,9 @@ export interface TaskResult {
   id: number;
   /** test rows x output width */
   predictions: Float64Array;
+  /** selection task: per selector of `select`, signatures as indices into TaskData.features */
+  selections?: Selection[];
   pipeline?: SavedPipeline;
-  /** features used (indices into TaskData.features), in signature order */
-  signature?: number[];
-  /** equivalent signatures found by the selector (indices into TaskData.features) */
-  equivalentSignatures?: number[][];
   modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
   /** decision trees: the rules, on the original scale of the features */
   rules?: string;
@@ -72,10 +78,7 @@ interface FoldCache {
   key: string;
   data: TaskData;
   pre: Preprocessor;
-  columnStart: Int32Array;
   train: Design;
-  test: Design;
-  selections: Map<string, number[][]>;
 }
 
 let cache: FoldCache | null = null;
@@ -84,36 +87,12 @@ function sourceOf(data: TaskData): ColumnSource {
   return (j) => data.X.subarray(j * data.n, (j + 1) * data.n);
 }
 
-function columnsOf(pre: Preprocessor, columnStart: Int32Array, steps: number[]): number[] {
-  const cols: number[] = [];
-  for (const s of steps) {
-    const st = pre.steps[s];
-    const m = st.kind === 'numerical' ? 1 : st.dummyCodes.length;
-    for (let k = 0; k < m; k++) cols.push(columnStart[s] + k);
-  }
-  return cols;
-}
-
-/** Preprocessing of all features on the training rows, reused by every configuration of the same fold. */
+/** Preprocessing of all features on the training rows, reused by every selection task of the same fold. */
 function foldPreprocessing(data: TaskData, spec: TaskSpec): FoldCache {
   if (spec.cacheKey && cache && cache.key === spec.cacheKey && cache.data === data) return cache;
   const source = sourceOf(data);
   const pre = Preprocessor.fit(source, spec.train, data.features);
-  const columnStart = new Int32Array(pre.steps.length);
-  let off = 0;
-  pre.steps.forEach((s, k) => {
-    columnStart[k] = off;
-    off += s.kind === 'numerical' ? 1 : s.dummyCodes.length;
-  });
-  const entry: FoldCache = {
-    key: spec.cacheKey ?? '',
-    data,
-    pre,
-    columnStart,
-    train: pre.transform(source, spec.train),
-    test: pre.transform(source, spec.test),
-    selections: new Map(),
-  };
+  const entry: FoldCache = { key: spec.cacheKey ?? '', data, pre, train: pre.transform(source, spec.train) };
   if (spec.cacheKey) cache = entry;
   return entry;
 }
@@ -164,127 +143,127 @@ export function linearModelView(model: Model, pre: Preprocessor): TaskResult['mo
   return undefined;
 }
 
-/** Runs one task: preprocessing and selection fitted on `train` only, then the model; predicts `test`. */
+/** Runs the selectors of a selection task on the fold's training rows (preprocessing cached per fold). */
+function runSelection(data: TaskData, spec: TaskSpec, selectors: SelectorSpec[]): TaskResult {
+  const fc = foldPreprocessing(data, spec);
+  const input = {
+    X: fc.train,
+    columnFeature: fc.pre.columnSteps(),
+    featureCount: fc.pre.steps.length,
+    categorical: Uint8Array.from(fc.pre.steps, (st) => (st.kind === 'categorical' ? 1 : 0)),
+    target: targetOf(data, spec.train),
+    task: data.task,
+    maxSize: data.maxSignatureSize,
+    signatureLimit: Math.max(1, spec.signatureLimit ?? 1),
+  };
+  const toFeatures = (sig: number[]): number[] => sig.map((k) => fc.pre.steps[k].feature);
+  const selections = fitSelectors(selectors, input).map((sel) => ({
+    signatures: sel.signatures.map(toFeatures),
+    signatureCount: sel.signatureCount,
+  }));
+  return { id: spec.id, predictions: new Float64Array(0), selections };
+}
+
+/** Runs one task: a selection task, or preprocessing + model fitted on `train` with fixed features, predicting `test`. */
 export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
-  if (spec.fixedFeatures && spec.fixedFeatures.length === 0) return { id: spec.id, predictions: constantPredictions(data, spec) };
+  if (spec.select) return runSelection(data, spec, spec.select);
+  const features = spec.fixedFeatures ?? [];
   const rng = new Rng(data.seed, ...spec.seedIds);
   const source = sourceOf(data);
-  let pre: Preprocessor;
-  let Xtrain: Design;
-  let Xtest: Design;
-  let signatureSteps: number[];
-  let equivalents: number[][] = [];
-  if (spec.fixedFeatures) {
-    pre = Preprocessor.fit(source, spec.train, data.features, spec.fixedFeatures);
-    signatureSteps = pre.steps.map((_, k) => k);
-    Xtrain = pre.transform(source, spec.train);
-    Xtest = pre.transform(source, spec.test);
-  } else {
-    const fc = foldPreprocessing(data, spec);
-    const selKey = JSON.stringify(spec.config.selector);
-    let signatures = fc.selections.get(selKey);
-    if (!signatures) {
-      const selector = createSelector(spec.config.selector);
-      signatures = selector.fit({
-        X: fc.train,
-        columnFeature: fc.pre.columnSteps(),
-        featureCount: fc.pre.steps.length,
-        categorical: Uint8Array.from(fc.pre.steps, (st) => (st.kind === 'categorical' ? 1 : 0)),
-        target: targetOf(data, spec.train),
-        task: data.task,
-        maxSize: spec.config.selector.kind === 'all' ? Infinity : data.maxSignatureSize,
-      }).signatures;
-      fc.selections.set(selKey, signatures);
-    }
-    const sel = signatures[0];
-    equivalents = signatures.slice(1).map((sig) => sig.map((k) => fc.pre.steps[k].feature));
-    const cols = columnsOf(fc.pre, fc.columnStart, sel);
-    pre = fc.pre.restrict(sel);
-    Xtrain = selectColumns(fc.train, cols);
-    Xtest = selectColumns(fc.test, cols);
-    signatureSteps = sel.map((_, k) => k);
-  }
-  const model = createModel(spec.config.model, data.task);
+  const pre = Preprocessor.fit(source, spec.train, data.features, features);
+  const Xtrain = pre.transform(source, spec.train);
+  const Xtest = pre.transform(source, spec.test);
+  // No feature (an empty signature, or every one constant on these rows): the prior / mean / equal risk.
+  const model = pre.steps.length === 0 ? new ConstantModel(data.task, data.classes.length) : createModel(spec.config.model, data.task);
   model.fit(Xtrain, targetOf(data, spec.train), rng);
   const result: TaskResult = { id: spec.id, predictions: spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0) };
   if (spec.final) {
-    result.signature = signatureSteps.map((k) => pre.steps[k].feature);
-    result.equivalentSignatures = equivalents;
-    result.pipeline = pipelineJSON(data, pre, model);
+    result.pipeline = new Pipeline(data.task, data.classes, pre, model).toJSON();
     result.modelView = linearModelView(model, pre);
     result.rules = treeRules(model, pre, data.classes);
   }
   return result;
 }
 
-/** The no-feature model: class proportions, the mean, or equal risk, fitted on `train`. */
-function constantPredictions(data: TaskData, spec: TaskSpec): Float64Array {
-  const W = outputWidth(data);
-  const row = new Float64Array(W);
-  if (data.task === 'classification') {
-    for (const r of spec.train) row[data.y[r]] += 1 / spec.train.length;
-  } else if (data.task === 'regression') {
-    for (const r of spec.train) row[0] += data.y[r] / spec.train.length;
+/**
+ * A fitted pipeline: preprocessing of the features it reads, then the model. `toJSON` / `fromJSON` give the
+ * stored form (SavedPipeline); `predict` applies it to a dataset, matching columns by name.
+ */
+export class Pipeline {
+  constructor(
+    readonly task: Task,
+    readonly classes: string[],
+    private readonly pre: Preprocessor,
+    private readonly model: Model,
+  ) {}
+
+  /** The dataset columns the pipeline reads, by name. */
+  get featureNames(): string[] {
+    return this.pre.steps.map((st) => st.name);
   }
-  const out = new Float64Array(spec.test.length * W);
-  for (let i = 0; i < spec.test.length; i++) out.set(row, i * W);
-  return out;
+
+  toJSON(): SavedPipeline {
+    return {
+      format: 'signet-pipeline',
+      version: 1,
+      task: this.task,
+      classes: this.classes,
+      featureNames: this.featureNames,
+      preprocessing: this.pre.toJSON(),
+      model: this.model.toJSON(),
+    };
+  }
+
+  static fromJSON(json: SavedPipeline): Pipeline {
+    if (json?.format !== 'signet-pipeline') throw new EngineInputError('Not a saved Signet pipeline');
+    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model));
+  }
+
+  /** Predictions on a dataset; columns matched by name, extra columns ignored. */
+  predict(dataset: EngineDataset): PredictionRow[] {
+    if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
+    const { pre, model, task, classes } = this;
+    const n = dataset.sampleCount;
+    const columns = new Map<number, Float64Array>();
+    for (const step of pre.steps) columns.set(step.feature, inputColumn(dataset, step));
+    const rows = Int32Array.from({ length: n }, (_, i) => i);
+    const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
+    const out = model.predict(X);
+    const result: PredictionRow[] = [];
+    for (let i = 0; i < n; i++) {
+      if (task === 'classification') {
+        const K = classes.length;
+        let best = 0;
+        const probabilities: Record<string, number> = {};
+        for (let c = 0; c < K; c++) {
+          probabilities[classes[c]] = out[i * K + c];
+          if (out[i * K + c] > out[i * K + best]) best = c;
+        }
+        result.push({ row: i, prediction: classes[best], probabilities });
+      } else if (task === 'regression') result.push({ row: i, prediction: out[i] });
+      else result.push({ row: i, prediction: out[i], risk: out[i] });
+    }
+    return result;
+  }
 }
 
-function pipelineJSON(data: TaskData, pre: Preprocessor, model: Model): SavedPipeline {
-  return {
-    format: 'signet-pipeline',
-    version: 1,
-    task: data.task,
-    classes: data.classes,
-    /** input columns the pipeline reads, by name */
-    featureNames: pre.steps.map((st) => st.name),
-    preprocessing: pre.toJSON(),
-    model: model.toJSON(),
-  };
+/** The dataset column a preprocessing step reads, coded as at fit time (categorical levels by name; unseen = missing). */
+function inputColumn(dataset: EngineDataset, step: FeatureStep): Float64Array {
+  const col = dataset.columns.find((c) => c.name === step.name);
+  if (!col) throw new EngineInputError(`The column "${step.name}" used by the model is missing`);
+  if (step.kind === 'numerical') {
+    if (!('values' in col) || col.type !== 'numerical')
+      throw new EngineInputError(`The column "${step.name}" must be numerical (it is ${col.type})`);
+    return col.values;
+  }
+  if (!('codes' in col) || col.type !== 'categorical')
+    throw new EngineInputError(`The column "${step.name}" must be categorical (it is ${col.type})`);
+  const index = new Map(step.levels.map((l, k) => [l, k]));
+  const map = col.levels.map((l) => index.get(l) ?? NaN);
+  return Float64Array.from(col.codes, (c) => (c < 0 ? NaN : map[c]));
 }
 
 /** Predictions of a saved pipeline on a dataset; columns matched by name, extra columns ignored. */
 export function predictPipeline(pipeline: SavedPipeline, dataset: EngineDataset): PredictionRow[] {
-  if (pipeline.format !== 'signet-pipeline') throw new EngineInputError('Not a saved Signet pipeline');
-  if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
-  const pre = Preprocessor.fromJSON(pipeline.preprocessing as Record<string, unknown>);
-  const model = modelFromJSON(pipeline.model as Record<string, unknown>);
-  const task = pipeline.task as Task;
-  const classes = pipeline.classes as string[];
-  const n = dataset.sampleCount;
-  const columns = new Map<number, Float64Array>();
-  for (const step of pre.steps) {
-    const col = dataset.columns.find((c) => c.name === step.name);
-    if (!col) throw new EngineInputError(`The column "${step.name}" used by the model is missing`);
-    if (step.kind === 'numerical') {
-      if (!('values' in col) || col.type !== 'numerical')
-        throw new EngineInputError(`The column "${step.name}" must be numerical (it is ${col.type})`);
-      columns.set(step.feature, col.values);
-    } else {
-      if (!('codes' in col) || col.type !== 'categorical')
-        throw new EngineInputError(`The column "${step.name}" must be categorical (it is ${col.type})`);
-      const index = new Map(step.levels.map((l, k) => [l, k]));
-      const map = col.levels.map((l) => index.get(l) ?? NaN);
-      columns.set(step.feature, Float64Array.from(col.codes, (c) => (c < 0 ? NaN : map[c])));
-    }
-  }
-  const rows = Int32Array.from({ length: n }, (_, i) => i);
-  const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
-  const out = model.predict(X);
-  const result: PredictionRow[] = [];
-  for (let i = 0; i < n; i++) {
-    if (task === 'classification') {
-      const K = classes.length;
-      let best = 0;
-      const probabilities: Record<string, number> = {};
-      for (let c = 0; c < K; c++) {
-        probabilities[classes[c]] = out[i * K + c];
-        if (out[i * K + c] > out[i * K + best]) best = c;
-      }
-      result.push({ row: i, prediction: classes[best], probabilities });
-    } else if (task === 'regression') result.push({ row: i, prediction: out[i] });
-    else result.push({ row: i, prediction: out[i], risk: out[i] });
-  }
-  return result;
+  return Pipeline.fromJSON(pipeline).predict(dataset);
 }

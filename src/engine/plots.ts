@@ -19,9 +19,16 @@ function bootstrapValues(
   return { point, boot };
 }
 
-function interval(draws: number[]): [number, number] {
+/**
+ * The 95% percentile interval of the bootstrap draws, widened when needed to contain the point value: with a
+ * skewed bootstrap distribution the plain percentile interval can miss the value it is reported with.
+ */
+function interval(draws: number[], value: number): [number, number] {
   const ok = draws.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  return [percentile(ok, 0.025), percentile(ok, 0.975)];
+  const lo = percentile(ok, 0.025);
+  const hi = percentile(ok, 0.975);
+  if (!Number.isFinite(value)) return [lo, hi];
+  return [Number.isFinite(lo) ? Math.min(lo, value) : value, Number.isFinite(hi) ? Math.max(hi, value) : value];
 }
 
 /** `Feature Importance`: relative drop (full - without) / |full| of the out-of-fold metric when each feature is removed. */
@@ -35,7 +42,7 @@ export function featureImportance(
 ): FeatureImportanceEntry[] {
   const { point, boot } = bootstrapValues([full, ...without], ctx, B, rng);
   const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
-  return names.map((name, j) => ({ name, value: drop(point, j), cis: interval(boot.map((v) => drop(v, j))) }));
+  return names.map((name, j) => ({ name, value: drop(point, j), cis: interval(boot.map((v) => drop(v, j)), drop(point, j)) }));
 }
 
 /** `Progressive Feature Importance`: metric of the first k features as a percentage of the full signature's. */
@@ -49,5 +56,5 @@ export function progressiveImportance(
 ): ProgressiveFeatureImportanceEntry[] {
   const { point, boot } = bootstrapValues([full, ...prefixes], ctx, B, rng);
   const pct = (v: ArrayLike<number>, k: number): number => (100 * v[k + 1]) / v[0];
-  return prefixes.map((_, k) => ({ name: orderedNames.slice(0, k + 1), value: pct(point, k), cis: interval(boot.map((v) => pct(v, k))) }));
+  return prefixes.map((_, k) => ({ name: orderedNames.slice(0, k + 1), value: pct(point, k), cis: interval(boot.map((v) => pct(v, k)), pct(point, k)) }));
 }

@@ -47,12 +47,19 @@ describe('runAnalysis (inline)', () => {
     expect(result.stats.folds).toBe(10);
   });
 
+  const pfi0 = (p: { name: string[] }[]): string[][] => p.map((e) => e.name);
+
   it('gives plots of the right shapes for every model key', () => {
     for (const key of Object.keys(result.models)) {
       const sig = result.models[key].signatures[0];
       const fi = result.plots[key]['Feature Importance'] ?? [];
-      expect(fi.map((e) => e.name)).toEqual(sig);
-      for (const e of fi) expect(e.cis[0]).toBeLessThanOrEqual(e.cis[1]);
+      // every feature of the reference signature, from the most to the least important, each interval around its value
+      expect(fi.map((e) => e.name).sort()).toEqual([...sig].sort());
+      for (let j = 1; j < fi.length; j++) expect(fi[j].value).toBeLessThanOrEqual(fi[j - 1].value);
+      for (const e of fi) expect(e.cis[0]).toBeLessThanOrEqual(e.value);
+      for (const e of fi) expect(e.value).toBeLessThanOrEqual(e.cis[1]);
+      // the progressive plot adds the features in the order of the importance plot
+      pfi0(result.plots[key]['Progressive Feature Importance'] ?? []).forEach((names, k) => expect(names).toEqual(fi.slice(0, k + 1).map((e) => e.name)));
       const pfi = result.plots[key]['Progressive Feature Importance'] ?? [];
       expect(pfi).toHaveLength(sig.length);
       pfi.forEach((e, k) => expect(e.name).toHaveLength(k + 1));
@@ -68,7 +75,7 @@ describe('runAnalysis (inline)', () => {
   });
 
   it('the saved best pipeline predicts the same after a JSON round trip, matching columns by name', () => {
-    const pipeline = result.pipelines.best;
+    const pipeline = result.pipelines.best[0];
     expect(pipeline.featureNames).toEqual(result.models.best.signatures[0]);
     const a = predict(pipeline, iris);
     const b = predict(JSON.parse(JSON.stringify(pipeline)), { sampleCount: iris.sampleCount, columns: [...iris.columns].reverse() });
@@ -85,7 +92,7 @@ describe('runAnalysis (inline)', () => {
   });
 
   it('predict rejects missing columns, wrong types and empty data', () => {
-    const pipeline = result.pipelines.best;
+    const pipeline = result.pipelines.best[0];
     const used = result.models.best.signatures[0][0];
     const without = { sampleCount: 150, columns: iris.columns.filter((c) => c.name !== used) };
     expect(() => predict(pipeline, without)).toThrow(EngineInputError);

@@ -11,7 +11,7 @@ import { featureImportance, progressiveImportance } from './plots';
 import { createRunner, TaskRunner } from './pool';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
-import { createSelector } from './selection';
+import { createSelector, Selection, SelectorSpec, selectorKey } from './selection';
 import type { AnalysisOutput, AnalysisParameters, EngineDataset, ModelPlots, ModelReport, RunOptions, SavedPipeline } from './types';
 import { mlEngine } from './version';
 
@@ -126,7 +126,8 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   };
   const plotFolds = plotFoldCount(n, plan.k);
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
-  const cvTasks = configs.length * plan.k * plan.repeats;
+  const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
+  const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
   const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
   const progress = new Progress(cvTasks + keysPlanned * (1 + 2 * maxSig * plotFolds), options.onProgress);
   const runner = createRunner(data, threads, signal);
@@ -140,13 +141,17 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     for (let r = 0; r < plan.repeats; r++) {
       for (let k = 0; k < plan.k; k++) {
         const { train, test } = foldRows(plan, r, k);
+        const cacheKey = `cv:${r}:${k}`;
+        // Selection once per (selector settings, fold), shared by every model of that selector.
+        const chosen = await select(runner, [...alive].map((c) => configs[c]), train, cacheKey, 1);
+        progress.add(chosen.tasks);
         const specs: TaskSpec[] = [...alive].map((c) => ({
           id: c,
           config: configs[c],
           train,
           test,
           seedIds: [c, r * plan.k + k],
-          cacheKey: `cv:${r}:${k}`,
+          fixedFeatures: (chosen.bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0],
         }));
         await runner.run(specs, (res) => {
           const dst = (oof[res.id] as Float64Array[])[r];
@@ -188,27 +193,37 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     // 3. BBC-CV estimates.
     const estimates: Estimate[] = keyed.map((km, i) => bbcEstimate(oof, km.candidates, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, i)));
 
-    // 4. Final refits on all samples.
+    // 4. Selection on all samples for each winner, then one refit per signature shown (each can be used to predict).
     const all = Int32Array.from({ length: n }, (_, i) => i);
-    const finals: TaskResult[] = [];
-    await runner.run(
-      keyed.map((km, i) => ({
-        id: i,
-        config: km.config,
-        train: all,
-        test: new Int32Array(0),
-        seedIds: [km.config.index, 0x7fffff],
-        final: true,
-      })),
-      (res) => {
-        finals[res.id] = res;
-        progress.add(1);
-      },
+    const shown = Math.max(1, params.maxVisualizedSignatureCount);
+    const finalSelection = await select(runner, keyed.map((km) => km.config), all, 'all', shown);
+    const selections = keyed.map((km) => finalSelection.bySelector.get(selectorKey(km.config.selector)) as Selection);
+    const finalSpecs: TaskSpec[] = [];
+    const owner: number[] = [];
+    keyed.forEach((km, i) =>
+      selections[i].signatures.forEach((sig, s) => {
+        owner.push(i);
+        finalSpecs.push({
+          id: finalSpecs.length,
+          config: km.config,
+          train: all,
+          test: new Int32Array(0),
+          seedIds: [km.config.index, 0x7fffff, s],
+          fixedFeatures: sig,
+          final: true,
+        });
+      }),
     );
-    fits += keyed.length;
+    const finalResults: TaskResult[] = [];
+    await runner.run(finalSpecs, (res) => {
+      finalResults[res.id] = res;
+    });
+    const finals = keyed.map((_, i) => finalResults.filter((_, id) => owner[id] === i));
+    progress.add(keyed.length);
+    fits += finalSpecs.length;
 
     // 5. Plots: refits of each final signature without each feature, then on growing prefixes.
-    const signatures = finals.map((f) => f.signature as number[]);
+    const signatures = selections.map((sel) => sel.signatures[0]);
     progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + 2 * sig.length * plotFolds, 0));
     const plotFold = Int32Array.from(plan.assignment[0], (f) => f % plotFolds);
     const plotRows = Array.from({ length: plotFolds }, (_, p) => ({
@@ -250,30 +265,30 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
       const prefixes = prefixSets.length > 0 ? await oofOfSets(km, prefixSets, 1000) : [];
       const progressive = progressiveImportance(order.map((j) => names[j]), full, [...prefixes, full], ctx, BOOTSTRAPS, new Rng(seed, 0x1f2, i));
-      plots[km.key] = { 'Feature Importance': importance, 'Progressive Feature Importance': progressive };
+      // Feature Importance is listed from the most to the least important feature.
+      plots[km.key] = { 'Feature Importance': order.map((j) => importance[j]), 'Progressive Feature Importance': progressive };
     }
 
     // 6. Reports.
     const models: Record<string, ModelReport> = {};
-    const pipelines: Record<string, SavedPipeline> = {};
+    const pipelines: Record<string, SavedPipeline[]> = {};
     keyed.forEach((km, i) => {
-      const f = finals[i];
+      const [f] = finals[i];
+      const empty = signatures[i].length === 0;
       const report: ModelReport = {
         preprocessing: Preprocessor.describe(),
         featureSelection: `${createSelector(km.config.selector).describe(task)}; at most ${params.maxSignatureSize} features`,
-        model:
-          describeModel(km.config.model, task, K) +
-          (f.modelView ? '; coefficients on standardized features' : '') +
-          (f.rules ? `: ${f.rules}` : ''),
-        signatures: [signatures[i], ...(f.equivalentSignatures ?? [])]
-          .slice(0, Math.max(1, params.maxVisualizedSignatureCount))
-          .map((sig) => sig.map((j) => prepared.features[j].name)),
+        model: empty
+          ? `No feature is associated with the outcome: constant model (${CONSTANT_MODEL[task]})`
+          : describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : '') + (f.rules ? `: ${f.rules}` : ''),
+        signatures: selections[i].signatures.map((sig) => sig.map((j) => prepared.features[j].name)),
+        signatureCount: selections[i].signatureCount,
         performance: estimates[i].estimate,
         performanceCis: estimates[i].cis,
       };
-      if (f.modelView) report.modelView = f.modelView;
+      if (f.modelView && !empty) report.modelView = f.modelView;
       models[km.key] = report;
-      pipelines[km.key] = { ...(f.pipeline as SavedPipeline), engine: mlEngine() };
+      pipelines[km.key] = finals[i].map((res) => ({ ...(res.pipeline as SavedPipeline), engine: mlEngine() }));
     });
     progress.finish();
     return {
@@ -295,4 +310,45 @@ async function closeQuietly(runner: TaskRunner): Promise<void> {
   } catch {
     // workers already gone
   }
+}
+
+const CONSTANT_MODEL = {
+  classification: 'the class proportions of the training samples',
+  regression: 'the mean of the training samples',
+  survival: 'the same risk for every sample',
+} as const;
+
+/** Signatures of each distinct selector of `configs` on `rows`: one selection task per selector setting. */
+async function select(
+  runner: TaskRunner,
+  configs: Configuration[],
+  rows: Int32Array,
+  cacheKey: string,
+  signatureLimit: number,
+): Promise<{ bySelector: Map<string, Selection>; tasks: number }> {
+  const distinct = new Map<string, Configuration>();
+  for (const c of configs) if (!distinct.has(selectorKey(c.selector))) distinct.set(selectorKey(c.selector), c);
+  const groups = selectionTasks([...distinct.values()].map((c) => c.selector));
+  const bySelector = new Map<string, Selection>();
+  await runner.run(
+    groups.map((select, id) => ({
+      id,
+      config: distinct.get(selectorKey(select[0])) as Configuration,
+      train: rows,
+      test: new Int32Array(0),
+      seedIds: [],
+      select,
+      signatureLimit,
+      cacheKey,
+    })),
+    (res) => groups[res.id].forEach((spec, j) => bySelector.set(selectorKey(spec), (res.selections as Selection[])[j])),
+  );
+  return { bySelector, tasks: groups.length };
+}
+
+/** Selector settings grouped into tasks: one per setting, except that LASSO settings share one path per task. */
+function selectionTasks(specs: SelectorSpec[]): SelectorSpec[][] {
+  const shared = specs.filter((s) => (s.kind as string) === 'lasso');
+  const alone = specs.filter((s) => (s.kind as string) !== 'lasso').map((s) => [s]);
+  return shared.length > 0 ? [...alone, shared] : alone;
 }

@@ -27,7 +27,7 @@ describe.each(SHARED_DATASETS)('quality on $name (typical)', (ds) => {
       const [lo, hi] = best.performanceCis[primary];
       expect(lo).toBeLessThanOrEqual(estimate);
       expect(hi).toBeGreaterThanOrEqual(estimate);
-      const h = heldOutPerformance(result.pipelines.best, test, ds.outcome);
+      const h = heldOutPerformance(result.pipelines.best[0], test, ds.outcome);
       held.push(h);
       gaps.push(Math.abs(estimate - h));
     }

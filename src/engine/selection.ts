@@ -1,5 +1,8 @@
+import type { ConditionalIndependenceTest } from './independence';
+import { createIndependenceTest } from './independence-tests';
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
+import { enumerateSignatures, ses } from './ses';
 
 /** What a feature selector sees: the preprocessed training design and which input feature each column comes from. */
 export interface SelectionInput {
@@ -13,6 +16,15 @@ export interface SelectionInput {
   task: Task;
   /** never more features than this in a signature */
   maxSize: number;
+  /** how many signatures to return at most (the reference first); the count of all is `signatureCount` */
+  signatureLimit: number;
+}
+
+/** What a selector found: feature (step) indices, the reference signature first, then equivalent ones. */
+export interface Selection {
+  signatures: number[][];
+  /** how many equivalent signatures exist in all (can be far more than `signatures` holds) */
+  signatureCount: number;
 }
 
 /**
@@ -23,7 +35,7 @@ export interface FeatureSelector {
   readonly key: string;
   /** Text for the result's `featureSelection` field. */
   describe(task: Task): string;
-  fit(input: SelectionInput): { signatures: number[][] };
+  fit(input: SelectionInput): Selection;
 }
 
 /** Per design column, a univariate association statistic with the outcome (larger = stronger). */
@@ -126,7 +138,7 @@ export class UnivariateFilter implements FeatureSelector {
     return `Univariate filter: the ${this.k} features most associated with the outcome (${test}), fitted on training samples only`;
   }
 
-  fit(input: SelectionInput): { signatures: number[][] } {
+  fit(input: SelectionInput): Selection {
     const scores = univariateScores(input.X, input.target, input.task);
     const best = new Float64Array(input.featureCount).fill(-Infinity);
     for (let c = 0; c < scores.length; c++) {
@@ -135,7 +147,7 @@ export class UnivariateFilter implements FeatureSelector {
       if (s > best[f]) best[f] = s;
     }
     const order = Array.from({ length: input.featureCount }, (_, f) => f).sort((a, b) => best[b] - best[a] || a - b);
-    return { signatures: [order.slice(0, Math.min(this.k, input.maxSize, order.length))] };
+    return { signatures: [order.slice(0, Math.min(this.k, input.maxSize, order.length))], signatureCount: 1 };
   }
 }
 
@@ -147,12 +159,59 @@ export class AllFeatures implements FeatureSelector {
     return 'No feature selection (all features)';
   }
 
-  fit(input: SelectionInput): { signatures: number[][] } {
-    return { signatures: [Array.from({ length: input.featureCount }, (_, f) => f)] };
+  fit(input: SelectionInput): Selection {
+    return { signatures: [Array.from({ length: input.featureCount }, (_, f) => f)], signatureCount: 1 };
+  }
+}
+
+/**
+ * The conditional-independence test SES uses for an outcome kind, named without fitting it (engine.md's table),
+ * for the result's `featureSelection` text.
+ */
+export function independenceTestDescription(task: Task): string {
+  if (task === 'regression') {
+    return "Fisher's z test of the partial correlation (F-test of nested linear models for categorical features)";
+  }
+  if (task === 'classification') {
+    return 'likelihood-ratio test of logistic regressions (multinomial for more than two classes)';
+  }
+  return 'likelihood-ratio test of Cox regressions (Efron ties)';
+}
+
+/** SES (ses.ts): the reference signature and the equivalent ones from its equivalence classes. */
+export class SesSelector implements FeatureSelector {
+  readonly key: string;
+
+  /** `createTest` is there for tests; the engine always uses the outcome's test from independence-tests.ts. */
+  constructor(
+    readonly maxK: number,
+    readonly alpha: number,
+    private readonly createTest: (input: SelectionInput) => ConditionalIndependenceTest = createIndependenceTest,
+  ) {
+    this.key = `ses-${maxK}-${alpha}`;
+  }
+
+  describe(task: Task): string {
+    return `Statistically equivalent signatures (SES): maxK = ${this.maxK}, alpha = ${this.alpha}, ${independenceTestDescription(task)}`;
+  }
+
+  fit(input: SelectionInput): Selection {
+    const result = ses(this.createTest(input), input.featureCount, { maxK: this.maxK, alpha: this.alpha, maxSize: input.maxSize });
+    return { signatures: enumerateSignatures(result, input.signatureLimit), signatureCount: result.signatureCount };
   }
 }
 
 export type SelectorSpec = { kind: 'filter'; k: number } | { kind: 'all' };
+
+/** Fits several selectors on the same training data (one task; they may share work). */
+export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Selection[] {
+  return specs.map((spec) => createSelector(spec).fit(spec.kind === 'all' ? { ...input, maxSize: Infinity } : input));
+}
+
+/** A selector's identity: configurations with equal keys share one selection per fold. */
+export function selectorKey(spec: SelectorSpec): string {
+  return JSON.stringify(spec);
+}
 
 export function createSelector(spec: SelectorSpec): FeatureSelector {
   return spec.kind === 'all' ? new AllFeatures() : new UnivariateFilter(spec.k);

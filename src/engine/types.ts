@@ -73,7 +73,10 @@ export interface ModelReport {
   preprocessing: string;
   featureSelection: string;
   model: string;
+  /** the reference signature first, then equivalent ones: at most maxVisualizedSignatureCount */
   signatures: string[][];
+  /** how many equivalent signatures the selection found in all (the product of SES's class sizes; 1 otherwise) */
+  signatureCount: number;
   performance: Record<string, number>;
   performanceCis: Record<string, [number, number]>;
   modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
@@ -96,8 +99,23 @@ export interface ModelPlots {
   'Progressive Feature Importance'?: ProgressiveFeatureImportanceEntry[];
 }
 
-/** A fitted pipeline (preprocessing + selected features + model), serializable to JSON. */
-export type SavedPipeline = Record<string, unknown>;
+/**
+ * A fitted pipeline (preprocessing + selected features + model) as stored with a result: plain JSON.
+ * `Pipeline.fromJSON` (pipeline.ts) turns it back into something that predicts.
+ */
+export interface SavedPipeline {
+  format: 'signet-pipeline';
+  version: 1;
+  task: 'classification' | 'regression' | 'survival';
+  /** class labels in the order of the model's outputs (classification), else [] */
+  classes: string[];
+  /** the dataset columns the pipeline reads, by name */
+  featureNames: string[];
+  preprocessing: Record<string, unknown>;
+  model: Record<string, unknown>;
+  /** `signet-engine <semver>` that fitted it */
+  engine?: string;
+}
 
 export interface AnalysisOutput {
   /** `signet-engine <semver>` */
@@ -105,8 +123,11 @@ export interface AnalysisOutput {
   /** keys `best` and (when the best is not interpretable) `interpretable` */
   models: Record<string, ModelReport>;
   plots: Record<string, ModelPlots>;
-  /** The refitted pipelines, by model key, for predictions. */
-  pipelines: Record<string, SavedPipeline>;
+  /**
+   * The refitted pipelines, by model key, for predictions: one per signature shown in `models[key].signatures`
+   * (index = the prediction's signatureIndex; 0 is the reference signature).
+   */
+  pipelines: Record<string, SavedPipeline[]>;
   /** Diagnostics for benchmarks and logs. */
   stats: {
     configurations: number;

@@ -79,14 +79,15 @@ export class PredictionsService implements OnModuleInit {
     const models = await this.analyses.modelSignatures(analysisId);
     // an own key only: `constructor`, `__proto__` or `toString` are not models
     if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey)) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
+    const signatures = models[dto.modelKey];
     const signatureIndex = dto.signatureIndex ?? 0;
-    if (signatureIndex !== 0) {
+    if (signatureIndex >= signatures.length || !(await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex))) {
       throw new ApiError(
         Codes.SignatureIndexUnavailable,
-        `signatureIndex ${signatureIndex}: only the reference signature (0) has a fitted model`,
+        `signatureIndex ${signatureIndex}: the model "${dto.modelKey}" shows ${signatures.length} signature${signatures.length === 1 ? '' : 's'} (0 to ${signatures.length - 1})`,
       );
     }
-    await this.checkColumns(analysisId, dto.modelKey, datasetId);
+    await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId);
     return this.db.transaction(async (tx) => {
       const [row] = await tx.query(
         `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index)
@@ -100,8 +101,8 @@ export class PredictionsService implements OnModuleInit {
   }
 
   /** Refuses a dataset that lacks a column the model uses, before queueing anything. */
-  private async checkColumns(analysisId: string, modelKey: string, datasetId: string): Promise<void> {
-    const needed = await this.analyses.modelInputs(analysisId, modelKey);
+  private async checkColumns(analysisId: string, modelKey: string, signatureIndex: number, datasetId: string): Promise<void> {
+    const needed = await this.analyses.modelInputs(analysisId, modelKey, signatureIndex);
     const features = await this.datasets.featuresOf(datasetId);
     const have = new Set(features.map((f) => f.name));
     const missing = needed.filter((n) => !have.has(n));
@@ -187,8 +188,8 @@ export class PredictionsService implements OnModuleInit {
     );
     if (!started.length) return; // deleted meanwhile
     const p = started[0];
-    const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key);
-    if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}"`);
+    const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);
+    if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
     const data = await this.datasets.loadForEngine(String(p.dataset_id));
     const ids = sampleIds(data);
     const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));

@@ -1,6 +1,7 @@
 import type { Task } from '../metrics';
 import { DecisionTree } from './cart';
 import type { Model } from './common';
+import { ConstantModel } from './constant';
 import { CoxRegression } from './cox';
 import { RandomForest } from './forest';
 import { RidgeRegression } from './linear';
@@ -8,6 +9,7 @@ import { LogisticRegression } from './logistic';
 import { SVM, SVR } from './svm';
 
 export type { Design, Model, Target } from './common';
+export { ConstantModel } from './constant';
 
 /** One model of the configuration grid. The task decides the concrete class (e.g. linear -> logistic, ridge or Cox). */
 export type ModelSpec =
@@ -59,6 +61,8 @@ export function modelFromJSON(json: Record<string, unknown>): Model {
       return SVM.fromJSON(json);
     case 'svr':
       return SVR.fromJSON(json);
+    case 'constant':
+      return ConstantModel.fromJSON(json);
     default:
       throw new Error(`Unknown model type ${String(json.type)}`);
   }

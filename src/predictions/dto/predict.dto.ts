@@ -15,7 +15,7 @@ export class PredictDto {
     optional: true,
     min: 0,
     default: 0,
-    description: 'index in the model signatures; only 0 (the reference signature) has a fitted model',
+    description: "index in the model's signatures (0 = the reference signature); every signature shown has its own fitted model",
   })
   signatureIndex?: number;
 }

@@ -1,0 +1,59 @@
+/**
+ * POST /check/dataset/:id/analyze reports, without starting anything, the data problems that would make the
+ * analysis fail later: the engine's own validation of the outcome (a single class, too few samples, no events).
+ */
+import { API, createProject, createTestApp, createUser, expectSuccess, TestApp, uploadDataset } from './utils';
+
+let t: TestApp;
+let auth: string;
+let projectId: string;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  auth = (await createUser(t)).auth;
+  projectId = await createProject(t, auth, 'check');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+const rows = (n: number, line: (i: number) => string): string => Array.from({ length: n }, (_, i) => line(i)).join('\n');
+
+async function check(csv: string, body: Record<string, unknown>, featureTypes?: Record<string, string>) {
+  const datasetId = await uploadDataset(t, auth, projectId, csv, { featureTypes });
+  const res = await t.http().post(`${API}/check/dataset/${datasetId}/analyze`).set('Authorization', auth).send({ thoroughness: 'preliminary', coreCount: 1, name: 'checked', ...body });
+  const out = expectSuccess<{ errors: { code: string; message: string }[]; warnings: { code: string; message: string }[] }>(res);
+  const listed = expectSuccess(await t.http().get(`${API}/analyses/all/${projectId}/0/10`).set('Authorization', auth));
+  return { ...out, listed };
+}
+
+describe('check analyze', () => {
+  it('reports an outcome with a single class', async () => {
+    const r = await check(`x,y,label\n${rows(60, (i) => `${i},${i % 7},same`)}`, { outcome: { classification: 'label' } });
+    expect(r.errors).toEqual([{ code: 'badRequest-120-0-13', message: 'The outcome has a single class' }]);
+  });
+
+  it('reports too few samples with an outcome', async () => {
+    // 30 samples, the outcome missing for all but 4
+    const r = await check(`x,label\n${rows(30, (i) => `${i},${i < 4 ? (i % 2 ? 'a' : 'b') : ''}`)}`, { outcome: { classification: 'label' } });
+    expect(r.errors).toEqual([{ code: 'badRequest-120-0-13', message: 'Too few samples with an outcome: 4 (at least 10 are needed)' }]);
+  });
+
+  it('reports a survival outcome without events', async () => {
+    const r = await check(
+      // the only events are on samples without a time: no usable sample has one
+      `x,time,status\n${rows(40, (i) => (i < 3 ? `${i % 5},,1` : `${i % 5},${i + 1},0`))}`,
+      { outcome: { survival: { event: 'status', timeToEvent: 'time' } } },
+      { time: 'timeToEvent', status: 'event' },
+    );
+    expect(r.errors.map((e) => e.code)).toContain('badRequest-120-0-13');
+    expect(r.errors.map((e) => e.message)).toContain('No sample has an event');
+  });
+
+  it('reports nothing for an analysable dataset, and starts nothing', async () => {
+    const r = await check(`x,z,label\n${rows(80, (i) => `${i},${(i * 7) % 11},${i % 2 ? 'a' : 'b'}`)}`, { outcome: { classification: 'label' } });
+    expect(r.errors).toEqual([]);
+    expect(r.warnings).toEqual([]);
+    expect(r.listed.data).toEqual([]);
+  });
+});
