@@ -101,7 +101,7 @@ describe('finding 6: NUL bytes and lone surrogates are refused with badRequest-1
   it('refuses a JSON body that is not UTF-8', async () => {
     const u = await createUser(t);
     const res = await t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json')
-      .serialize((b: Buffer) => b) // send the bytes as they are (supertest would JSON-encode a Buffer)
+      .serialize((b: Buffer) => b as unknown as string) // send the bytes as they are (supertest would JSON-encode a Buffer)
       .send(Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
     expectError(res, 'badRequest-1-0-6');
   });
