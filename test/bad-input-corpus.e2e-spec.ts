@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '../src/common/error-codes';
-import { API, createProject, createTestApp, createUser, expectSuccess, TestApp, uploadDataset } from './utils';
+import { API, createProject, createTestApp, createUser, expectSuccess, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**
  * The bad-input corpus (issue 12): hundreds of hostile requests across every route, sent by the owner
@@ -188,19 +188,6 @@ function idCases(): Case[] {
   return cases;
 }
 
-/** A PNG signature and IHDR chunk claiming `width` x `height`. */
-function png(width: number, height: number): Buffer {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  b[24] = 8;
-  b[25] = 6;
-  return b;
-}
-
 function multipartCases(): Case[] {
   const cases: Case[] = [];
   const p = () => Number(ids.projectId);
@@ -241,14 +228,14 @@ function multipartCases(): Case[] {
     return req;
   };
   cases.push(
-    { name: 'add: sampleId with NUL', send: add(NUL, png(4, 4)) },
-    { name: 'add: sampleId with a lone surrogate', send: add(LONE, png(4, 4)) },
-    { name: 'add: sampleId 20,000 characters', send: add(HUGE_TEXT, png(4, 4)) },
-    { name: 'add: sampleId twice', send: add(['s1', 's2'], png(4, 4)) },
-    { name: 'add: unknown sampleId', send: add('s9', png(4, 4)) },
+    { name: 'add: sampleId with NUL', send: add(NUL, pngHeader(4, 4)) },
+    { name: 'add: sampleId with a lone surrogate', send: add(LONE, pngHeader(4, 4)) },
+    { name: 'add: sampleId 20,000 characters', send: add(HUGE_TEXT, pngHeader(4, 4)) },
+    { name: 'add: sampleId twice', send: add(['s1', 's2'], pngHeader(4, 4)) },
+    { name: 'add: unknown sampleId', send: add('s9', pngHeader(4, 4)) },
     { name: 'add: not an image', send: add('s1', Buffer.from('not an image at all')) },
-    { name: 'add: a header of 100000 x 100000 pixels', send: add('s1', png(100_000, 100_000)) },
-    { name: 'add: a header of 0 x 0 pixels', send: add('s1', png(0, 0)) },
+    { name: 'add: a header of 100000 x 100000 pixels', send: add('s1', pngHeader(100_000, 100_000)) },
+    { name: 'add: a header of 0 x 0 pixels', send: add('s1', pngHeader(0, 0)) },
     { name: 'add: no file', send: add('s1', undefined) },
     { name: 'add: JSON instead of multipart', send: () => json(`/image/${ids.imageTaskId}/add`, { sampleId: 's1' }) },
   );

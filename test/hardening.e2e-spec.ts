@@ -1,4 +1,4 @@
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, TestApp } from './utils';
+import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, TestApp } from './utils';
 
 /**
  * One test per finding of issue 12's hostile review that is about input: each failed before its fix
@@ -94,7 +94,7 @@ describe('finding 6: NUL bytes and lone surrogates are refused with badRequest-1
       t.http().post(`${API}/image/initUpload`).set('Authorization', u.auth).field('attributes', attributes).attach('file', Buffer.from('sampleId,label\ns1,a\n'), 'l.csv');
     expectError(await init(JSON.stringify({ projectId: Number(p), name: 'sc\u0000ans' })), 'badRequest-1-0-6');
     const { taskId } = expectSuccess(await init(JSON.stringify({ projectId: Number(p), name: 'scans' })));
-    const add = await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's\u00001').attach('file', png(4, 4), 'i.png');
+    const add = await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's\u00001').attach('file', pngHeader(4, 4), 'i.png');
     expectError(add, 'badRequest-1-0-6');
   });
 
@@ -200,19 +200,6 @@ describe('finding 10: the predictions CSV carries no spreadsheet formula', () =>
   });
 });
 
-/** A PNG signature and IHDR chunk claiming `width` x `height` (no pixel data: readImageHeader reads only this). */
-function png(width: number, height: number): Buffer {
-  const b = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
-  b.writeUInt32BE(13, 8);
-  b.write('IHDR', 12, 'latin1');
-  b.writeUInt32BE(width, 16);
-  b.writeUInt32BE(height, 20);
-  b[24] = 8; // bit depth
-  b[25] = 6; // RGBA
-  return b;
-}
-
 describe('finding 12: an image over MAX_IMAGE_PIXELS is refused at add, from its header', () => {
   it('answers badRequest-130-2-5 for a 100000 x 100000 PNG and keeps the sample free for a real image', async () => {
     const u = await createUser(t);
@@ -222,10 +209,10 @@ describe('finding 12: an image over MAX_IMAGE_PIXELS is refused at add, from its
         .attach('file', Buffer.from('sampleId,label\ns1,a\n'), 'l.csv'),
     );
     const add = (file: Buffer) => t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's1').attach('file', file, 'i.png');
-    const res = await add(png(100_000, 100_000));
+    const res = await add(pngHeader(100_000, 100_000));
     expectError(res, 'badRequest-130-2-5');
     expect(res.body.message).toContain('100000 x 100000');
-    expectError(await add(png(10_000, 5_001)), 'badRequest-130-2-5'); // 50,010,000 pixels: just over the default
+    expectError(await add(pngHeader(10_000, 5_001)), 'badRequest-130-2-5'); // 50,010,000 pixels: just over the default
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM image_samples WHERE task_id = $1 AND image IS NOT NULL`, [taskId]);
     expect(n).toBe(0);
   });
