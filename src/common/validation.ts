@@ -19,6 +19,7 @@ import {
 } from 'class-validator';
 import { ApiError } from './api-error';
 import { Codes, ErrorCode } from './error-codes';
+import { assertSafeJson } from './text';
 
 /**
  * Validation options that carry the API error code of a constraint. Compose them into DTO decorators:
@@ -70,6 +71,8 @@ export function validateBody<T extends object>(
       violations: [{ code: Codes.MalformedBody, message: 'the body must be a JSON object', property: '' }],
     };
   }
+  // Bodies that did not come through the JSON parser (multipart fields) meet the text rule here.
+  assertSafeJson(plain);
   // class-transformer never copies these keys, so the whitelist below would not see them: refuse them here
   const prototypeKey = Object.keys(plain).find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype');
   if (prototypeKey) {
@@ -80,6 +83,13 @@ export function validateBody<T extends object>(
   return { value, violations: toViolations(errors) };
 }
 
+/** The typed body, or the first violation thrown as an ApiError with its code (`what` prefixes the message). */
+export function parseBody<T extends object>(cls: new () => T, plain: unknown, what = ''): T {
+  const { value, violations } = validateBody(cls, plain);
+  if (violations.length) throw new ApiError(violations[0].code, what + violations[0].message);
+  return value;
+}
+
 /** Global pipe for `@Body()` DTOs: the first violation becomes an ApiError with its code. */
 @Injectable()
 export class ApiValidationPipe implements PipeTransform {
@@ -88,9 +98,7 @@ export class ApiValidationPipe implements PipeTransform {
     if (metadata.type !== 'body' || !cls || [Object, String, Number, Boolean, Array].includes(cls as never)) {
       return value;
     }
-    const { value: instance, violations } = validateBody(cls as new () => object, value ?? {});
-    if (violations.length) throw new ApiError(violations[0].code, violations[0].message);
-    return instance;
+    return parseBody(cls as new () => object, value ?? {});
   }
 }
 

@@ -3,8 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
-import { assertText, parseClientJson } from '../common/text';
-import { validateBody } from '../common/validation';
+import { parseClientJson } from '../common/text';
+import { parseBody } from '../common/validation';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
@@ -18,7 +18,7 @@ import { JobContext } from '../jobs/jobs.types';
 import { assertPixelLimit, readImageHeader } from './image-format';
 import { IMAGE_FEATURES } from './image-features';
 import type { MeasureRequest, MeasureResponse } from './image-features.worker';
-import { ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto, ImageInitFieldsDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
 import { parseSampleTable } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
@@ -71,9 +71,7 @@ export class ImageUploadService implements OnModuleInit {
   }
 
   async init(userId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const fields = body ?? {};
-    const unknown = Object.keys(fields).filter((k) => k !== 'attributes');
-    if (unknown.length) throw new ApiError(Codes.UnknownField, `unknown form fields: ${unknown.slice(0, 5).join(', ')}`);
+    const fields = parseBody(ImageInitFieldsDto, body ?? {});
     const attributes = this.parseAttributes(fields.attributes);
 
     // permission first: a caller without write on the project learns nothing else about it
@@ -82,8 +80,7 @@ export class ImageUploadService implements OnModuleInit {
     if (!toId(rawProjectId)) throw new ApiError(Codes.WrongType, 'attributes.projectId must be a positive integer');
     const projectId = await this.access.require(userId, Permission.ProjectWrite, 'project', rawProjectId);
 
-    const { value: dto, violations } = validateBody(ImageInitAttributesDto, attributes);
-    if (violations.length) throw new ApiError(violations[0].code, `attributes: ${violations[0].message}`);
+    const dto = parseBody(ImageInitAttributesDto, attributes, 'attributes: ');
     if (await this.datasets.nameTaken(projectId, dto.name)) {
       throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
     }
@@ -119,13 +116,7 @@ export class ImageUploadService implements OnModuleInit {
   }
 
   async add(taskId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const fields = body ?? {};
-    const unknown = Object.keys(fields).filter((k) => k !== 'sampleId');
-    if (unknown.length) throw new ApiError(Codes.UnknownField, `unknown form fields: ${unknown.slice(0, 5).join(', ')}`);
-    const sampleId = fields.sampleId;
-    if (sampleId === undefined) throw new ApiError(Codes.MissingField, 'sampleId is required');
-    if (typeof sampleId !== 'string') throw new ApiError(Codes.WrongType, 'sampleId must be a single string');
-    assertText(sampleId, 'sampleId');
+    const { sampleId } = parseBody(ImageAddFieldsDto, body ?? {});
     const file = this.onePart(files, 'the image');
     if (file.size > this.config.maxImageBytes) {
       throw new ApiError(Codes.BodyTooLarge, `the image is larger than ${this.config.maxImageBytes} bytes`);
@@ -194,10 +185,8 @@ export class ImageUploadService implements OnModuleInit {
     return view;
   }
 
-  private parseAttributes(raw: unknown): Record<string, unknown> {
-    if (raw === undefined) throw new ApiError(Codes.MissingField, 'the attributes part is required');
-    let value: unknown = raw;
-    if (typeof raw === 'string') value = parseClientJson(raw, 'attributes');
+  private parseAttributes(raw: string): Record<string, unknown> {
+    const value = parseClientJson(raw, 'attributes');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ApiError(Codes.MalformedBody, 'attributes must be a JSON object');
     }
