@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { ERROR_CODES } from '../src/common/error-codes';
 import { API, createProject, createTestApp, createUser, expectSuccess, pngHeader, TestApp, uploadDataset } from './utils';
 
@@ -269,6 +270,10 @@ function otherCases(): Case[] {
     })),
     { name: 'POST changeFeatureTypes: a type __proto__', send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { x: '__proto__' } }) },
     { name: 'POST changeFeatureTypes: a feature __proto__', send: () => raw('post', `/dataset/${ids.datasetId}/changeFeatureTypes`, 'application/json', '{"featureTypes":{"__proto__":"numerical"}}') },
+    // compressed bodies: garbage, an unknown coding, and a bomb (100 KB of gzip that inflates to 100 MB)
+    { name: 'gzip: not gzip', send: () => raw('post', '/createProject', 'application/json', 'not gzip at all').set('Content-Encoding', 'gzip') },
+    { name: 'gzip: an unknown coding', send: () => raw('post', '/createProject', 'application/json', '{"name":"x"}').set('Content-Encoding', 'x-klingon') },
+    { name: 'gzip: a bomb', send: () => raw('post', '/createProject', 'application/json', gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))).set('Content-Encoding', 'gzip') },
     { name: 'POST logout: a NUL in the body', send: () => json('/logout', { x: NUL }) },
     { name: 'POST logout: deep JSON', send: () => raw('post', '/logout', 'application/json', DEEP) },
   ];
