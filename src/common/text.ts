@@ -12,12 +12,15 @@ export const MAX_TEXT_LENGTH = 10_000;
 /** JSON nesting deeper than this is refused before parsing: no request body needs more than ~4. */
 export const MAX_JSON_DEPTH = 32;
 
+// NUL or any surrogate: rare, and cheap to look for; only then the exact test below runs.
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const BAD_CHAR = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why `s` breaks the text rule, or undefined when it meets it. */
 export function textProblem(s: string, maxLength = MAX_TEXT_LENGTH): string | undefined {
   if (s.length > maxLength) return `longer than ${maxLength} characters`;
+  if (!SUSPECT.test(s)) return undefined;
   const m = BAD_CHAR.exec(s);
   if (!m) return undefined;
   return m[0] === '\u0000' ? 'contains a NUL character' : 'is not valid Unicode (lone surrogate)';
@@ -36,18 +39,28 @@ export function assertText(s: string, field: string, maxLength = MAX_TEXT_LENGTH
  * Object.assign would turn into a prototype. Iterative, so a value of any shape is safe.
  */
 export function assertSafeJson(value: unknown, root = 'body'): void {
-  const stack: [unknown, string][] = [[value, root]];
-  while (stack.length) {
-    const [v, where] = stack.pop()!;
+  // Values only on the stack, each with the key it is under: the message names that key (a path
+  // string built for every value would cost more than the check itself on a large body).
+  const values: unknown[] = [value];
+  const keys: string[] = [root];
+  while (values.length) {
+    const v = values.pop();
+    const key = keys.pop()!;
     if (typeof v === 'string') {
-      assertText(v, where);
+      const problem = textProblem(v);
+      if (problem) throw new ApiError(Codes.WrongType, `${key === root ? root : `the value of "${key.slice(0, 40)}"`} ${problem}`);
     } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) stack.push([v[i], `${where}[${i}]`]);
+      for (const item of v) {
+        values.push(item);
+        keys.push(key);
+      }
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, child] of Object.entries(v)) {
-        if (k === '__proto__') throw new ApiError(Codes.UnknownField, `${where} has a __proto__ key`);
-        assertText(k, `a key of ${where}`);
-        stack.push([child, `${where}.${k.slice(0, 40)}`]);
+      for (const k of Object.keys(v)) {
+        if (k === '__proto__') throw new ApiError(Codes.UnknownField, `${root} has a __proto__ key`);
+        const problem = textProblem(k);
+        if (problem) throw new ApiError(Codes.WrongType, `a key in ${root} ${problem}`);
+        values.push((v as Record<string, unknown>)[k]);
+        keys.push(k);
       }
     }
   }
