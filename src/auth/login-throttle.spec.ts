@@ -1,4 +1,4 @@
-import { FailureWindow, LoginThrottle } from './login-throttle';
+import { addressKey, FailureWindow, LoginThrottle } from './login-throttle';
 
 describe('FailureWindow', () => {
   it('blocks a key at `max` failures inside the window and forgets failures older than it', () => {
@@ -49,5 +49,25 @@ describe('LoginThrottle', () => {
     expect(t.blocked('dave', '10.0.0.6')).toBe(false);
     now += 60_001;
     expect(t.blocked('dave', '10.0.0.5')).toBe(false);
+  });
+});
+
+describe('addressKey', () => {
+  it('keeps IPv4 (mapped or not) and reduces IPv6 to its /64 network', () => {
+    expect(addressKey('10.1.2.3')).toBe('10.1.2.3');
+    expect(addressKey('::ffff:10.1.2.3')).toBe('10.1.2.3');
+    expect(addressKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('not an address')).toBe('not an address');
+  });
+
+  it('counts every address of one /64 as one client', () => {
+    const t = new LoginThrottle({ loginMaxFailuresPerUser: 100, loginMaxFailuresPerAddress: 2, loginFailureWindowSeconds: 60 }, () => 0);
+    t.failed('a', '2001:db8:1:2::1');
+    t.failed('b', '2001:db8:1:2::2');
+    expect(t.blocked('c', '2001:db8:1:2:ffff::9')).toBe(true);
+    expect(t.blocked('c', '2001:db8:1:3::1')).toBe(false);
   });
 });

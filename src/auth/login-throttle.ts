@@ -1,3 +1,4 @@
+import { isIPv6 } from 'node:net';
 import type { AppConfig } from '../config/config';
 
 /**
@@ -44,6 +45,22 @@ export class FailureWindow {
 }
 
 /**
+ * The key of a client address for the per-address limit: an IPv4 address (also when IPv4-mapped,
+ * `::ffff:1.2.3.4`) as it is, an IPv6 address by its /64 network, since one client commonly holds a
+ * whole /64 and could otherwise take a fresh address for every few guesses.
+ */
+export function addressKey(address: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (v4) return v4[1];
+  if (!isIPv6(address)) return address;
+  const [head, tail = ''] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') && tail ? tail.split(':') : [];
+  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+}
+
+/**
  * The login policy: at most LOGIN_MAX_FAILURES_PER_USER failed logins per username (or email) and
  * LOGIN_MAX_FAILURES_PER_ADDRESS per client address within LOGIN_FAILURE_WINDOW_SECONDS (defaults 10,
  * 50, 15 minutes); past either, every login for that name or from that address is refused with
@@ -70,12 +87,12 @@ export class LoginThrottle {
   }
 
   blocked(name: string, address: string | undefined): boolean {
-    return this.byUser.blocked(LoginThrottle.user(name)) || (address !== undefined && this.byAddress.blocked(address));
+    return this.byUser.blocked(LoginThrottle.user(name)) || (address !== undefined && this.byAddress.blocked(addressKey(address)));
   }
 
   failed(name: string, address: string | undefined): void {
     this.byUser.record(LoginThrottle.user(name));
-    if (address !== undefined) this.byAddress.record(address);
+    if (address !== undefined) this.byAddress.record(addressKey(address));
   }
 
   succeeded(name: string): void {
