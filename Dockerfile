@@ -1,25 +1,36 @@
 # Multi-stage image: build with dev dependencies, run with production ones only.
-# The image runs `npm start`-equivalent against DATABASE_URL (an external PostgreSQL); without it the
-# embedded PostgreSQL starts in /data (mount a volume there).
-FROM node:20-bookworm-slim AS build
+# Base: Node 24, the active LTS (Node 20 reached end of life in April 2026).
+# The image runs the API against DATABASE_URL (an external PostgreSQL); without it the embedded PostgreSQL
+# starts in /data (mount a volume there). The same image runs a worker: `node dist/src/worker-main.js`
+# (see compose.yaml).
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would build before the sources are copied; the build is the next step.
 RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-COPY bench ./bench
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
+# tini as PID 1: it forwards SIGTERM/SIGINT to node and reaps zombies (the embedded PostgreSQL's children
+# are re-parented to PID 1 if node dies). node, not npm, is the process that receives the signal.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production PORT=8080 DATA_DIR=/data LOG_FORMAT=json
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
+# Non-root: the image's `node` user (uid 1000) owns /data; the embedded PostgreSQL runs as it too.
 USER node
 EXPOSE 8080
-HEALTHCHECK --interval=30s --timeout=5s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/public/v1/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# --ignore-scripts: the image is already built, so skip the prestart build
-CMD ["npm", "start", "--ignore-scripts"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/public/v1/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# Exec form: node is tini's only child and gets SIGTERM directly; on it the service hands running jobs
+# back to the queue, closes HTTP and stops the embedded PostgreSQL, within 10 s in practice.
+CMD ["node", "dist/src/main.js"]

@@ -4,7 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from '../src/app';
-import { createLogger } from '../src/common/logger';
+import { createRootLogger, nestLogger } from '../src/common/logger';
 import { loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
@@ -36,9 +36,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   await runMigrations(pg.url('bench'));
   // the service's log is shown when LOG_LEVEL is set (e.g. LOG_LEVEL=log: the parse and store times of a dataset)
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: process.env.LOG_LEVEL ?? 'error', ...env });
-  const logger = process.env.LOG_LEVEL ? createLogger(config.logFormat, config.logLevel) : undefined;
+  const root = process.env.LOG_LEVEL ? createRootLogger(config.logFormat, config.logLevel) : undefined;
+  const logger = root && nestLogger(root);
   if (logger) Logger.overrideLogger(logger);
-  const app = await createApp({ config, databaseUrl: pg.url('bench'), http: true }, logger);
+  const app = await createApp({ config, databaseUrl: pg.url('bench'), http: true, logger: root }, logger);
   const port = await freePort();
   await app.listen(port, '127.0.0.1');
   const { token } = await app.get(UsersService).createUser({ username: 'bench', password: 'bench-password', cores: 64 });

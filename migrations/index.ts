@@ -3,6 +3,16 @@ import { Datasets1763800100000 } from './1763800100000-datasets';
 import { Analyses1763800200000 } from './1763800200000-analyses';
 import { Predictions1763800300000 } from './1763800300000-predictions';
 import { ImageUpload1763800500000 } from './1763800500000-image-upload';
+import { FileUploads1763800650000 } from './1763800650000-file-uploads';
+import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
-export const MIGRATIONS = [Init1763800000000, Datasets1763800100000, Analyses1763800200000, Predictions1763800300000, ImageUpload1763800500000];
+export const MIGRATIONS = [
+  Init1763800000000,
+  Datasets1763800100000,
+  Analyses1763800200000,
+  Predictions1763800300000,
+  ImageUpload1763800500000,
+  FileUploads1763800650000,
+  UserDisabled1763800700000,
+];

@@ -1,4 +1,6 @@
-import { DynamicModule, Global, Module, Provider } from '@nestjs/common';
+import { DynamicModule, Global, Module, Provider, RequestMethod } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { Logger as Pino } from 'pino';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -22,6 +24,8 @@ export interface AppOptions {
   databaseUrl: string;
   /** Serve HTTP routes (false for `npm run worker`). */
   http: boolean;
+  /** The root logger; with HTTP, createApp's request logging and LoggerModule bind each request's lines to it. */
+  logger?: Pino;
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
@@ -41,7 +45,17 @@ export class AppModule {
   static forRoot(options: AppOptions): DynamicModule {
     const common = [
       ConfigModule.of(options.config),
-      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl)),
+      // useExisting: pino-http is installed by createApp ahead of body parsing (so that even a request refused
+      // there gets an id and an access line); this module only binds each request's logger for Nest's Logger.
+      ...(options.http && options.logger ? [
+          LoggerModule.forRoot({
+            pinoHttp: { logger: options.logger },
+            useExisting: true,
+            // Every route; the named wildcard is path-to-regexp 8's spelling of the module's default '*'.
+            forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+          }),
+        ] : []),
+      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs)),
       ScheduleModule.forRoot(),
       JobsModule,
     ];

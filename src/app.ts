@@ -3,8 +3,10 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
+import pino from 'pino';
 import { AppModule, AppOptions } from './app.module';
 import { isUtf8 } from 'node:buffer';
+import { httpLogging } from './common/logger';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
 import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
@@ -71,12 +73,16 @@ function jsonBodies(limit: number) {
 
 /** Builds the HTTP application (not listening yet): middleware, global prefix, OpenAPI document and page. */
 export async function createApp(options: AppOptions, logger?: LoggerService): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, http: true }), {
+  // Without a logger (tests) requests still get their id, and nothing is written.
+  const root = options.logger ?? pino({ level: 'silent' });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot({ ...options, logger: root, http: true }), {
     bodyParser: false,
     logger: logger ?? false,
   });
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // First: every request gets its id and access line, including those refused by body parsing.
+  app.use(httpLogging(root));
   app.use(jsonBodies(options.config.maxJsonBodyBytes));
   app.setGlobalPrefix(API_PREFIX);
 

@@ -1,13 +1,14 @@
 import { Logger, LoggerService } from '@nestjs/common';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
-import { createLogger } from './common/logger';
+import type { Logger as Pino } from 'pino';
+import { createRootLogger, nestLogger } from './common/logger';
 import { ResolvedDatabase, resolveDatabase, runMigrations } from './database/database';
 
 /** What both entry points (API and worker) do first: config, logger, database, migrations. */
 export async function prepare(
   name: string,
   overrides: Partial<AppConfig> = {},
-): Promise<{ config: AppConfig; logger: LoggerService; log: Logger; db: ResolvedDatabase }> {
+): Promise<{ config: AppConfig; logger: LoggerService; root: Pino; log: Logger; db: ResolvedDatabase }> {
   let config: AppConfig;
   try {
     config = { ...loadConfig(), ...overrides };
@@ -18,13 +19,14 @@ export async function prepare(
     }
     throw e;
   }
-  const logger = createLogger(config.logFormat, config.logLevel);
+  const root = createRootLogger(config.logFormat, config.logLevel);
+  const logger = nestLogger(root);
   Logger.overrideLogger(logger);
   const log = new Logger(name);
   const db = await resolveDatabase(config, (m) => log.log(m));
   const applied = await runMigrations(db.url);
   if (applied.length) log.log(`applied migrations: ${applied.join(', ')}`);
-  return { config, logger, log, db };
+  return { config, logger, root, log, db };
 }
 
 /** SIGINT/SIGTERM: close the application (jobs handed back), then the embedded PostgreSQL, then exit. */

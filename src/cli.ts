@@ -1,79 +1,133 @@
 import 'reflect-metadata';
+import { Command, InvalidArgumentError } from 'commander';
 import { DataSource } from 'typeorm';
-import { ConfigError, loadConfig } from './config/config';
-import { dataSourceOptions, resolveDatabase, runMigrations } from './database/database';
+import { AppConfig, ConfigError, loadConfig } from './config/config';
+import { dataSourceOptions, describeDatabase, resolveDatabase, runMigrations } from './database/database';
+import { EmbeddedElsewhereError } from './database/embedded-postgres';
 import { UsersService, UserInputError } from './auth/users.service';
+import { SERVICE_VERSION } from './version';
 
-const USAGE = `usage:
-  npm run cli -- users create <username> --password <pw> [--email <e>] [--cores <n>]
-  npm run cli -- tokens create <username>
-Each command prints one JSON line {"userId": "...", "token": "..."}.`;
+/**
+ * The operator's command line: `npm run --silent cli -- <command>`. Results are JSON lines on stdout (one
+ * per user for `users list`); what the command did around them (which database) goes to stderr.
+ */
 
-function parseFlags(args: string[]): { positional: string[]; flags: Record<string, string> } {
-  const positional: string[] = [];
-  const flags: Record<string, string> = {};
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a.startsWith('--')) {
-      const [k, inline] = a.slice(2).split('=', 2);
-      const v = inline ?? args[++i];
-      if (v === undefined) throw new UserInputError(`--${k} needs a value`);
-      flags[k] = v;
-    } else positional.push(a);
-  }
-  return { positional, flags };
-}
-
-async function main(argv: string[]): Promise<number> {
-  const { positional, flags } = parseFlags(argv);
-  const [noun, verb, username] = positional;
-  const known = (noun === 'users' || noun === 'tokens') && verb === 'create' && !!username;
-  if (!known) {
-    process.stderr.write(USAGE + '\n');
-    return 2;
-  }
-  const allowed = noun === 'users' ? ['password', 'email', 'cores'] : [];
-  const unknown = Object.keys(flags).filter((f) => !allowed.includes(f));
-  if (unknown.length) throw new UserInputError(`unknown option --${unknown[0]}`);
-  if (noun === 'users' && !flags.password) throw new UserInputError('--password is required');
-
-  const config = loadConfig();
-  const db = await resolveDatabase(config, () => undefined);
+/** Opens the configured database (DATABASE_URL, else the embedded server of DATA_DIR), runs `fn`, closes. */
+async function withUsers<T>(fn: (users: UsersService) => Promise<T>): Promise<T> {
+  const config: AppConfig = loadConfig();
+  // The CLI must not make a second, empty embedded database when pointed at the wrong DATA_DIR
+  // (unless told to with --new-database: a second service on this machine, say).
+  const refuseIfRunningElsewhere = !program.opts<{ newDatabase?: boolean }>().newDatabase;
+  const db = await resolveDatabase(config, () => undefined, { refuseIfRunningElsewhere });
+  process.stderr.write(`database: ${describeDatabase(config, db)}\n`);
   const ds = new DataSource(dataSourceOptions(db.url, 2));
   try {
     await runMigrations(db.url);
     await ds.initialize();
-    const users = new UsersService(ds, config);
-    let out: { userId: string; token: string };
-    if (noun === 'users') {
-      if (flags.cores !== undefined && !/^\d+$/.test(flags.cores)) {
-        throw new UserInputError('--cores must be a positive integer');
-      }
-      out = await users.createUser({
-        username,
-        password: flags.password,
-        email: flags.email,
-        cores: flags.cores === undefined ? undefined : Number(flags.cores),
-      });
-    } else {
-      out = await users.createTokenFor(username);
-    }
-    process.stdout.write(JSON.stringify(out) + '\n');
-    return 0;
+    return await fn(new UsersService(ds, config));
   } finally {
     if (ds.isInitialized) await ds.destroy();
     await db.embedded?.stop();
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (e) => {
-    if (e instanceof UserInputError || e instanceof ConfigError) {
-      process.stderr.write(`error: ${e.message}\n`);
+function print(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+function positiveInt(raw: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive integer');
+  return Number(raw);
+}
+
+/** The new password: --password, else everything piped on stdin (without its final line break). */
+async function passwordFrom(option: string | undefined): Promise<string> {
+  if (option !== undefined) return option;
+  if (process.stdin.isTTY) throw new UserInputError('give the new password with --password, or pipe it on stdin');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (!password) throw new UserInputError('no password on stdin');
+  return password;
+}
+
+const program = buildProgram();
+
+function buildProgram(): Command {
+  const program = new Command('signet-cli')
+    .description('Signet operator commands: users and tokens. Uses DATABASE_URL, else the embedded PostgreSQL of DATA_DIR.')
+    .version(SERVICE_VERSION)
+    .option('--new-database', 'create an embedded database in DATA_DIR even while Signet runs with another DATA_DIR')
+    .showHelpAfterError()
+    .addHelpText('after', '\nEach command prints its result as JSON lines on stdout and the database it used on stderr.');
+
+  const users = program.command('users').description('create, list, disable, delete users; set passwords');
+  users
+    .command('create')
+    .description('create a user and print {"userId", "token"}')
+    .argument('<username>', '1 to 64 of A-Za-z0-9._-')
+    .requiredOption('--password <password>', 'at least 8 characters')
+    .option('--email <email>', 'email address (login works with it too)')
+    .option('--cores <n>', 'core quota for analyses (default: WORKER_CORES)', positiveInt)
+    .action(async (username: string, o: { password: string; email?: string; cores?: number }) =>
+      print(await withUsers((u) => u.createUser({ username, password: o.password, email: o.email, cores: o.cores }))),
+    );
+  users
+    .command('list')
+    .description('print one JSON line per user: userId, username, email, cores, disabled, projects, activeTokens, createdAt')
+    .action(async () => (await withUsers((u) => u.listUsers())).forEach(print));
+  users
+    .command('disable')
+    .description('disable a user: they cannot log in and their tokens are refused (their data stays)')
+    .argument('<username>')
+    .action(async (username: string) => print(await withUsers((u) => u.setDisabled(username, true))));
+  users
+    .command('enable')
+    .description('enable a disabled user again')
+    .argument('<username>')
+    .action(async (username: string) => print(await withUsers((u) => u.setDisabled(username, false))));
+  users
+    .command('delete')
+    .description('delete a user with every project they own (datasets, analyses, predictions), their shares and tokens')
+    .argument('<username>')
+    .option('--yes', 'confirm: without it nothing is deleted')
+    .action(async (username: string, o: { yes?: boolean }) => {
+      if (!o.yes) {
+        throw new UserInputError(`this deletes ${username} and every project they own; run again with --yes to confirm`);
+      }
+      print(await withUsers((u) => u.deleteUser(username)));
+    });
+  users
+    .command('password')
+    .description("set a user's password (from --password, else read from stdin); their tokens stay valid")
+    .argument('<username>')
+    .option('--password <password>', 'the new password (at least 8 characters); omit it to pipe the password on stdin')
+    .action(async (username: string, o: { password?: string }) => {
+      const password = await passwordFrom(o.password);
+      print(await withUsers((u) => u.setPassword(username, password)));
+    });
+
+  const tokens = program.command('tokens').description('create or revoke access tokens');
+  tokens
+    .command('create')
+    .description('create a token for a user and print {"userId", "token"}')
+    .argument('<username>')
+    .action(async (username: string) => print(await withUsers((u) => u.createTokenFor(username))));
+  tokens
+    .command('revoke')
+    .description('revoke every token of a user and print {"userId", "revokedTokens"}')
+    .argument('<username>')
+    .action(async (username: string) => print(await withUsers((u) => u.revokeTokens(username))));
+  return program;
+}
+
+program
+  .parseAsync(process.argv)
+  .then(
+    () => process.exit(0),
+    (e: unknown) => {
+      const known = e instanceof UserInputError || e instanceof ConfigError || e instanceof EmbeddedElsewhereError;
+      process.stderr.write(`${known ? 'error' : 'failed'}: ${e instanceof Error ? e.message : String(e)}\n`);
       process.exit(1);
-    }
-    process.stderr.write(`failed: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
-  },
-);
+    },
+  );

@@ -26,6 +26,8 @@ const EXPECTED: Record<string, string> = {
   'GET /image/:taskId/commit': 'project.write(taskId)',
   'GET /image/:taskId/status': 'project.read(taskId)',
   'POST /file/:fileId/upload': 'user.authenticated',
+  'GET /files/:offset/:count': 'user.authenticated',
+  'POST /file/:fileId/delete': 'user.authenticated',
   'POST /file/:fileId/createDataset': 'project.write(body.projectId)',
   'GET /task/:taskId/status': 'project.read(taskId)',
   'GET /dataset/:datasetId': 'project.read(datasetId)',

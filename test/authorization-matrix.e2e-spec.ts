@@ -10,6 +10,8 @@ interface Route {
   method: 'get' | 'post';
   path: (ids: Ids) => string;
   body?: (ids: Ids) => object;
+  /** Send the body's fields as a multipart form rather than JSON. */
+  form?: boolean;
   allowed: Level[];
 }
 interface Ids {
@@ -43,10 +45,12 @@ const ROUTES: Record<string, Route> = {
     body: () => ({ username: 'nobody-at-all' }),
     allowed: ['owner'],
   },
-  // image init names its project inside the body: the service checks write on it (answers 1-0-5 for the missing file)
+  // image init names its project inside the multipart body: the service checks write on it as soon as the
+  // attributes arrive (answers 1-0-5 for the missing file)
   'image init': {
     method: 'post',
     path: () => '/image/initUpload',
+    form: true,
     body: (i) => ({ attributes: JSON.stringify({ projectId: Number(i.projectId), name: 'matrix-scans' }) }),
     allowed: ['write', 'owner'],
   },
@@ -175,6 +179,10 @@ async function fixture() {
 function call(route: Route, ids: Ids, auth?: string) {
   const req = route.method === 'get' ? t.http().get(API + route.path(ids)) : t.http().post(API + route.path(ids));
   if (auth) req.set('Authorization', auth);
+  if (route.body && route.form) {
+    for (const [k, v] of Object.entries(route.body(ids))) req.field(k, String(v));
+    return req;
+  }
   return route.body ? req.send(route.body(ids)) : req;
 }
 
@@ -213,4 +221,28 @@ it('changes nothing when access is refused', async () => {
   await call(ROUTES['delete project'], f.ids, f.stranger);
   const [row] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE id = $1', [f.ids.projectId]);
   expect(row.n).toBe(1);
+});
+
+// uploaded files belong to a user, not a project: any signed-in user may call the routes, on their own files only
+it('files routes: refused without a valid token; one user never sees nor deletes another user\'s file', async () => {
+  const f = await fixture();
+  const up = await t.http().post(`${API}/file/mine.csv/upload`).set('Authorization', f.levels.owner).send(Buffer.from('a\n1\n'));
+  expect(up.body.status).toBe('success');
+  for (const auth of [undefined, 'Bearer not-a-real-token', f.expired]) {
+    const list = t.http().get(`${API}/files/0/10`);
+    const del = t.http().post(`${API}/file/mine.csv/delete`);
+    if (auth) {
+      list.set('Authorization', auth);
+      del.set('Authorization', auth);
+    }
+    expect([(await list).status, (await del).status]).toEqual([403, 403]);
+  }
+  for (const auth of [f.stranger, f.levels.write]) {
+    const list = await t.http().get(`${API}/files/0/10`).set('Authorization', auth);
+    expect(list.body.payload).toEqual({ offset: 0, totalCount: 0, data: [] });
+    const del = await t.http().post(`${API}/file/mine.csv/delete`).set('Authorization', auth);
+    expect(del.body.code).toBe('notFound-115-1-1');
+  }
+  const mine = await t.http().get(`${API}/files/0/10`).set('Authorization', f.levels.owner);
+  expect(mine.body.payload.data.map((x: { fileId: string }) => x.fileId)).toEqual(['mine.csv']);
 });

@@ -32,6 +32,19 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number): Prom
   }
 }
 
+/** Pids of the `postgres` processes (server and its children) serving the data directory `pgDir`. */
+function postgresProcessesOf(pgDir: string): number[] {
+  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const d = argv.indexOf('-D');
+      return path.basename(argv[0]) === 'postgres' && d >= 0 && path.resolve(argv[d + 1]) === pgDir ? [Number(pid)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
@@ -69,6 +82,28 @@ describe('the service process', () => {
       });
       const created = JSON.parse(cli.stdout.trim());
       expect(created).toEqual({ userId: expect.stringMatching(/^\d+$/), token: expect.stringMatching(/^[\w-]{43}$/) });
+      expect(cli.stderr).toContain(`database: postgresql://postgres@127.0.0.1:${pgPort}/signet (embedded PostgreSQL of DATA_DIR ${dataDir}, already running)`);
+
+      // pointed at a DATA_DIR with no database while the service's server runs: refused, nothing created
+      const wrongDir = path.join(os.tmpdir(), `signet-wrong-${process.pid}-${Date.now()}`);
+      const refused = await run(process.execPath, ['dist/src/cli.js', 'users', 'create', 'eve', '--password', 'eve-password'], {
+        cwd: ROOT,
+        env: { ...env, DATA_DIR: wrongDir },
+      }).catch((e: { code: number; stdout: string; stderr: string }) => e);
+      expect((refused as { code: number }).code).toBe(1);
+      expect((refused as { stdout: string }).stdout).toBe('');
+      expect((refused as { stderr: string }).stderr).toContain(`DATA_DIR=${dataDir} (port ${pgPort})`);
+      expect((refused as { stderr: string }).stderr).toContain('Nothing was created');
+      expect(fs.existsSync(wrongDir)).toBe(false);
+      // told to, it makes its own there, and stops it when done
+      const own = await run(process.execPath, ['dist/src/cli.js', 'users', 'list', '--new-database'], {
+        cwd: ROOT,
+        env: { ...env, DATA_DIR: wrongDir, EMBEDDED_PG_PORT: String(await freePort()) },
+      });
+      expect(own.stderr).toContain(`(embedded PostgreSQL of DATA_DIR ${wrongDir}, started for this command)`);
+      expect(postgresProcessesOf(path.join(wrongDir, 'pg'))).toEqual([]);
+      fs.rmSync(wrongDir, { recursive: true, force: true });
+
       const login = await fetch(`${base}/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -80,14 +115,52 @@ describe('the service process', () => {
 
       const pidFile = path.join(dataDir, 'pg', 'postmaster.pid');
       const pgPid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      const t0 = Date.now();
       child.kill('SIGTERM');
       expect(await done).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(10_000);
       // the embedded server is gone with it
       expect(() => process.kill(pgPid, 0)).toThrow();
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 120_000);
+
+  it('after kill -9 of the service, the next start stops the orphaned PostgreSQL and SIGTERM leaves none running', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-kill-'));
+    const port = await freePort();
+    const env = { ...process.env, DATA_DIR: dir, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()), LOG_FORMAT: 'json' };
+    const base = `http://127.0.0.1:${port}/api/public/v1`;
+    const ready = () => waitFor(async () => ((await fetch(`${base}/health/ready`)).ok ? true : undefined), 60_000);
+    const serversOfDir = () => postgresProcessesOf(path.join(dir, 'pg'));
+    const children: ChildProcess[] = [];
+    try {
+      const first = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: 'ignore' });
+      children.push(first);
+      await ready();
+      const orphan = serversOfDir();
+      expect(orphan.length).toBeGreaterThan(0);
+      first.kill('SIGKILL');
+      await exited(first);
+      // PostgreSQL outlives the killed service
+      expect(serversOfDir()).toEqual(expect.arrayContaining(orphan));
+
+      const second = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: 'ignore' });
+      children.push(second);
+      const done = exited(second);
+      await ready();
+      expect(serversOfDir().filter((pid) => orphan.includes(pid))).toEqual([]);
+      const t0 = Date.now();
+      second.kill('SIGTERM');
+      expect(await done).toBe(0);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(serversOfDir()).toEqual([]);
+    } finally {
+      for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+      for (const pid of serversOfDir()) process.kill(pid, 'SIGQUIT');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('refuses to start with a bad setting, saying which', async () => {
     const res = await run(process.execPath, ['dist/src/main.js'], {

@@ -41,9 +41,9 @@ export async function freshDatabase(): Promise<string> {
   return url.toString();
 }
 
-/** The real application on a fresh database, not listening (supertest drives it). */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const databaseUrl = await freshDatabase();
+/** The real application on a fresh database (or on `existingDatabaseUrl`), not listening (supertest drives it). */
+export async function createTestApp(env: Record<string, string> = {}, existingDatabaseUrl?: string): Promise<TestApp> {
+  const databaseUrl = existingDatabaseUrl ?? (await freshDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-data-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error', JOB_POLL_MS: '50', ...env });
   const app = await createApp({ config, databaseUrl, http: true });

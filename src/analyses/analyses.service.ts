@@ -305,7 +305,11 @@ export class AnalysesService implements OnModuleInit {
       );
       await this.store(analysisId, output);
     } catch (e) {
-      if (cancel.signal.aborted && !ctx.signal.aborted) return; // deleted: nothing left to record
+      if (cancel.signal.aborted && !ctx.signal.aborted) {
+        // Deleted while running: nothing left to record; the job itself ends normally.
+        this.logger.log({ event: 'analysis.cancelled', analysisId }, `analysis ${analysisId} cancelled (deleted)`);
+        return;
+      }
       if (e instanceof AnalysisInputError) {
         await this.fail(analysisId, { code: Codes.DatasetNotAnalysable, message: e.message });
         throw new FinalJobError(e.message);

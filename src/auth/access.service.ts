@@ -47,7 +47,7 @@ export class AccessService {
     const rows: { token_id: string; user_id: string; username: string }[] = await this.db.query(
       `SELECT t.id AS token_id, u.id AS user_id, u.username
          FROM tokens t JOIN users u ON u.id = t.user_id
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()`,
+        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.disabled_at IS NULL`,
       [hashToken(token)],
     );
     if (!rows.length) return undefined;

@@ -1,4 +1,7 @@
-import { Body, Controller, HttpCode, Ip, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Logger, Post, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
 import { ApiTags } from '@nestjs/swagger';
 import { Access } from './access.decorator';
 import { Auth, AuthContext } from './auth-context';
@@ -9,13 +12,26 @@ import { UsersService } from './users.service';
 @ApiTags('auth')
 @Controller()
 export class AuthController {
+  private readonly logger = new Logger('Auth');
+
   constructor(private readonly users: UsersService) {}
 
   @Post('login')
   @HttpCode(200)
   @Access(Permission.Public)
-  login(@Body() dto: LoginDto, @Ip() address: string): Promise<{ token: string }> {
-    return this.users.login(dto.usernameOrEmail, dto.password, address);
+  async login(@Body() dto: LoginDto, @Req() req: Request): Promise<{ token: string }> {
+    try {
+      // the address counts failures per client (the login policy of login-throttle.ts)
+      return await this.users.login(dto.usernameOrEmail, dto.password, req.ip);
+    } catch (e) {
+      // Failed and throttled logins are logged for the operator (who tried, from where); never the password.
+      if (e instanceof ApiError && e.code === Codes.InvalidCredentials) {
+        this.logger.warn({ event: 'login.failed', username: dto.usernameOrEmail, address: req.ip }, 'failed login');
+      } else if (e instanceof ApiError && e.code === Codes.LoginThrottled) {
+        this.logger.warn({ event: 'login.throttled', username: dto.usernameOrEmail, address: req.ip }, 'login refused: too many failures');
+      }
+      throw e;
+    }
   }
 
   @Post('logout')

@@ -17,6 +17,10 @@ export class UserEntity {
   @Column({ name: 'core_quota', type: 'integer', nullable: true })
   coreQuota: number | null;
 
+  /** Set by `cli users disable`: the user cannot log in and their tokens are refused. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 }

@@ -36,7 +36,9 @@ export class UsersService {
     const user = await this.db
       .getRepository(UserEntity)
       .createQueryBuilder('u')
-      .where('u.username = :v OR lower(u.email) = lower(:v)', { v: usernameOrEmail })
+      .where('(u.username = :v OR lower(u.email) = lower(:v))', { v: usernameOrEmail })
+      // A disabled user is treated as unknown (TypeORM does not parenthesise string conditions: hence the brackets).
+      .andWhere('u.disabled_at IS NULL')
       .orderBy('u.username = :v', 'DESC')
       .getOne();
     // the same scrypt work whether or not the user exists (verifyPasswordOrDummy)
@@ -95,6 +97,72 @@ export class UsersService {
     const user = await this.db.getRepository(UserEntity).findOne({ where: { username } });
     if (!user) throw new UserInputError(`no user ${username}`);
     return { userId: String(user.id), token: await this.issueToken(user.id) };
+  }
+
+  private async userNamed(username: string): Promise<UserEntity> {
+    const user = await this.db.getRepository(UserEntity).findOne({ where: { username } });
+    if (!user) throw new UserInputError(`no user ${username}`);
+    return user;
+  }
+
+  /** Every user, oldest first, with how many projects they own and how many live tokens they have. */
+  async listUsers(): Promise<
+    { userId: string; username: string; email: string | null; cores: number | null; disabled: boolean; projects: number; activeTokens: number; createdAt: string }[]
+  > {
+    const rows: {
+      id: string; username: string; email: string | null; core_quota: number | null; disabled_at: Date | null;
+      projects: string; tokens: string; created_at: Date;
+    }[] = await this.db.query(
+      `SELECT u.id, u.username, u.email, u.core_quota, u.disabled_at, u.created_at,
+              (SELECT count(*) FROM projects p WHERE p.owner_id = u.id) AS projects,
+              (SELECT count(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL AND t.expires_at > now()) AS tokens
+         FROM users u ORDER BY u.id`,
+    );
+    return rows.map((r) => ({
+      userId: String(r.id),
+      username: r.username,
+      email: r.email,
+      cores: r.core_quota,
+      disabled: r.disabled_at !== null,
+      projects: Number(r.projects),
+      activeTokens: Number(r.tokens),
+      createdAt: r.created_at.toISOString(),
+    }));
+  }
+
+  /** Disables (or enables again) a user: a disabled user cannot log in and every token of theirs is refused. */
+  async setDisabled(username: string, disabled: boolean): Promise<{ userId: string; disabled: boolean }> {
+    const user = await this.userNamed(username);
+    await this.db.getRepository(UserEntity).update({ id: user.id }, { disabledAt: disabled ? new Date() : null });
+    return { userId: String(user.id), disabled };
+  }
+
+  /** Deletes a user; their projects (and everything in them), shares and tokens go with them (ON DELETE CASCADE). */
+  async deleteUser(username: string): Promise<{ userId: string; deletedProjects: number }> {
+    const user = await this.userNamed(username);
+    return this.db.transaction(async (m) => {
+      const [{ n }]: { n: string }[] = await m.query('SELECT count(*) AS n FROM projects WHERE owner_id = $1', [user.id]);
+      await m.query('DELETE FROM users WHERE id = $1', [user.id]);
+      return { userId: String(user.id), deletedProjects: Number(n) };
+    });
+  }
+
+  /** Sets a new password; the user's existing tokens stay valid (revoke them with revokeTokens). */
+  async setPassword(username: string, password: string): Promise<{ userId: string }> {
+    if (password.length < 8) throw new UserInputError('password must have at least 8 characters');
+    const user = await this.userNamed(username);
+    await this.db.getRepository(UserEntity).update({ id: user.id }, { passwordHash: await hashPassword(password) });
+    return { userId: String(user.id) };
+  }
+
+  /** Revokes every live token of the user. */
+  async revokeTokens(username: string): Promise<{ userId: string; revokedTokens: number }> {
+    const user = await this.userNamed(username);
+    const [, revoked]: [unknown, number] = await this.db.query(
+      'UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()',
+      [user.id],
+    );
+    return { userId: String(user.id), revokedTokens: revoked };
   }
 
   /** The user's core quota: their own setting, else WORKER_CORES. */

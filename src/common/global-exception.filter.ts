@@ -4,6 +4,9 @@ import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
 
+/** pg-pool's message when no connection came free within connectionTimeoutMillis. */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
 interface BodyParserError {
   type?: string;
   status?: number;
@@ -29,6 +32,11 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof ApiError) {
       res.status(200).json({ code: exception.code, message: exception.message, status: 'error' });
+      return;
+    }
+    if (exception instanceof Error && exception.message === POOL_WAIT_TIMEOUT) {
+      // every pooled connection stayed busy for DB_POOL_WAIT_MS: say so rather than hang or 500
+      res.status(200).json({ code: Codes.ServiceBusy, message: 'the service is busy: try again shortly', status: 'error' });
       return;
     }
     const parserError = this.fromBodyParser(exception);

@@ -1,46 +1,115 @@
-import { ConsoleLogger, LoggerService, LogLevel } from '@nestjs/common';
+import { LoggerService } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
+import pino from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { AuthedRequest } from '../auth/auth-context';
 
-const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug', 'verbose'];
+/**
+ * Logs: pino underneath (JSON lines), nestjs-pino so that Nest's `Logger` writes through it and, inside a
+ * request, carries that request's id. LOG_FORMAT=text prints the same lines readably (a tiny formatter:
+ * pino-pretty would bring a dozen packages for this).
+ */
 
-/** Levels at and above `min`, in Nest's terms. */
-export function levelsFrom(min: LogLevel): LogLevel[] {
-  return LEVELS.slice(0, LEVELS.indexOf(min) + 1);
+type NestLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
+
+/** LOG_LEVEL keeps Nest's names; pino calls `log` info and `verbose` trace. */
+const PINO_LEVEL: Record<NestLevel, pino.Level> = { error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
+
+/** One readable line per JSON record: `time LEVEL [context] (reqId) message key=value ...`. */
+export function textLine(record: Record<string, unknown>): string {
+  const { time, level, context, reqId, msg, pid: _pid, hostname: _host, ...rest } = record;
+  const head = [
+    String(time ?? ''),
+    String(level ?? '').toUpperCase().padEnd(5),
+    context ? `[${String(context)}]` : '',
+    reqId ? `(${String(reqId)})` : '',
+    msg === undefined ? '' : String(msg),
+  ].filter(Boolean);
+  const tail = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return [...head, ...tail].join(' ') + '\n';
 }
 
-/** One JSON object per line on stdout (stderr for errors): for production log collectors. */
-export class JsonLogger implements LoggerService {
-  constructor(private readonly levels: LogLevel[]) {}
-
-  private write(level: LogLevel, message: unknown, rest: unknown[]): void {
-    if (!this.levels.includes(level)) return;
-    const params = [...rest];
-    const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
-    const entry: Record<string, unknown> = { time: new Date().toISOString(), level, context };
-    if (message && typeof message === 'object' && !(message instanceof Error)) Object.assign(entry, message);
-    else entry.msg = message instanceof Error ? message.message : String(message);
-    if (level === 'error' && typeof params[0] === 'string') entry.stack = params[0];
-    const line = JSON.stringify(entry) + '\n';
-    (level === 'error' ? process.stderr : process.stdout).write(line);
-  }
-
-  log(message: unknown, ...rest: unknown[]) {
-    this.write('log', message, rest);
-  }
-  error(message: unknown, ...rest: unknown[]) {
-    this.write('error', message, rest);
-  }
-  warn(message: unknown, ...rest: unknown[]) {
-    this.write('warn', message, rest);
-  }
-  debug(message: unknown, ...rest: unknown[]) {
-    this.write('debug', message, rest);
-  }
-  verbose(message: unknown, ...rest: unknown[]) {
-    this.write('verbose', message, rest);
-  }
+/** A pino destination that turns each JSON line into a text line on stdout. */
+function textDestination(out: NodeJS.WritableStream = process.stdout): pino.DestinationStream {
+  return {
+    write(line: string) {
+      try {
+        out.write(textLine(JSON.parse(line) as Record<string, unknown>));
+      } catch {
+        out.write(line);
+      }
+    },
+  };
 }
 
-export function createLogger(format: 'json' | 'text', level: LogLevel): LoggerService {
-  const levels = levelsFrom(level);
-  return format === 'json' ? new JsonLogger(levels) : new ConsoleLogger({ logLevels: levels });
+/**
+ * The process's root logger. `destination` is for tests (JSON lines into memory); otherwise stdout,
+ * written synchronously so that the lines of a process that exits are not lost.
+ */
+export function createRootLogger(
+  format: 'json' | 'text',
+  level: NestLevel,
+  destination?: pino.DestinationStream,
+): pino.Logger {
+  const options: pino.LoggerOptions = {
+    level: PINO_LEVEL[level],
+    base: { pid: process.pid },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    // The level as its name ("info"), not pino's number: what people and most collectors expect.
+    formatters: { level: (label) => ({ level: label }) },
+  };
+  const out = destination ?? (format === 'text' ? textDestination() : pino.destination({ dest: 1, sync: true }));
+  return pino(options, out);
+}
+
+/** Nest's LoggerService writing through `root` (and, inside a request, through that request's logger). */
+export function nestLogger(root: pino.Logger): LoggerService {
+  const params = { pinoHttp: { logger: root } };
+  return new NestPinoLogger(new PinoLogger(params), params);
+}
+
+/** X-Request-Id taken from the client when it is a sane token; anything else is replaced by a new id. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/**
+ * The HTTP middleware: gives every request an id (from X-Request-Id when sane, else a new UUID), returns
+ * it in the X-Request-Id response header, binds it to every line logged for that request (`reqId`), and
+ * writes one access line when the response ends: method, route, status, duration, user.
+ */
+export function httpLogging(root: pino.Logger) {
+  return pinoHttp({
+    logger: root,
+    quietReqLogger: true,
+    quietResLogger: true,
+    genReqId: (req: IncomingMessage, res: ServerResponse) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && SANE_REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      return id;
+    },
+    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customSuccessMessage: () => 'request completed',
+    customErrorMessage: () => 'request failed',
+    customSuccessObject: (req, res, val: { responseTime: number }) => accessLine(req, res, val.responseTime),
+    customErrorObject: (req, res, _err, val: { responseTime: number }) => accessLine(req, res, val.responseTime),
+  });
+}
+
+function accessLine(req: IncomingMessage, res: ServerResponse, durationMs: number): Record<string, unknown> {
+  const r = req as AuthedRequest;
+  // The route pattern (`/api/public/v1/task/:taskId/status`) groups requests; the path only when none matched.
+  // The logging middleware's own catch-all (`{*path}`) is no route: the request matched none.
+  const matched = (r.route as { path?: string } | undefined)?.path;
+  const route = matched && !matched.includes('*') ? matched : undefined;
+  return {
+    context: 'Access',
+    method: req.method,
+    route: route ?? null,
+    ...(route ? {} : { path: (r.originalUrl ?? req.url ?? '').split('?')[0].slice(0, 200) }),
+    status: res.statusCode,
+    durationMs,
+    userId: r.auth?.userId ?? null,
+  };
 }

@@ -29,6 +29,15 @@ export interface AppConfig {
   loginMaxFailuresPerUser: number;
   loginMaxFailuresPerAddress: number;
   loginFailureWindowSeconds: number;
+  /** A request body (file upload, multipart) that sends nothing for this long is cut. */
+  uploadIdleSeconds: number;
+  /** Uploads one user may have in progress at once in this process (file uploads and image init). */
+  maxUploadsPerUser: number;
+  /** Bytes of uploaded files one user may keep stored (0: no quota). */
+  userStorageQuotaBytes: number;
+  /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
+  dbPoolSize: number;
+  dbPoolWaitMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -93,6 +102,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginMaxFailuresPerUser: int(env, 'LOGIN_MAX_FAILURES_PER_USER', 10, 1),
     loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1),
     loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600),
+    uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
+    maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
+    userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
+    dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
   };
 }
 

@@ -2,12 +2,16 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
-import { EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { EmbeddedOptions, EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
 
 export const EMBEDDED_DATABASE_NAME = 'signet';
 const MIGRATION_LOCK = 727_001;
 
-export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions {
+/**
+ * `poolWaitMs` bounds the wait for a free pooled connection: past it the query fails with pg's
+ * "timeout exceeded when trying to connect", which the API answers with unavailable-1-0-1 (service busy).
+ */
+export function dataSourceOptions(url: string, poolSize = 20, poolWaitMs = 0): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -16,7 +20,7 @@ export function dataSourceOptions(url: string, poolSize = 20): DataSourceOptions
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize },
+    extra: { max: poolSize, connectionTimeoutMillis: poolWaitMs },
   };
 }
 
@@ -46,9 +50,13 @@ export interface ResolvedDatabase {
 }
 
 /** DATABASE_URL when set, else the embedded server in DATA_DIR (started when not already running). */
-export async function resolveDatabase(config: AppConfig, log: (m: string) => void): Promise<ResolvedDatabase> {
+export async function resolveDatabase(
+  config: AppConfig,
+  log: (m: string) => void,
+  options: EmbeddedOptions = {},
+): Promise<ResolvedDatabase> {
   if (config.databaseUrl) return { url: config.databaseUrl };
-  const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log);
+  const embedded = await startEmbeddedPostgres(config.dataDir, config.embeddedPgPort, log, options);
   try {
     await ensureDatabase(embedded.url('postgres'), EMBEDDED_DATABASE_NAME);
   } catch (e) {
@@ -56,4 +64,14 @@ export async function resolveDatabase(config: AppConfig, log: (m: string) => voi
     throw e;
   }
   return { url: embedded.url(EMBEDDED_DATABASE_NAME), embedded };
+}
+
+/** Which database `db` is, for people: the URL without its password, and for the embedded server its directory. */
+export function describeDatabase(config: AppConfig, db: ResolvedDatabase): string {
+  const url = new URL(db.url);
+  url.password = '';
+  const where = `${url.protocol}//${url.username ? url.username + '@' : ''}${url.host}${url.pathname}`;
+  if (!db.embedded) return `${where} (DATABASE_URL)`;
+  const how = db.embedded.startedHere ? 'started for this command' : 'already running';
+  return `${where} (embedded PostgreSQL of DATA_DIR ${config.dataDir}, ${how})`;
 }

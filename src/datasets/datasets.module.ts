@@ -3,5 +3,5 @@ import { DatasetsController } from './datasets.controller';
 import { DatasetsService } from './datasets.service';
 import { FilesService } from './files.service';
 
-@Module({ controllers: [DatasetsController], providers: [DatasetsService, FilesService], exports: [DatasetsService] })
+@Module({ controllers: [DatasetsController], providers: [DatasetsService, FilesService], exports: [DatasetsService, FilesService] })
 export class DatasetsModule {}

@@ -1,12 +1,21 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Readable } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
+import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
+import { paginateSql } from '../common/paginate';
+import { returning } from '../database/sql';
+import type { Page } from '../common/pipes';
 import { FILE_ID } from './dto/dataset.dto';
 
 export const CHUNK_BYTES = 1024 * 1024;
+
+/** An upload row not touched for this long was left by a killed process: it is swept. */
+const STALE_UPLOAD_SECONDS = 3600;
+/** A slow upload touches its row at least this often, so it is never taken for a stale one. */
+const TOUCH_EVERY_MS = 60_000;
 
 export interface StoredFile {
   id: string;
@@ -14,40 +23,99 @@ export interface StoredFile {
   chunkCount: number;
 }
 
+/** One uploaded file as `GET /files/:offset/:count` shows it. */
+export interface FileView {
+  fileId: string;
+  sizeInBytes: number;
+  created: string;
+  /** A dataset that still exists was created from this upload. */
+  usedByDataset: boolean;
+  /** A dataset is being created from it right now: it cannot be deleted until that ends. */
+  inUse: boolean;
+}
+
+/** Uploads in progress per user in this process, bounded by MAX_UPLOADS_PER_USER. */
+export class UploadSlots {
+  private readonly inProgress = new Map<string, number>();
+
+  constructor(private readonly max: number) {}
+
+  /** Takes a slot (or throws tooMany-115-0-2); the returned function gives it back, once. */
+  take(userId: string): () => void {
+    const n = this.inProgress.get(userId) ?? 0;
+    if (n >= this.max) {
+      throw new ApiError(Codes.TooManyUploads, `at most ${this.max} uploads at once per user: retry when one has ended`);
+    }
+    this.inProgress.set(userId, n + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.inProgress.get(userId) ?? 1) - 1;
+      if (left > 0) this.inProgress.set(userId, left);
+      else this.inProgress.delete(userId);
+    };
+  }
+}
+
 /**
- * Uploaded files: streamed from the request into 1 MiB bytea chunks inside one transaction (a failed or
- * oversized upload leaves nothing), private to the user, replaced by a second upload with the same id.
+ * Uploaded files, private to their user, replaced by a second upload with the same id, at most
+ * USER_STORAGE_QUOTA_BYTES per user. An upload never holds a database connection while it waits on the
+ * client: each 1 MiB chunk is written by one short statement into a row in state 'uploading' (invisible
+ * to everything else), and one short transaction at the end replaces the stored file of that id. A
+ * failed, oversized, stalled or aborted upload deletes its row: the stored file stays as it was.
  */
 @Injectable()
 export class FilesService {
+  readonly slots: UploadSlots;
+
   constructor(
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.slots = new UploadSlots(config.maxUploadsPerUser);
+  }
 
   checkFileId(fileId: string): void {
     if (!FILE_ID.test(fileId)) throw new ApiError(Codes.BadFileId, 'fileId must be 1 to 64 of A-Za-z0-9._-');
   }
 
-  async upload(userId: string, fileId: string, body: Readable): Promise<{ fileId: string; sizeInBytes: number }> {
-    this.checkFileId(fileId);
-    const limit = this.config.maxTabularFileBytes;
-    const runner = this.db.createQueryRunner();
-    await runner.connect();
-    await runner.startTransaction();
+  async upload(userId: string, fileId: string, req: IncomingMessage): Promise<{ fileId: string; sizeInBytes: number }> {
+    const reader = new BodyReader(req, this.config.uploadIdleSeconds * 1000);
+    let release: (() => void) | undefined;
+    let filePk: string | undefined;
     try {
-      // Serialise uploads of one (user, fileId); the old file goes when the new one commits.
-      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`file:${userId}:${fileId}`]);
-      await runner.query('DELETE FROM files WHERE user_id = $1 AND file_id = $2', [userId, fileId]);
-      const [file] = await runner.query(
-        `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count) VALUES ($1, $2, 0, 0) RETURNING id`,
+      this.checkFileId(fileId);
+      release = this.slots.take(userId);
+      await this.sweepStaleUploads();
+      const quota = this.config.userStorageQuotaBytes;
+      const room = quota ? quota - (await this.bytesKeptApartFrom(userId, fileId)) : Infinity;
+      const tooBig = (size: number): ApiError | undefined => {
+        if (size > this.config.maxTabularFileBytes) {
+          return new ApiError(Codes.BodyTooLarge, `the file is larger than the limit of ${this.config.maxTabularFileBytes} bytes`);
+        }
+        if (size > room) {
+          return new ApiError(Codes.StorageQuotaExceeded, `the upload would exceed your storage quota of ${quota} bytes`);
+        }
+        return undefined;
+      };
+      const announced = Number(req.headers['content-length']);
+      const refused = Number.isFinite(announced) ? tooBig(announced) : undefined;
+      if (refused) throw refused; // no need to read a body announced too big
+
+      const [file] = await this.db.query(
+        `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count, state) VALUES ($1, $2, 0, 0, 'uploading') RETURNING id`,
         [userId, fileId],
       );
+      filePk = String(file.id);
+      const pk = filePk;
       let size = 0;
       let seq = 0;
       let pending: Buffer[] = [];
       let pendingBytes = 0;
-      // One chunk is written while the next is read from the request: at most two are held.
+      let touched = Date.now();
+      // One chunk is written (one statement, a pooled connection for its duration only) while the next
+      // is read from the client: at most two chunks are held.
       let writing: Promise<unknown> = Promise.resolve();
       const flush = async () => {
         if (!pendingBytes) return;
@@ -55,42 +123,143 @@ export class FilesService {
         pending = [];
         pendingBytes = 0;
         const previous = writing;
-        writing = runner.query('INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3)', [file.id, seq++, data]);
+        writing = this.db.query(
+          `WITH chunk AS (INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3))
+           UPDATE files SET size_in_bytes = $4, chunk_count = $2 + 1, touched_at = now() WHERE id = $1`,
+          [pk, seq++, data, size],
+        );
         writing.catch(() => undefined); // raised where it is awaited
+        touched = Date.now();
         await previous;
       };
-      for await (const piece of body) {
-        const buf = piece as Buffer;
-        size += buf.length;
-        if (size > limit) {
-          body.destroy();
-          throw new ApiError(Codes.BodyTooLarge, `the file is larger than the limit of ${limit} bytes`);
-        }
-        pending.push(buf);
-        pendingBytes += buf.length;
+      for (let piece = await reader.next(); piece; piece = await reader.next()) {
+        size += piece.length;
+        const over = tooBig(size);
+        if (over) throw over;
+        pending.push(piece);
+        pendingBytes += piece.length;
         if (pendingBytes >= CHUNK_BYTES) await flush();
+        else if (Date.now() - touched > TOUCH_EVERY_MS) {
+          touched = Date.now();
+          await this.db.query('UPDATE files SET touched_at = now() WHERE id = $1', [pk]);
+        }
       }
       await flush();
       await writing;
-      await runner.query('UPDATE files SET size_in_bytes = $2, chunk_count = $3 WHERE id = $1', [file.id, size, seq]);
-      await runner.commitTransaction();
+      await this.store(userId, fileId, pk, size, seq);
       return { fileId, sizeInBytes: size };
     } catch (e) {
-      await runner.rollbackTransaction().catch(() => undefined);
-      if (e instanceof ApiError) throw e;
-      if ((e as NodeJS.ErrnoException).code === 'ECONNRESET' || (e as Error).message === 'aborted') {
-        throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
-      }
+      reader.abandon();
+      if (filePk) await this.db.query('DELETE FROM files WHERE id = $1', [filePk]).catch(() => undefined);
       throw e;
     } finally {
-      await runner.release();
+      release?.();
     }
+  }
+
+  /**
+   * The finished upload replaces the stored file of that id, in one short transaction. Under a lock per
+   * user, so that two uploads ending together cannot both pass the quota, nor both become the file.
+   */
+  private async store(userId: string, fileId: string, filePk: string, size: number, chunkCount: number): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+      const quota = this.config.userStorageQuotaBytes;
+      if (quota) {
+        const [{ kept }] = await tx.query(
+          `SELECT coalesce(sum(size_in_bytes), 0)::bigint AS kept FROM files
+            WHERE user_id = $1 AND state = 'stored' AND file_id <> $2`,
+          [userId, fileId],
+        );
+        if (Number(kept) + size > quota) {
+          throw new ApiError(Codes.StorageQuotaExceeded, `the upload would exceed your storage quota of ${quota} bytes`);
+        }
+      }
+      await tx.query(`DELETE FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`, [userId, fileId]);
+      const done = await returning(
+        tx,
+        `UPDATE files SET state = 'stored', size_in_bytes = $2, chunk_count = $3, touched_at = now() WHERE id = $1 RETURNING id`,
+        [filePk, size, chunkCount],
+      );
+      // the row is gone if its user was deleted meanwhile
+      if (!done.length) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+    });
+  }
+
+  /** Bytes the user keeps apart from the file `fileId` (which an upload replaces): stored files and other uploads. */
+  private async bytesKeptApartFrom(userId: string, fileId: string): Promise<number> {
+    const [{ kept }] = await this.db.query(
+      `SELECT coalesce(sum(size_in_bytes), 0)::bigint AS kept FROM files
+        WHERE user_id = $1 AND NOT (state = 'stored' AND file_id = $2)`,
+      [userId, fileId],
+    );
+    return Number(kept);
+  }
+
+  /** Rows of uploads whose process was killed: never touched again, invisible, swept here. */
+  private async sweepStaleUploads(): Promise<void> {
+    await this.db.query(
+      `DELETE FROM files WHERE state = 'uploading' AND touched_at < now() - make_interval(secs => $1)`,
+      [STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds],
+    );
+  }
+
+  /** The caller's stored files, oldest first. */
+  async list(userId: string, offset: number, count: number): Promise<Page<FileView>> {
+    return paginateSql(
+      this.db,
+      {
+        table: 'files',
+        columns: `file_id, size_in_bytes, created_at,
+          EXISTS (SELECT 1 FROM tasks t JOIN datasets d ON d.id = t.dataset_id
+                   WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text) AS used,
+          EXISTS (SELECT 1 FROM tasks t
+                   WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text
+                     AND t.state IN ('pending', 'running')) AS in_use`,
+        where: `user_id = $1 AND state = 'stored'`,
+        params: [userId],
+      },
+      offset,
+      count,
+      (r: { file_id: string; size_in_bytes: string; created_at: Date; used: boolean; in_use: boolean }) => ({
+        fileId: r.file_id,
+        sizeInBytes: Number(r.size_in_bytes),
+        created: r.created_at.toISOString(),
+        usedByDataset: r.used,
+        inUse: r.in_use,
+      }),
+    );
+  }
+
+  /**
+   * Deletes the caller's file. Refused with conflict-115-5-1 while a dataset is being created from it;
+   * datasets already made from it keep their own copy of the data.
+   */
+  async delete(userId: string, fileId: string): Promise<{ fileId: string; sizeInBytes: number }> {
+    this.checkFileId(fileId);
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+      const rows = await tx.query(
+        `SELECT id, size_in_bytes,
+                EXISTS (SELECT 1 FROM tasks t
+                         WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text
+                           AND t.state IN ('pending', 'running')) AS in_use
+           FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored' FOR UPDATE`,
+        [userId, fileId],
+      );
+      if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+      if (rows[0].in_use) {
+        throw new ApiError(Codes.FileInUse, `a dataset is still being created from "${fileId}": delete it when that has ended`);
+      }
+      await tx.query('DELETE FROM files WHERE id = $1', [rows[0].id]);
+      return { fileId, sizeInBytes: Number(rows[0].size_in_bytes) };
+    });
   }
 
   async find(userId: string, fileId: string): Promise<StoredFile> {
     this.checkFileId(fileId);
     const rows = await this.db.query(
-      'SELECT id, size_in_bytes, chunk_count FROM files WHERE user_id = $1 AND file_id = $2',
+      `SELECT id, size_in_bytes, chunk_count FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`,
       [userId, fileId],
     );
     if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);

@@ -8,23 +8,26 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * A configuration = preprocessing (always the same) -> feature selector -> model.
  * Configurations = selectors x models (models filtered by task and modelsConsidered).
  *
- * | level       | univariate filter sizes k (capped at maxSignatureSize and the feature count) | linear (ridge) lambdas | CART (depth x min leaf) | forests | SVM linear C | SVM RBF C x gamma factor |
- * |-------------|---------------------------------------------|--------------------|---------------|------------------------------------|-------------|--------|
- * | preliminary | 5, max                                      | 0.01, 0.1, 1       | 4 x 5         | 100 trees, mtry x1                 | 1           | 1 x 1  |
- * | typical     | 5, 10, 20, max                              | 8, 1e-4 to 3       | 4 trees       | 100 trees, mtry x0.5 / x1 / x2     | 0.1, 1      | 4 x 3  |
- * | extensive   | 1-6, 8, 10, 12, 15, 20, 25, 30, 40, 50, max | 20, 1e-5 to 30     | 5 x 5         | 500 trees, 3 mtry x 3 min leaf     | 4 values    | 8 x 6  |
+ * | level       | SES (maxK, alpha)                         | LASSO c (BIC-type)    | linear (ridge) lambdas | CART (depth x min leaf) | forests                        | SVM linear C | SVM RBF C x gamma factor |
+ * |-------------|-------------------------------------------|-----------------------|------------------------|-------------------------|--------------------------------|--------------|--------------------------|
+ * | preliminary | (2, 0.05)                                 | 1                     | 0.01, 0.1, 1           | 4 x 5                   | 100 trees, mtry x1             | 1            | 1 x 1                    |
+ * | typical     | (2, 0.01), (2, 0.05), (3, 0.01)           | 0.5, 1, 2             | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
+ * | extensive   | maxK 2, 3 x alpha 0.01, 0.05, 0.1         | 0.25, 0.5, 1, 1.5, 2  | 20, 1e-5 to 30         | 5 x 5                   | 500 trees, 3 mtry x 3 min leaf | 4 values     | 8 x 6                    |
  *
- * Above MAX_KERNEL_SAMPLES samples the RBF SVMs and the SVRs are left out (their solvers are quadratic in n).
- * Survival uses the ridge Cox model (linear lambdas) and the random survival forest (its own forest list).
- * `featureSelection: mostRelevantOrAll` adds "no selection" as a selector when the dataset has at most
- * maxSignatureSize features (otherwise a signature would exceed maxSignatureSize); the filter with k = all
- * features is then replaced by it. Sizes for 30 features and maxSignatureSize 25: classification preliminary 14,
- * typical 116, extensive 1272; regression 14 / 140 / 1944 (SVR: epsilons x C x gamma <= 1); survival (ridge Cox and
- * random survival forest only) 10 / 68 / 420. Small feature counts merge filter sizes: iris (4 features) typical
- * has 7 / 29 configurations (preliminary / typical), lung (7 features) 10 / 34, diabetes (10 features) 14 / 70.
+ * Selectors: 2 / 6 / 11 per level. Each runs once per training fold (LASSO settings share one path), and every
+ * model of that selector reuses its signature. `featureSelection: mostRelevantOrAll` adds "no selection" as one
+ * more selector when the dataset has at most maxSignatureSize features (otherwise a signature would exceed it).
+ * Models per selector: classification 7 / 29 / 106 (RBF SVMs left out above MAX_KERNEL_SAMPLES samples),
+ * regression 7 / 35 / 162 (SVR: epsilons x (linear C + RBF C x gamma <= 1)), survival (ridge Cox and random
+ * survival forest) 5 / 17 / 35; interpretable only (linear and trees): classification and regression 4 / 12 / 45,
+ * survival 3 / 8 / 20.
+ * Configurations (mostRelevant): classification 14 / 174 / 1166, regression 14 / 210 / 1782, survival 10 / 102 / 385;
+ * with mostRelevantOrAll on a dataset of at most maxSignatureSize features: classification 21 / 203 / 1272,
+ * regression 21 / 245 / 1944, survival 15 / 119 / 420.
  */
 export interface GridLevel {
-  filterSizes: (number | 'max')[];
+  ses: { maxK: number; alpha: number }[];
+  lassoC: number[];
   lambdas: number[];
   trees: { maxDepth: number; minLeaf: number }[];
   forests: { trees: number; mtryFactor: number; minLeaf: number }[];
@@ -38,7 +41,8 @@ const cross = <A, B>(as: A[], bs: B[]): [A, B][] => as.flatMap((a) => bs.map((b)
 
 export const GRID: Record<Thoroughness, GridLevel> = {
   preliminary: {
-    filterSizes: [5, 'max'],
+    ses: [{ maxK: 2, alpha: 0.05 }],
+    lassoC: [1],
     lambdas: [0.01, 0.1, 1],
     trees: [{ maxDepth: 4, minLeaf: 5 }],
     forests: [{ trees: 100, mtryFactor: 1, minLeaf: 1 }],
@@ -51,7 +55,12 @@ export const GRID: Record<Thoroughness, GridLevel> = {
     svrEpsilons: [0.1],
   },
   typical: {
-    filterSizes: [5, 10, 20, 'max'],
+    ses: [
+      { maxK: 2, alpha: 0.01 },
+      { maxK: 2, alpha: 0.05 },
+      { maxK: 3, alpha: 0.01 },
+    ],
+    lassoC: [0.5, 1, 2],
     lambdas: [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3],
     trees: [
       { maxDepth: 3, minLeaf: 5 },
@@ -70,7 +79,8 @@ export const GRID: Record<Thoroughness, GridLevel> = {
     svrEpsilons: [0.1, 0.5],
   },
   extensive: {
-    filterSizes: [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 'max'],
+    ses: cross([2, 3], [0.01, 0.05, 0.1]).map(([maxK, alpha]) => ({ maxK, alpha })),
+    lassoC: [0.25, 0.5, 1, 1.5, 2],
     lambdas: [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 6e-3, 0.01, 0.02, 0.03, 0.06, 0.1, 0.2, 0.3, 0.6, 1, 3, 10, 30],
     trees: cross([2, 3, 4, 6, 8], [1, 3, 5, 10, 20]).map(([d, l]) => ({ maxDepth: d, minLeaf: l })),
     forests: cross([0.5, 1, 2], [1, 3, 5]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
@@ -111,13 +121,13 @@ function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sam
   return models.filter((m) => supports(m, task) && (!onlyInterpretable || isInterpretable(m)));
 }
 
-/** The selectors of a level for a dataset with `featureCount` features. */
+/** The selectors of a level for a dataset with `featureCount` features: SES settings, LASSO settings, then "all". */
 export function selectorsFor(level: GridLevel, params: AnalysisParameters, featureCount: number): SelectorSpec[] {
-  const cap = Math.min(params.maxSignatureSize, featureCount);
-  const sizes = [...new Set(level.filterSizes.map((k) => (k === 'max' ? cap : Math.min(k, cap))))].sort((a, b) => a - b);
-  const allowAll = params.featureSelection === 'mostRelevantOrAll' && featureCount <= params.maxSignatureSize;
-  const out: SelectorSpec[] = sizes.filter((k) => !(allowAll && k === featureCount)).map((k) => ({ kind: 'filter', k }));
-  if (allowAll) out.push({ kind: 'all' });
+  const out: SelectorSpec[] = [
+    ...level.ses.map(({ maxK, alpha }): SelectorSpec => ({ kind: 'ses', maxK, alpha })),
+    ...level.lassoC.map((c): SelectorSpec => ({ kind: 'lasso', c })),
+  ];
+  if (params.featureSelection === 'mostRelevantOrAll' && featureCount <= params.maxSignatureSize) out.push({ kind: 'all' });
   return out;
 }
 

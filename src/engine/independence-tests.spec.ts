@@ -345,6 +345,42 @@ describe('degenerate data still gives finite results', () => {
   });
 });
 
+describe('never throws, never NaN', () => {
+  it('on tiny and degenerate designs: constant, duplicated and dummy columns, few samples, every outcome kind', () => {
+    const rng = new Rng(11);
+    for (let trial = 0; trial < 60; trial++) {
+      const n = 3 + rng.int(10);
+      // features: 0 normal, 1 constant, 2 copy of 0, 3 categorical with 2 dummy columns, 4 normal
+      const rows = Array.from({ length: n }, () => {
+        const a = rng.normal();
+        const level = rng.int(3);
+        return [a, 1, a, level === 1 ? 1 : 0, level === 2 ? 1 : 0, rng.normal()];
+      });
+      const base = { X: design(rows), columnFeature: Int32Array.from([0, 1, 2, 3, 3, 4]), featureCount: 5, categorical: Uint8Array.from([0, 0, 0, 1, 0]) };
+      const targets: [Task, Target][] = [
+        ['regression', { y: Float64Array.from(rows, (r) => r[0] + rng.normal()) }],
+        ['classification', { y: Float64Array.from(rows, () => rng.int(2)), classCount: 2 }],
+        ['classification', { y: Float64Array.from(rows, () => rng.int(3)), classCount: 3 }],
+        ['survival', { y: Float64Array.from(rows, () => 1 + rng.int(4)), event: Float64Array.from(rows, () => rng.int(2)) }],
+      ];
+      for (const [task, target] of targets) {
+        const test = createIndependenceTest({ ...base, target, task });
+        for (let x = 0; x < 5; x++) {
+          const z = [0, 1, 2, 3, 4].filter((f) => f !== x && rng.next() < 0.5).slice(0, 3);
+          const r = test.test(x, z);
+          expect({ task, x, z, r, ok: Number.isFinite(r.statistic) && r.statistic >= 0 && Number.isFinite(r.logP) && r.logP <= 0 && r.df >= 0 }).toEqual({
+            task,
+            x,
+            z,
+            r,
+            ok: true,
+          });
+        }
+      }
+    }
+  });
+});
+
 describe('categorical features', () => {
   const data = load('iris.csv');
   const names = ['sepal_length_cm', 'sepal_width_cm', 'species'];

@@ -114,6 +114,8 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
   protected readonly categorical: Uint8Array;
   private readonly cache = new Map<string, Conditioning<Null>>();
   private readonly cacheLimit: number;
+  /** buffers for X's basis, which lives for one test only */
+  private readonly pool: Float64Array[] = [];
 
   constructor(input: IndependenceTestInput) {
     const { rows: n, cols: d, data } = input.X;
@@ -145,7 +147,7 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
 
   test(x: number, z: readonly number[]): IndependenceTestResult {
     const conditioning = this.conditioning(z);
-    const added = this.span(this.featureColumns[x] ?? [], conditioning.basis);
+    const added = this.span(this.featureColumns[x] ?? [], conditioning.basis, this.pool);
     if (added.length === 0) return noEvidence(this.nominalDf(x, z));
     return finite(this.compare(x, z, conditioning, added));
   }
@@ -175,13 +177,20 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
     return entry;
   }
 
-  /** Orthonormal basis of what the design columns `cols` add to span(basis); a column that adds (numerically) nothing is skipped. */
-  private span(cols: readonly number[], basis: readonly Float64Array[]): Float64Array[] {
+  /**
+   * Orthonormal basis of what the design columns `cols` add to span(basis); a column that adds (numerically)
+   * nothing is skipped. The vectors are new, or the `pool`'s buffers when given.
+   */
+  private span(cols: readonly number[], basis: readonly Float64Array[], pool?: Float64Array[]): Float64Array[] {
     const out: Float64Array[] = [];
     const all = [...basis];
     for (const c of cols) {
       if (!(this.spread[c] > 0)) continue;
-      const v = Float64Array.from(this.columns[c]);
+      let v: Float64Array;
+      if (pool) {
+        v = pool[out.length] ??= new Float64Array(this.n);
+        v.set(this.columns[c]);
+      } else v = Float64Array.from(this.columns[c]);
       const left = orthogonalize(v, all, this.n);
       if (!(left > COLLINEAR * this.spread[c])) continue;
       const scale = 1 / Math.sqrt(left);
@@ -230,7 +239,7 @@ class LinearTest extends ResidualTest<LinearNull> {
   }
 
   protected nominalDf(x: number, z: readonly number[]): number {
-    return this.fisher(x, z) ? this.n - z.length - 3 : this.featureColumns[x].length;
+    return this.fisher(x, z) ? Math.max(0, this.n - z.length - 3) : this.featureColumns[x].length;
   }
 
   protected fitNull(basis: Float64Array[]): LinearNull {
@@ -365,7 +374,7 @@ function solveSymmetric(A: Float64Array, b: Float64Array, x: Float64Array, P: nu
  * deviance. The last, tiny step (NEWTON_TOLERANCE) is not taken: the deviance is extrapolated instead, so then
  * the deviance no longer matches eta and state, which only the cached null fits use: `exact` keeps them consistent.
  */
-function newton(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, exact = false): Fit {
+function newton(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, exact = false, scratch?: Scratch): Fit {
   const w = likelihood.width;
   const p = columns.length;
   const P = w * p;
@@ -373,14 +382,16 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
   const n = columns[0].length;
   const beta = Float64Array.from(start.beta);
   let { eta, state, deviance } = start;
-  // trial buffers; the start's arrays are only read
-  let trial: Float64Array = new Float64Array(eta.length);
-  let trialState: Float64Array = new Float64Array(state.length);
+  // trial buffers (the start's arrays are only read), and one spare pair for the first accepted step
+  let trial: Float64Array = scratch?.eta[0] ?? new Float64Array(eta.length);
+  let trialState: Float64Array = scratch?.state[0] ?? new Float64Array(state.length);
+  const spareEta = scratch?.eta[1] ?? new Float64Array(eta.length);
+  const spareState = scratch?.state[1] ?? new Float64Array(state.length);
   let owned = false;
   const score = new Float64Array(P);
   const information = new Float64Array(P * P);
   const step = new Float64Array(P);
-  const direction = new Float64Array(eta.length);
+  const direction = scratch?.direction ?? new Float64Array(eta.length);
   for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
     likelihood.derivatives(columns, state, score, information);
     if (!solveSymmetric(information, score, step, P)) break;
@@ -412,11 +423,28 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
     }
     if (!accepted) break;
     for (let a = 0; a < P; a++) beta[a] += t * step[a];
-    [eta, trial] = [trial, owned ? eta : new Float64Array(eta.length)];
-    [state, trialState] = [trialState, owned ? state : new Float64Array(state.length)];
+    [eta, trial] = [trial, owned ? eta : spareEta];
+    [state, trialState] = [trialState, owned ? state : spareState];
     owned = true;
   }
   return { beta, eta, deviance, state };
+}
+
+/** Work buffers for Newton's method, reused by the fits whose arrays are not kept (the full model of each test). */
+interface Scratch {
+  eta: [Float64Array, Float64Array];
+  state: [Float64Array, Float64Array];
+  direction: Float64Array;
+}
+
+function scratchFor(likelihood: Likelihood, n: number): Scratch {
+  const m = n * likelihood.width;
+  const k = likelihood.stateLength;
+  return {
+    eta: [new Float64Array(m), new Float64Array(m)],
+    state: [new Float64Array(k), new Float64Array(k)],
+    direction: new Float64Array(m),
+  };
 }
 
 /** The null fit when there is nothing to test (a single class, no event). */
@@ -647,6 +675,7 @@ class LogisticTest extends ResidualTest<Fit> {
   private readonly likelihood: Likelihood | null;
   /** samples per class, over the classes that occur */
   private readonly counts: number[];
+  private scratch?: Scratch;
 
   constructor(input: IndependenceTestInput) {
     super(input);
@@ -697,7 +726,8 @@ class LogisticTest extends ResidualTest<Fit> {
     const lik = this.likelihood;
     const df = this.width * added.length;
     if (!lik) return noEvidence(df);
-    const full = newton(lik, [...basis, ...added], { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) });
+    this.scratch ??= scratchFor(lik, this.n);
+    const full = newton(lik, [...basis, ...added], { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) }, false, this.scratch);
     const statistic = Math.max(0, fit.deviance - full.deviance);
     return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
   }
@@ -710,6 +740,7 @@ class CoxTest extends ResidualTest<Fit> {
   readonly description = 'likelihood-ratio test of Cox regressions (Efron ties)';
   /** null when there is no event (nothing to test) */
   private readonly likelihood: CoxPartial | null;
+  private scratch?: Scratch;
 
   constructor(input: IndependenceTestInput) {
     super(input);
@@ -734,7 +765,8 @@ class CoxTest extends ResidualTest<Fit> {
     const lik = this.likelihood;
     const df = added.length;
     if (!lik) return noEvidence(df);
-    const full = newton(lik, [...basis.slice(1), ...added], { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) });
+    this.scratch ??= scratchFor(lik, this.n);
+    const full = newton(lik, [...basis.slice(1), ...added], { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) }, false, this.scratch);
     const statistic = Math.max(0, fit.deviance - full.deviance);
     return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
   }

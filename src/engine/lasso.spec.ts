@@ -132,6 +132,7 @@ function numericInput(X: Design, target: Target, task: Task, maxSize = 25): Sele
     columnFeature: Int32Array.from({ length: X.cols }, (_, j) => j),
     featureCount: X.cols,
     categorical: new Uint8Array(X.cols),
+    signatureLimit: 1,
     target,
     task,
     maxSize,
@@ -226,6 +227,7 @@ describe('LassoSelector', () => {
       X: { data, rows: n, cols },
       columnFeature: Int32Array.from([0, 0, 1, 2, 3, 4, 5]),
       featureCount: 6,
+      signatureLimit: 1,
       categorical: Uint8Array.from([1, 0, 0, 0, 0, 0]),
       target: { y },
       task: 'regression',
@@ -254,14 +256,14 @@ describe('LassoSelector', () => {
       [{ y: Float64Array.from({ length: n }, (_, i) => i + 1), event: new Float64Array(n).fill(1) }, 'survival'],
     ];
     const results = cases.map(([target, task]) => new LassoSelector(1).fit(numericInput(fresh(), target, task)));
-    for (const r of results.slice(0, 4)) expect(r).toEqual({ signatures: [[]] });
+    for (const r of results.slice(0, 4)) expect(r).toEqual({ signatures: [[]], signatureCount: 1 });
     // not degenerate: the last case fits normally (a signature of at most 3 features)
     expect(results[4].signatures[0].length).toBeLessThanOrEqual(3);
     // constant columns only, or no column, or maxSize 0
     const constant: Design = { data: new Float64Array(n * 2).fill(1), rows: n, cols: 2 };
-    expect(new LassoSelector(1).fit(numericInput(constant, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]] });
-    expect(new LassoSelector(1).fit(numericInput({ data: new Float64Array(0), rows: n, cols: 0 }, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]] });
-    expect(new LassoSelector(1).fit(numericInput(fresh(), { y: X.data.slice(0, n) }, 'regression', 0))).toEqual({ signatures: [[]] });
+    expect(new LassoSelector(1).fit(numericInput(constant, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]], signatureCount: 1 });
+    expect(new LassoSelector(1).fit(numericInput({ data: new Float64Array(0), rows: n, cols: 0 }, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]], signatureCount: 1 });
+    expect(new LassoSelector(1).fit(numericInput(fresh(), { y: X.data.slice(0, n) }, 'regression', 0))).toEqual({ signatures: [[]], signatureCount: 1 });
   });
 
   it('fits two classes present in a fold of a three-class task as a binomial problem', () => {

@@ -1,6 +1,6 @@
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
-import type { FeatureSelector, SelectionInput } from './selection';
+import type { FeatureSelector, Selection, SelectionInput } from './selection';
 
 /**
  * LASSO paths by coordinate descent, with glmnet's definitions (Friedman, Hastie, Tibshirani,
@@ -742,7 +742,7 @@ export class LassoSelector implements FeatureSelector {
     return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c})`;
   }
 
-  fit(input: SelectionInput): { signatures: number[][] } {
+  fit(input: SelectionInput): Selection {
     return LassoSelector.fitMany(input, [this.c])[0];
   }
 
@@ -762,9 +762,9 @@ export class LassoSelector implements FeatureSelector {
   }
 
   /** The selection for each c in `cs`, from one path. */
-  static fitMany(input: SelectionInput, cs: number[]): { signatures: number[][] }[] {
+  static fitMany(input: SelectionInput, cs: number[]): Selection[] {
     const path = LassoSelector.path(input);
-    return cs.map((c) => ({ signatures: [path ? selectFromPath(path, input, c) : []] }));
+    return cs.map((c) => ({ signatures: [path ? selectFromPath(path, input, c) : []], signatureCount: 1 }));
   }
 }
 

@@ -42,7 +42,7 @@ describe('runAnalysis (inline)', () => {
     expect(best.signatures[0].length).toBeGreaterThan(0);
     for (const f of best.signatures[0]) expect(['sepal_length_cm', 'sepal_width_cm', 'petal_length_cm', 'petal_width_cm']).toContain(f);
     expect(best.preprocessing).toMatch(/imputation/);
-    expect(best.featureSelection).toMatch(/filter|No feature selection/);
+    expect(best.featureSelection).toMatch(/^(Statistically equivalent signatures \(SES\): maxK = [23], alpha = [0-9.]+, |LASSO: )/);
     expect(result.stats.configurations).toBe(buildGrid(irisParams, 'classification', 4).length);
     expect(result.stats.folds).toBe(10);
   });
@@ -193,8 +193,7 @@ describe('folds and grid', () => {
     expect(big.some((c) => c.model.kind === 'svm' && c.model.kernel === 'linear')).toBe(true);
     const interp = buildGrid({ ...p30, modelsConsidered: 'interpretable' }, 'classification', 30);
     expect(interp.every((c) => c.model.kind === 'linear' || c.model.kind === 'tree')).toBe(true);
-    for (const c of buildGrid({ ...p30, maxSignatureSize: 7 }, 'classification', 30))
-      expect(c.selector.kind === 'filter' && c.selector.k <= 7).toBe(true);
+    for (const c of buildGrid(p30, 'classification', 30)) expect(['ses', 'lasso']).toContain(c.selector.kind);
   });
 
   it('never exceeds maxSignatureSize and with modelsConsidered interpretable reports only best', async () => {

@@ -348,7 +348,7 @@ async function select(
 
 /** Selector settings grouped into tasks: one per setting, except that LASSO settings share one path per task. */
 function selectionTasks(specs: SelectorSpec[]): SelectorSpec[][] {
-  const shared = specs.filter((s) => (s.kind as string) === 'lasso');
-  const alone = specs.filter((s) => (s.kind as string) !== 'lasso').map((s) => [s]);
+  const shared = specs.filter((s) => s.kind === 'lasso');
+  const alone = specs.filter((s) => s.kind !== 'lasso').map((s) => [s]);
   return shared.length > 0 ? [...alone, shared] : alone;
 }

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, UploadedFiles, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, UploadedFiles, UseInterceptors } from '@nestjs/common';
 import { FileFieldsInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
 import { Access } from '../auth/access.decorator';
 import { Auth, AuthContext } from '../auth/auth-context';
 import { Permission } from '../auth/permission';
@@ -16,11 +17,13 @@ const ONE_FILE = [{ name: 'file', maxCount: 1 }];
 export class ImageUploadController {
   constructor(private readonly images: ImageUploadService) {}
 
-  /** The project is named inside the multipart body: the service checks write permission on it. */
+  /**
+   * The project is named inside the multipart body: the service checks write permission on it as soon
+   * as the attributes part has arrived (no multer here: it would read the whole body first).
+   */
   @Post('initUpload')
   @HttpCode(200)
   @Access(Permission.Authenticated)
-  @UseInterceptors(FileFieldsInterceptor(ONE_FILE))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -32,8 +35,8 @@ export class ImageUploadController {
       },
     },
   })
-  init(@Auth() auth: AuthContext, @Body() body: Record<string, unknown>, @UploadedFiles() files: UploadedParts) {
-    return this.images.init(auth.userId, body, files);
+  init(@Auth() auth: AuthContext, @Req() req: Request) {
+    return this.images.init(auth.userId, req);
   }
 
   @Post(':taskId/add')

@@ -1,19 +1,6 @@
 import { DatasetDescription, DatasetName } from '../datasets/dto/dataset.dto';
-import { Codes } from '../common/error-codes';
 import { MAX_TEXT_LENGTH } from '../common/text';
 import { ValidateBoolean, ValidateId, ValidateText } from '../common/validation';
-
-/** The fields of an image upload init besides its file. */
-export class ImageInitFieldsDto {
-  // given twice it arrives as an array: not a JSON object, as a malformed body
-  @ValidateText('attributes', {
-    max: MAX_TEXT_LENGTH,
-    typeCode: Codes.MalformedBody,
-    message: 'attributes must be one JSON object',
-    description: 'JSON: { projectId, name, description?, hasFeatureHeaders? }',
-  })
-  attributes: string;
-}
 
 /** The fields of an image add besides its file. */
 export class ImageAddFieldsDto {

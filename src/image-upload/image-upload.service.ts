@@ -1,4 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import * as fs from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import * as path from 'node:path';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
@@ -12,18 +15,20 @@ import { Permission } from '../auth/permission';
 import { returning } from '../database/sql';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { DatasetsService, TaskFailure } from '../datasets/datasets.service';
+import { FilesService } from '../datasets/files.service';
 import { ParsedTable } from '../datasets/table-parser';
 import { JobsService } from '../jobs/jobs.service';
 import { JobContext } from '../jobs/jobs.types';
 import { assertPixelLimit, readImageHeader } from './image-format';
+import { readInitForm } from './init-form';
 import { IMAGE_FEATURES } from './image-features';
 import type { MeasureRequest, MeasureResponse } from './image-features.worker';
-import { ImageAddFieldsDto, ImageInitAttributesDto, ImageInitFieldsDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
 import { parseSampleTable } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
 
-/** The init file is held in memory while it is read: at most this much, or the tabular limit if lower. */
+/** The init file (spooled to disk while the body arrives, then parsed in memory): at most this much, or the tabular limit if lower. */
 export const INIT_FILE_CAP_BYTES = 50 * 1024 * 1024;
 
 export function initFileLimit(config: AppConfig): number {
@@ -57,6 +62,7 @@ export class ImageUploadService implements OnModuleInit {
     private readonly access: AccessService,
     private readonly datasets: DatasetsService,
     private readonly jobs: JobsService,
+    private readonly files: FilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -70,10 +76,30 @@ export class ImageUploadService implements OnModuleInit {
     });
   }
 
-  async init(userId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const fields = parseBody(ImageInitFieldsDto, body ?? {});
-    const attributes = this.parseAttributes(fields.attributes);
+  /**
+   * Opens an image upload from the multipart body of `req`: the attributes are checked (JSON, write
+   * permission on the project, fields, name free) as soon as they arrive, before the rest of the body is
+   * read; the sample table streams to a spool file meanwhile (see readInitForm).
+   */
+  async init(userId: string, req: IncomingMessage): Promise<{ taskId: string }> {
+    const release = this.files.slots.take(userId);
+    try {
+      const spoolDir = path.join(this.config.dataDir, 'spool');
+      await fs.promises.mkdir(spoolDir, { recursive: true });
+      const { checked, file } = await readInitForm(req, {
+        fileLimit: initFileLimit(this.config),
+        idleMs: this.config.uploadIdleSeconds * 1000,
+        spoolDir,
+        checkAttributes: (raw) => this.checkAttributes(userId, raw),
+      });
+      return await this.open(userId, checked.projectId, checked.dto, file);
+    } finally {
+      release();
+    }
+  }
 
+  private async checkAttributes(userId: string, raw: string): Promise<{ projectId: string; dto: ImageInitAttributesDto }> {
+    const attributes = this.parseAttributes(raw);
     // permission first: a caller without write on the project learns nothing else about it
     const rawProjectId = attributes.projectId;
     if (rawProjectId === undefined) throw new ApiError(Codes.MissingField, 'attributes.projectId is required');
@@ -84,12 +110,12 @@ export class ImageUploadService implements OnModuleInit {
     if (await this.datasets.nameTaken(projectId, dto.name)) {
       throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
     }
+    return { projectId, dto };
+  }
 
-    const file = this.onePart(files, 'the sample table (CSV)');
-    const limit = initFileLimit(this.config);
-    if (file.size > limit) throw new ApiError(Codes.BodyTooLarge, `the init file is larger than ${limit} bytes`);
+  private async open(userId: string, projectId: string, dto: ImageInitAttributesDto, csv: Buffer): Promise<{ taskId: string }> {
     const hasFeatureHeaders = dto.hasFeatureHeaders ?? true;
-    const table = parseSampleTable(file.buffer, hasFeatureHeaders);
+    const table = parseSampleTable(csv, hasFeatureHeaders);
 
     const payload: TaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
@@ -99,7 +125,7 @@ export class ImageUploadService implements OnModuleInit {
       );
       await tx.query(`INSERT INTO image_uploads (task_id, csv, has_feature_headers) VALUES ($1, $2, $3)`, [
         task.id,
-        file.buffer,
+        csv,
         hasFeatureHeaders,
       ]);
       for (let start = 0; start < table.ids.length; start += 10_000) {

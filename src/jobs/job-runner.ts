@@ -123,6 +123,11 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   private async execute(job: JobRow, signal: AbortSignal): Promise<void> {
     const handler = this.jobs.handler(job.kind);
+    // Structured lines for operators: what ran (an analysis, a prediction, a dataset build), when it started,
+    // how it ended and how long it took. The payload's ids (analysisId, taskId, ...) say which one.
+    const subject = { event: '', jobId: job.id, kind: job.kind, attempt: job.attempts, ...idsOf(job.payload) };
+    const t0 = Date.now();
+    this.logger.log({ ...subject, event: 'job.started' }, `${job.kind} job ${job.id} started`);
     try {
       if (!handler) throw new FinalJobError(`no handler for job kind ${job.kind}`);
       await handler.run({
@@ -139,6 +144,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
           WHERE id = $1 AND lease_owner = $2`,
         [job.id, this.workerId],
       );
+      this.logger.log({ ...subject, event: 'job.finished', durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} finished`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       if (signal.aborted && this.stopped) {
@@ -152,10 +158,14 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
           .catch(() => undefined);
         return;
       }
-      if (signal.aborted) return; // lease lost: the job was deleted or taken over
+      if (signal.aborted) {
+        // Lease lost: the job's subject was deleted (a cancelled analysis) or another worker took it over.
+        this.logger.log({ ...subject, event: 'job.cancelled', durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} cancelled`);
+        return;
+      }
       const final = e instanceof FinalJobError || job.attempts >= job.max_attempts;
       if (!final) {
-        this.logger.warn(`job ${job.id} (${job.kind}) attempt ${job.attempts} failed, will retry: ${reason}`);
+        this.logger.warn({ ...subject, event: 'job.retry', reason }, `${job.kind} job ${job.id} attempt ${job.attempts} failed, will retry`);
         await this.db.query(
           `UPDATE jobs SET state = 'queued', error = $3, lease_owner = NULL, lease_expires_at = NULL,
                   run_after = now() + make_interval(secs => $4), updated_at = now()
@@ -164,7 +174,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         );
         return;
       }
-      this.logger.warn(`job ${job.id} (${job.kind}) failed: ${reason}`);
+      this.logger.warn({ ...subject, event: 'job.failed', reason, durationMs: Date.now() - t0 }, `${job.kind} job ${job.id} failed`);
       const rows = await returning(this.db, 
         `UPDATE jobs SET state = 'failed', error = $3, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
           WHERE id = $1 AND lease_owner = $2 RETURNING id`,
@@ -210,4 +220,14 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       }
     }
   }
+}
+
+/** The identifiers in a job's payload (`analysisId`, `taskId`, ...), for its log lines. */
+function idsOf(payload: unknown): Record<string, string> {
+  if (!payload || typeof payload !== 'object') return {};
+  const ids: Record<string, string> = {};
+  for (const [k, v] of Object.entries(payload)) {
+    if (/Id$/.test(k) && (typeof v === 'string' || typeof v === 'number')) ids[k] = String(v);
+  }
+  return ids;
 }

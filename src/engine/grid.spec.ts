@@ -1,0 +1,63 @@
+/** The grid's sizes, exactly as the table's comment in grid.ts states them. */
+import { buildGrid, GRID, MAX_KERNEL_SAMPLES, selectorsFor } from './grid';
+import type { Task } from './metrics';
+import type { AnalysisParameters, Thoroughness } from './types';
+
+const LEVELS: Thoroughness[] = ['preliminary', 'typical', 'extensive'];
+
+function params(thoroughness: Thoroughness, more: Partial<AnalysisParameters> = {}): AnalysisParameters {
+  return {
+    outcome: { classification: 'y' },
+    modelsConsidered: 'all',
+    featureSelection: 'mostRelevant',
+    thoroughness,
+    coreCount: 1,
+    maxSignatureSize: 25,
+    maxVisualizedSignatureCount: 5,
+    ...more,
+  };
+}
+
+const sizes = (task: Task, more: Partial<AnalysisParameters> = {}, features = 20, samples = 500): number[] =>
+  LEVELS.map((level) => buildGrid(params(level, more), task, features, samples).length);
+
+describe('the configuration grid', () => {
+  it('has 2 / 6 / 11 selectors: SES settings, then LASSO settings', () => {
+    expect(LEVELS.map((l) => selectorsFor(GRID[l], params(l), 1000).length)).toEqual([2, 6, 11]);
+    expect(selectorsFor(GRID.preliminary, params('preliminary'), 1000)).toEqual([
+      { kind: 'ses', maxK: 2, alpha: 0.05 },
+      { kind: 'lasso', c: 1 },
+    ]);
+    const extensive = selectorsFor(GRID.extensive, params('extensive'), 1000);
+    expect(extensive.filter((s) => s.kind === 'ses')).toHaveLength(6);
+    expect(extensive.filter((s) => s.kind === 'lasso').map((s) => (s.kind === 'lasso' ? s.c : 0))).toEqual([0.25, 0.5, 1, 1.5, 2]);
+  });
+
+  it('has the configuration counts of the table (mostRelevant)', () => {
+    expect(sizes('classification')).toEqual([14, 174, 1166]);
+    expect(sizes('regression')).toEqual([14, 210, 1782]);
+    expect(sizes('survival')).toEqual([10, 102, 385]);
+  });
+
+  it('adds "no selection" for mostRelevantOrAll only when the features fit in a signature', () => {
+    const orAll = { featureSelection: 'mostRelevantOrAll' as const };
+    expect(sizes('classification', orAll)).toEqual([21, 203, 1272]);
+    expect(sizes('regression', orAll)).toEqual([21, 245, 1944]);
+    expect(sizes('survival', orAll)).toEqual([15, 119, 420]);
+    expect(sizes('classification', orAll, 26)).toEqual([14, 174, 1166]);
+  });
+
+  it('keeps only linear models and trees for modelsConsidered interpretable', () => {
+    const interpretable = { modelsConsidered: 'interpretable' as const };
+    expect(sizes('classification', interpretable)).toEqual([8, 72, 495]);
+    expect(sizes('regression', interpretable)).toEqual([8, 72, 495]);
+    expect(sizes('survival', interpretable)).toEqual([6, 48, 220]);
+    for (const c of buildGrid(params('typical', interpretable), 'classification', 20, 500)) expect(c.interpretable).toBe(true);
+  });
+
+  it(`leaves kernel SVMs and SVRs out above ${MAX_KERNEL_SAMPLES} samples`, () => {
+    const big = buildGrid(params('typical'), 'classification', 20, MAX_KERNEL_SAMPLES + 1);
+    expect(big.some((c) => c.model.kind === 'svm' && c.model.kernel === 'rbf')).toBe(false);
+    expect(big).toHaveLength(174 - 6 * 12);
+  });
+});

@@ -1,0 +1,161 @@
+import { execFile } from 'node:child_process';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { API, createProject, createTestApp, expectError, expectSuccess, freshDatabase, TestApp } from './utils';
+
+/**
+ * The operator CLI as built (`node dist/src/cli.js`, what `npm run cli` runs) against a test database given
+ * by DATABASE_URL, with the real app on the same database to see each command's effect through the API.
+ */
+const ROOT = path.resolve(__dirname, '..');
+const execFileP = promisify(execFile);
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('the CLI', () => {
+  let t: TestApp;
+  let databaseUrl: string;
+
+  /** Runs the CLI; never throws: the exit code is part of the result. */
+  async function cli(args: string[], input?: string): Promise<Run> {
+    const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' };
+    const p = execFileP(process.execPath, ['dist/src/cli.js', ...args], { cwd: ROOT, env });
+    if (input !== undefined) {
+      p.child.stdin?.end(input);
+    }
+    return p.then(
+      (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+  }
+  const json = (r: Run) => r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  const login = (username: string, password: string) =>
+    t.http().post(`${API}/login`).send({ usernameOrEmail: username, password });
+  const projectsOf = (token: string) => t.http().get(`${API}/projects/owned/0/10`).set('Authorization', `Bearer ${token}`);
+
+  beforeAll(async () => {
+    databaseUrl = await freshDatabase();
+    t = await createTestApp({}, databaseUrl);
+  });
+  afterAll(() => t.close());
+
+  it('prints usage for --help at every level, exit 0', async () => {
+    const top = await cli(['--help']);
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('Usage: signet-cli');
+    expect(top.stdout).toMatch(/users\s+create, list, disable, delete users/);
+    const users = await cli(['users', '--help']);
+    expect(users.code).toBe(0);
+    for (const c of ['create', 'list', 'disable', 'enable', 'delete', 'password']) expect(users.stdout).toMatch(new RegExp(`\\n  ${c} `));
+    const revoke = await cli(['tokens', 'revoke', '--help']);
+    expect(revoke.code).toBe(0);
+    expect(revoke.stdout).toContain('Usage: signet-cli tokens revoke [options] <username>');
+  });
+
+  it('refuses a missing option or an unknown command with usage, exit 1, touching no database', async () => {
+    const r = await cli(['users', 'create', 'x']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("required option '--password <password>' not specified");
+    expect(r.stderr).not.toContain('database:');
+    const bad = await cli(['users', 'frobnicate']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('users create prints the user and a working token; says which database it used', async () => {
+    const r = await cli(['users', 'create', 'carol', '--password', 'carol-password', '--cores', '2']);
+    expect(r.code).toBe(0);
+    const url = new URL(databaseUrl);
+    expect(r.stderr).toBe(`database: postgresql://${url.username}@${url.host}${url.pathname} (DATABASE_URL)\n`);
+    expect(r.stderr).not.toContain(decodeURIComponent(url.password));
+    const [created] = json(r);
+    expect(created).toEqual({ userId: expect.stringMatching(/^\d+$/), token: expect.any(String) });
+    expect(expectSuccess(await projectsOf(created.token))).toEqual({ offset: 0, totalCount: 0, data: [] });
+  });
+
+  it('users list prints one line per user with its state', async () => {
+    await cli(['users', 'create', 'lister', '--password', 'lister-password', '--email', 'l@example.org']);
+    const rows = json(await cli(['users', 'list']));
+    const lister = rows.find((u) => u.username === 'lister');
+    expect(lister).toEqual({
+      userId: expect.stringMatching(/^\d+$/),
+      username: 'lister',
+      email: 'l@example.org',
+      cores: null,
+      disabled: false,
+      projects: 0,
+      activeTokens: 1,
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+  });
+
+  it('users disable: no login and tokens refused; enable restores both', async () => {
+    const [u] = json(await cli(['users', 'create', 'dave', '--password', 'dave-password']));
+    expect(expectSuccess(await login('dave', 'dave-password')).token).toEqual(expect.any(String));
+    const r = await cli(['users', 'disable', 'dave']);
+    expect(json(r)).toEqual([{ userId: u.userId, disabled: true }]);
+    expectError(await login('dave', 'dave-password'), 'auth-10-3');
+    expect((await projectsOf(u.token)).status).toBe(403);
+    expect(json(await cli(['users', 'list'])).find((x) => x.username === 'dave').disabled).toBe(true);
+
+    expect(json(await cli(['users', 'enable', 'dave']))).toEqual([{ userId: u.userId, disabled: false }]);
+    expectSuccess(await login('dave', 'dave-password'));
+    expectSuccess(await projectsOf(u.token));
+  });
+
+  it('users delete needs --yes, then deletes the user with their projects', async () => {
+    const [u] = json(await cli(['users', 'create', 'erin', '--password', 'erin-password']));
+    const projectId = await createProject(t, `Bearer ${u.token}`, 'erin-project');
+    const unconfirmed = await cli(['users', 'delete', 'erin']);
+    expect(unconfirmed.code).toBe(1);
+    expect(unconfirmed.stderr).toContain('--yes');
+    expectSuccess(await projectsOf(u.token));
+
+    const r = await cli(['users', 'delete', 'erin', '--yes']);
+    expect(r.code).toBe(0);
+    expect(json(r)).toEqual([{ userId: u.userId, deletedProjects: 1 }]);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE id = $1', [projectId]);
+    expect(n).toBe(0);
+    expect((await projectsOf(u.token)).status).toBe(403);
+    expect(json(await cli(['users', 'list'])).map((x) => x.username)).not.toContain('erin');
+    const again = await cli(['users', 'delete', 'erin', '--yes']);
+    expect({ code: again.code, lastLine: again.stderr.trim().split('\n').pop() }).toEqual({
+      code: 1,
+      lastLine: 'error: no user erin',
+    });
+  });
+
+  it('users password sets a new password from --password or from stdin', async () => {
+    await cli(['users', 'create', 'frank', '--password', 'frank-password']);
+    expect((await cli(['users', 'password', 'frank', '--password', 'second-password'])).code).toBe(0);
+    expectError(await login('frank', 'frank-password'), 'auth-10-3');
+    expectSuccess(await login('frank', 'second-password'));
+
+    const piped = await cli(['users', 'password', 'frank'], 'third-password\n');
+    expect(piped.code).toBe(0);
+    expectSuccess(await login('frank', 'third-password'));
+    expectError(await login('frank', 'second-password'), 'auth-10-3');
+
+    const short = await cli(['users', 'password', 'frank', '--password', 'short']);
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain('password must have at least 8 characters');
+  });
+
+  it("tokens revoke revokes every token of that user and no one else's", async () => {
+    const [g] = json(await cli(['users', 'create', 'gina', '--password', 'gina-password']));
+    const [second] = json(await cli(['tokens', 'create', 'gina']));
+    const [other] = json(await cli(['users', 'create', 'hank', '--password', 'hank-password']));
+    expectSuccess(await projectsOf(second.token));
+    const r = await cli(['tokens', 'revoke', 'gina']);
+    expect(json(r)).toEqual([{ userId: g.userId, revokedTokens: 2 }]);
+    expect((await projectsOf(g.token)).status).toBe(403);
+    expect((await projectsOf(second.token)).status).toBe(403);
+    expectSuccess(await projectsOf(other.token));
+    // a fresh login still works: revoking tokens does not disable the user
+    expectSuccess(await login('gina', 'gina-password'));
+  });
+});

