@@ -249,6 +249,16 @@ function multipartCases(): Case[] {
     { name: 'upload: fileId non-ASCII', send: upload('%C3%A9t%C3%A9', 'x') },
     { name: 'upload: fileId invalid UTF-8', send: upload('%C3%28', 'x') },
   );
+  const del = (fileId: string) => () => t.http().post(`${API}/file/${fileId}/delete`).set('Authorization', owner.auth);
+  cases.push(
+    { name: 'file delete: fileId with NUL', send: del('a%00b') },
+    { name: 'file delete: fileId too long', send: del('f'.repeat(65)) },
+    { name: 'file delete: fileId with a lone surrogate (encoded)', send: del('%ED%A0%80') },
+    { name: 'file delete: unknown fileId', send: del('never-uploaded') },
+  );
+  for (const [offset, count] of [['-1', '10'], ['0', '101'], ['1.5', '1'], ['%00', '1']]) {
+    cases.push({ name: `GET /files/${offset}/${count}`, send: () => t.http().get(`${API}/files/${offset}/${count}`).set('Authorization', owner.auth) });
+  }
   return cases;
 }
 
