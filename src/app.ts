@@ -5,8 +5,11 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import pino from 'pino';
 import { AppModule, AppOptions } from './app.module';
+import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
-import { Codes } from './common/error-codes';
+import { ApiError } from './common/api-error';
+import { Codes, ErrorCode } from './common/error-codes';
+import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
 import { SERVICE_VERSION } from './version';
 import { UsersService } from './auth/users.service';
 
@@ -17,14 +20,51 @@ function errorEnvelope(res: Response, code: string, message: string): void {
   res.status(200).json({ code, message, status: 'error' });
 }
 
-/** JSON body parsing whose faults become error envelopes (malformed: badRequest-1-0-4, too large: -3). */
+/** A body refused before it is parsed, with the code and message it is answered with. */
+class RefusedBody extends Error {
+  constructor(
+    readonly type: 'signet.refused',
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Checks the raw bytes before JSON.parse sees them: nesting deeper than MAX_JSON_DEPTH (which would
+ * overflow the stack in validation) is malformed; bytes that are not UTF-8 break the text rule.
+ */
+function verifyJsonBytes(_req: Request, _res: Response, buf: Buffer, encoding: string): void {
+  if (jsonDepthExceeds(buf)) {
+    throw new RefusedBody('signet.refused', Codes.MalformedBody, `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
+  }
+  if (/^utf-?8$/i.test(encoding) && !isUtf8(buf)) {
+    throw new RefusedBody('signet.refused', Codes.WrongType, 'the JSON body is not valid UTF-8');
+  }
+}
+
+/**
+ * JSON body parsing whose faults become error envelopes (malformed or too deep: badRequest-1-0-4, too
+ * large: -3), and the text rule on every string of the body (NUL, lone surrogate, length: -1-0-6).
+ */
 function jsonBodies(limit: number) {
-  const parse = express.json({ limit, strict: true });
+  const parse = express.json({ limit, strict: true, verify: verifyJsonBytes });
   return (req: Request, res: Response, next: NextFunction) => {
     // A file upload's body is the file, whatever Content-Type the client sent: never parse it here.
     if (RAW_UPLOAD.test(req.path)) return next();
-    return parse(req, res, (err?: { type?: string }) => {
-      if (!err) return next();
+    return parse(req, res, (err?: { type?: string; code?: ErrorCode; message?: string }) => {
+      if (!err) {
+        try {
+          assertSafeJson(req.body);
+          assertSafeJson(req.query, 'query');
+        } catch (e) {
+          if (e instanceof ApiError) return errorEnvelope(res, e.code, e.message);
+          throw e;
+        }
+        return next();
+      }
+      if (err.type === 'signet.refused' && err.code) return errorEnvelope(res, err.code, err.message ?? '');
       if (err.type === 'entity.too.large') return errorEnvelope(res, Codes.BodyTooLarge, `JSON body over ${limit} bytes`);
       return errorEnvelope(res, Codes.MalformedBody, 'malformed JSON body');
     });

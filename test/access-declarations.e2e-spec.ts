@@ -1,7 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { accessOf } from '../src/auth/access.decorator';
+import { accessOf, kindOf } from '../src/auth/access.decorator';
 import { createTestApp, TestApp } from './utils';
 
 /**
@@ -49,8 +49,8 @@ const EXPECTED: Record<string, string> = {
   'GET /analysis/:analysisId/getPlots': 'project.write(analysisId)',
   'POST /analysis/:analysisId/getPlots': 'project.write(analysisId)',
   'POST /analysis/:analysisId/predict/:datasetId': 'project.execute(analysisId) + project.read(datasetId)',
-  'GET /prediction/:predictionId/status': 'project.read(predictionId)',
-  'GET /prediction/:predictionId/result': 'project.read(predictionId)',
+  'GET /prediction/:predictionId/status': 'project.read(predictionId) + project.read(predictionId as predictionDataset)',
+  'GET /prediction/:predictionId/result': 'project.read(predictionId) + project.read(predictionId as predictionDataset)',
   'GET /analysis/:analysisId/predictions/:offset/:count': 'project.read(analysisId)',
   'POST /prediction/:predictionId/delete': 'project.write(predictionId)',
 };
@@ -70,7 +70,7 @@ function routes(t: TestApp): Record<string, string> {
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
       const access = (accessOf(handler) ?? [])
-        .map((r) => (r.target ? `${r.permission}(${r.target})` : r.permission))
+        .map((r) => (r.target ? `${r.permission}(${r.target}${r.kind !== kindOf(r.target) ? ` as ${r.kind}` : ''})` : r.permission))
         .join(' + ');
       for (const p of Array.isArray(path) ? path : [path]) {
         const full = '/' + [base, p.replace(/^\/|\/$/g, '')].filter(Boolean).join('/');

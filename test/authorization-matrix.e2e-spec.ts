@@ -23,6 +23,8 @@ interface Ids {
   /** A finished analysis (with a stored result) and a finished prediction of it. */
   analysisId: string;
   predictionId: string;
+  /** A finished prediction of that analysis on a dataset of another project, which no level can read. */
+  foreignPredictionId: string;
 }
 
 const ALL: Level[] = ['read', 'write', 'execute', 'owner'];
@@ -88,6 +90,10 @@ const ROUTES: Record<string, Route> = {
   'prediction status': { method: 'get', path: (i) => `/prediction/${i.predictionId}/status`, allowed: ALL },
   'prediction result': { method: 'get', path: (i) => `/prediction/${i.predictionId}/result`, allowed: ALL },
   'list predictions': { method: 'get', path: (i) => `/analysis/${i.analysisId}/predictions/0/10`, allowed: ALL },
+  // decisions.md: reading a prediction needs read on its dataset's project too, whatever the level on the model's
+  'foreign prediction status': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/status`, allowed: [] },
+  'foreign prediction result': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/result`, allowed: [] },
+  'foreign prediction result (CSV)': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/result?format=csv`, allowed: [] },
   'delete prediction': { method: 'post', path: (i) => `/prediction/${i.predictionId}/delete`, allowed: WRITE },
   'delete analysis': { method: 'post', path: (i) => `/analysis/${i.analysisId}/delete`, allowed: WRITE },
   // delete last: it destroys the fixture
@@ -147,6 +153,17 @@ async function fixture() {
     [analysis.id, ds.id, owner.userId],
   );
   await t.db.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, '[]')`, [prediction.id]);
+  const foreignOwner = await createUser(t);
+  const foreignProject = await createProject(t, foreignOwner.auth, 'foreign');
+  const [foreignDs] = await t.db.query(
+    `INSERT INTO datasets (project_id, name, sample_count, feature_count, size_in_bytes) VALUES ($1, 'foreign', 0, 0, 0) RETURNING id`,
+    [foreignProject],
+  );
+  const [foreignPrediction] = await t.db.query(
+    `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, state) VALUES ($1, $2, $3, 'best', 'finished') RETURNING id`,
+    [analysis.id, foreignDs.id, foreignOwner.userId],
+  );
+  await t.db.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, '[]')`, [foreignPrediction.id]);
   const ids: Ids = {
     projectId,
     imageTaskId: String(imageTask.id),
@@ -154,6 +171,7 @@ async function fixture() {
     taskId: String(task.id),
     analysisId: String(analysis.id),
     predictionId: String(prediction.id),
+    foreignPredictionId: String(foreignPrediction.id),
   };
   return { ids, levels, stranger: stranger.auth, expired: expired.auth };
 }

@@ -161,3 +161,16 @@ export async function uploadDataset(
   expect({ state: task.state, error: task.error }).toEqual({ state: 'finished', error: undefined });
   return task.datasetId as string;
 }
+
+/** A PNG signature and IHDR chunk claiming `width` x `height`, with no pixel data (image headers are read from this). */
+export function pngHeader(width: number, height: number): Buffer {
+  const b = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(b, 0);
+  b.writeUInt32BE(13, 8);
+  b.write('IHDR', 12, 'latin1');
+  b.writeUInt32BE(width, 16);
+  b.writeUInt32BE(height, 20);
+  b[24] = 8; // bit depth
+  b[25] = 6; // RGBA
+  return b;
+}

@@ -1,38 +1,15 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiBodyOptions, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiTags } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
 import { Auth, AuthContext, AuthedRequest } from '../auth/auth-context';
 import { Permission } from '../auth/permission';
 import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { AnalysesService } from './analyses.service';
+import { AnalyzeDto } from './dto/analyze.dto';
 
-const ANALYZE_BODY: ApiBodyOptions = {
-  schema: {
-    type: 'object',
-    required: ['outcome', 'thoroughness', 'coreCount', 'name'],
-    properties: {
-      outcome: {
-        oneOf: [
-          { type: 'object', properties: { regression: { type: 'string' } } },
-          { type: 'object', properties: { classification: { type: 'string' } } },
-          {
-            type: 'object',
-            properties: { survival: { type: 'object', properties: { event: { type: 'string' }, timeToEvent: { type: 'string' } } } },
-          },
-        ],
-      },
-      groupingFeature: { type: 'string' },
-      modelsConsidered: { type: 'string', enum: ['interpretable', 'all'], default: 'all' },
-      featureSelection: { type: 'string', enum: ['mostRelevant', 'mostRelevantOrAll'], default: 'mostRelevant' },
-      thoroughness: { type: 'string', enum: ['preliminary', 'typical', 'extensive'] },
-      coreCount: { type: 'integer', minimum: 1 },
-      maxSignatureSize: { type: 'integer', minimum: 1, default: 25 },
-      maxVisualizedSignatureCount: { type: 'integer', minimum: 1, default: 5 },
-      name: { type: 'string', maxLength: 120 },
-    },
-  },
-};
+/** The body is validated by checkParameters (AnalyzeDto, then the dataset's features); AnalyzeDto documents it. */
+const ANALYZE_BODY = { type: AnalyzeDto };
 
 @ApiTags('analyses')
 @Controller()

@@ -1,5 +1,7 @@
 import { Codes, ErrorCode } from '../common/error-codes';
-import type { AnalysisParameters, FeatureType, Outcome } from '../engine/types';
+import { validateBody } from '../common/validation';
+import type { AnalysisParameters, FeatureType } from '../engine/types';
+import { AnalyzeDto } from './dto/analyze.dto';
 
 /** The parameters as stored and echoed: the effective values, defaults filled in, plus the dataset. */
 export type StoredParameters = AnalysisParameters & { datasetId: string; name: string };
@@ -9,115 +11,62 @@ export interface Violation {
   message: string;
 }
 
-const THOROUGHNESS = ['preliminary', 'typical', 'extensive'];
-const MODELS = ['interpretable', 'all'];
-const SELECTION = ['mostRelevant', 'mostRelevantOrAll'];
-const FIELDS = new Set([
-  'outcome', 'groupingFeature', 'modelsConsidered', 'featureSelection', 'thoroughness',
-  'coreCount', 'maxSignatureSize', 'maxVisualizedSignatureCount', 'name',
-]);
-
-const isPositiveInt = (v: unknown) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+/** The order violations are reported in: unknown fields first, then the fields as api-v1.md lists them. */
+const FIELD_ORDER = ['outcome', 'thoroughness', 'modelsConsidered', 'featureSelection', 'coreCount', 'maxSignatureSize',
+  'maxVisualizedSignatureCount', 'name', 'groupingFeature'];
+const rank = (property: string) => FIELD_ORDER.indexOf(property.split('.')[0]) + 1; // unknown fields: 0
 
 /**
- * Checks an analyze body against api-v1.md and the dataset's features; returns every violation (the
- * check endpoint shows them all, analyze refuses with the first) and the effective parameters.
+ * Checks an analyze body: its shape with AnalyzeDto, then the features it names against the dataset's.
+ * Returns every violation (the check endpoint shows them all, analyze refuses with the first) and the
+ * effective parameters.
  */
 export function checkParameters(
   body: unknown,
   datasetId: string,
   features: { name: string; type: FeatureType }[],
 ): { violations: Violation[]; parameters?: StoredParameters } {
-  const v: Violation[] = [];
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    return { violations: [{ code: Codes.MalformedBody, message: 'the body must be a JSON object' }] };
-  }
-  const b = body as Record<string, unknown>;
-  for (const key of Object.keys(b)) {
-    if (!FIELDS.has(key)) v.push({ code: Codes.UnknownField, message: `unknown parameter "${key.slice(0, 60)}"` });
-  }
+  const { value: dto, violations: shape } = validateBody(AnalyzeDto, body);
+  const found = shape.map((v) => ({ ...v }));
+  const bad = new Set(found.map((v) => v.property.split('.')[0]));
   const typeOf = new Map(features.map((f) => [f.name, f.type]));
-  const feature = (name: unknown, wanted: FeatureType, role: string) => {
-    if (typeof name !== 'string' || !name) {
-      v.push({ code: Codes.BadOutcome, message: `${role} must name a feature` });
-      return;
-    }
+  const feature = (property: string, name: string, wanted: FeatureType, role: string) => {
     const t = typeOf.get(name);
-    if (!t) v.push({ code: Codes.UnknownOutcomeFeature, message: `${role} "${name.slice(0, 80)}" is not a feature of the dataset` });
-    else if (t !== wanted) {
-      v.push({ code: Codes.OutcomeFeatureType, message: `${role} "${name.slice(0, 80)}" is ${t}; it must be ${wanted}` });
-    }
+    const code = !t ? Codes.UnknownOutcomeFeature : Codes.OutcomeFeatureType;
+    const message = !t ? `${role} "${name.slice(0, 80)}" is not a feature of the dataset` : `${role} "${name.slice(0, 80)}" is ${t}; it must be ${wanted}`;
+    if (t !== wanted) found.push({ code, message, property });
   };
-
-  let outcome: Outcome | undefined;
-  const o = b.outcome;
-  if (o === undefined) v.push({ code: Codes.MissingField, message: 'outcome is required' });
-  else if (!o || typeof o !== 'object' || Array.isArray(o) || Object.keys(o).length !== 1) {
-    v.push({ code: Codes.BadOutcome, message: 'outcome must be one of { regression }, { classification }, { survival }' });
-  } else {
-    const oo = o as Record<string, unknown>;
-    if ('regression' in oo) {
-      feature(oo.regression, 'numerical', 'the regression outcome');
-      outcome = { regression: oo.regression as string };
-    } else if ('classification' in oo) {
-      feature(oo.classification, 'categorical', 'the classification outcome');
-      outcome = { classification: oo.classification as string };
-    } else if ('survival' in oo) {
-      const s = oo.survival as Record<string, unknown> | null;
-      if (!s || typeof s !== 'object' || Array.isArray(s) || Object.keys(s).some((k) => k !== 'event' && k !== 'timeToEvent')) {
-        v.push({ code: Codes.BadOutcome, message: 'survival must be { event, timeToEvent }' });
-      } else {
-        feature(s.event, 'event', 'the survival event');
-        feature(s.timeToEvent, 'timeToEvent', 'the survival time to event');
-        outcome = { survival: { event: s.event as string, timeToEvent: s.timeToEvent as string } };
-      }
-    } else {
-      v.push({ code: Codes.BadOutcome, message: 'outcome must be one of { regression }, { classification }, { survival }' });
+  if (!bad.has('outcome') && !bad.has('') && dto.outcome) {
+    const o = dto.outcome;
+    if ('regression' in o) feature('outcome', o.regression, 'numerical', 'the regression outcome');
+    else if ('classification' in o) feature('outcome', o.classification, 'categorical', 'the classification outcome');
+    else {
+      feature('outcome', o.survival.event, 'event', 'the survival event');
+      feature('outcome', o.survival.timeToEvent, 'timeToEvent', 'the survival time to event');
     }
   }
-
-  const required = (key: string) => {
-    if (b[key] === undefined) v.push({ code: Codes.MissingField, message: `${key} is required` });
-    return b[key] !== undefined;
-  };
-  const oneOf = (key: string, allowed: string[], c: ErrorCode) => {
-    if (b[key] !== undefined && !(typeof b[key] === 'string' && allowed.includes(b[key] as string))) {
-      v.push({ code: c, message: `${key} must be one of ${allowed.join(', ')}` });
-    }
-  };
-  const positive = (key: string, c: ErrorCode) => {
-    if (b[key] !== undefined && !isPositiveInt(b[key])) v.push({ code: c, message: `${key} must be a positive integer` });
-  };
-
-  if (required('thoroughness')) oneOf('thoroughness', THOROUGHNESS, Codes.BadThoroughness);
-  oneOf('modelsConsidered', MODELS, Codes.BadModelsConsidered);
-  oneOf('featureSelection', SELECTION, Codes.BadFeatureSelection);
-  if (required('coreCount')) positive('coreCount', Codes.BadCoreCount);
-  positive('maxSignatureSize', Codes.BadMaxSignatureSize);
-  positive('maxVisualizedSignatureCount', Codes.BadMaxVisualizedSignatureCount);
-  if (required('name') && !(typeof b.name === 'string' && b.name.length >= 1 && b.name.length <= 120)) {
-    v.push({ code: Codes.BadAnalysisName, message: 'name must be a string of 1 to 120 characters' });
-  }
-  if (b.groupingFeature !== undefined) {
-    const g = b.groupingFeature;
-    const t = typeof g === 'string' ? typeOf.get(g) : undefined;
-    if (!t) v.push({ code: Codes.UnknownGroupingFeature, message: `groupingFeature "${String(g).slice(0, 80)}" is not a feature of the dataset` });
+  const g = dto.groupingFeature;
+  if (!bad.has('groupingFeature') && g !== undefined) {
+    const t = typeOf.get(g);
+    if (!t) found.push({ code: Codes.UnknownGroupingFeature, message: `groupingFeature "${g.slice(0, 80)}" is not a feature of the dataset`, property: 'groupingFeature' });
     else if (t !== 'identifier') {
-      v.push({ code: Codes.GroupingFeatureType, message: `groupingFeature "${g}" is ${t}; it must be an identifier feature` });
+      found.push({ code: Codes.GroupingFeatureType, message: `groupingFeature "${g.slice(0, 80)}" is ${t}; it must be an identifier feature`, property: 'groupingFeature' });
     }
   }
-  if (v.length || !outcome) return { violations: v };
+  // a stable sort: each field's own violations keep their order
+  const violations = found.sort((a, b) => rank(a.property) - rank(b.property)).map(({ code, message }) => ({ code, message }));
+  if (violations.length) return { violations };
   const parameters: StoredParameters = {
     datasetId,
-    outcome,
-    ...(b.groupingFeature !== undefined ? { groupingFeature: b.groupingFeature as string } : {}),
-    modelsConsidered: (b.modelsConsidered as StoredParameters['modelsConsidered']) ?? 'all',
-    featureSelection: (b.featureSelection as StoredParameters['featureSelection']) ?? 'mostRelevant',
-    thoroughness: b.thoroughness as StoredParameters['thoroughness'],
-    coreCount: b.coreCount as number,
-    maxSignatureSize: (b.maxSignatureSize as number) ?? 25,
-    maxVisualizedSignatureCount: (b.maxVisualizedSignatureCount as number) ?? 5,
-    name: b.name as string,
+    outcome: dto.outcome,
+    ...(g !== undefined ? { groupingFeature: g } : {}),
+    modelsConsidered: dto.modelsConsidered ?? 'all',
+    featureSelection: dto.featureSelection ?? 'mostRelevant',
+    thoroughness: dto.thoroughness,
+    coreCount: dto.coreCount,
+    maxSignatureSize: dto.maxSignatureSize ?? 25,
+    maxVisualizedSignatureCount: dto.maxVisualizedSignatureCount ?? 5,
+    name: dto.name,
   };
   return { violations: [], parameters };
 }

@@ -2,7 +2,7 @@ import { ErrorCode } from '../common/error-codes';
 import { Permission } from './permission';
 
 /** Kinds of resource an id in a request can name; each resolves to the project that holds it. */
-export type ResourceKind = 'project' | 'dataset' | 'analysis' | 'task' | 'prediction';
+export type ResourceKind = 'project' | 'dataset' | 'analysis' | 'task' | 'prediction' | 'predictionDataset';
 
 export interface AccessRequirement {
   permission: Permission;
@@ -36,6 +36,8 @@ export function kindOf(target: string): ResourceKind {
  *   @Access(Permission.ProjectRead, 'datasetId')
  *   @Access(Permission.ProjectWrite, 'body.projectId')
  *   @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
+ * A prediction belongs to two projects (its model's and its dataset's): `kind: 'predictionDataset'`
+ * resolves a prediction id to the project of its dataset.
  */
 export function Access(
   permission: Permission,

@@ -39,7 +39,9 @@ export class AccessGuard implements CanActivate {
       if (raw === undefined || raw === null) {
         throw new ApiError(Codes.MissingField, `${r.target.replace(/^body\./, '')} is required`);
       }
-      req.projectOf[r.target] = await this.access.require(auth.userId, r.permission, r.kind, raw, r.notFound);
+      const projectId = await this.access.require(auth.userId, r.permission, r.kind, raw, r.notFound);
+      // a second requirement on the same id (a prediction's dataset) must not hide the first's project
+      req.projectOf[r.target] ??= projectId;
     }
     return true;
   }

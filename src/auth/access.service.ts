@@ -18,7 +18,23 @@ const RESOLVE: Record<ResourceKind, { from: string; notFound: ErrorCode }> = {
     from: 'predictions r JOIN analyses a ON a.id = r.analysis_id JOIN projects p ON p.id = a.project_id',
     notFound: Codes.PredictionNotFound,
   },
+  // the other project of a prediction: its rows carry this dataset's sample ids (decisions.md)
+  predictionDataset: {
+    from: 'predictions r JOIN datasets d ON d.id = r.dataset_id JOIN projects p ON p.id = d.project_id',
+    notFound: Codes.PredictionNotFound,
+  },
 };
+
+/**
+ * SQL condition: the project whose id is the expression `project` is readable by the user whose id is
+ * parameter `user`, by the rule of grants() (the owner, or a share with read: sharing write or execute
+ * records read too). For lists that mix projects, such as an analysis's predictions on datasets of
+ * other projects.
+ */
+export function readableBy(project: string, user: string): string {
+  return `(EXISTS (SELECT 1 FROM projects rp WHERE rp.id = ${project} AND rp.owner_id = ${user})
+        OR EXISTS (SELECT 1 FROM project_shares rs WHERE rs.project_id = ${project} AND rs.user_id = ${user} AND rs.can_read))`;
+}
 
 /** The one place that decides who may do what. Used by the AccessGuard (and multipart routes after parsing). */
 @Injectable()

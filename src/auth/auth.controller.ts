@@ -21,11 +21,14 @@ export class AuthController {
   @Access(Permission.Public)
   async login(@Body() dto: LoginDto, @Req() req: Request): Promise<{ token: string }> {
     try {
-      return await this.users.login(dto.usernameOrEmail, dto.password);
+      // the address counts failures per client (the login policy of login-throttle.ts)
+      return await this.users.login(dto.usernameOrEmail, dto.password, req.ip);
     } catch (e) {
-      // Failed logins are logged for the operator (who tried, from where); never the password.
+      // Failed and throttled logins are logged for the operator (who tried, from where); never the password.
       if (e instanceof ApiError && e.code === Codes.InvalidCredentials) {
         this.logger.warn({ event: 'login.failed', username: dto.usernameOrEmail, address: req.ip }, 'failed login');
+      } else if (e instanceof ApiError && e.code === Codes.LoginThrottled) {
+        this.logger.warn({ event: 'login.throttled', username: dto.usernameOrEmail, address: req.ip }, 'login refused: too many failures');
       }
       throw e;
     }

@@ -24,6 +24,20 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(actual, expected);
 }
 
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Verifies `password` against `stored`, or, when there is no stored hash (an unknown user), against a
+ * dummy hash made once, and answers false: a login for an unknown name costs the same scrypt work as
+ * one for a known name, so the time taken does not tell which names exist.
+ */
+export async function verifyPasswordOrDummy(password: string, stored: string | undefined): Promise<boolean> {
+  if (stored !== undefined) return verifyPassword(password, stored);
+  dummyHash ??= hashPassword(randomBytes(16).toString('base64'));
+  await verifyPassword(password, await dummyHash);
+  return false;
+}
+
 /** A new random token (256 bits, base64url). */
 export function newToken(): string {
   return randomBytes(32).toString('base64url');

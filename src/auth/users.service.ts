@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
-import { hashPassword, hashToken, newToken, randomPassword, verifyPassword } from './crypto';
+import { hashPassword, hashToken, newToken, randomPassword, verifyPasswordOrDummy } from './crypto';
+import { LoginThrottle } from './login-throttle';
 import { UserEntity } from './user.entity';
 import { TokenEntity } from './token.entity';
 
@@ -18,12 +19,20 @@ const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
 export class UsersService {
   private readonly logger = new Logger('Users');
 
+  private readonly throttle: LoginThrottle;
+
   constructor(
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.throttle = new LoginThrottle(config);
+  }
 
-  async login(usernameOrEmail: string, password: string): Promise<{ token: string }> {
+  /** `address` is the client's, for the per-address limit of the login policy (login-throttle.ts). */
+  async login(usernameOrEmail: string, password: string, address?: string): Promise<{ token: string }> {
+    if (this.throttle.blocked(usernameOrEmail, address)) {
+      throw new ApiError(Codes.LoginThrottled, 'too many failed logins: try again later');
+    }
     const user = await this.db
       .getRepository(UserEntity)
       .createQueryBuilder('u')
@@ -32,9 +41,12 @@ export class UsersService {
       .andWhere('u.disabled_at IS NULL')
       .orderBy('u.username = :v', 'DESC')
       .getOne();
-    if (!user || !(await verifyPassword(password, user.passwordHash))) {
+    // the same scrypt work whether or not the user exists (verifyPasswordOrDummy)
+    if (!(await verifyPasswordOrDummy(password, user?.passwordHash)) || !user) {
+      this.throttle.failed(usernameOrEmail, address);
       throw new ApiError(Codes.InvalidCredentials, 'invalid username, email or password');
     }
+    this.throttle.succeeded(usernameOrEmail);
     return { token: await this.issueToken(user.id) };
   }
 

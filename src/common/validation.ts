@@ -1,8 +1,25 @@
-import { Injectable, PipeTransform, ArgumentMetadata, ValidationError } from '@nestjs/common';
+import { applyDecorators, Injectable, PipeTransform, ArgumentMetadata, ValidationError } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationOptions } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Min,
+  ValidateBy,
+  ValidateIf,
+  validateSync,
+  ValidationOptions,
+} from 'class-validator';
 import { ApiError } from './api-error';
 import { Codes, ErrorCode } from './error-codes';
+import { assertSafeJson } from './text';
 
 /**
  * Validation options that carry the API error code of a constraint. Compose them into DTO decorators:
@@ -54,9 +71,23 @@ export function validateBody<T extends object>(
       violations: [{ code: Codes.MalformedBody, message: 'the body must be a JSON object', property: '' }],
     };
   }
+  // Bodies that did not come through the JSON parser (multipart fields) meet the text rule here.
+  assertSafeJson(plain);
+  // class-transformer never copies these keys, so the whitelist below would not see them: refuse them here
+  const prototypeKey = Object.keys(plain).find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype');
+  if (prototypeKey) {
+    return { value: new cls(), violations: [{ code: Codes.UnknownField, message: `property ${prototypeKey} should not exist`, property: prototypeKey }] };
+  }
   const value = plainToInstance(cls, plain, { enableImplicitConversion: false });
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true });
   return { value, violations: toViolations(errors) };
+}
+
+/** The typed body, or the first violation thrown as an ApiError with its code (`what` prefixes the message). */
+export function parseBody<T extends object>(cls: new () => T, plain: unknown, what = ''): T {
+  const { value, violations } = validateBody(cls, plain);
+  if (violations.length) throw new ApiError(violations[0].code, what + violations[0].message);
+  return value;
 }
 
 /** Global pipe for `@Body()` DTOs: the first violation becomes an ApiError with its code. */
@@ -67,8 +98,122 @@ export class ApiValidationPipe implements PipeTransform {
     if (metadata.type !== 'body' || !cls || [Object, String, Number, Boolean, Array].includes(cls as never)) {
       return value;
     }
-    const { value: instance, violations } = validateBody(cls as new () => object, value ?? {});
-    if (violations.length) throw new ApiError(violations[0].code, violations[0].message);
-    return instance;
+    return parseBody(cls as new () => object, value ?? {});
   }
+}
+
+/*
+ * The composed decorators every body DTO uses (as immich's server/src/validation.ts): one decorator a
+ * field states its OpenAPI shape, whether it is required, its type and limits, and the API code of each
+ * failure. The text rule (no NUL, valid Unicode, a length cap) is checked for every body before any DTO
+ * sees it (common/text.ts).
+ */
+
+export interface FieldOptions {
+  /** The field may be absent. */
+  optional?: boolean;
+  /**
+   * How a `null` reads: 'absent' (the default: a required field is missing, badRequest-1-0-5, an
+   * optional one is skipped) or 'value' (a value of the wrong type, with the field's code: the analyze
+   * rules have always read it so).
+   */
+  nullIs?: 'absent' | 'value';
+  /** Code of a value of the wrong type (default badRequest-1-0-6). */
+  typeCode?: ErrorCode;
+  description?: string;
+  example?: unknown;
+}
+
+/** Missing (undefined, or null when null reads as absent): badRequest-1-0-5, reported alone. */
+function Required(name: string, nullIs: FieldOptions['nullIs']): PropertyDecorator {
+  const missing = code(Codes.MissingField, `${name} is required`);
+  if (nullIs !== 'value') return IsDefined(missing);
+  return ValidateBy({ name: 'isDefined', validator: { validate: (v) => v !== undefined } }, missing);
+}
+
+/** Skips the field's other checks when it is absent. */
+function Optional(nullIs: FieldOptions['nullIs']): PropertyDecorator {
+  return nullIs === 'value' ? ValidateIf((_o, v) => v !== undefined) : IsOptional();
+}
+
+function field(name: string, o: FieldOptions, doc: ApiPropertyOptions, ...checks: PropertyDecorator[]): PropertyDecorator {
+  const api = { description: o.description, example: o.example, ...doc } as ApiPropertyOptions;
+  return applyDecorators(
+    o.optional ? ApiPropertyOptional(api) : ApiProperty(api),
+    o.optional ? Optional(o.nullIs) : Required(name, o.nullIs),
+    ...checks,
+  );
+}
+
+/** A string of `min` to `max` characters; out of range gets `code` (default: the type code) and `message`. */
+export function ValidateText(
+  name: string,
+  o: FieldOptions & { min?: number; max: number; code?: ErrorCode; message?: string },
+): PropertyDecorator {
+  const typeCode = o.typeCode ?? Codes.WrongType;
+  const range = o.message ?? `${name} must be a string of ${o.min ?? 0} to ${o.max} characters`;
+  return field(
+    name,
+    o,
+    { type: String, minLength: o.min, maxLength: o.max },
+    IsString(code(typeCode, typeCode === (o.code ?? typeCode) ? range : `${name} must be a string`)),
+    Length(o.min ?? 0, o.max, code(o.code ?? typeCode, range)),
+  );
+}
+
+/** One of `values`: a value of any other type or spelling gets `code`. */
+export function ValidateEnum(
+  name: string,
+  values: readonly string[],
+  o: FieldOptions & { code?: ErrorCode; default?: string; each?: boolean; message?: string } = {},
+): PropertyDecorator {
+  const message = o.message ?? `${name} must be one of ${values.join(', ')}`;
+  const c = o.code ?? Codes.WrongType;
+  if (!o.each) return field(name, o, { enum: values as string[], default: o.default }, IsIn(values as string[], code(c, message)));
+  // an array of distinct-purpose values: never longer than the list of values
+  return field(
+    name,
+    o,
+    { enum: values as string[], isArray: true },
+    IsArray(code(Codes.WrongType, `${name} must be an array`)),
+    ArrayMaxSize(values.length, code(c, `at most ${values.length} ${name}`)),
+    IsIn(values as string[], code(c, message, { each: true })),
+  );
+}
+
+/** A JSON number that is a positive safe integer (a numeric string is not); otherwise `code`. */
+export function ValidatePositiveInt(name: string, o: FieldOptions & { code?: ErrorCode; default?: number } = {}): PropertyDecorator {
+  return field(
+    name,
+    o,
+    { type: 'integer', minimum: 1, default: o.default },
+    ValidateBy(
+      { name: 'isPositiveInt', validator: { validate: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0 } },
+      code(o.code ?? Codes.WrongType, `${name} must be a positive integer`),
+    ),
+  );
+}
+
+/** An integer of at least `min` (badRequest-1-0-6 otherwise). */
+export function ValidateInt(name: string, o: FieldOptions & { min: number; default?: number }): PropertyDecorator {
+  return field(
+    name,
+    o,
+    { type: 'integer', minimum: o.min, default: o.default },
+    IsInt(code(Codes.WrongType, `${name} must be an integer`)),
+    Min(o.min, code(Codes.WrongType, o.min === 0 ? `${name} must not be negative` : `${name} must be at least ${o.min}`)),
+  );
+}
+
+/** true or false (badRequest-1-0-6 otherwise). */
+export function ValidateBoolean(name: string, o: FieldOptions & { default?: boolean; message?: string } = {}): PropertyDecorator {
+  return field(name, o, { type: Boolean, default: o.default }, IsBoolean(code(Codes.WrongType, o.message ?? `${name} must be a boolean`)));
+}
+
+/**
+ * The id of a resource, as a JSON number or a decimal string: required here; its form and the caller's
+ * permission on it are checked by the access guard (or the service, for multipart bodies).
+ */
+export function ValidateId(name: string, o: Pick<FieldOptions, 'description'> = {}): PropertyDecorator {
+  return field(name, o, { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]*$' }] });
 }

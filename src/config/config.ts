@@ -23,6 +23,12 @@ export interface AppConfig {
   maxJsonBodyBytes: number;
   maxTabularFileBytes: number;
   maxImageBytes: number;
+  /** Largest image accepted at add, in pixels (width x height from its header): bounds decoding memory. */
+  maxImagePixels: number;
+  /** Failed logins allowed per username, and per client address, within the window; then auth-10-4. */
+  loginMaxFailuresPerUser: number;
+  loginMaxFailuresPerAddress: number;
+  loginFailureWindowSeconds: number;
   /** A request body (file upload, multipart) that sends nothing for this long is cut. */
   uploadIdleSeconds: number;
   /** Uploads one user may have in progress at once in this process (file uploads and image init). */
@@ -91,6 +97,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),
     maxTabularFileBytes: int(env, 'MAX_TABULAR_FILE_BYTES', 1024 * 1024 * 1024, 1024),
     maxImageBytes: int(env, 'MAX_IMAGE_BYTES', 50 * 1024 * 1024, 1024),
+    // 50 megapixels: a 45-megapixel camera frame fits; decoded as RGBA it is at most 200 MB
+    maxImagePixels: int(env, 'MAX_IMAGE_PIXELS', 50_000_000, 1),
+    loginMaxFailuresPerUser: int(env, 'LOGIN_MAX_FAILURES_PER_USER', 10, 1),
+    loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1),
+    loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600),
     uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
     maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),

@@ -1,3 +1,6 @@
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+
 /** The image formats an upload accepts (api-v1: jpeg, jpg, tif, png, bmp), told apart by content. */
 export type ImageMime = 'image/jpeg' | 'image/png' | 'image/bmp' | 'image/tiff';
 
@@ -23,6 +26,20 @@ export function readImageHeader(buf: Buffer): ImageHeader | undefined {
     return header;
   } catch {
     return undefined; // reading past the end of a truncated header
+  }
+}
+
+/**
+ * Refuses an image whose header claims more than `maxPixels` pixels, before anything decodes it
+ * (decoding allocates 4 bytes a pixel: a 100000 x 100000 header would ask for 40 GB).
+ */
+export function assertPixelLimit(header: ImageHeader, maxPixels: number): void {
+  const pixels = header.width * header.height;
+  if (pixels > maxPixels) {
+    throw new ApiError(
+      Codes.ImageTooLarge,
+      `the image is ${header.width} x ${header.height} pixels; at most ${maxPixels} pixels are accepted`,
+    );
   }
 }
 

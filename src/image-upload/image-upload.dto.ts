@@ -1,13 +1,16 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsDefined, IsOptional } from 'class-validator';
 import { DatasetDescription, DatasetName } from '../datasets/dto/dataset.dto';
-import { Codes } from '../common/error-codes';
-import { code } from '../common/validation';
+import { MAX_TEXT_LENGTH } from '../common/text';
+import { ValidateBoolean, ValidateId, ValidateText } from '../common/validation';
+
+/** The fields of an image add besides its file. */
+export class ImageAddFieldsDto {
+  @ValidateText('sampleId', { max: MAX_TEXT_LENGTH, message: 'sampleId must be a single string' })
+  sampleId: string;
+}
 
 /** The `attributes` part of an image upload init (a JSON string in the multipart form). */
 export class ImageInitAttributesDto {
-  @ApiProperty({ description: 'project to hold the dataset (write permission); a positive integer' })
-  @IsDefined(code(Codes.MissingField, 'projectId is required'))
+  @ValidateId('projectId', { description: 'project to hold the dataset (write permission); a positive integer' })
   projectId: number | string;
 
   @DatasetName()
@@ -16,9 +19,7 @@ export class ImageInitAttributesDto {
   @DatasetDescription()
   description?: string;
 
-  @ApiPropertyOptional({ default: true, description: 'whether the first row of the file is a header row' })
-  @IsOptional()
-  @IsBoolean(code(Codes.WrongType, 'hasFeatureHeaders must be a boolean'))
+  @ValidateBoolean('hasFeatureHeaders', { optional: true, default: true, description: 'whether the first row of the file is a header row' })
   hasFeatureHeaders?: boolean;
 }
 

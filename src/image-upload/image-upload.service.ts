@@ -6,7 +6,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
-import { validateBody } from '../common/validation';
+import { parseClientJson } from '../common/text';
+import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
@@ -15,9 +16,9 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
-import { readImageHeader } from './image-format';
+import { assertPixelLimit, readImageHeader } from './image-format';
 import { readInitForm } from './init-form';
-import { ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
 import { parseSampleTable } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
@@ -76,8 +77,7 @@ export class ImageUploadService {
     if (!toId(rawProjectId)) throw new ApiError(Codes.WrongType, 'attributes.projectId must be a positive integer');
     const projectId = await this.access.require(userId, Permission.ProjectWrite, 'project', rawProjectId);
 
-    const { value: dto, violations } = validateBody(ImageInitAttributesDto, attributes);
-    if (violations.length) throw new ApiError(violations[0].code, `attributes: ${violations[0].message}`);
+    const dto = parseBody(ImageInitAttributesDto, attributes, 'attributes: ');
     if (await this.datasets.nameTaken(projectId, dto.name)) {
       throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
     }
@@ -113,12 +113,7 @@ export class ImageUploadService {
   }
 
   async add(taskId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const fields = body ?? {};
-    const unknown = Object.keys(fields).filter((k) => k !== 'sampleId');
-    if (unknown.length) throw new ApiError(Codes.UnknownField, `unknown form fields: ${unknown.slice(0, 5).join(', ')}`);
-    const sampleId = fields.sampleId;
-    if (sampleId === undefined) throw new ApiError(Codes.MissingField, 'sampleId is required');
-    if (typeof sampleId !== 'string') throw new ApiError(Codes.WrongType, 'sampleId must be a single string');
+    const { sampleId } = parseBody(ImageAddFieldsDto, body ?? {});
     const file = this.onePart(files, 'the image');
     if (file.size > this.config.maxImageBytes) {
       throw new ApiError(Codes.BodyTooLarge, `the image is larger than ${this.config.maxImageBytes} bytes`);
@@ -141,6 +136,7 @@ export class ImageUploadService {
       if (!header) {
         throw new ApiError(Codes.BadImage, `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`);
       }
+      assertPixelLimit(header, this.config.maxImagePixels);
       const updated = await returning(
         tx,
         `UPDATE image_samples SET image = $3, mime = $4, added_at = now()
@@ -180,16 +176,8 @@ export class ImageUploadService {
     return this.datasets.taskStatus(taskId, IMAGE_TASK_KIND, Codes.ImageTaskNotFound);
   }
 
-  private parseAttributes(raw: unknown): Record<string, unknown> {
-    if (raw === undefined) throw new ApiError(Codes.MissingField, 'the attributes part is required');
-    let value: unknown = raw;
-    if (typeof raw === 'string') {
-      try {
-        value = JSON.parse(raw);
-      } catch {
-        throw new ApiError(Codes.MalformedBody, 'attributes is not valid JSON');
-      }
-    }
+  private parseAttributes(raw: string): Record<string, unknown> {
+    const value = parseClientJson(raw, 'attributes');
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       throw new ApiError(Codes.MalformedBody, 'attributes must be a JSON object');
     }

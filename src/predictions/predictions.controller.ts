@@ -29,12 +29,14 @@ export class PredictionsController {
 
   @Get('prediction/:predictionId/status')
   @Access(Permission.ProjectRead, 'predictionId')
+  @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
   status(@Param('predictionId', ParseIdPipe) predictionId: string) {
     return this.predictions.status(predictionId);
   }
 
   @Get('prediction/:predictionId/result')
   @Access(Permission.ProjectRead, 'predictionId')
+  @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
   async result(
     @Param('predictionId', ParseIdPipe) predictionId: string,
@@ -52,11 +54,13 @@ export class PredictionsController {
   @Get('analysis/:analysisId/predictions/:offset/:count')
   @Access(Permission.ProjectRead, 'analysisId')
   list(
+    @Auth() auth: AuthContext,
     @Param('analysisId', ParseIdPipe) analysisId: string,
     @Param('offset', ParseOffsetPipe) offset: number,
     @Param('count', ParseCountPipe) count: number,
   ) {
-    return this.predictions.list(analysisId, offset, count);
+    // only the predictions whose dataset the caller may read too (decisions.md)
+    return this.predictions.list(analysisId, offset, count, auth.userId);
   }
 
   @Post('prediction/:predictionId/delete')

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { readableBy } from '../auth/access.service';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
@@ -11,6 +12,7 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
 import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
+import { csvCell } from './csv-cell';
 
 interface PredictionRowDb {
   id: string;
@@ -55,8 +57,9 @@ export class PredictionsService {
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     const models = await this.analyses.modelSignatures(analysisId);
+    // an own key only: `constructor`, `__proto__` or `toString` are not models
+    if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey)) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
     const signatures = models[dto.modelKey];
-    if (!signatures) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
     const signatureIndex = dto.signatureIndex ?? 0;
     if (signatureIndex >= signatures.length || !(await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex))) {
       throw new ApiError(
@@ -126,10 +129,7 @@ export class PredictionsService {
     const hasSample = rows.some((r) => r.sampleId !== undefined);
     const hasRisk = rows.some((r) => r.risk !== undefined);
     const header = ['row', ...(hasSample ? ['sampleId'] : []), 'prediction', ...classes.map((c) => `probability:${c}`), ...(hasRisk ? ['risk'] : [])];
-    const cell = (v: unknown) => {
-      const s = v === undefined || v === null ? '' : String(v);
-      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    };
+    const cell = csvCell;
     const lines = [header.map(cell).join(',')];
     for (const r of rows) {
       lines.push(
@@ -141,8 +141,10 @@ export class PredictionsService {
     return lines.join('\n') + '\n';
   }
 
-  async list(analysisId: string, offset: number, count: number): Promise<Page<PredictionView> & { analysisId: string }> {
-    const sql = { table: 'predictions', columns: PREDICTION_COLUMNS, where: 'analysis_id = $1', params: [analysisId] };
+  /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
+  async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<PredictionView> & { analysisId: string }> {
+    const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
+    const sql = { table: 'predictions', columns: PREDICTION_COLUMNS, where, params: [analysisId, userId] };
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 

@@ -1,18 +1,13 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsDefined, IsString, MaxLength } from 'class-validator';
-import { code } from '../../common/validation';
 import { Codes } from '../../common/error-codes';
+import { ValidateText } from '../../common/validation';
+
+// Over-long credentials are wrong credentials: the answer does not say which part was wrong.
+const CREDENTIALS = { code: Codes.InvalidCredentials, message: 'invalid username, email or password' };
 
 export class LoginDto {
-  @ApiProperty({ example: 'admin' })
-  @IsDefined(code(Codes.MissingField, 'usernameOrEmail is required'))
-  @IsString(code(Codes.WrongType, 'usernameOrEmail must be a string'))
-  @MaxLength(320, code(Codes.InvalidCredentials, 'invalid username, email or password'))
+  @ValidateText('usernameOrEmail', { max: 320, ...CREDENTIALS, example: 'admin' })
   usernameOrEmail: string;
 
-  @ApiProperty()
-  @IsDefined(code(Codes.MissingField, 'password is required'))
-  @IsString(code(Codes.WrongType, 'password must be a string'))
-  @MaxLength(1024, code(Codes.InvalidCredentials, 'invalid username, email or password'))
+  @ValidateText('password', { max: 1024, ...CREDENTIALS })
   password: string;
 }

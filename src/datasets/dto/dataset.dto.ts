@@ -1,22 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsDefined,
-
-  IsInt,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  MaxLength,
-  Min,
-  Validate,
-  ValidatorConstraint,
-  ValidatorConstraintInterface,
-} from 'class-validator';
+import { IsDefined, IsObject, IsOptional, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { Codes } from '../../common/error-codes';
-import { code } from '../../common/validation';
+import { code, ValidateBoolean, ValidateId, ValidateInt, ValidateText } from '../../common/validation';
 import { FEATURE_TYPES } from '../column-codec';
 import type { FeatureType } from '../../engine/types';
 
@@ -35,27 +21,36 @@ export class FeatureTypeMap implements ValidatorConstraintInterface {
 
 /** A dataset's name: 3 to 60 characters (uniqueness in the project is checked by the service). */
 export function DatasetName(): PropertyDecorator {
-  return applyDecorators(
-    ApiProperty({ minLength: 3, maxLength: 60 }),
-    IsDefined(code(Codes.MissingField, 'name is required')),
-    IsString(code(Codes.WrongType, 'name must be a string')),
-    Length(3, 60, code(Codes.DatasetNameLength, 'name must be 3 to 60 characters')),
-  );
+  return ValidateText('name', { min: 3, max: 60, code: Codes.DatasetNameLength, message: 'name must be 3 to 60 characters' });
 }
 
 /** A dataset's optional description: at most 255 characters. */
 export function DatasetDescription(): PropertyDecorator {
+  return ValidateText('description', {
+    optional: true,
+    max: 255,
+    code: Codes.DatasetDescriptionLength,
+    message: 'description must be at most 255 characters',
+  });
+}
+
+/** A map from feature name to feature type (badRequest-110-3-3 for a type not in the list). */
+function ValidateFeatureTypes(o: { optional?: boolean } = {}): PropertyDecorator {
+  const description = 'feature name -> numerical | categorical | identifier | event | timeToEvent';
   return applyDecorators(
-    ApiPropertyOptional({ maxLength: 255 }),
-    IsOptional(),
-    IsString(code(Codes.WrongType, 'description must be a string')),
-    MaxLength(255, code(Codes.DatasetDescriptionLength, 'description must be at most 255 characters')),
+    o.optional ? ApiPropertyOptional({ description }) : ApiProperty({ description }),
+    o.optional ? IsOptional() : IsDefined(code(Codes.MissingField, 'featureTypes is required')),
+    IsObject(code(Codes.WrongType, 'featureTypes must be an object')),
+    Validate(FeatureTypeMap, code(Codes.BadFeatureType)),
   );
 }
 
+/** A yes/no option of the file's layout. */
+const Layout = (name: string, byDefault: boolean) =>
+  ValidateBoolean(name, { optional: true, default: byDefault, message: `${name} must be true or false` });
+
 export class CreateDatasetDto {
-  @ApiProperty({ description: 'project to hold the dataset (write permission)' })
-  @IsDefined(code(Codes.MissingField, 'projectId is required'))
+  @ValidateId('projectId', { description: 'project to hold the dataset (write permission)' })
   projectId: string | number;
 
   @DatasetName()
@@ -64,45 +59,27 @@ export class CreateDatasetDto {
   @DatasetDescription()
   description?: string;
 
-  @ApiProperty({ description: 'size of the uploaded file, as a check' })
-  @IsDefined(code(Codes.MissingField, 'fileSizeInBytes is required'))
-  @IsInt(code(Codes.WrongType, 'fileSizeInBytes must be an integer'))
-  @Min(0, code(Codes.WrongType, 'fileSizeInBytes must not be negative'))
+  @ValidateInt('fileSizeInBytes', { min: 0, description: 'size of the uploaded file, as a check' })
   fileSizeInBytes: number;
 
-  @ApiPropertyOptional({ default: ',' })
-  @IsOptional()
-  @IsString(code(Codes.WrongType, 'separator must be a string'))
-  @Length(1, 1, code(Codes.BadSeparator, 'separator must be a single character'))
+  @ValidateText('separator', { optional: true, min: 1, max: 1, code: Codes.BadSeparator, message: 'separator must be a single character' })
   separator?: string;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean(code(Codes.WrongType, 'hasFeatureHeaders must be true or false'))
+  @Layout('hasFeatureHeaders', true)
   hasFeatureHeaders?: boolean;
 
-  @ApiPropertyOptional({ default: false })
-  @IsOptional()
-  @IsBoolean(code(Codes.WrongType, 'hasSampleHeaders must be true or false'))
+  @Layout('hasSampleHeaders', false)
   hasSampleHeaders?: boolean;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean(code(Codes.WrongType, 'hasSamplesInRows must be true or false'))
+  @Layout('hasSamplesInRows', true)
   hasSamplesInRows?: boolean;
 
-  @ApiPropertyOptional({ description: 'feature name -> numerical | categorical | identifier | event | timeToEvent' })
-  @IsOptional()
-  @IsObject(code(Codes.WrongType, 'featureTypes must be an object'))
-  @Validate(FeatureTypeMap, code(Codes.BadFeatureType))
+  @ValidateFeatureTypes({ optional: true })
   featureTypes?: Record<string, FeatureType>;
 }
 
 export class ChangeFeatureTypesDto {
-  @ApiProperty({ description: 'feature name -> numerical | categorical | identifier | event | timeToEvent' })
-  @IsDefined(code(Codes.MissingField, 'featureTypes is required'))
-  @IsObject(code(Codes.WrongType, 'featureTypes must be an object'))
-  @Validate(FeatureTypeMap, code(Codes.BadFeatureType))
+  @ValidateFeatureTypes()
   featureTypes: Record<string, FeatureType>;
 }
 

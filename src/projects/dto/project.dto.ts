@@ -1,45 +1,35 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsDefined, IsIn, IsOptional, IsString, Length, MaxLength } from 'class-validator';
-import { code } from '../../common/validation';
 import { Codes } from '../../common/error-codes';
+import { ValidateEnum, ValidateText } from '../../common/validation';
 
 export class CreateProjectDto {
-  @ApiProperty({ minLength: 1, maxLength: 60 })
-  @IsDefined(code(Codes.MissingField, 'name is required'))
-  @IsString(code(Codes.WrongType, 'name must be a string'))
-  @Length(1, 60, code(Codes.ProjectNameLength, 'name must be 1 to 60 characters'))
+  @ValidateText('name', { min: 1, max: 60, code: Codes.ProjectNameLength, message: 'name must be 1 to 60 characters' })
   name: string;
 
-  @ApiPropertyOptional({ maxLength: 255 })
-  @IsOptional()
-  @IsString(code(Codes.WrongType, 'description must be a string'))
-  @MaxLength(255, code(Codes.ProjectDescriptionLength, 'description must be at most 255 characters'))
+  @ValidateText('description', {
+    optional: true,
+    max: 255,
+    code: Codes.ProjectDescriptionLength,
+    message: 'description must be at most 255 characters',
+  })
   description?: string;
 }
 
 export const SHARE_PERMISSIONS = ['read', 'write', 'execute'] as const;
 export type SharePermission = (typeof SHARE_PERMISSIONS)[number];
 
+/** A username: a longer one than any user can have names no user. */
+const Username = () => ValidateText('username', { max: 64, code: Codes.UnknownUsername, message: 'no such user' });
+
 export class ShareProjectDto {
-  @ApiProperty()
-  @IsDefined(code(Codes.MissingField, 'username is required'))
-  @IsString(code(Codes.WrongType, 'username must be a string'))
-  @MaxLength(64, code(Codes.UnknownUsername, 'no such user'))
+  @Username()
   username: string;
 
-  @ApiProperty({ enum: SHARE_PERMISSIONS, isArray: true })
-  @IsDefined(code(Codes.MissingField, 'permissions is required'))
-  @IsArray(code(Codes.WrongType, 'permissions must be an array'))
-  @ArrayMaxSize(3, code(Codes.BadPermission, 'at most three permissions'))
-  @IsIn(SHARE_PERMISSIONS, code(Codes.BadPermission, 'permissions are read, write or execute', { each: true }))
+  @ValidateEnum('permissions', SHARE_PERMISSIONS, { each: true, code: Codes.BadPermission, message: 'permissions are read, write or execute' })
   permissions: SharePermission[];
 }
 
 export class UnshareProjectDto {
-  @ApiProperty()
-  @IsDefined(code(Codes.MissingField, 'username is required'))
-  @IsString(code(Codes.WrongType, 'username must be a string'))
-  @MaxLength(64, code(Codes.UnknownUsername, 'no such user'))
+  @Username()
   username: string;
 }
 

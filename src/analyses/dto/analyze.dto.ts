@@ -1,0 +1,78 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ValidateBy, ValidationArguments } from 'class-validator';
+import { Codes } from '../../common/error-codes';
+import { ValidateEnum, ValidatePositiveInt, ValidateText } from '../../common/validation';
+import type { AnalysisParameters, Outcome } from '../../engine/types';
+
+export const THOROUGHNESS = ['preliminary', 'typical', 'extensive'] as const;
+export const MODELS_CONSIDERED = ['interpretable', 'all'] as const;
+export const FEATURE_SELECTION = ['mostRelevant', 'mostRelevantOrAll'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const isName = (v: unknown) => typeof v === 'string' && v.length > 0;
+
+/** What is wrong with the shape of an outcome (which features it names is checked against the dataset later). */
+export function outcomeProblem(o: unknown): string | undefined {
+  const forms = 'outcome must be one of { regression }, { classification }, { survival }';
+  if (!isObject(o) || Object.keys(o).length !== 1) return forms;
+  if ('regression' in o) return isName(o.regression) ? undefined : 'the regression outcome must name a feature';
+  if ('classification' in o) return isName(o.classification) ? undefined : 'the classification outcome must name a feature';
+  if (!('survival' in o)) return forms;
+  const s = o.survival;
+  if (!isObject(s) || Object.keys(s).some((k) => k !== 'event' && k !== 'timeToEvent')) return 'survival must be { event, timeToEvent }';
+  if (!isName(s.event)) return 'the survival event must name a feature';
+  if (!isName(s.timeToEvent)) return 'the survival time to event must name a feature';
+  return undefined;
+}
+
+/** The body of analyze and of its check (api-v1.md, "Analyze dataset"); fields in the order they are reported. */
+export class AnalyzeDto {
+  @ApiProperty({
+    description: 'the outcome to predict, one of three forms',
+    oneOf: [
+      { type: 'object', properties: { regression: { type: 'string' } } },
+      { type: 'object', properties: { classification: { type: 'string' } } },
+      { type: 'object', properties: { survival: { type: 'object', properties: { event: { type: 'string' }, timeToEvent: { type: 'string' } } } } },
+    ],
+  })
+  @ValidateBy(
+    { name: 'isDefined', validator: { validate: (v) => v !== undefined } },
+    { message: 'outcome is required', context: { code: Codes.MissingField } },
+  )
+  @ValidateBy(
+    { name: 'isOutcome', validator: { validate: (v) => v === undefined || outcomeProblem(v) === undefined } },
+    { message: (a: ValidationArguments) => outcomeProblem(a.value) ?? '', context: { code: Codes.BadOutcome } },
+  )
+  outcome: Outcome;
+
+  @ValidateEnum('thoroughness', THOROUGHNESS, { nullIs: 'value', code: Codes.BadThoroughness })
+  thoroughness: AnalysisParameters['thoroughness'];
+
+  @ValidateEnum('modelsConsidered', MODELS_CONSIDERED, { optional: true, nullIs: 'value', code: Codes.BadModelsConsidered, default: 'all' })
+  modelsConsidered?: AnalysisParameters['modelsConsidered'];
+
+  @ValidateEnum('featureSelection', FEATURE_SELECTION, { optional: true, nullIs: 'value', code: Codes.BadFeatureSelection, default: 'mostRelevant' })
+  featureSelection?: AnalysisParameters['featureSelection'];
+
+  @ValidatePositiveInt('coreCount', { nullIs: 'value', code: Codes.BadCoreCount, description: 'at most the cores currently available to the user' })
+  coreCount: number;
+
+  @ValidatePositiveInt('maxSignatureSize', { optional: true, nullIs: 'value', code: Codes.BadMaxSignatureSize, default: 25 })
+  maxSignatureSize?: number;
+
+  @ValidatePositiveInt('maxVisualizedSignatureCount', { optional: true, nullIs: 'value', code: Codes.BadMaxVisualizedSignatureCount, default: 5 })
+  maxVisualizedSignatureCount?: number;
+
+  @ValidateText('name', { nullIs: 'value', min: 1, max: 120, typeCode: Codes.BadAnalysisName })
+  name: string;
+
+  // feature names are at most 200 characters (the table parser's limit): a longer one names no feature
+  @ValidateText('groupingFeature', {
+    optional: true,
+    nullIs: 'value',
+    max: 200,
+    typeCode: Codes.UnknownGroupingFeature,
+    description: 'an identifier feature; its groups are never split between training and test data',
+  })
+  groupingFeature?: string;
+}
