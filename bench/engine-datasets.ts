@@ -10,7 +10,8 @@ import { Rng } from '../src/engine/rng';
 import type { AnalysisParameters, EngineColumn, EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
 
 // the shared datasets stand beside the repository (../shared/data); from dist/bench that is four levels up
-export const DATA_DIR = process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '../..' : '../../..', 'shared', 'data');
+export const DATA_DIR =
+  process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '../..' : '../../..', 'shared', 'data');
 
 export interface SharedDataset {
   name: string;
@@ -71,7 +72,12 @@ function strata(data: EngineDataset, outcome: Outcome): (string | null)[] {
 }
 
 /** A stratified split: `fraction` of each stratum held out. */
-export function holdout(data: EngineDataset, outcome: Outcome, fraction: number, seed: number): { train: EngineDataset; test: EngineDataset } {
+export function holdout(
+  data: EngineDataset,
+  outcome: Outcome,
+  fraction: number,
+  seed: number,
+): { train: EngineDataset; test: EngineDataset } {
   const s = strata(data, outcome);
   const byStratum = new Map<string, number[]>();
   s.forEach((k, i) => {
@@ -97,7 +103,7 @@ export function holdout(data: EngineDataset, outcome: Outcome, fraction: number,
 export function heldOutPerformance(pipeline: SavedPipeline, test: EngineDataset, outcome: Outcome): number {
   const preds = predict(pipeline, test);
   if ('classification' in outcome) {
-    const classes = pipeline.classes as string[];
+    const classes = pipeline.classes;
     const c = column(test, outcome.classification);
     const labels = Array.from({ length: test.sampleCount }, (_, i) => ('codes' in c ? c.levels[c.codes[i]] : String(c.values[i])));
     const y = Float64Array.from(labels, (l) => classes.indexOf(l));
@@ -107,10 +113,20 @@ export function heldOutPerformance(pipeline: SavedPipeline, test: EngineDataset,
   if ('regression' in outcome) {
     const c = column(test, outcome.regression);
     if (!('values' in c)) throw new Error('numeric outcome expected');
-    return computeMetrics('regression', Float64Array.from(preds, (p) => p.prediction as number), { y: c.values }, 0)['R Squared'];
+    return computeMetrics(
+      'regression',
+      Float64Array.from(preds, (p) => p.prediction as number),
+      { y: c.values },
+      0,
+    )['R Squared'];
   }
   const t = column(test, outcome.survival.timeToEvent);
   if (!('values' in t)) throw new Error('numeric time expected');
   const ev = eventIndicator(column(test, outcome.survival.event));
-  return computeMetrics('survival', Float64Array.from(preds, (p) => p.risk as number), { y: t.values, event: ev }, 0)['Concordance Index'];
+  return computeMetrics(
+    'survival',
+    Float64Array.from(preds, (p) => p.risk as number),
+    { y: t.values, event: ev },
+    0,
+  )['Concordance Index'];
 }

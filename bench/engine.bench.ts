@@ -43,7 +43,10 @@ interface Row {
 }
 
 /** Runs an analysis while sampling RSS every 50 ms. */
-async function measured(data: EngineDataset, params: AnalysisParameters): Promise<{ result: AnalysisOutput; seconds: number; peak: number }> {
+async function measured(
+  data: EngineDataset,
+  params: AnalysisParameters,
+): Promise<{ result: AnalysisOutput; seconds: number; peak: number }> {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
@@ -59,7 +62,14 @@ async function measured(data: EngineDataset, params: AnalysisParameters): Promis
   }
 }
 
-function row(dataset: string, level: Thoroughness, outcome: Outcome, m: { result: AnalysisOutput; seconds: number; peak: number }, heldOut: number, classCount: number): Row {
+function row(
+  dataset: string,
+  level: Thoroughness,
+  outcome: Outcome,
+  m: { result: AnalysisOutput; seconds: number; peak: number },
+  heldOut: number,
+  classCount: number,
+): Row {
   const task = 'classification' in outcome ? 'classification' : 'regression' in outcome ? 'regression' : 'survival';
   const metric = metricNames(task, classCount)[0];
   const best = m.result.models.best;
@@ -108,7 +118,14 @@ async function main(): Promise<void> {
     const { train, test } = holdout(data, ds.outcome, 0.3, 1);
     for (const level of levels) {
       const m = await measured(train, parameters(ds.outcome, level, threads));
-      const r = row(ds.name, level, ds.outcome, m, heldOutPerformance(m.result.pipelines.best[0], test, ds.outcome), ds.name === 'iris' ? 3 : 2);
+      const r = row(
+        ds.name,
+        level,
+        ds.outcome,
+        m,
+        heldOutPerformance(m.result.pipelines.best[0], test, ds.outcome),
+        ds.name === 'iris' ? 3 : 2,
+      );
       rows.push(r);
       print(r);
     }

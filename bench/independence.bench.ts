@@ -26,17 +26,27 @@ const d = arg('features', 20000);
 const rng = new Rng(1);
 const data = new Float64Array(n * d);
 for (let i = 0; i < n * d; i++) data[i] = rng.normal();
-const signal = Float64Array.from({ length: n }, (_, i) => data[i * d] + data[i * d + 1] - data[i * d + 2] + 0.5 * data[i * d + 3] + 0.5 * data[i * d + 4]);
+const signal = Float64Array.from(
+  { length: n },
+  (_, i) => data[i * d] + data[i * d + 1] - data[i * d + 2] + 0.5 * data[i * d + 3] + 0.5 * data[i * d + 4],
+);
 const noise = Float64Array.from({ length: n }, () => rng.normal());
 
 const outcomes: [string, Task, Target][] = [
   ['regression', 'regression', { y: Float64Array.from(signal, (s, i) => s + noise[i]) }],
   ['classification, 2 classes', 'classification', { y: Float64Array.from(signal, (s, i) => (s + noise[i] > 0 ? 1 : 0)), classCount: 2 }],
-  ['classification, 3 classes', 'classification', { y: Float64Array.from(signal, (s, i) => (s + noise[i] < -1 ? 0 : s + noise[i] < 1 ? 1 : 2)), classCount: 3 }],
+  [
+    'classification, 3 classes',
+    'classification',
+    { y: Float64Array.from(signal, (s, i) => (s + noise[i] < -1 ? 0 : s + noise[i] < 1 ? 1 : 2)), classCount: 3 },
+  ],
   [
     'survival',
     'survival',
-    { y: Float64Array.from(signal, (s, i) => Math.exp(-s + noise[i])), event: Float64Array.from({ length: n }, () => (rng.next() < 0.7 ? 1 : 0)) },
+    {
+      y: Float64Array.from(signal, (s, i) => Math.exp(-s + noise[i])),
+      event: Float64Array.from({ length: n }, () => (rng.next() < 0.7 ? 1 : 0)),
+    },
   ],
 ];
 
@@ -53,11 +63,11 @@ for (const [name, task, target] of outcomes) {
   };
   let t0 = cpu();
   const test = createIndependenceTest(input);
-  const setup = (cpu() - t0);
+  const setup = cpu() - t0;
   t0 = cpu();
   let significant = 0;
   for (let x = 0; x < tests; x++) if (test.test(x, []).logP < Math.log(0.05)) significant++;
-  const univariate = (cpu() - t0);
+  const univariate = cpu() - t0;
   t0 = cpu();
   for (let x = 0; x < tests; x++) {
     const k = x % 10;
@@ -65,7 +75,7 @@ for (const [name, task, target] of outcomes) {
     if (z.includes(x)) continue;
     test.test(x, z);
   }
-  const conditional = (cpu() - t0);
+  const conditional = cpu() - t0;
   console.log(
     `${name.padEnd(26)} setup ${setup.toFixed(0).padStart(5)} ms   univariate ${univariate.toFixed(0).padStart(6)} ms   |Z| = 2 ${conditional.toFixed(0).padStart(6)} ms   (p < 0.05 alone: ${significant})`,
   );

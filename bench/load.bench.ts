@@ -119,7 +119,12 @@ async function main() {
       task = await call(s, 'GET', `/task/${taskId}/status`);
     } while (task.state !== 'finished' && task.state !== 'failed');
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 2, name: 'load' };
-    const { analysisId } = await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, withAnalysis ? body : { ...body, thoroughness: 'preliminary' });
+    const { analysisId } = await call(
+      s,
+      'POST',
+      `/dataset/${task.datasetId}/analyze`,
+      withAnalysis ? body : { ...body, thoroughness: 'preliminary' },
+    );
     const settled = (state: string) => (withAnalysis ? state === 'running' : state === 'finished' || state === 'failed');
     while (!settled((await call(s, 'GET', `/analysis/${analysisId}/status`)).state)) await new Promise((r) => setTimeout(r, 100));
 

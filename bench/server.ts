@@ -56,6 +56,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
 }
 
 /** A JSON call; returns the payload or throws with the error envelope. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- benchmark callers read whatever payload they asked for
 export async function call<T = any>(s: BenchServer, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const res = await fetch(s.base + route, {
     method,

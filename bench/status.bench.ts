@@ -31,7 +31,8 @@ async function main() {
       (await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
       (await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
     ];
-    const running = async () => (await Promise.all(ids.map((id) => call(s, 'GET', `/analysis/${id}/status`)))).every((x) => x.state === 'running');
+    const running = async () =>
+      (await Promise.all(ids.map((id) => call(s, 'GET', `/analysis/${id}/status`)))).every((x) => x.state === 'running');
     while (!(await running())) await new Promise((r) => setTimeout(r, 100));
 
     const measure = async (count: number, parallel: number) => {

@@ -42,7 +42,9 @@ export function syntheticTruth(task: SyntheticTask, n: number, noise: number, se
     const c = values.get(copy) as Float64Array;
     for (let i = 0; i < n; i++) c[i] = cause1[i] + 0.05 * rng.normal();
   }
-  const score = Float64Array.from({ length: n }, (_, i) => CAUSES.reduce((s, name, k) => s + EFFECTS[k] * (values.get(name) as Float64Array)[i], 0));
+  const score = Float64Array.from({ length: n }, (_, i) =>
+    CAUSES.reduce((s, name, k) => s + EFFECTS[k] * (values.get(name) as Float64Array)[i], 0),
+  );
   const columns: EngineColumn[] = names.map((name) => ({ name, type: 'numerical', values: values.get(name) as Float64Array }));
   if (task === 'classification') {
     const codes = Int32Array.from(score, (s) => {
@@ -69,7 +71,9 @@ export function syntheticTruth(task: SyntheticTask, n: number, noise: number, se
 /** The dataset as CSV text (header line, numbers with 6 significant digits; codes as their level). */
 export function toCsv(data: EngineDataset): string {
   const cells = data.columns.map((c) =>
-    'codes' in c ? Array.from(c.codes, (k) => (k < 0 ? '' : c.levels[k])) : Array.from(c.values, (v) => (Number.isNaN(v) ? '' : String(Number(v.toPrecision(6))))),
+    'codes' in c
+      ? Array.from(c.codes, (k) => (k < 0 ? '' : c.levels[k]))
+      : Array.from(c.values, (v) => (Number.isNaN(v) ? '' : String(Number(v.toPrecision(6))))),
   );
   const lines = [data.columns.map((c) => c.name).join(',')];
   for (let i = 0; i < data.sampleCount; i++) lines.push(cells.map((col) => col[i]).join(','));

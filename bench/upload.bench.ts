@@ -22,7 +22,7 @@ async function writeTransposedCsv(file: string, rows: number, cols: number): Pro
   const out = fs.createWriteStream(file);
   out.write(`feature,${Array.from({ length: rows }, (_, i) => `s${i + 1}`).join(',')}\n`);
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
   for (let j = 0; j < cols; j++) {
     const cells = Array.from({ length: rows }, () => (j % 20 === 19 ? `c${Math.floor(rnd() * 5)}` : (rnd() * 1000).toPrecision(10)));
     if (!out.write(`f${j},${cells.join(',')}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
@@ -37,7 +37,7 @@ async function writeCsv(file: string, rows: number, cols: number): Promise<numbe
   const header = Array.from({ length: cols }, (_, j) => (j === cols - 1 ? 'label' : `f${j}`)).join(',') + '\n';
   out.write(header);
   let seed = 12345;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff); // exact 32-bit LCG
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff; // exact 32-bit LCG
   const lines: string[] = [];
   for (let i = 0; i < rows; i++) {
     const cells = new Array<string>(cols);
@@ -58,7 +58,13 @@ function upload(base: string, auth: string, fileId: string, file: string): Promi
   return new Promise((resolve, reject) => {
     const url = new URL(`${base}/file/${fileId}/upload`);
     const req = http.request(
-      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: auth, 'content-type': 'text/csv' } },
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'text/csv' },
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');

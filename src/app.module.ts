@@ -47,14 +47,16 @@ export class AppModule {
       ConfigModule.of(options.config),
       // useExisting: pino-http is installed by createApp ahead of body parsing (so that even a request refused
       // there gets an id and an access line); this module only binds each request's logger for Nest's Logger.
-      ...(options.http && options.logger ? [
-          LoggerModule.forRoot({
-            pinoHttp: { logger: options.logger },
-            useExisting: true,
-            // Every route; the named wildcard is path-to-regexp 8's spelling of the module's default '*'.
-            forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
-          }),
-        ] : []),
+      ...(options.http && options.logger
+        ? [
+            LoggerModule.forRoot({
+              pinoHttp: { logger: options.logger },
+              useExisting: true,
+              // Every route; the named wildcard is path-to-regexp 8's spelling of the module's default '*'.
+              forRoutes: [{ path: '{*path}', method: RequestMethod.ALL }],
+            }),
+          ]
+        : []),
       TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs)),
       ScheduleModule.forRoot(),
       JobsModule,

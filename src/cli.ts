@@ -46,7 +46,9 @@ async function passwordFrom(option: string | undefined): Promise<string> {
   if (process.stdin.isTTY) throw new UserInputError('give the new password with --password, or pipe it on stdin');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  const password = Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
   if (!password) throw new UserInputError('no password on stdin');
   return password;
 }
@@ -121,13 +123,11 @@ function buildProgram(): Command {
   return program;
 }
 
-program
-  .parseAsync(process.argv)
-  .then(
-    () => process.exit(0),
-    (e: unknown) => {
-      const known = e instanceof UserInputError || e instanceof ConfigError || e instanceof EmbeddedElsewhereError;
-      process.stderr.write(`${known ? 'error' : 'failed'}: ${e instanceof Error ? e.message : String(e)}\n`);
-      process.exit(1);
-    },
-  );
+program.parseAsync(process.argv).then(
+  () => process.exit(0),
+  (e: unknown) => {
+    const known = e instanceof UserInputError || e instanceof ConfigError || e instanceof EmbeddedElsewhereError;
+    process.stderr.write(`${known ? 'error' : 'failed'}: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,7 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import {
-  API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset,
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  SHARED_DATA,
+  TestApp,
+  uploadDataset,
 } from './utils';
 import { JobRunner } from '../src/jobs/job-runner';
 
@@ -17,7 +26,10 @@ beforeAll(async () => {
   for (const f of ['iris', 'diabetes', 'lung']) {
     datasets[f] = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(SHARED_DATA, `${f}.csv`)), { name: f });
   }
-  const change = await t.http().post(`${API}/dataset/${datasets.lung}/changeFeatureTypes`).set('Authorization', owner.auth)
+  const change = await t
+    .http()
+    .post(`${API}/dataset/${datasets.lung}/changeFeatureTypes`)
+    .set('Authorization', owner.auth)
     .send({ featureTypes: { status: 'event', time: 'timeToEvent' } });
   expectSuccess(change);
 });
@@ -35,10 +47,16 @@ interface Status {
 /** Polls status until the analysis ends, recording every status seen. */
 async function follow(analysisId: string): Promise<Status[]> {
   const seen: Status[] = [];
-  await pollUntil<Status>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => {
-    seen.push(s);
-    return s.state === 'finished' || s.state === 'failed';
-  }, 180_000);
+  await pollUntil<Status>(
+    t,
+    owner.auth,
+    `/analysis/${analysisId}/status`,
+    (s) => {
+      seen.push(s);
+      return s.state === 'finished' || s.state === 'failed';
+    },
+    180_000,
+  );
   return seen;
 }
 
@@ -69,63 +87,103 @@ describe('a full session', () => {
     ['iris', { classification: 'species' }, 'Mean Area Under the ROC Curve'],
     ['diabetes', { regression: 'progression' }, 'R Squared'],
     ['lung', { survival: { event: 'status', timeToEvent: 'time' } }, 'Concordance Index'],
-  ])('%s: analyze, follow status, read result and plots, delete', async (name, outcome, metric) => {
-    const params = { outcome, thoroughness: 'preliminary', coreCount: 1, name: `${name} analysis` };
-    const { analysisId } = expectSuccess(
-      await t.http().post(`${API}/dataset/${datasets[name]}/analyze`).set('Authorization', owner.auth).send(params),
-    );
-    const expectedParameters = {
-      datasetId: datasets[name], outcome, thoroughness: 'preliminary', coreCount: 1, name: `${name} analysis`,
-      modelsConsidered: 'all', featureSelection: 'mostRelevant', maxSignatureSize: 25, maxVisualizedSignatureCount: 5,
-    };
-    const seen = await follow(analysisId);
-    checkPresenceRules(seen);
-    expect(seen[seen.length - 1].state).toBe('finished');
+  ])(
+    '%s: analyze, follow status, read result and plots, delete',
+    async (name, outcome, metric) => {
+      const params = { outcome, thoroughness: 'preliminary', coreCount: 1, name: `${name} analysis` };
+      const { analysisId } = expectSuccess(
+        await t.http().post(`${API}/dataset/${datasets[name]}/analyze`).set('Authorization', owner.auth).send(params),
+      );
+      const expectedParameters = {
+        datasetId: datasets[name],
+        outcome,
+        thoroughness: 'preliminary',
+        coreCount: 1,
+        name: `${name} analysis`,
+        modelsConsidered: 'all',
+        featureSelection: 'mostRelevant',
+        maxSignatureSize: 25,
+        maxVisualizedSignatureCount: 5,
+      };
+      const seen = await follow(analysisId);
+      checkPresenceRules(seen);
+      expect(seen[seen.length - 1].state).toBe('finished');
 
-    const a = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}`).set('Authorization', owner.auth));
-    expect(a).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });
+      const a = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}`).set('Authorization', owner.auth));
+      expect(a).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });
 
-    const result = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth));
-    expect(Object.keys(result).sort()).toEqual(['analysisId', 'executionTimeInSeconds', 'mlEngine', 'models', 'parameters', 'startTime']);
-    expect(result.mlEngine).toMatch(/^signet-engine \d+\.\d+\.\d+/);
-    expect(result.parameters).toEqual(expectedParameters);
-    const best = result.models.best;
-    expect(typeof best.preprocessing).toBe('string');
-    expect(typeof best.featureSelection).toBe('string');
-    expect(typeof best.model).toBe('string');
-    expect(best.signatures.length).toBeGreaterThanOrEqual(1);
-    expect(best.signatures[0].length).toBeGreaterThanOrEqual(1);
-    expect(typeof best.performance[metric]).toBe('number');
-    const [lo, hi] = best.performanceCis[metric];
-    expect(lo).toBeLessThanOrEqual(hi);
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth));
+      expect(Object.keys(result).sort()).toEqual(['analysisId', 'executionTimeInSeconds', 'mlEngine', 'models', 'parameters', 'startTime']);
+      expect(result.mlEngine).toMatch(/^signet-engine \d+\.\d+\.\d+/);
+      expect(result.parameters).toEqual(expectedParameters);
+      const best = result.models.best;
+      expect(typeof best.preprocessing).toBe('string');
+      expect(typeof best.featureSelection).toBe('string');
+      expect(typeof best.model).toBe('string');
+      expect(best.signatures.length).toBeGreaterThanOrEqual(1);
+      expect(best.signatures[0].length).toBeGreaterThanOrEqual(1);
+      expect(typeof best.performance[metric]).toBe('number');
+      const [lo, hi] = best.performanceCis[metric];
+      expect(lo).toBeLessThanOrEqual(hi);
 
-    const avail = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/availablePlots`).query({ modelKey: 'best' }).set('Authorization', owner.auth));
-    expect(avail.analysisId).toBe(analysisId);
-    expect(avail.modelKey).toBe('best');
-    expect(avail.plots).toEqual(expect.arrayContaining(['Feature Importance']));
-    const byPost = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/availablePlots`).send({ modelKey: 'best' }).set('Authorization', owner.auth));
-    expect(byPost).toEqual(avail);
-    const plot = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/getPlot`).query({ modelKey: 'best', plotKey: 'Feature Importance' }).set('Authorization', owner.auth));
-    const fi = plot.plot['Feature Importance'];
-    expect(Array.isArray(fi)).toBe(true);
-    for (const e of fi) {
-      expect(typeof e.name).toBe('string');
-      expect(typeof e.value).toBe('number');
-      expect(e.cis).toHaveLength(2);
-    }
-    const plots = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/getPlots`).send({ modelKey: 'best' }).set('Authorization', owner.auth));
-    expect(plots.plots.map((p: object) => Object.keys(p)[0])).toEqual(avail.plots);
-    expectError(await t.http().get(`${API}/analysis/${analysisId}/getPlot`).query({ modelKey: 'nope', plotKey: 'Feature Importance' }).set('Authorization', owner.auth), 'notFound-140-1-1');
-    expectError(await t.http().get(`${API}/analysis/${analysisId}/getPlot`).query({ modelKey: 'best', plotKey: 'Nope' }).set('Authorization', owner.auth), 'notFound-140-1-2');
-    expectError(await t.http().post(`${API}/analysis/${analysisId}/getPlots`).send({}).set('Authorization', owner.auth), 'badRequest-1-0-5');
+      const avail = expectSuccess(
+        await t.http().get(`${API}/analysis/${analysisId}/availablePlots`).query({ modelKey: 'best' }).set('Authorization', owner.auth),
+      );
+      expect(avail.analysisId).toBe(analysisId);
+      expect(avail.modelKey).toBe('best');
+      expect(avail.plots).toEqual(expect.arrayContaining(['Feature Importance']));
+      const byPost = expectSuccess(
+        await t.http().post(`${API}/analysis/${analysisId}/availablePlots`).send({ modelKey: 'best' }).set('Authorization', owner.auth),
+      );
+      expect(byPost).toEqual(avail);
+      const plot = expectSuccess(
+        await t
+          .http()
+          .get(`${API}/analysis/${analysisId}/getPlot`)
+          .query({ modelKey: 'best', plotKey: 'Feature Importance' })
+          .set('Authorization', owner.auth),
+      );
+      const fi = plot.plot['Feature Importance'];
+      expect(Array.isArray(fi)).toBe(true);
+      for (const e of fi) {
+        expect(typeof e.name).toBe('string');
+        expect(typeof e.value).toBe('number');
+        expect(e.cis).toHaveLength(2);
+      }
+      const plots = expectSuccess(
+        await t.http().post(`${API}/analysis/${analysisId}/getPlots`).send({ modelKey: 'best' }).set('Authorization', owner.auth),
+      );
+      expect(plots.plots.map((p: object) => Object.keys(p)[0])).toEqual(avail.plots);
+      expectError(
+        await t
+          .http()
+          .get(`${API}/analysis/${analysisId}/getPlot`)
+          .query({ modelKey: 'nope', plotKey: 'Feature Importance' })
+          .set('Authorization', owner.auth),
+        'notFound-140-1-1',
+      );
+      expectError(
+        await t
+          .http()
+          .get(`${API}/analysis/${analysisId}/getPlot`)
+          .query({ modelKey: 'best', plotKey: 'Nope' })
+          .set('Authorization', owner.auth),
+        'notFound-140-1-2',
+      );
+      expectError(
+        await t.http().post(`${API}/analysis/${analysisId}/getPlots`).send({}).set('Authorization', owner.auth),
+        'badRequest-1-0-5',
+      );
 
-    const deleted = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', owner.auth));
-    expect(deleted).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });
-    expectError(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth), 'notFound-120-2-1');
-    expectError(await t.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', owner.auth), 'notFound-120-1-1');
-    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM analysis_results WHERE analysis_id = $1', [analysisId]);
-    expect(n).toBe(0);
-  }, 240_000);
+      const deleted = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', owner.auth));
+      expect(deleted).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });
+      expectError(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth), 'notFound-120-2-1');
+      expectError(await t.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', owner.auth), 'notFound-120-1-1');
+      const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM analysis_results WHERE analysis_id = $1', [analysisId]);
+      expect(n).toBe(0);
+    },
+    240_000,
+  );
 });
 
 describe('deleting a running analysis', () => {
@@ -148,7 +206,13 @@ describe('deleting a running analysis', () => {
     expect(runner.runningCount()).toBe(0);
     expect(Date.now() - start).toBeLessThan(2000);
     // the core is free again at once
-    const again = expectSuccess(await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', quota.auth).send({ ...body, thoroughness: 'preliminary' }));
+    const again = expectSuccess(
+      await t
+        .http()
+        .post(`${API}/dataset/${ds}/analyze`)
+        .set('Authorization', quota.auth)
+        .send({ ...body, thoroughness: 'preliminary' }),
+    );
     expect(again.analysisId).toMatch(/^\d+$/);
   }, 120_000);
 });

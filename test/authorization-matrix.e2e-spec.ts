@@ -81,12 +81,32 @@ const ROUTES: Record<string, Route> = {
   'analysis status': { method: 'get', path: (i) => `/analysis/${i.analysisId}/status`, allowed: ALL },
   'analysis result': { method: 'get', path: (i) => `/analysis/${i.analysisId}/result`, allowed: ALL },
   'available plots (GET)': { method: 'get', path: (i) => `/analysis/${i.analysisId}/availablePlots?modelKey=best`, allowed: WRITE },
-  'available plots (POST)': { method: 'post', path: (i) => `/analysis/${i.analysisId}/availablePlots`, body: () => ({ modelKey: 'best' }), allowed: WRITE },
+  'available plots (POST)': {
+    method: 'post',
+    path: (i) => `/analysis/${i.analysisId}/availablePlots`,
+    body: () => ({ modelKey: 'best' }),
+    allowed: WRITE,
+  },
   'get plot (GET)': { method: 'get', path: (i) => `/analysis/${i.analysisId}/getPlot?modelKey=best&plotKey=x`, allowed: WRITE },
-  'get plot (POST)': { method: 'post', path: (i) => `/analysis/${i.analysisId}/getPlot`, body: () => ({ modelKey: 'best', plotKey: 'x' }), allowed: WRITE },
+  'get plot (POST)': {
+    method: 'post',
+    path: (i) => `/analysis/${i.analysisId}/getPlot`,
+    body: () => ({ modelKey: 'best', plotKey: 'x' }),
+    allowed: WRITE,
+  },
   'get plots (GET)': { method: 'get', path: (i) => `/analysis/${i.analysisId}/getPlots?modelKey=best`, allowed: WRITE },
-  'get plots (POST)': { method: 'post', path: (i) => `/analysis/${i.analysisId}/getPlots`, body: () => ({ modelKey: 'best' }), allowed: WRITE },
-  predict: { method: 'post', path: (i) => `/analysis/${i.analysisId}/predict/${i.datasetId}`, body: () => ({ modelKey: 'best' }), allowed: EXECUTE },
+  'get plots (POST)': {
+    method: 'post',
+    path: (i) => `/analysis/${i.analysisId}/getPlots`,
+    body: () => ({ modelKey: 'best' }),
+    allowed: WRITE,
+  },
+  predict: {
+    method: 'post',
+    path: (i) => `/analysis/${i.analysisId}/predict/${i.datasetId}`,
+    body: () => ({ modelKey: 'best' }),
+    allowed: EXECUTE,
+  },
   'prediction status': { method: 'get', path: (i) => `/prediction/${i.predictionId}/status`, allowed: ALL },
   'prediction result': { method: 'get', path: (i) => `/prediction/${i.predictionId}/result`, allowed: ALL },
   'list predictions': { method: 'get', path: (i) => `/analysis/${i.analysisId}/predictions/0/10`, allowed: ALL },
@@ -114,10 +134,12 @@ async function fixture() {
   const levels: Record<Level, string> = { owner: owner.auth, read: '', write: '', execute: '' };
   for (const level of ['read', 'write', 'execute'] as const) {
     const u = await createUser(t);
-    await t.db.query(
-      `INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, $3, $4)`,
-      [projectId, u.userId, level === 'write', level === 'execute'],
-    );
+    await t.db.query(`INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, $3, $4)`, [
+      projectId,
+      u.userId,
+      level === 'write',
+      level === 'execute',
+    ]);
     levels[level] = u.auth;
   }
   const stranger = await createUser(t);
@@ -224,7 +246,7 @@ it('changes nothing when access is refused', async () => {
 });
 
 // uploaded files belong to a user, not a project: any signed-in user may call the routes, on their own files only
-it('files routes: refused without a valid token; one user never sees nor deletes another user\'s file', async () => {
+it("files routes: refused without a valid token; one user never sees nor deletes another user's file", async () => {
   const f = await fixture();
   const up = await t.http().post(`${API}/file/mine.csv/upload`).set('Authorization', f.levels.owner).send(Buffer.from('a\n1\n'));
   expect(up.body.status).toBe('success');

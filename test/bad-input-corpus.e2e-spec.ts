@@ -38,7 +38,10 @@ beforeAll(async () => {
     [analysis.id, datasetId, owner.userId],
   );
   await t.db.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, '[]')`, [prediction.id]);
-  const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+  const init = await t
+    .http()
+    .post(`${API}/image/initUpload`)
+    .set('Authorization', owner.auth)
     .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'corpus scans' }))
     .attach('file', Buffer.from('sampleId,label\ns1,a\ns2,b\n'), 'labels.csv');
   ids = {
@@ -70,11 +73,21 @@ const DEEP_ARRAY = '['.repeat(100_000) + ']'.repeat(100_000);
 
 /** Sends `body` as raw bytes with `type` (supertest would re-encode a Buffer or an object). */
 function raw(method: 'post', path: string, type: string, body: string | Buffer) {
-  return t.http()[method](API + path).set('Authorization', owner.auth).set('Content-Type', type).serialize((b: unknown) => b as string).send(body as string);
+  return t
+    .http()
+    [method](API + path)
+    .set('Authorization', owner.auth)
+    .set('Content-Type', type)
+    .serialize((b: unknown) => b as string)
+    .send(body as string);
 }
 
 function json(path: string, body: unknown) {
-  return t.http().post(API + path).set('Authorization', owner.auth).send(body as object);
+  return t
+    .http()
+    .post(API + path)
+    .set('Authorization', owner.auth)
+    .send(body as object);
 }
 
 /**
@@ -84,9 +97,19 @@ function json(path: string, body: unknown) {
 function jsonRoutes(): { path: string; base: Json; check?: boolean; strings: string[]; numbers: string[] }[] {
   const analyze = { outcome: { classification: 'y' }, thoroughness: 'preliminary', coreCount: 1, name: 'corpus analysis' };
   return [
-    { path: '/login', base: { usernameOrEmail: 'nobody-here', password: 'not-the-password' }, strings: ['usernameOrEmail', 'password'], numbers: [] },
+    {
+      path: '/login',
+      base: { usernameOrEmail: 'nobody-here', password: 'not-the-password' },
+      strings: ['usernameOrEmail', 'password'],
+      numbers: [],
+    },
     { path: '/createProject', base: { name: 'p', description: 'd' }, strings: ['name', 'description'], numbers: [] },
-    { path: `/project/${ids.projectId}/share`, base: { username: 'nobody-here', permissions: ['read'] }, strings: ['username'], numbers: [] },
+    {
+      path: `/project/${ids.projectId}/share`,
+      base: { username: 'nobody-here', permissions: ['read'] },
+      strings: ['username'],
+      numbers: [],
+    },
     { path: `/project/${ids.projectId}/unshare`, base: { username: 'nobody-here' }, strings: ['username'], numbers: [] },
     {
       path: '/file/never-uploaded/createDataset',
@@ -94,13 +117,39 @@ function jsonRoutes(): { path: string; base: Json; check?: boolean; strings: str
       strings: ['name', 'separator'],
       numbers: ['projectId', 'fileSizeInBytes'],
     },
-    { path: `/dataset/${ids.datasetId}/changeFeatureTypes`, base: { featureTypes: { x: 'categorical', nosuch: 'numerical' } }, strings: [], numbers: [] },
-    { path: `/dataset/${ids.datasetId}/analyze`, base: { ...analyze, coreCount: 1000 }, strings: ['name', 'thoroughness'], numbers: ['coreCount'] },
-    { path: `/check/dataset/${ids.datasetId}/analyze`, base: { ...analyze, thoroughness: 'thorough' }, check: true, strings: ['name'], numbers: ['coreCount'] },
+    {
+      path: `/dataset/${ids.datasetId}/changeFeatureTypes`,
+      base: { featureTypes: { x: 'categorical', nosuch: 'numerical' } },
+      strings: [],
+      numbers: [],
+    },
+    {
+      path: `/dataset/${ids.datasetId}/analyze`,
+      base: { ...analyze, coreCount: 1000 },
+      strings: ['name', 'thoroughness'],
+      numbers: ['coreCount'],
+    },
+    {
+      path: `/check/dataset/${ids.datasetId}/analyze`,
+      base: { ...analyze, thoroughness: 'thorough' },
+      check: true,
+      strings: ['name'],
+      numbers: ['coreCount'],
+    },
     { path: `/analysis/${ids.analysisId}/availablePlots`, base: { modelKey: 'nosuch' }, strings: ['modelKey'], numbers: [] },
-    { path: `/analysis/${ids.analysisId}/getPlot`, base: { modelKey: 'best', plotKey: 'nosuch' }, strings: ['modelKey', 'plotKey'], numbers: [] },
+    {
+      path: `/analysis/${ids.analysisId}/getPlot`,
+      base: { modelKey: 'best', plotKey: 'nosuch' },
+      strings: ['modelKey', 'plotKey'],
+      numbers: [],
+    },
     { path: `/analysis/${ids.analysisId}/getPlots`, base: { modelKey: 'nosuch' }, strings: ['modelKey'], numbers: [] },
-    { path: `/analysis/${ids.analysisId}/predict/${ids.datasetId}`, base: { modelKey: 'nosuch', signatureIndex: 0 }, strings: ['modelKey'], numbers: ['signatureIndex'] },
+    {
+      path: `/analysis/${ids.analysisId}/predict/${ids.datasetId}`,
+      base: { modelKey: 'nosuch', signatureIndex: 0 },
+      strings: ['modelKey'],
+      numbers: ['signatureIndex'],
+    },
   ];
 }
 
@@ -120,16 +169,38 @@ function jsonCases(): Case[] {
     for (const f of route.numbers) {
       add(`${f} negative`, () => json(route.path, withField(f, -1)));
       add(`${f} a float`, () => json(route.path, withField(f, 1.5)));
-      add(`${f} huge`, () => raw('post', route.path, 'application/json', JSON.stringify(route.base).replace(/}$/, `,"${f}":1e400}`).replace(`"${f}":${JSON.stringify(route.base[f])},`, '')));
+      add(`${f} huge`, () =>
+        raw(
+          'post',
+          route.path,
+          'application/json',
+          JSON.stringify(route.base)
+            .replace(/}$/, `,"${f}":1e400}`)
+            .replace(`"${f}":${JSON.stringify(route.base[f])},`, ''),
+        ),
+      );
       add(`${f} a string with NUL`, () => json(route.path, withField(f, '1\u0000')));
     }
     add('deep JSON object', () => raw('post', route.path, 'application/json', DEEP));
     add('deep JSON array in a field', () => raw('post', route.path, 'application/json', `{"x":${DEEP_ARRAY}}`));
     add('a NUL in a key', () => json(route.path, { ...route.base, ['k\u0000']: 1 }));
-    add('a __proto__ key', () => raw('post', route.path, 'application/json', JSON.stringify(route.base).replace(/^{/, '{"__proto__":{"admin":true},')));
-    add('a constructor key', () => raw('post', route.path, 'application/json', JSON.stringify(route.base).replace(/^{/, '{"constructor":{"prototype":{"admin":true}},')));
-    add('not UTF-8', () => raw('post', route.path, 'application/json', Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])));
-    add('UTF-16 declared, UTF-8 sent', () => raw('post', route.path, 'application/json; charset=utf-16le', Buffer.from(JSON.stringify(route.base), 'utf8')));
+    add('a __proto__ key', () =>
+      raw('post', route.path, 'application/json', JSON.stringify(route.base).replace(/^{/, '{"__proto__":{"admin":true},')),
+    );
+    add('a constructor key', () =>
+      raw('post', route.path, 'application/json', JSON.stringify(route.base).replace(/^{/, '{"constructor":{"prototype":{"admin":true}},')),
+    );
+    add('not UTF-8', () =>
+      raw(
+        'post',
+        route.path,
+        'application/json',
+        Buffer.concat([Buffer.from('{"x":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')]),
+      ),
+    );
+    add('UTF-16 declared, UTF-8 sent', () =>
+      raw('post', route.path, 'application/json; charset=utf-16le', Buffer.from(JSON.stringify(route.base), 'utf8')),
+    );
     add('a charset that does not exist', () => raw('post', route.path, 'application/json; charset=klingon', JSON.stringify(route.base)));
     add('truncated JSON', () => raw('post', route.path, 'application/json', JSON.stringify(route.base).slice(0, -3)));
     add('a JSON array body', () => raw('post', route.path, 'application/json', '[1,2,3]'));
@@ -175,15 +246,28 @@ function idCases(): Case[] {
       cases.push({
         name: `${r.method.toUpperCase()} ${r.path(bad)}`,
         send: () => {
-          const req = t.http()[r.method](API + r.path(bad)).set('Authorization', owner.auth);
+          const req = t
+            .http()
+            [r.method](API + r.path(bad))
+            .set('Authorization', owner.auth);
           return r.method === 'post' ? req.send({ modelKey: 'best', username: 'nobody-here', permissions: ['read'] }) : req;
         },
       });
     }
   }
   for (const list of ['/projects/owned', '/projects/shared', `/datasets/${ids?.projectId ?? 1}`]) {
-    for (const [offset, count] of [['-1', '10'], ['0', '101'], ['1.5', '1'], ['0', '1e2'], ['%00', '1'], ['0', '99999999999999999999']]) {
-      cases.push({ name: `GET ${list}/${offset}/${count}`, send: () => t.http().get(`${API}${list}/${offset}/${count}`).set('Authorization', owner.auth) });
+    for (const [offset, count] of [
+      ['-1', '10'],
+      ['0', '101'],
+      ['1.5', '1'],
+      ['0', '1e2'],
+      ['%00', '1'],
+      ['0', '99999999999999999999'],
+    ]) {
+      cases.push({
+        name: `GET ${list}/${offset}/${count}`,
+        send: () => t.http().get(`${API}${list}/${offset}/${count}`).set('Authorization', owner.auth),
+      });
     }
   }
   return cases;
@@ -192,13 +276,15 @@ function idCases(): Case[] {
 function multipartCases(): Case[] {
   const cases: Case[] = [];
   const p = () => Number(ids.projectId);
-  const init = (attributes: string | undefined, file: Buffer | null = Buffer.from('sampleId,label\ns1,a\n'), extra?: [string, string]) => () => {
-    const req = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth);
-    if (attributes !== undefined) req.field('attributes', attributes);
-    if (extra) req.field(extra[0], extra[1]);
-    if (file) req.attach('file', file, 'labels.csv');
-    return req;
-  };
+  const init =
+    (attributes: string | undefined, file: Buffer | null = Buffer.from('sampleId,label\ns1,a\n'), extra?: [string, string]) =>
+    () => {
+      const req = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth);
+      if (attributes !== undefined) req.field('attributes', attributes);
+      if (extra) req.field(extra[0], extra[1]);
+      if (file) req.attach('file', file, 'labels.csv');
+      return req;
+    };
   const attr = (o: Json) => JSON.stringify({ projectId: p(), name: 'scans', ...o });
   cases.push(
     { name: 'init: attributes not JSON', send: () => init('{projectId:')() },
@@ -220,7 +306,16 @@ function multipartCases(): Case[] {
     { name: 'init: a sample id with NUL in the file', send: () => init(attr({ name: 'nul init' }), Buffer.from('sampleId\ns\u00001\n'))() },
     { name: 'init: JSON instead of multipart', send: () => json('/image/initUpload', { attributes: attr({}) }) },
     { name: 'init: text/plain body', send: () => raw('post', '/image/initUpload', 'text/plain', 'attributes={}') },
-    { name: 'init: a broken multipart body', send: () => raw('post', '/image/initUpload', 'multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="attributes"\r\n\r\n{}') },
+    {
+      name: 'init: a broken multipart body',
+      send: () =>
+        raw(
+          'post',
+          '/image/initUpload',
+          'multipart/form-data; boundary=xyz',
+          '--xyz\r\nContent-Disposition: form-data; name="attributes"\r\n\r\n{}',
+        ),
+    },
   );
   const add = (sampleId: string | string[] | undefined, file: Buffer | undefined) => () => {
     const req = t.http().post(`${API}/image/${ids.imageTaskId}/add`).set('Authorization', owner.auth);
@@ -241,7 +336,12 @@ function multipartCases(): Case[] {
     { name: 'add: JSON instead of multipart', send: () => json(`/image/${ids.imageTaskId}/add`, { sampleId: 's1' }) },
   );
   const upload = (fileId: string, body: string) => () =>
-    t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'application/octet-stream').send(body);
+    t
+      .http()
+      .post(`${API}/file/${fileId}/upload`)
+      .set('Authorization', owner.auth)
+      .set('Content-Type', 'application/octet-stream')
+      .send(body);
   cases.push(
     { name: 'upload: fileId with NUL', send: upload('a%00b', 'x') },
     { name: 'upload: fileId too long', send: upload('f'.repeat(65), 'x') },
@@ -256,20 +356,48 @@ function multipartCases(): Case[] {
     { name: 'file delete: fileId with a lone surrogate (encoded)', send: del('%ED%A0%80') },
     { name: 'file delete: unknown fileId', send: del('never-uploaded') },
   );
-  for (const [offset, count] of [['-1', '10'], ['0', '101'], ['1.5', '1'], ['%00', '1']]) {
-    cases.push({ name: `GET /files/${offset}/${count}`, send: () => t.http().get(`${API}/files/${offset}/${count}`).set('Authorization', owner.auth) });
+  for (const [offset, count] of [
+    ['-1', '10'],
+    ['0', '101'],
+    ['1.5', '1'],
+    ['%00', '1'],
+  ]) {
+    cases.push({
+      name: `GET /files/${offset}/${count}`,
+      send: () => t.http().get(`${API}/files/${offset}/${count}`).set('Authorization', owner.auth),
+    });
   }
   return cases;
 }
 
 function otherCases(): Case[] {
   return [
-    { name: 'GET availablePlots: modelKey %00', send: () => t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=a%00b`).set('Authorization', owner.auth) },
-    { name: 'GET availablePlots: modelKey __proto__', send: () => t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=__proto__`).set('Authorization', owner.auth) },
-    { name: 'GET availablePlots: modelKey twice', send: () => t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=best&modelKey=x`).set('Authorization', owner.auth) },
-    { name: 'GET getPlot: plotKey constructor', send: () => t.http().get(`${API}/analysis/${ids.analysisId}/getPlot?modelKey=best&plotKey=constructor`).set('Authorization', owner.auth) },
-    { name: 'GET result: format %00', send: () => t.http().get(`${API}/prediction/${ids.predictionId}/result?format=csv%00`).set('Authorization', owner.auth) },
-    { name: 'GET result: format twice', send: () => t.http().get(`${API}/prediction/${ids.predictionId}/result?format=csv&format=json`).set('Authorization', owner.auth) },
+    {
+      name: 'GET availablePlots: modelKey %00',
+      send: () => t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=a%00b`).set('Authorization', owner.auth),
+    },
+    {
+      name: 'GET availablePlots: modelKey __proto__',
+      send: () => t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=__proto__`).set('Authorization', owner.auth),
+    },
+    {
+      name: 'GET availablePlots: modelKey twice',
+      send: () =>
+        t.http().get(`${API}/analysis/${ids.analysisId}/availablePlots?modelKey=best&modelKey=x`).set('Authorization', owner.auth),
+    },
+    {
+      name: 'GET getPlot: plotKey constructor',
+      send: () =>
+        t.http().get(`${API}/analysis/${ids.analysisId}/getPlot?modelKey=best&plotKey=constructor`).set('Authorization', owner.auth),
+    },
+    {
+      name: 'GET result: format %00',
+      send: () => t.http().get(`${API}/prediction/${ids.predictionId}/result?format=csv%00`).set('Authorization', owner.auth),
+    },
+    {
+      name: 'GET result: format twice',
+      send: () => t.http().get(`${API}/prediction/${ids.predictionId}/result?format=csv&format=json`).set('Authorization', owner.auth),
+    },
     ...['constructor', '__proto__', 'toString', 'hasOwnProperty'].map((modelKey) => ({
       name: `POST predict: modelKey ${modelKey}`,
       send: () => json(`/analysis/${ids.analysisId}/predict/${ids.datasetId}`, { modelKey }),
@@ -278,12 +406,29 @@ function otherCases(): Case[] {
       name: `POST getPlots: modelKey ${modelKey}`,
       send: () => json(`/analysis/${ids.analysisId}/getPlots`, { modelKey }),
     })),
-    { name: 'POST changeFeatureTypes: a type __proto__', send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { x: '__proto__' } }) },
-    { name: 'POST changeFeatureTypes: a feature __proto__', send: () => raw('post', `/dataset/${ids.datasetId}/changeFeatureTypes`, 'application/json', '{"featureTypes":{"__proto__":"numerical"}}') },
+    {
+      name: 'POST changeFeatureTypes: a type __proto__',
+      send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { x: '__proto__' } }),
+    },
+    {
+      name: 'POST changeFeatureTypes: a feature __proto__',
+      send: () =>
+        raw('post', `/dataset/${ids.datasetId}/changeFeatureTypes`, 'application/json', '{"featureTypes":{"__proto__":"numerical"}}'),
+    },
     // compressed bodies: garbage, an unknown coding, and a bomb (100 KB of gzip that inflates to 100 MB)
-    { name: 'gzip: not gzip', send: () => raw('post', '/createProject', 'application/json', 'not gzip at all').set('Content-Encoding', 'gzip') },
-    { name: 'gzip: an unknown coding', send: () => raw('post', '/createProject', 'application/json', '{"name":"x"}').set('Content-Encoding', 'x-klingon') },
-    { name: 'gzip: a bomb', send: () => raw('post', '/createProject', 'application/json', gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))).set('Content-Encoding', 'gzip') },
+    {
+      name: 'gzip: not gzip',
+      send: () => raw('post', '/createProject', 'application/json', 'not gzip at all').set('Content-Encoding', 'gzip'),
+    },
+    {
+      name: 'gzip: an unknown coding',
+      send: () => raw('post', '/createProject', 'application/json', '{"name":"x"}').set('Content-Encoding', 'x-klingon'),
+    },
+    {
+      name: 'gzip: a bomb',
+      send: () =>
+        raw('post', '/createProject', 'application/json', gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))).set('Content-Encoding', 'gzip'),
+    },
     { name: 'POST logout: a NUL in the body', send: () => json('/logout', { x: NUL }) },
     { name: 'POST logout: deep JSON', send: () => raw('post', '/logout', 'application/json', DEEP) },
   ];
@@ -303,9 +448,13 @@ describe('the bad-input corpus', () => {
     expect(wrong).toEqual([]);
 
     expect((await t.http().get(`${API}/health/ready`)).status).toBe(200);
-    expect(expectSuccess(await t.http().post(`${API}/createProject`).set('Authorization', owner.auth).send({ name: 'after the corpus' })).projectId)
-      .toMatch(/^\d+$/);
-    expect(expectSuccess(await t.http().get(`${API}/dataset/${ids.datasetId}`).set('Authorization', owner.auth)).datasetId).toBe(ids.datasetId);
+    expect(
+      expectSuccess(await t.http().post(`${API}/createProject`).set('Authorization', owner.auth).send({ name: 'after the corpus' }))
+        .projectId,
+    ).toMatch(/^\d+$/);
+    expect(expectSuccess(await t.http().get(`${API}/dataset/${ids.datasetId}`).set('Authorization', owner.auth)).datasetId).toBe(
+      ids.datasetId,
+    );
     // nothing the corpus sent was stored
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM projects WHERE owner_id = $1`, [owner.userId]);
     expect(n).toBe(2);

@@ -40,7 +40,13 @@ const CORPUS: Array<[string, string | Buffer, UploadOptions, string, RegExp]> = 
   ['blank column name', 'a,  ,c\n1,2,3\n', {}, TABLE, /column 2 has an empty name/],
   ['column name too long', `${'n'.repeat(201)},b\n1,2\n`, {}, TABLE, /column 1 .*longer than 200/],
   ['sample column but nothing else', 'id\ns1\ns2\n', { hasSampleHeaders: true }, TABLE, /no feature columns/],
-  ['transposed: duplicate feature names', 'id,s1,s2\nx,1,2\nx,3,4\n', { hasSamplesInRows: false, hasSampleHeaders: true }, TABLE, /"x" appears twice/],
+  [
+    'transposed: duplicate feature names',
+    'id,s1,s2\nx,1,2\nx,3,4\n',
+    { hasSamplesInRows: false, hasSampleHeaders: true },
+    TABLE,
+    /"x" appears twice/,
+  ],
   ['transposed: empty feature name', 'id,s1,s2\n,1,2\n', { hasSamplesInRows: false, hasSampleHeaders: true }, TABLE, /line 2.*empty name/],
   ['transposed: empty sample name', 'id,s1,\nx,1,2\n', { hasSamplesInRows: false, hasSampleHeaders: true }, TABLE, /sample 2.*empty name/],
   ['transposed: ragged feature row', 'id,s1,s2\nx,1,2\ny,3\n', { hasSamplesInRows: false, hasSampleHeaders: true }, TABLE, /line 3/],
@@ -79,7 +85,12 @@ describe('broken files', () => {
 
 describe('createDataset request faults', () => {
   const upload = async (body = 'a,b\n1,2\n', fileId = 'good') => {
-    const res = await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(body);
+    const res = await t
+      .http()
+      .post(`${API}/file/${fileId}/upload`)
+      .set('Authorization', owner.auth)
+      .set('Content-Type', 'text/csv')
+      .send(body);
     return expectSuccess(res).sizeInBytes as number;
   };
   const create = (body: object, fileId = 'good', auth = owner.auth) =>

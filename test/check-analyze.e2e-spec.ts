@@ -21,7 +21,11 @@ const rows = (n: number, line: (i: number) => string): string => Array.from({ le
 
 async function check(csv: string, body: Record<string, unknown>, featureTypes?: Record<string, string>) {
   const datasetId = await uploadDataset(t, auth, projectId, csv, { featureTypes });
-  const res = await t.http().post(`${API}/check/dataset/${datasetId}/analyze`).set('Authorization', auth).send({ thoroughness: 'preliminary', coreCount: 1, name: 'checked', ...body });
+  const res = await t
+    .http()
+    .post(`${API}/check/dataset/${datasetId}/analyze`)
+    .set('Authorization', auth)
+    .send({ thoroughness: 'preliminary', coreCount: 1, name: 'checked', ...body });
   const out = expectSuccess<{ errors: { code: string; message: string }[]; warnings: { code: string; message: string }[] }>(res);
   const listed = expectSuccess(await t.http().get(`${API}/analyses/all/${projectId}/0/10`).set('Authorization', auth));
   return { ...out, listed };
@@ -35,7 +39,9 @@ describe('check analyze', () => {
 
   it('reports too few samples with an outcome', async () => {
     // 30 samples, the outcome missing for all but 4
-    const r = await check(`x,label\n${rows(30, (i) => `${i},${i < 4 ? (i % 2 ? 'a' : 'b') : ''}`)}`, { outcome: { classification: 'label' } });
+    const r = await check(`x,label\n${rows(30, (i) => `${i},${i < 4 ? (i % 2 ? 'a' : 'b') : ''}`)}`, {
+      outcome: { classification: 'label' },
+    });
     expect(r.errors).toEqual([{ code: 'badRequest-120-0-13', message: 'Too few samples with an outcome: 4 (at least 10 are needed)' }]);
   });
 
@@ -51,7 +57,9 @@ describe('check analyze', () => {
   });
 
   it('reports nothing for an analysable dataset, and starts nothing', async () => {
-    const r = await check(`x,z,label\n${rows(80, (i) => `${i},${(i * 7) % 11},${i % 2 ? 'a' : 'b'}`)}`, { outcome: { classification: 'label' } });
+    const r = await check(`x,z,label\n${rows(80, (i) => `${i},${(i * 7) % 11},${i % 2 ? 'a' : 'b'}`)}`, {
+      outcome: { classification: 'label' },
+    });
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
     expect(r.listed.data).toEqual([]);

@@ -32,9 +32,12 @@ describe('the CLI', () => {
       (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
     );
   }
-  const json = (r: Run) => r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  const login = (username: string, password: string) =>
-    t.http().post(`${API}/login`).send({ usernameOrEmail: username, password });
+  const json = (r: Run) =>
+    r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+  const login = (username: string, password: string) => t.http().post(`${API}/login`).send({ usernameOrEmail: username, password });
   const projectsOf = (token: string) => t.http().get(`${API}/projects/owned/0/10`).set('Authorization', `Bearer ${token}`);
 
   beforeAll(async () => {

@@ -2,7 +2,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ColumnStore } from '../src/datasets/column-store';
 import {
-  API, createProject, createTestApp, createUser, expectError, expectSuccess, SHARED_DATA, TestApp, uploadDataset, uploadTask,
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  SHARED_DATA,
+  TestApp,
+  uploadDataset,
+  uploadTask,
 } from './utils';
 
 let t: TestApp;
@@ -68,7 +77,10 @@ describe('parsing options', () => {
     expect(dc).toEqual(da);
     expect(da.sampleCount).toBe(4);
     expect(da.columns.map((x) => [x.name, x.type])).toEqual([
-      ['id', 'identifier'], ['a', 'numerical'], ['b', 'categorical'], ['label', 'categorical'],
+      ['id', 'identifier'],
+      ['a', 'numerical'],
+      ['b', 'categorical'],
+      ['label', 'categorical'],
     ]);
     const aCol = da.columns[1] as { values: Float64Array };
     expect(Array.from(aCol.values)).toEqual([1.5, 2, NaN, 4]);
@@ -82,7 +94,7 @@ describe('parsing options', () => {
     const data = await t.app.get(ColumnStore).loadForEngine(id);
     expect(data.columns.map((c) => c.name)).toEqual(['name', 'note', 'v']);
     const name = data.columns[0] as { codes: Int32Array; levels: string[] };
-    expect(Array.from(name.codes, (c) => name.levels[c])).toEqual(['Smith, J', "O\"Brien"]);
+    expect(Array.from(name.codes, (c) => name.levels[c])).toEqual(['Smith, J', 'O"Brien']);
     const note = data.columns[1] as { codes: Int32Array; levels: string[] };
     expect(note.levels[note.codes[0]]).toBe('line one\nline two');
 
@@ -108,7 +120,10 @@ describe('parsing options', () => {
     expect(bad.error?.code).toBe('badRequest-110-3-2');
     const unknown = await uploadTask(t, owner.auth, projectId, csv, { featureTypes: { nope: 'numerical' } });
     expect(unknown.error?.code).toBe('badRequest-110-3-1');
-    const res = await t.http().post(`${API}/file/x/createDataset`).set('Authorization', owner.auth)
+    const res = await t
+      .http()
+      .post(`${API}/file/x/createDataset`)
+      .set('Authorization', owner.auth)
       .send({ projectId, name: 'abc', fileSizeInBytes: 1, featureTypes: { time: 'date' } });
     expectError(res, 'badRequest-110-3-3');
   });
@@ -128,7 +143,10 @@ describe('feature types', () => {
     expectError(await change({ missing: 'numerical' }), 'badRequest-110-3-1');
     expectError(await change({ group: 'text' }), 'badRequest-110-3-3');
     expect(expectSuccess(await change({})).features).toHaveLength(4);
-    expectError(await t.http().post(`${API}/dataset/${id}/changeFeatureTypes`).set('Authorization', owner.auth).send({}), 'badRequest-1-0-5');
+    expectError(
+      await t.http().post(`${API}/dataset/${id}/changeFeatureTypes`).set('Authorization', owner.auth).send({}),
+      'badRequest-1-0-5',
+    );
     // back to numerical: a categorical column of numbers can be numerical again
     const back = expectSuccess(await change({ score: 'numerical' }));
     expect(back.features[3]).toEqual({ name: 'score', type: 'numerical', missingCount: 0, distinctCount: 4 });
@@ -140,10 +158,20 @@ describe('feature types', () => {
 describe('upload', () => {
   it('stores the body as the file whatever its Content-Type, and replaces a file uploaded again under one id', async () => {
     const json = '{"looks":"like json"}';
-    const up = await t.http().post(`${API}/file/same-id/upload`).set('Authorization', owner.auth).set('Content-Type', 'application/json').send(json);
+    const up = await t
+      .http()
+      .post(`${API}/file/same-id/upload`)
+      .set('Authorization', owner.auth)
+      .set('Content-Type', 'application/json')
+      .send(json);
     expect(expectSuccess(up)).toEqual({ fileId: 'same-id', sizeInBytes: json.length });
     const csv = 'a,b\n1,2\n';
-    const again = await t.http().post(`${API}/file/same-id/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(csv);
+    const again = await t
+      .http()
+      .post(`${API}/file/same-id/upload`)
+      .set('Authorization', owner.auth)
+      .set('Content-Type', 'text/csv')
+      .send(csv);
     expect(expectSuccess(again)).toEqual({ fileId: 'same-id', sizeInBytes: csv.length });
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM files WHERE file_id = 'same-id'`);
     expect(n).toBe(1);

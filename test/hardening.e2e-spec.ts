@@ -16,10 +16,13 @@ afterAll(async () => {
 type User = Awaited<ReturnType<typeof createUser>>;
 
 async function share(projectId: string, user: User, read: boolean, write: boolean, execute: boolean) {
-  await t.db.query(
-    `INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, $3, $4, $5)`,
-    [projectId, user.userId, read, write, execute],
-  );
+  await t.db.query(`INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, $3, $4, $5)`, [
+    projectId,
+    user.userId,
+    read,
+    write,
+    execute,
+  ]);
 }
 
 /** A dataset row, an analysis with a stored result (model `best`) and rows as the modules leave them. */
@@ -60,7 +63,12 @@ describe('finding 6: NUL bytes and lone surrogates are refused with badRequest-1
     const u = await createUser(t);
     const p = await createProject(t, u.auth);
     const other = await createUser(t);
-    const post = (path: string, body: object, auth = u.auth) => t.http().post(API + path).set('Authorization', auth).send(body);
+    const post = (path: string, body: object, auth = u.auth) =>
+      t
+        .http()
+        .post(API + path)
+        .set('Authorization', auth)
+        .send(body);
     for (const bad of ['a\u0000b', 'a\uD800b', '\uDC00']) {
       expectError(await post('/createProject', { name: bad }), 'badRequest-1-0-6');
       expectError(await post('/createProject', { name: 'fine', description: bad }), 'badRequest-1-0-6');
@@ -69,18 +77,32 @@ describe('finding 6: NUL bytes and lone surrogates are refused with badRequest-1
       expectError(await t.http().post(`${API}/login`).send({ usernameOrEmail: bad, password: 'whatever-1' }), 'badRequest-1-0-6');
       expectError(await t.http().post(`${API}/login`).send({ usernameOrEmail: u.username, password: bad }), 'badRequest-1-0-6');
       expectError(await post('/file/f1/createDataset', { projectId: p, name: bad, fileSizeInBytes: 1 }), 'badRequest-1-0-6');
-      expectError(await post('/file/f1/createDataset', { projectId: p, name: 'fine', fileSizeInBytes: 1, featureTypes: { [bad]: 'numerical' } }), 'badRequest-1-0-6');
+      expectError(
+        await post('/file/f1/createDataset', { projectId: p, name: 'fine', fileSizeInBytes: 1, featureTypes: { [bad]: 'numerical' } }),
+        'badRequest-1-0-6',
+      );
       // the same JSON sent as text (an escaped NUL) and in a query string
       expectError(
-        await t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send(`{"name":${JSON.stringify(bad)}}`),
+        await t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .set('Content-Type', 'application/json')
+          .send(`{"name":${JSON.stringify(bad)}}`),
         'badRequest-1-0-6',
       );
       const ds = await dataset(p, `ds-${Math.random()}`);
       const a = await finishedAnalysis(p, ds, u.userId);
-      expectError(await post(`/dataset/${ds}/analyze`, { outcome: { classification: 'y' }, thoroughness: 'preliminary', coreCount: 1, name: bad }), 'badRequest-1-0-6');
+      expectError(
+        await post(`/dataset/${ds}/analyze`, { outcome: { classification: 'y' }, thoroughness: 'preliminary', coreCount: 1, name: bad }),
+        'badRequest-1-0-6',
+      );
       if (bad.includes('\u0000')) {
         // a query string cannot carry a lone surrogate (it is UTF-8 percent-encoded), but it can carry %00
-        expectError(await t.http().get(`${API}/analysis/${a}/availablePlots?modelKey=a%00b`).set('Authorization', u.auth), 'badRequest-1-0-6');
+        expectError(
+          await t.http().get(`${API}/analysis/${a}/availablePlots?modelKey=a%00b`).set('Authorization', u.auth),
+          'badRequest-1-0-6',
+        );
       }
     }
     const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM projects WHERE owner_id = $1`, [u.userId]);
@@ -91,16 +113,30 @@ describe('finding 6: NUL bytes and lone surrogates are refused with badRequest-1
     const u = await createUser(t);
     const p = await createProject(t, u.auth);
     const init = (attributes: string) =>
-      t.http().post(`${API}/image/initUpload`).set('Authorization', u.auth).field('attributes', attributes).attach('file', Buffer.from('sampleId,label\ns1,a\n'), 'l.csv');
+      t
+        .http()
+        .post(`${API}/image/initUpload`)
+        .set('Authorization', u.auth)
+        .field('attributes', attributes)
+        .attach('file', Buffer.from('sampleId,label\ns1,a\n'), 'l.csv');
     expectError(await init(JSON.stringify({ projectId: Number(p), name: 'sc\u0000ans' })), 'badRequest-1-0-6');
     const { taskId } = expectSuccess(await init(JSON.stringify({ projectId: Number(p), name: 'scans' })));
-    const add = await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's\u00001').attach('file', pngHeader(4, 4), 'i.png');
+    const add = await t
+      .http()
+      .post(`${API}/image/${taskId}/add`)
+      .set('Authorization', u.auth)
+      .field('sampleId', 's\u00001')
+      .attach('file', pngHeader(4, 4), 'i.png');
     expectError(add, 'badRequest-1-0-6');
   });
 
   it('refuses a JSON body that is not UTF-8', async () => {
     const u = await createUser(t);
-    const res = await t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json')
+    const res = await t
+      .http()
+      .post(`${API}/createProject`)
+      .set('Authorization', u.auth)
+      .set('Content-Type', 'application/json')
       .serialize((b: Buffer) => b as unknown as string) // send the bytes as they are (supertest would JSON-encode a Buffer)
       .send(Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]));
     expectError(res, 'badRequest-1-0-6');
@@ -113,7 +149,12 @@ describe('finding 7: deeply nested JSON is refused with badRequest-1-0-4 before 
     const p = await createProject(t, u.auth);
     const deep = '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000);
     const send = (path: string, body: string) =>
-      t.http().post(API + path).set('Authorization', u.auth).set('Content-Type', 'application/json').send(body);
+      t
+        .http()
+        .post(API + path)
+        .set('Authorization', u.auth)
+        .set('Content-Type', 'application/json')
+        .send(body);
     expectError(await send('/createProject', deep), 'badRequest-1-0-4');
     expectError(await send('/createProject', `{"name":"x","description":${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 'badRequest-1-0-4');
     expectError(await t.http().post(`${API}/login`).set('Content-Type', 'application/json').send(deep), 'badRequest-1-0-4');
@@ -122,15 +163,19 @@ describe('finding 7: deeply nested JSON is refused with badRequest-1-0-4 before 
     expectError(await send('/createProject', `{"name":"x","d":${'['.repeat(33)}${']'.repeat(33)}}`), 'badRequest-1-0-4');
     // deep but under the 64 KiB a multipart attributes field may have
     const attributes = '{"projectId":' + '['.repeat(20_000) + ']'.repeat(20_000) + '}';
-    const res = await t.http().post(`${API}/image/initUpload`).set('Authorization', u.auth).field('attributes', attributes)
+    const res = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', u.auth)
+      .field('attributes', attributes)
       .attach('file', Buffer.from('sampleId\ns1\n'), 'l.csv');
     expectError(res, 'badRequest-1-0-4');
     expectSuccess(await t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: 'after' }));
   });
 });
 
-describe('finding 8: reading a prediction needs read on the model\'s project and on the dataset\'s', () => {
-  it('refuses a reader of the model\'s project alone, and leaves the prediction out of its list', async () => {
+describe("finding 8: reading a prediction needs read on the model's project and on the dataset's", () => {
+  it("refuses a reader of the model's project alone, and leaves the prediction out of its list", async () => {
     const ownerA = await createUser(t);
     const ownerB = await createUser(t);
     const a = await createProject(t, ownerA.auth, 'A');
@@ -147,11 +192,21 @@ describe('finding 8: reading a prediction needs read on the model\'s project and
     const trainId = await dataset(a, 'train');
     const analysisId = await finishedAnalysis(a, trainId, ownerA.userId);
     const otherId = await dataset(b, 'secret samples');
-    const predictionId = await finishedPrediction(analysisId, otherId, executor.userId, [{ row: 0, sampleId: 'patient-007', prediction: 'x' }]);
+    const predictionId = await finishedPrediction(analysisId, otherId, executor.userId, [
+      { row: 0, sampleId: 'patient-007', prediction: 'x' },
+    ]);
     const own = await finishedPrediction(analysisId, trainId, ownerA.userId, [{ row: 0, prediction: 'x' }]);
 
-    const get = (path: string, who: User) => t.http().get(API + path).set('Authorization', who.auth);
-    for (const path of [`/prediction/${predictionId}/status`, `/prediction/${predictionId}/result`, `/prediction/${predictionId}/result?format=csv`]) {
+    const get = (path: string, who: User) =>
+      t
+        .http()
+        .get(API + path)
+        .set('Authorization', who.auth);
+    for (const path of [
+      `/prediction/${predictionId}/status`,
+      `/prediction/${predictionId}/result`,
+      `/prediction/${predictionId}/result?format=csv`,
+    ]) {
       expect({ path, status: (await get(path, readerA)).status }).toEqual({ path, status: 403 });
       expect({ path, status: (await get(path, ownerA)).status }).toEqual({ path, status: 403 });
       expect({ path, status: (await get(path, readerBoth)).status }).toEqual({ path, status: 200 });
@@ -197,7 +252,9 @@ describe('finding 10: the predictions CSV carries no spreadsheet formula', () =>
     ]);
     const res = await t.http().get(`${API}/prediction/${predictionId}/result`).query({ format: 'csv' }).set('Authorization', u.auth);
     expect(res.status).toBe(200);
-    expect(res.text).toBe(["row,sampleId,prediction", "0,'=cmd|calc!A1,'@SUM(1)", "1,'+1+1,'-x", `2,'\tTAB,"'\rCR"`, '3,-12.5,-0.5', ''].join('\n'));
+    expect(res.text).toBe(
+      ['row,sampleId,prediction', "0,'=cmd|calc!A1,'@SUM(1)", "1,'+1+1,'-x", `2,'\tTAB,"'\rCR"`, '3,-12.5,-0.5', ''].join('\n'),
+    );
   });
 });
 
@@ -206,10 +263,15 @@ describe('finding 12: an image over MAX_IMAGE_PIXELS is refused at add, from its
     const u = await createUser(t);
     const p = await createProject(t, u.auth);
     const { taskId } = expectSuccess(
-      await t.http().post(`${API}/image/initUpload`).set('Authorization', u.auth).field('attributes', JSON.stringify({ projectId: Number(p), name: 'scans' }))
+      await t
+        .http()
+        .post(`${API}/image/initUpload`)
+        .set('Authorization', u.auth)
+        .field('attributes', JSON.stringify({ projectId: Number(p), name: 'scans' }))
         .attach('file', Buffer.from('sampleId,label\ns1,a\n'), 'l.csv'),
     );
-    const add = (file: Buffer) => t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's1').attach('file', file, 'i.png');
+    const add = (file: Buffer) =>
+      t.http().post(`${API}/image/${taskId}/add`).set('Authorization', u.auth).field('sampleId', 's1').attach('file', file, 'i.png');
     const res = await add(pngHeader(100_000, 100_000));
     expectError(res, 'badRequest-130-2-5');
     expect(res.body.message).toContain('100000 x 100000');

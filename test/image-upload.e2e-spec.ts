@@ -2,7 +2,16 @@ import { Jimp } from 'jimp';
 import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
 import {
-  API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, TestApp, uploadDataset, uploadTask,
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  TestApp,
+  uploadDataset,
+  uploadTask,
 } from './utils';
 
 /** The image dataset flow through HTTP: init, add, commit, status; then the dataset it makes. */
@@ -40,7 +49,14 @@ function init(auth: string, csv: string | Buffer | undefined, attributes: Attrib
   return req;
 }
 
-function add(auth: string, taskId: string, sampleId: string | undefined, file: Buffer | undefined, filename = 'image.png', app: TestApp = t) {
+function add(
+  auth: string,
+  taskId: string,
+  sampleId: string | undefined,
+  file: Buffer | undefined,
+  filename = 'image.png',
+  app: TestApp = t,
+) {
   const req = app.http().post(`${API}/image/${taskId}/add`).set('Authorization', auth);
   if (sampleId !== undefined) req.field('sampleId', sampleId);
   if (file !== undefined) req.attach('file', file, filename);
@@ -60,7 +76,11 @@ function errorMessage(res: { status: number; body: { code?: string; status?: str
   return String(res.body.message);
 }
 
-const get = (auth: string, path: string) => t.http().get(API + path).set('Authorization', auth);
+const get = (auth: string, path: string) =>
+  t
+    .http()
+    .get(API + path)
+    .set('Authorization', auth);
 
 const LABELS = 'id,label,age\ns1,cat,3\ns2,dog,5\ns3,cat,2\ns4,dog,7\n';
 
@@ -186,10 +206,19 @@ describe('analysis on an image dataset', () => {
     const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
     expect(done.state).toBe('finished');
     const { analysisId } = expectSuccess(
-      await t.http().post(`${API}/dataset/${done.datasetId}/analyze`).set('Authorization', owner.auth)
+      await t
+        .http()
+        .post(`${API}/dataset/${done.datasetId}/analyze`)
+        .set('Authorization', owner.auth)
         .send({ outcome: { classification: 'label' }, thoroughness: 'preliminary', coreCount: 1, name: 'images' }),
     );
-    const status = await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished' || s.state === 'failed', 120_000);
+    const status = await pollUntil<{ state: string }>(
+      t,
+      owner.auth,
+      `/analysis/${analysisId}/status`,
+      (s) => s.state === 'finished' || s.state === 'failed',
+      120_000,
+    );
     expect(status.state).toBe('finished');
     // the brightness features separate the classes: the models' signatures name img_ features
     const result = expectSuccess(await get(owner.auth, `/analysis/${analysisId}/result`));
@@ -241,7 +270,12 @@ describe('init errors (and nothing left behind)', () => {
     ['name too long', LABELS, (p) => ({ projectId: Number(p), name: 'x'.repeat(61) }), 'badRequest-110-0-2'],
     ['name missing', LABELS, (p) => ({ projectId: Number(p) }), 'badRequest-1-0-5'],
     ['description too long', LABELS, (p) => ({ projectId: Number(p), name: 'scans', description: 'd'.repeat(256) }), 'badRequest-110-0-3'],
-    ['hasFeatureHeaders not a boolean', LABELS, (p) => ({ projectId: Number(p), name: 'scans', hasFeatureHeaders: 'yes' }), 'badRequest-1-0-6'],
+    [
+      'hasFeatureHeaders not a boolean',
+      LABELS,
+      (p) => ({ projectId: Number(p), name: 'scans', hasFeatureHeaders: 'yes' }),
+      'badRequest-1-0-6',
+    ],
     ['unknown attribute', LABELS, (p) => ({ projectId: Number(p), name: 'scans', color: 'red' }), 'badRequest-1-0-7'],
     ['name already used', LABELS, (p) => ({ projectId: Number(p), name: 'taken' }), 'conflict-110-0-1'],
     ['file missing', undefined, (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-1-0-5'],
@@ -250,7 +284,12 @@ describe('init errors (and nothing left behind)', () => {
     ['ragged rows', 'id,label\ns1,a\ns2,b,extra\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
     ['header only', 'id,label\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
     ['empty file', '', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
-    ['not UTF-8', Buffer.from([0x69, 0x64, 0x0a, 0xff, 0xfe, 0x0a]), (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-1'],
+    [
+      'not UTF-8',
+      Buffer.from([0x69, 0x64, 0x0a, 0xff, 0xfe, 0x0a]),
+      (p) => ({ projectId: Number(p), name: 'scans' }),
+      'badRequest-130-0-1',
+    ],
     ['a column named img_*', 'id,img_width\ns1,3\n', (p) => ({ projectId: Number(p), name: 'scans' }), 'badRequest-130-0-3'],
   ])('%s', async (_name, csv, attributes, code) => {
     const attrs = typeof attributes === 'function' ? attributes(projectId) : attributes;
@@ -260,18 +299,27 @@ describe('init errors (and nothing left behind)', () => {
   });
 
   it('names the row of a duplicate sample id', async () => {
-    const message = errorMessage(await init(owner.auth, 'id\na\nb\na\n', { projectId: Number(projectId), name: 'dups' }), 'badRequest-130-0-2');
+    const message = errorMessage(
+      await init(owner.auth, 'id\na\nb\na\n', { projectId: Number(projectId), name: 'dups' }),
+      'badRequest-130-0-2',
+    );
     expect(message).toContain('"a"');
     expect(message).toContain('rows 1 and 3');
   });
 
   it('refuses a second file part and other form fields with malformed-body or unknown-field codes', async () => {
-    const twoFiles = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+    const twoFiles = t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', owner.auth)
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
       .attach('file', Buffer.from(LABELS), 'a.csv')
       .attach('file', Buffer.from(LABELS), 'b.csv');
     expectError(await twoFiles, 'badRequest-1-0-4');
-    const otherPart = t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+    const otherPart = t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', owner.auth)
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
       .attach('image', Buffer.from(LABELS), 'a.csv');
     expectError(await otherPart, 'badRequest-1-0-4');
@@ -356,10 +404,10 @@ describe('add and commit errors', () => {
     const taskId = await openTask(projectId);
     const stranger = await createUser(t);
     const reader = await createUser(t);
-    await t.db.query(`INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, false, false)`, [
-      projectId,
-      reader.userId,
-    ]);
+    await t.db.query(
+      `INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, false, false)`,
+      [projectId, reader.userId],
+    );
     const png = await image('image/png', 3);
     expect((await add(stranger.auth, taskId, 's1', png)).status).toBe(403);
     expect((await get(stranger.auth, `/image/${taskId}/commit`)).status).toBe(403);

@@ -6,7 +6,16 @@ import { Client } from 'pg';
 import { JobEnded, JobRunner } from '../src/jobs/job-runner';
 import { JobKind } from '../src/jobs/job-kinds';
 import {
-  API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset,
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  SHARED_DATA,
+  TestApp,
+  uploadDataset,
 } from './utils';
 
 /**
@@ -94,14 +103,19 @@ function gradientPng(size: number): Buffer {
 it('a dataset build stops when its project is deleted: job row gone, no dataset written', async () => {
   const p = await createProject(t, owner.auth, 'doomed build');
   const fileId = `f${randomBytes(6).toString('hex')}`;
-  expectSuccess(await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS));
+  expectSuccess(
+    await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS),
+  );
   // the build waits on the file's chunks until released: it is surely running when the project goes
   const release = await lockTable(t, 'file_chunks');
   let taskId: string | undefined;
   const ended = endOf(t, 'createDataset', () => taskId);
   try {
     const name = `build-${randomBytes(4).toString('hex')}`;
-    const created = await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', owner.auth)
+    const created = await t
+      .http()
+      .post(`${API}/file/${fileId}/createDataset`)
+      .set('Authorization', owner.auth)
       .send({ projectId: p, name, fileSizeInBytes: IRIS.length });
     taskId = expectSuccess(created).taskId as string;
     await pollUntil<{ state: string }>(t, owner.auth, `/task/${taskId}/status`, (s) => s.state === 'running');
@@ -127,13 +141,19 @@ it('an image task stops within 2 s when its project is deleted: job row gone, no
   const ids = Array.from({ length: count }, (_, i) => `s${i}`);
   const csv = 'id,label\n' + ids.map((id, i) => `${id},${i % 2 ? 'a' : 'b'}`).join('\n') + '\n';
   const name = `scans-${randomBytes(4).toString('hex')}`;
-  const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
-    .attach('file', Buffer.from(csv), 'labels.csv').field('attributes', JSON.stringify({ projectId: Number(p), name }));
+  const init = await t
+    .http()
+    .post(`${API}/image/initUpload`)
+    .set('Authorization', owner.auth)
+    .attach('file', Buffer.from(csv), 'labels.csv')
+    .field('attributes', JSON.stringify({ projectId: Number(p), name }));
   const taskId = expectSuccess(init).taskId as string;
   // large images that compress well: cheap to send, slow to decode and measure (seconds for all of them)
   const png = gradientPng(1600);
   for (const id of ids) {
-    expectSuccess(await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', owner.auth).field('sampleId', id).attach('file', png, 'i.png'));
+    expectSuccess(
+      await t.http().post(`${API}/image/${taskId}/add`).set('Authorization', owner.auth).field('sampleId', id).attach('file', png, 'i.png'),
+    );
   }
   const runner = t.app.get(JobRunner);
   const ended = endOf(t, 'imageDataset', () => taskId);
@@ -155,7 +175,12 @@ it('an image task stops within 2 s when its project is deleted: job row gone, no
 it('an analysis stops within 2 s when deleted: job row gone, no result written', async () => {
   const p = await createProject(t, owner.auth, 'analysis');
   const ds = await uploadDataset(t, owner.auth, p, CANCER);
-  const analysisId = await analyze(t, ds, { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'long' });
+  const analysisId = await analyze(t, ds, {
+    outcome: { classification: 'diagnosis' },
+    thoroughness: 'extensive',
+    coreCount: 1,
+    name: 'long',
+  });
   await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'running', 60_000);
   expect(await jobRowsOf(t, 'analysis_id', analysisId)).toBe(1);
   const ended = endOf(t, 'analysis', () => analysisId);
@@ -180,26 +205,46 @@ it('a prediction is aborted when deleted while it runs: job row gone, no result 
       await runner.tick();
       await runner.drain();
     };
-    const p = expectSuccess(await m.http().post(`${API}/createProject`).set('Authorization', user.auth).send({ name: 'predict' })).projectId;
+    const p = expectSuccess(
+      await m.http().post(`${API}/createProject`).set('Authorization', user.auth).send({ name: 'predict' }),
+    ).projectId;
     const fileId = 'iris';
-    expectSuccess(await m.http().post(`${API}/file/${fileId}/upload`).set('Authorization', user.auth).set('Content-Type', 'text/csv').send(IRIS));
-    const { taskId } = expectSuccess(await m.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', user.auth)
-      .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }));
+    expectSuccess(
+      await m.http().post(`${API}/file/${fileId}/upload`).set('Authorization', user.auth).set('Content-Type', 'text/csv').send(IRIS),
+    );
+    const { taskId } = expectSuccess(
+      await m
+        .http()
+        .post(`${API}/file/${fileId}/createDataset`)
+        .set('Authorization', user.auth)
+        .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }),
+    );
     await run();
     const ds = expectSuccess(await m.http().get(`${API}/task/${taskId}/status`).set('Authorization', user.auth)).datasetId as string;
-    const { analysisId } = expectSuccess(await m.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', user.auth)
-      .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' }));
+    const { analysisId } = expectSuccess(
+      await m
+        .http()
+        .post(`${API}/dataset/${ds}/analyze`)
+        .set('Authorization', user.auth)
+        .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' }),
+    );
     await run();
-    expect(expectSuccess(await m.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', user.auth)).state).toBe('finished');
+    expect(expectSuccess(await m.http().get(`${API}/analysis/${analysisId}/status`).set('Authorization', user.auth)).state).toBe(
+      'finished',
+    );
 
-    const { predictionId } = expectSuccess(await m.http().post(`${API}/analysis/${analysisId}/predict/${ds}`).set('Authorization', user.auth).send({ modelKey: 'best' }));
+    const { predictionId } = expectSuccess(
+      await m.http().post(`${API}/analysis/${analysisId}/predict/${ds}`).set('Authorization', user.auth).send({ modelKey: 'best' }),
+    );
     expect(await jobRowsOf(m, 'prediction_id', predictionId)).toBe(1);
     // the prediction waits on the dataset's columns until released
     const release = await lockTable(m, 'dataset_columns');
     try {
       const ended = endOf(m, 'prediction', () => predictionId);
       expect(await runner.tick()).toBe(1);
-      expect(expectSuccess(await m.http().get(`${API}/prediction/${predictionId}/status`).set('Authorization', user.auth)).state).toBe('running');
+      expect(expectSuccess(await m.http().get(`${API}/prediction/${predictionId}/status`).set('Authorization', user.auth)).state).toBe(
+        'running',
+      );
       expectSuccess(await m.http().post(`${API}/prediction/${predictionId}/delete`).set('Authorization', user.auth));
       expect(await jobRowsOf(m, 'prediction_id', predictionId)).toBe(0);
       await runner.checkCancelled(); // what the runner's timer does every second
@@ -220,16 +265,30 @@ it('a prediction is aborted when deleted while it runs: job row gone, no result 
 it('job rows go with their analysis, prediction or dataset; a finished task keeps its datasetId', async () => {
   const p = await createProject(t, owner.auth, 'stale');
   const fileId = `f${randomBytes(6).toString('hex')}`;
-  expectSuccess(await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS));
-  const { taskId } = expectSuccess(await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', owner.auth)
-    .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }));
-  const task = await pollUntil<{ state: string; datasetId?: string }>(t, owner.auth, `/task/${taskId}/status`, (s) => s.state === 'finished');
+  expectSuccess(
+    await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', owner.auth).set('Content-Type', 'text/csv').send(IRIS),
+  );
+  const { taskId } = expectSuccess(
+    await t
+      .http()
+      .post(`${API}/file/${fileId}/createDataset`)
+      .set('Authorization', owner.auth)
+      .send({ projectId: p, name: 'iris', fileSizeInBytes: IRIS.length }),
+  );
+  const task = await pollUntil<{ state: string; datasetId?: string }>(
+    t,
+    owner.auth,
+    `/task/${taskId}/status`,
+    (s) => s.state === 'finished',
+  );
   const ds = task.datasetId as string;
   const body = { outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' };
   const [a1, a2] = [await analyze(t, ds, body), await analyze(t, ds, body)];
-  for (const a of [a1, a2]) await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${a}/status`, (s) => s.state === 'finished', 120_000);
+  for (const a of [a1, a2])
+    await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${a}/status`, (s) => s.state === 'finished', 120_000);
   const predict = async (a: string) =>
-    expectSuccess(await t.http().post(`${API}/analysis/${a}/predict/${ds}`).set('Authorization', owner.auth).send({ modelKey: 'best' })).predictionId as string;
+    expectSuccess(await t.http().post(`${API}/analysis/${a}/predict/${ds}`).set('Authorization', owner.auth).send({ modelKey: 'best' }))
+      .predictionId as string;
   const [p1, p2] = [await predict(a1), await predict(a2)];
   for (const x of [p1, p2]) await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${x}/status`, (s) => s.state === 'finished');
   const rows = async () => ({
@@ -270,7 +329,11 @@ it('a job that fails on its input keeps its own code: attempted once, failed wit
     await t.http().post(`${API}/analysis/${analysisId}/predict/${asText}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
   );
   const status = await pollUntil<{ state: string; error?: { code: string; message: string } }>(
-    t, owner.auth, `/prediction/${predictionId}/status`, (s) => s.state === 'failed' || s.state === 'finished');
+    t,
+    owner.auth,
+    `/prediction/${predictionId}/status`,
+    (s) => s.state === 'failed' || s.state === 'finished',
+  );
   expect({ state: status.state, code: status.error?.code }).toEqual({ state: 'failed', code: 'badRequest-150-3-2' });
   expect(status.error?.message).toMatch(/must be numerical/);
   const [job] = await t.db.query('SELECT state, attempts FROM jobs WHERE prediction_id = $1', [predictionId]);

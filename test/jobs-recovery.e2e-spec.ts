@@ -34,13 +34,18 @@ function worker(env: Record<string, string> = {}): ChildProcess {
 }
 
 async function analyze(datasetId: string, thoroughness = 'preliminary', outcome: object = { classification: 'species' }) {
-  const res = await t.http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', owner.auth)
+  const res = await t
+    .http()
+    .post(`${API}/dataset/${datasetId}/analyze`)
+    .set('Authorization', owner.auth)
     .send({ outcome, thoroughness, coreCount: 1, name: 'job test' });
   return expectSuccess(res).analysisId as string;
 }
 
 async function jobOf(analysisId: string) {
-  const [job] = await t.db.query(`SELECT state, attempts, error FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1`, [analysisId]);
+  const [job] = await t.db.query(`SELECT state, attempts, error FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1`, [
+    analysisId,
+  ]);
   return job as { state: string; attempts: number; error: string | null };
 }
 
@@ -76,7 +81,13 @@ it('two worker processes share twenty queued analyses, each run exactly once', a
   const a = worker();
   const b = worker();
   for (const id of ids) {
-    await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${id}/status`, (s) => s.state === 'finished' || s.state === 'failed', 240_000);
+    await pollUntil<{ state: string }>(
+      t,
+      owner.auth,
+      `/analysis/${id}/status`,
+      (s) => s.state === 'finished' || s.state === 'failed',
+      240_000,
+    );
   }
   const rows = await t.db.query(
     `SELECT a.id, a.state, j.attempts, j.state AS job_state, j.error, (SELECT count(*)::int FROM analysis_results r WHERE r.analysis_id = a.id) AS results
@@ -85,8 +96,12 @@ it('two worker processes share twenty queued analyses, each run exactly once', a
   );
   expect(rows).toHaveLength(20);
   // every row as it must be, so a failure shows which analysis ran twice or did not finish
-  expect(rows.filter((r: { state: string; attempts: number; job_state: string; results: number }) =>
-    !(r.state === 'finished' && r.attempts === 1 && r.job_state === 'done' && r.results === 1))).toEqual([]);
+  expect(
+    rows.filter(
+      (r: { state: string; attempts: number; job_state: string; results: number }) =>
+        !(r.state === 'finished' && r.attempts === 1 && r.job_state === 'done' && r.results === 1),
+    ),
+  ).toEqual([]);
   // both processes took part (a done job keeps the id of the worker that ran it)
   const [{ n }] = await t.db.query(
     `SELECT count(DISTINCT lease_owner)::int AS n FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = ANY($1::text[])`,
@@ -104,7 +119,13 @@ it('an analysis whose worker is killed (-9) is finished by another worker after 
   await new Promise((r) => first.once('exit', r));
   const killedAt = Date.now();
   worker();
-  const end = await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${id}/status`, (s) => s.state === 'finished' || s.state === 'failed', 240_000);
+  const end = await pollUntil<{ state: string }>(
+    t,
+    owner.auth,
+    `/analysis/${id}/status`,
+    (s) => s.state === 'finished' || s.state === 'failed',
+    240_000,
+  );
   expect(end.state).toBe('finished');
   // the job row is marked done just after the analysis is stored
   let job = await jobOf(id);
@@ -127,7 +148,12 @@ it('an analysis whose worker dies on its last attempt is failed with a reason, n
   await new Promise((r) => first.once('exit', r));
   worker(); // its runner finds the expired lease
   const end = await pollUntil<{ state: string; error?: { code: string; message: string } }>(
-    t, owner.auth, `/analysis/${id}/status`, (s) => s.state !== 'running' && s.state !== 'pending', 60_000);
+    t,
+    owner.auth,
+    `/analysis/${id}/status`,
+    (s) => s.state !== 'running' && s.state !== 'pending',
+    60_000,
+  );
   expect(end.state).toBe('failed');
   expect(end.error?.code).toBe('internal-120-4-1');
   expect(end.error?.message).toMatch(/lease expired/);

@@ -58,12 +58,20 @@ describe('logs', () => {
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(linesOf(id)).toEqual([
-      expect.objectContaining({ context: 'Access', method: 'GET', route: '/api/public/v1/projects/owned/:offset/:count', status: 200, userId }),
+      expect.objectContaining({
+        context: 'Access',
+        method: 'GET',
+        route: '/api/public/v1/projects/owned/:offset/:count',
+        status: 200,
+        userId,
+      }),
     ]);
   });
 
   it('an X-Request-Id that is not a sane token is replaced', async () => {
-    const res = await http().get(`${API}/version`).set('X-Request-Id', 'two words "quoted" ' + 'x'.repeat(200));
+    const res = await http()
+      .get(`${API}/version`)
+      .set('X-Request-Id', 'two words "quoted" ' + 'x'.repeat(200));
     const id = res.headers['x-request-id'];
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(linesOf(id)).toHaveLength(1);
@@ -72,7 +80,9 @@ describe('logs', () => {
   it('a request refused by body parsing, and one that matches no route, still get an id and an access line', async () => {
     const bad = await http().post(`${API}/login`).set('X-Request-Id', 'bad-body').set('Content-Type', 'application/json').send('{nope');
     expect(bad.body.code).toBe('badRequest-1-0-4');
-    expect(linesOf('bad-body')).toEqual([expect.objectContaining({ context: 'Access', method: 'POST', route: null, path: '/api/public/v1/login', status: 200 })]);
+    expect(linesOf('bad-body')).toEqual([
+      expect.objectContaining({ context: 'Access', method: 'POST', route: null, path: '/api/public/v1/login', status: 200 }),
+    ]);
     await http().get(`${API}/no/such/route?secret=1`).set('X-Request-Id', 'no-route');
     expect(linesOf('no-route')).toEqual([expect.objectContaining({ route: null, path: '/api/public/v1/no/such/route', status: 404 })]);
   });
@@ -83,12 +93,14 @@ describe('logs', () => {
     const t = { http } as unknown as TestApp;
     const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'logs' })).body.payload.projectId;
     const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
-    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+    const started = await http()
+      .post(`${API}/dataset/${datasetId}/analyze`)
+      .set('Authorization', auth)
       .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'logged' });
     const { analysisId } = started.body.payload;
     await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'finished', 120_000);
     await new Promise((r) => setTimeout(r, 200)); // the finished line follows the state change
-    const jobLines = lines.filter((l) => typeof l.event === 'string' && (l.event as string).startsWith('job.'));
+    const jobLines = lines.filter((l) => typeof l.event === 'string' && l.event.startsWith('job.'));
     const ofAnalysis = jobLines.filter((l) => l.analysisId === analysisId);
     expect(ofAnalysis.map((l) => [l.event, l.kind, l.level])).toEqual([
       ['job.started', 'analysis', 'info'],
@@ -102,9 +114,12 @@ describe('logs', () => {
     const { token } = await app.get(UsersService).createUser({ username: 'olga', password: 'olga-password' });
     const auth = `Bearer ${token}`;
     const t = { http } as unknown as TestApp;
-    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'cancel' })).body.payload.projectId;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'cancel' })).body.payload
+      .projectId;
     const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
-    const started = await http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+    const started = await http()
+      .post(`${API}/dataset/${datasetId}/analyze`)
+      .set('Authorization', auth)
       .send({ outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'to cancel' });
     const { analysisId } = started.body.payload;
     await pollUntil(t, auth, `/analysis/${analysisId}/status`, (p: { state: string }) => p.state === 'running', 60_000);
@@ -120,7 +135,15 @@ describe('logs', () => {
 
   it('LOG_FORMAT=text prints the same record on one readable line', () => {
     expect(
-      textLine({ level: 'warn', time: '2026-11-23T05:00:00.000Z', pid: 1, context: 'Auth', reqId: 'r1', msg: 'failed login', username: 'lena' }),
+      textLine({
+        level: 'warn',
+        time: '2026-11-23T05:00:00.000Z',
+        pid: 1,
+        context: 'Auth',
+        reqId: 'r1',
+        msg: 'failed login',
+        username: 'lena',
+      }),
     ).toBe('2026-11-23T05:00:00.000Z WARN  [Auth] (r1) failed login username=lena\n');
   });
 });

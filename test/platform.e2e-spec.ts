@@ -81,14 +81,24 @@ describe('login and tokens', () => {
     const url = `${API}/projects/owned/0/10`;
     expect((await t.http().get(url)).status).toBe(403);
     expect((await t.http().get(url).set('Authorization', u.token)).status).toBe(403);
-    expect((await t.http().get(url).set('Authorization', 'Bearer ' + 'x'.repeat(43))).status).toBe(403);
+    expect(
+      (
+        await t
+          .http()
+          .get(url)
+          .set('Authorization', 'Bearer ' + 'x'.repeat(43))
+      ).status,
+    ).toBe(403);
     expect((await t.http().get(url).set('Authorization', 'Basic abc')).status).toBe(403);
     expect((await t.http().get(url).set('Authorization', u.auth)).status).toBe(200);
 
     await t.db.query(`UPDATE tokens SET expires_at = now() - interval '1 second' WHERE user_id = $1`, [u.userId]);
     expect((await t.http().get(url).set('Authorization', u.auth)).status).toBe(403);
 
-    const login = await t.http().post(`${API}/login`).send({ usernameOrEmail: u.username, password: `password-${u.username}` });
+    const login = await t
+      .http()
+      .post(`${API}/login`)
+      .send({ usernameOrEmail: u.username, password: `password-${u.username}` });
     const auth = `Bearer ${expectSuccess(login).token}`;
     expect((await t.http().get(url).set('Authorization', auth)).status).toBe(200);
     expect(expectSuccess(await t.http().post(`${API}/logout`).set('Authorization', auth))).toEqual({});
@@ -97,10 +107,9 @@ describe('login and tokens', () => {
 
   it('gives tokens the configured lifetime', async () => {
     const u = await createUser(t);
-    const [row] = await t.db.query(
-      `SELECT extract(epoch FROM expires_at - created_at) AS seconds FROM tokens WHERE user_id = $1`,
-      [u.userId],
-    );
+    const [row] = await t.db.query(`SELECT extract(epoch FROM expires_at - created_at) AS seconds FROM tokens WHERE user_id = $1`, [
+      u.userId,
+    ]);
     expect(Math.round(Number(row.seconds) / 3600)).toBe(168);
   });
 });
@@ -145,14 +154,27 @@ describe('projects', () => {
     expect(expectSuccess(await page(5, 10))).toEqual({ offset: 5, totalCount: 5, data: [] });
     expect(expectSuccess(await page(50, 10))).toEqual({ offset: 50, totalCount: 5, data: [] });
     expect(expectSuccess(await page(0, 0))).toEqual({ offset: 0, totalCount: 5, data: [] });
-    for (const [o, c] of [[-1, 10], [0, 101], ['a', 1], [0, 'x'], [1.5, 2], [0, -3], ['1e3', 2]]) {
+    for (const [o, c] of [
+      [-1, 10],
+      [0, 101],
+      ['a', 1],
+      [0, 'x'],
+      [1.5, 2],
+      [0, -3],
+      ['1e3', 2],
+    ]) {
       expectError(await page(o, c), 'badRequest-1-0-1');
     }
   });
 
   it('validates project fields', async () => {
     const u = await createUser(t);
-    const post = (body: unknown) => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send(body as object);
+    const post = (body: unknown) =>
+      t
+        .http()
+        .post(`${API}/createProject`)
+        .set('Authorization', u.auth)
+        .send(body as object);
     expectError(await post({}), 'badRequest-1-0-5');
     expectError(await post({ name: '' }), 'badRequest-100-0-1');
     expectError(await post({ name: 'x'.repeat(61) }), 'badRequest-100-0-1');
@@ -196,7 +218,10 @@ describe('sharing and permissions', () => {
     const p = await createProject(t, owner.auth, 'Shared');
 
     expect((await t.http().get(`${API}/project/${p}`).set('Authorization', reader.auth)).status).toBe(403);
-    const shared = await t.http().post(`${API}/project/${p}/share`).set('Authorization', owner.auth)
+    const shared = await t
+      .http()
+      .post(`${API}/project/${p}/share`)
+      .set('Authorization', owner.auth)
       .send({ username: reader.username, permissions: ['write'] });
     expect(expectSuccess(shared)).toEqual({ projectId: p, username: reader.username, permissions: ['read', 'write'] });
 
@@ -204,15 +229,25 @@ describe('sharing and permissions', () => {
     expect((await t.http().get(`${API}/project/${p}`).set('Authorization', stranger.auth)).status).toBe(403);
     // owned routes stay with the owner
     expect((await t.http().post(`${API}/project/${p}/delete`).set('Authorization', reader.auth)).status).toBe(403);
-    expect((await t.http().post(`${API}/project/${p}/share`).set('Authorization', reader.auth)
-      .send({ username: stranger.username, permissions: ['read'] })).status).toBe(403);
+    expect(
+      (
+        await t
+          .http()
+          .post(`${API}/project/${p}/share`)
+          .set('Authorization', reader.auth)
+          .send({ username: stranger.username, permissions: ['read'] })
+      ).status,
+    ).toBe(403);
 
     const list = expectSuccess(await t.http().get(`${API}/projects/shared/0/10`).set('Authorization', reader.auth));
     expect(list).toEqual({ offset: 0, totalCount: 1, data: [{ projectId: p, name: 'Shared' }] });
     expect(expectSuccess(await t.http().get(`${API}/projects/owned/0/10`).set('Authorization', reader.auth)).totalCount).toBe(0);
 
-    expect(expectSuccess(await t.http().post(`${API}/project/${p}/unshare`).set('Authorization', owner.auth)
-      .send({ username: reader.username }))).toEqual({ projectId: p, username: reader.username });
+    expect(
+      expectSuccess(
+        await t.http().post(`${API}/project/${p}/unshare`).set('Authorization', owner.auth).send({ username: reader.username }),
+      ),
+    ).toEqual({ projectId: p, username: reader.username });
     expect((await t.http().get(`${API}/project/${p}`).set('Authorization', reader.auth)).status).toBe(403);
     expect(expectSuccess(await t.http().get(`${API}/projects/shared/0/10`).set('Authorization', reader.auth)).totalCount).toBe(0);
   });
@@ -240,19 +275,54 @@ describe('malformed requests', () => {
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send('{"name":'),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send('null'),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send('"str"'),
-      () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send(`{"name":"${huge}"}`),
-      () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: { $ne: 1 } }),
-      () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: ["'; DROP TABLE projects; --"] }),
+      () =>
+        t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .set('Content-Type', 'application/json')
+          .send(`{"name":"${huge}"}`),
+      () =>
+        t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .send({ name: { $ne: 1 } }),
+      () =>
+        t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .send({ name: ["'; DROP TABLE projects; --"] }),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: "'; DROP TABLE projects; --" }),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: '../../etc/passwd' }),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name: 'ok', description: null }),
-      () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ __proto__: { admin: true }, name: 'x' }),
+      () =>
+        t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .send({ __proto__: { admin: true }, name: 'x' }),
       () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'text/plain').send('name=x'),
-      () => t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json; charset=latin9').send('{}'),
-      () => t.http().post(`${API}/login`).send({ usernameOrEmail: 'a'.repeat(5000), password: 'b' }),
+      () =>
+        t
+          .http()
+          .post(`${API}/createProject`)
+          .set('Authorization', u.auth)
+          .set('Content-Type', 'application/json; charset=latin9')
+          .send('{}'),
+      () =>
+        t
+          .http()
+          .post(`${API}/login`)
+          .send({ usernameOrEmail: 'a'.repeat(5000), password: 'b' }),
       () => t.http().post(`${API}/login`).send({ usernameOrEmail: null, password: null }),
       () => t.http().post(`${API}/login`).set('Content-Type', 'application/json').send('{{{{'),
-      () => t.http().get(`${API}/project/${'9'.repeat(300)}`).set('Authorization', u.auth),
+      () =>
+        t
+          .http()
+          .get(`${API}/project/${'9'.repeat(300)}`)
+          .set('Authorization', u.auth),
       () => t.http().get(`${API}/project/-5`).set('Authorization', u.auth),
       () => t.http().get(`${API}/project/0x10`).set('Authorization', u.auth),
       () => t.http().get(`${API}/project/1%00`).set('Authorization', u.auth),
@@ -260,10 +330,24 @@ describe('malformed requests', () => {
       () => t.http().get(`${API}/project/..%2F..%2Fetc`).set('Authorization', u.auth),
       () => t.http().get(`${API}/projects/owned/99999999999999999999/1`).set('Authorization', u.auth),
       () => t.http().get(`${API}/projects/owned/0/1e2`).set('Authorization', u.auth),
-      () => t.http().post(`${API}/project/${p}/share`).set('Authorization', u.auth).send({ username: 12, permissions: [1] }),
-      () => t.http().post(`${API}/project/${p}/share`).set('Authorization', u.auth).send({ username: 'x'.repeat(10000), permissions: ['read'] }),
+      () =>
+        t
+          .http()
+          .post(`${API}/project/${p}/share`)
+          .set('Authorization', u.auth)
+          .send({ username: 12, permissions: [1] }),
+      () =>
+        t
+          .http()
+          .post(`${API}/project/${p}/share`)
+          .set('Authorization', u.auth)
+          .send({ username: 'x'.repeat(10000), permissions: ['read'] }),
       () => t.http().post(`${API}/project/${p}/unshare`).set('Authorization', u.auth).send({}),
-      () => t.http().get(`${API}/project/${p}`).set('Authorization', 'Bearer ' + 'a'.repeat(10000)),
+      () =>
+        t
+          .http()
+          .get(`${API}/project/${p}`)
+          .set('Authorization', 'Bearer ' + 'a'.repeat(10000)),
     ];
     for (const [i, make] of cases.entries()) {
       const res = await make();
@@ -272,11 +356,17 @@ describe('malformed requests', () => {
       expect({ i, ok, status: res.status }).toEqual({ i, ok: true, status: res.status });
     }
     expect(expectSuccess(await t.http().get(`${API}/project/${p}`).set('Authorization', u.auth)).projectId).toBe(p);
-    const names = expectSuccess(await t.http().get(`${API}/projects/owned/0/100`).set('Authorization', u.auth))
-      .data.map((x: { name: string }) => x.name);
+    const names = expectSuccess(await t.http().get(`${API}/projects/owned/0/100`).set('Authorization', u.auth)).data.map(
+      (x: { name: string }) => x.name,
+    );
     expect(names).toEqual(expect.arrayContaining(["'; DROP TABLE projects; --", '../../etc/passwd']));
     expectError(
-      await t.http().post(`${API}/createProject`).set('Authorization', u.auth).set('Content-Type', 'application/json').send(`{"name":"${huge}"}`),
+      await t
+        .http()
+        .post(`${API}/createProject`)
+        .set('Authorization', u.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"name":"${huge}"}`),
       'badRequest-1-0-3',
     );
   });

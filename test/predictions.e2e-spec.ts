@@ -1,6 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
+import {
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  SHARED_DATA,
+  TestApp,
+  uploadDataset,
+} from './utils';
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createUser>>;
@@ -30,7 +41,10 @@ beforeAll(async () => {
   const { train } = split();
   trainId = await uploadDataset(t, owner.auth, projectId, train, { name: 'iris-train', hasSampleHeaders: true });
   analysisId = expectSuccess(
-    await t.http().post(`${API}/dataset/${trainId}/analyze`).set('Authorization', owner.auth)
+    await t
+      .http()
+      .post(`${API}/dataset/${trainId}/analyze`)
+      .set('Authorization', owner.auth)
       .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'iris model' }),
   ).analysisId;
   await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished', 120_000);
@@ -47,18 +61,26 @@ describe('predictions', () => {
     );
     expect((await finished(predictionId)).state).toBe('finished');
     const result = expectSuccess(await t.http().get(`${API}/prediction/${predictionId}/result`).set('Authorization', owner.auth));
-    expect({ ...result, predictions: undefined }).toEqual({ predictionId, analysisId, datasetId: testId, modelKey: 'best', predictions: undefined });
+    expect({ ...result, predictions: undefined }).toEqual({
+      predictionId,
+      analysisId,
+      datasetId: testId,
+      modelKey: 'best',
+      predictions: undefined,
+    });
     expect(result.predictions).toHaveLength(heldOut.length);
     let correct = 0;
-    result.predictions.forEach((p: { row: number; sampleId: string; prediction: string; probabilities: Record<string, number> }, i: number) => {
-      const cells = heldOut[i].split(',');
-      expect(p.row).toBe(i);
-      expect(p.sampleId).toBe(cells[0]);
-      const total = Object.values(p.probabilities).reduce((a, b) => a + b, 0);
-      expect(total).toBeCloseTo(1, 6);
-      expect(Object.keys(p.probabilities).sort()).toEqual(['setosa', 'versicolor', 'virginica']);
-      if (p.prediction === cells[cells.length - 1]) correct++;
-    });
+    result.predictions.forEach(
+      (p: { row: number; sampleId: string; prediction: string; probabilities: Record<string, number> }, i: number) => {
+        const cells = heldOut[i].split(',');
+        expect(p.row).toBe(i);
+        expect(p.sampleId).toBe(cells[0]);
+        const total = Object.values(p.probabilities).reduce((a, b) => a + b, 0);
+        expect(total).toBeCloseTo(1, 6);
+        expect(Object.keys(p.probabilities).sort()).toEqual(['setosa', 'versicolor', 'virginica']);
+        if (p.prediction === cells[cells.length - 1]) correct++;
+      },
+    );
     expect(correct / heldOut.length).toBeGreaterThan(0.85);
 
     const csv = await t.http().get(`${API}/prediction/${predictionId}/result`).query({ format: 'csv' }).set('Authorization', owner.auth);
@@ -68,20 +90,29 @@ describe('predictions', () => {
     expect(lines[0]).toBe('row,sampleId,prediction,probability:setosa,probability:versicolor,probability:virginica');
     expect(lines).toHaveLength(heldOut.length + 1);
     expect(lines[1].split(',').slice(0, 3)).toEqual(['0', result.predictions[0].sampleId, result.predictions[0].prediction]);
-    expectError(await t.http().get(`${API}/prediction/${predictionId}/result`).query({ format: 'xml' }).set('Authorization', owner.auth), 'badRequest-150-0-2');
+    expectError(
+      await t.http().get(`${API}/prediction/${predictionId}/result`).query({ format: 'xml' }).set('Authorization', owner.auth),
+      'badRequest-150-0-2',
+    );
 
     const list = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/predictions/0/10`).set('Authorization', owner.auth));
     expect(list.totalCount).toBeGreaterThanOrEqual(1);
     expect(list.data.map((p: { predictionId: string }) => p.predictionId)).toContain(predictionId);
 
-    expect(expectSuccess(await t.http().post(`${API}/prediction/${predictionId}/delete`).set('Authorization', owner.auth)).predictionId).toBe(predictionId);
+    expect(
+      expectSuccess(await t.http().post(`${API}/prediction/${predictionId}/delete`).set('Authorization', owner.auth)).predictionId,
+    ).toBe(predictionId);
     expectError(await t.http().get(`${API}/prediction/${predictionId}/status`).set('Authorization', owner.auth), 'notFound-150-1-1');
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM prediction_results WHERE prediction_id = $1', [predictionId]);
     expect(n).toBe(0);
   });
 
   it('ignores extra columns and the outcome, and rejects a dataset missing a used column', async () => {
-    const withoutOutcome = ['a,sepal_length_cm,sepal_width_cm,petal_length_cm,petal_width_cm,extra', '1,5.1,3.5,1.4,0.2,x', '2,6.7,3.0,5.2,2.3,y'].join('\n');
+    const withoutOutcome = [
+      'a,sepal_length_cm,sepal_width_cm,petal_length_cm,petal_width_cm,extra',
+      '1,5.1,3.5,1.4,0.2,x',
+      '2,6.7,3.0,5.2,2.3,y',
+    ].join('\n');
     const ok = await uploadDataset(t, owner.auth, projectId, withoutOutcome, { name: 'no-outcome' });
     const { predictionId } = expectSuccess(
       await t.http().post(`${API}/analysis/${analysisId}/predict/${ok}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
@@ -91,9 +122,14 @@ describe('predictions', () => {
     expect(r.predictions.map((p: { prediction: string }) => p.prediction)).toEqual(['setosa', 'virginica']);
     expect(r.predictions[0].sampleId).toBeUndefined();
 
-    const sig: string[] = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth)).models.best.signatures[0];
+    const sig: string[] = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth)).models
+      .best.signatures[0];
     const missing = await uploadDataset(t, owner.auth, projectId, 'x,y\n1,2\n3,4\n', { name: 'unrelated' });
-    const res = await t.http().post(`${API}/analysis/${analysisId}/predict/${missing}`).set('Authorization', owner.auth).send({ modelKey: 'best' });
+    const res = await t
+      .http()
+      .post(`${API}/analysis/${analysisId}/predict/${missing}`)
+      .set('Authorization', owner.auth)
+      .send({ modelKey: 'best' });
     expectError(res, 'badRequest-150-3-1');
     expect(res.body.message).toContain(sig[0]);
   });
@@ -115,8 +151,13 @@ describe('predictions', () => {
     const theirs = await uploadDataset(t, stranger.auth, theirProject, 'a,b\n1,2\n3,4\n');
     expect((await post({ modelKey: 'best' }, analysisId, theirs)).status).toBe(403);
     // an unfinished analysis has no model
-    const pending = expectSuccess(await t.http().post(`${API}/dataset/${trainId}/analyze`).set('Authorization', owner.auth)
-      .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'later' })).analysisId;
+    const pending = expectSuccess(
+      await t
+        .http()
+        .post(`${API}/dataset/${trainId}/analyze`)
+        .set('Authorization', owner.auth)
+        .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'later' }),
+    ).analysisId;
     const early = await post({ modelKey: 'best' }, pending);
     if (early.body.status === 'error') expect(early.body.code).toBe('notFound-120-2-3');
     expectError(await t.http().get(`${API}/prediction/999999/result`).set('Authorization', owner.auth), 'notFound-150-1-1');

@@ -34,15 +34,18 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number): Prom
 
 /** Pids of the `postgres` processes (server and its children) serving the data directory `pgDir`. */
 function postgresProcessesOf(pgDir: string): number[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-    try {
-      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const d = argv.indexOf('-D');
-      return path.basename(argv[0]) === 'postgres' && d >= 0 && path.resolve(argv[d + 1]) === pgDir ? [Number(pid)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const d = argv.indexOf('-D');
+        return path.basename(argv[0]) === 'postgres' && d >= 0 && path.resolve(argv[d + 1]) === pgDir ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -66,12 +69,15 @@ describe('the service process', () => {
       const base = `http://127.0.0.1:${port}/api/public/v1`;
       const ready = await waitFor(async () => {
         const r = await fetch(`${base}/health/ready`);
-        return r.ok ? ((await r.json()) as unknown) : undefined;
+        return r.ok ? await r.json() : undefined;
       }, 60_000);
       expect(ready).toEqual({ status: 'ok', database: 'ok' });
 
       // JSON logs, one object per line, saying where the admin credentials are
-      const lines = out.trim().split('\n').map((l) => JSON.parse(l) as { level: string; msg?: string });
+      const lines = out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { level: string; msg?: string });
       expect(lines.some((l) => l.msg?.includes(path.join(dataDir, 'admin-credentials.json')))).toBe(true);
       const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'admin-credentials.json'), 'utf8'));
 
@@ -82,7 +88,9 @@ describe('the service process', () => {
       });
       const created = JSON.parse(cli.stdout.trim());
       expect(created).toEqual({ userId: expect.stringMatching(/^\d+$/), token: expect.stringMatching(/^[\w-]{43}$/) });
-      expect(cli.stderr).toContain(`database: postgresql://postgres@127.0.0.1:${pgPort}/signet (embedded PostgreSQL of DATA_DIR ${dataDir}, already running)`);
+      expect(cli.stderr).toContain(
+        `database: postgresql://postgres@127.0.0.1:${pgPort}/signet (embedded PostgreSQL of DATA_DIR ${dataDir}, already running)`,
+      );
 
       // pointed at a DATA_DIR with no database while the service's server runs: refused, nothing created
       const wrongDir = path.join(os.tmpdir(), `signet-wrong-${process.pid}-${Date.now()}`);

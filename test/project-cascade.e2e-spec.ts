@@ -17,10 +17,14 @@ async function rowsOf(projectId: string): Promise<Record<string, number>> {
     projects: await q('SELECT count(*)::int AS n FROM projects WHERE id = $1'),
     project_shares: await q('SELECT count(*)::int AS n FROM project_shares WHERE project_id = $1'),
     datasets: await q('SELECT count(*)::int AS n FROM datasets WHERE project_id = $1'),
-    dataset_columns: await q('SELECT count(*)::int AS n FROM dataset_columns c JOIN datasets d ON d.id = c.dataset_id WHERE d.project_id = $1'),
+    dataset_columns: await q(
+      'SELECT count(*)::int AS n FROM dataset_columns c JOIN datasets d ON d.id = c.dataset_id WHERE d.project_id = $1',
+    ),
     tasks: await q('SELECT count(*)::int AS n FROM tasks WHERE project_id = $1'),
     analyses: await q('SELECT count(*)::int AS n FROM analyses WHERE project_id = $1'),
-    analysis_results: await q('SELECT count(*)::int AS n FROM analysis_results r JOIN analyses a ON a.id = r.analysis_id WHERE a.project_id = $1'),
+    analysis_results: await q(
+      'SELECT count(*)::int AS n FROM analysis_results r JOIN analyses a ON a.id = r.analysis_id WHERE a.project_id = $1',
+    ),
     predictions: await q('SELECT count(*)::int AS n FROM predictions p JOIN analyses a ON a.id = p.analysis_id WHERE a.project_id = $1'),
     prediction_results: await q(
       'SELECT count(*)::int AS n FROM prediction_results r JOIN predictions p ON p.id = r.prediction_id JOIN analyses a ON a.id = p.analysis_id WHERE a.project_id = $1',
@@ -37,10 +41,19 @@ it('deleting a project removes every row that belongs to it, and nothing of othe
   const keep = await createProject(t, owner.auth, 'kept');
   const keptDataset = await uploadDataset(t, owner.auth, keep, 'a,b\n1,x\n2,y\n');
   const p = await createProject(t, owner.auth, 'doomed');
-  expectSuccess(await t.http().post(`${API}/project/${p}/share`).set('Authorization', owner.auth).send({ username: friend.username, permissions: ['read'] }));
+  expectSuccess(
+    await t
+      .http()
+      .post(`${API}/project/${p}/share`)
+      .set('Authorization', owner.auth)
+      .send({ username: friend.username, permissions: ['read'] }),
+  );
   const ds = await uploadDataset(t, owner.auth, p, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
   const { analysisId } = expectSuccess(
-    await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', owner.auth)
+    await t
+      .http()
+      .post(`${API}/dataset/${ds}/analyze`)
+      .set('Authorization', owner.auth)
       .send({ outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1, name: 'a' }),
   );
   await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished', 120_000);
@@ -49,13 +62,19 @@ it('deleting a project removes every row that belongs to it, and nothing of othe
   );
   await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${predictionId}/status`, (s) => s.state === 'finished');
   // an image upload left uncommitted (its sample rows and the init file stay until the project goes)
-  const init = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+  const init = await t
+    .http()
+    .post(`${API}/image/initUpload`)
+    .set('Authorization', owner.auth)
     .attach('file', Buffer.from('id,label\ns1,a\ns2,b\n'), 'labels.csv')
     .field('attributes', JSON.stringify({ projectId: Number(p), name: 'scans' }));
   expect(expectSuccess(init).taskId).toMatch(/^\d+$/);
   // one more analysis still queued or running when the project goes
   expectSuccess(
-    await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', owner.auth)
+    await t
+      .http()
+      .post(`${API}/dataset/${ds}/analyze`)
+      .set('Authorization', owner.auth)
       .send({ outcome: { classification: 'species' }, thoroughness: 'typical', coreCount: 1, name: 'b' }),
   );
 
@@ -63,7 +82,10 @@ it('deleting a project removes every row that belongs to it, and nothing of othe
   expect(Object.values(before).every((n) => n > 0)).toBe(true);
   const keptBefore = await rowsOf(keep);
 
-  expect(expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth))).toEqual({ projectId: p, name: 'doomed' });
+  expect(expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth))).toEqual({
+    projectId: p,
+    name: 'doomed',
+  });
   const after = await rowsOf(p);
   expect(after).toEqual(Object.fromEntries(Object.keys(before).map((k) => [k, 0])));
   expect(await rowsOf(keep)).toEqual(keptBefore);

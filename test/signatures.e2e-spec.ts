@@ -41,13 +41,24 @@ async function analyse(task: SyntheticTask): Promise<{ analysisId: string; best:
     featureTypes: FEATURE_TYPES[task],
   });
   const { analysisId } = expectSuccess(
-    await t.http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', auth)
+    await t
+      .http()
+      .post(`${API}/dataset/${datasetId}/analyze`)
+      .set('Authorization', auth)
       .send({ name: `truth ${task}`, outcome: SYNTHETIC_OUTCOMES[task], thoroughness: 'typical', coreCount: 2 }),
   );
-  const status = await pollUntil<{ state: string }>(t, auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished' || s.state === 'failed', 500_000);
+  const status = await pollUntil<{ state: string }>(
+    t,
+    auth,
+    `/analysis/${analysisId}/status`,
+    (s) => s.state === 'finished' || s.state === 'failed',
+    500_000,
+  );
   expect(status.state).toBe('finished');
   const result = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', auth));
-  const plots = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/getPlots`).query({ modelKey: 'best' }).set('Authorization', auth));
+  const plots = expectSuccess(
+    await t.http().get(`${API}/analysis/${analysisId}/getPlots`).query({ modelKey: 'best' }).set('Authorization', auth),
+  );
   return { analysisId, best: result.models.best, plots: Object.assign({}, ...plots.plots) };
 }
 
@@ -85,7 +96,8 @@ describe.each<SyntheticTask>(['classification', 'regression', 'survival'])('sign
     for (const e of fi) {
       expect(e.cis[0]).toBeLessThanOrEqual(e.value);
       expect(e.value).toBeLessThanOrEqual(e.cis[1]);
-      if (causeOf(e.name as string) !== undefined) expect({ feature: e.name, lower: e.cis[0] > 0 }).toEqual({ feature: e.name, lower: true });
+      if (causeOf(e.name as string) !== undefined)
+        expect({ feature: e.name, lower: e.cis[0] > 0 }).toEqual({ feature: e.name, lower: true });
     }
     const progressive = run.plots['Progressive Feature Importance'];
     const last = progressive[progressive.length - 1];
@@ -99,9 +111,19 @@ describe.each<SyntheticTask>(['classification', 'regression', 'survival'])('sign
       const outputs: number[][] = [];
       for (const signatureIndex of [0, 1, 2]) {
         const { predictionId } = expectSuccess(
-          await t.http().post(`${API}/analysis/${run.analysisId}/predict/${heldOut}`).set('Authorization', auth).send({ modelKey: 'best', signatureIndex }),
+          await t
+            .http()
+            .post(`${API}/analysis/${run.analysisId}/predict/${heldOut}`)
+            .set('Authorization', auth)
+            .send({ modelKey: 'best', signatureIndex }),
         );
-        const s = await pollUntil<{ state: string }>(t, auth, `/prediction/${predictionId}/status`, (p) => p.state === 'finished' || p.state === 'failed', 120_000);
+        const s = await pollUntil<{ state: string }>(
+          t,
+          auth,
+          `/prediction/${predictionId}/status`,
+          (p) => p.state === 'finished' || p.state === 'failed',
+          120_000,
+        );
         expect(s.state).toBe('finished');
         const result = expectSuccess(await t.http().get(`${API}/prediction/${predictionId}/result`).set('Authorization', auth));
         expect(result.predictions).toHaveLength(60);
@@ -110,7 +132,10 @@ describe.each<SyntheticTask>(['classification', 'regression', 'survival'])('sign
       expect(outputs[1]).not.toEqual(outputs[0]);
       expect(outputs[2]).not.toEqual(outputs[1]);
       expect(outputs[2]).not.toEqual(outputs[0]);
-      const refused = await t.http().post(`${API}/analysis/${run.analysisId}/predict/${heldOut}`).set('Authorization', auth)
+      const refused = await t
+        .http()
+        .post(`${API}/analysis/${run.analysisId}/predict/${heldOut}`)
+        .set('Authorization', auth)
         .send({ modelKey: 'best', signatureIndex: run.best.signatures.length });
       expect(refused.body.code).toBe('badRequest-150-0-1');
     });

@@ -83,7 +83,9 @@ describe('slow uploads', () => {
     const kept = expectSuccess(
       await t.http().post(`${API}/file/kept/upload`).set('Authorization', user.auth).set('Content-Type', 'text/csv').send('a,b\n1,2\n'),
     );
-    const slow = await Promise.all(Array.from({ length: 24 }, (_, i) => slowUpload(port, users[i % 2], i ? `slow${i}` : 'kept', 10_000_000)));
+    const slow = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => slowUpload(port, users[i % 2], i ? `slow${i}` : 'kept', 10_000_000)),
+    );
     await until(async () => (await uploadingRows(t)) === 24);
 
     for (let round = 0; round < 3; round++) {
@@ -198,7 +200,13 @@ describe('the files routes', () => {
     const [user, other] = [await createUser(t), await createUser(t)];
     const projectId = await createProject(t, user.auth);
     for (const id of ['b.csv', 'a.csv']) {
-      expectSuccess(await t.http().post(`${API}/file/${id}/upload`).set('Authorization', user.auth).send(Buffer.from(`${id}\n1\n`)));
+      expectSuccess(
+        await t
+          .http()
+          .post(`${API}/file/${id}/upload`)
+          .set('Authorization', user.auth)
+          .send(Buffer.from(`${id}\n1\n`)),
+      );
     }
     const page = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
     expect(page).toEqual({
@@ -213,12 +221,20 @@ describe('the files routes', () => {
       expect.objectContaining({ fileId: 'a.csv' }),
     ]);
     expectError(await t.http().get(`${API}/files/0/101`).set('Authorization', user.auth), 'badRequest-1-0-1');
-    expect(expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', other.auth))).toEqual({ offset: 0, totalCount: 0, data: [] });
+    expect(expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', other.auth))).toEqual({
+      offset: 0,
+      totalCount: 0,
+      data: [],
+    });
     expect((await t.http().get(`${API}/files/0/10`)).status).toBe(403); // no token
 
     // a dataset being created from a file: it shows, and the file cannot be deleted
     expectSuccess(
-      await t.http().post(`${API}/file/a.csv/createDataset`).set('Authorization', user.auth).send({ projectId, name: 'from a', fileSizeInBytes: 8 }),
+      await t
+        .http()
+        .post(`${API}/file/a.csv/createDataset`)
+        .set('Authorization', user.auth)
+        .send({ projectId, name: 'from a', fileSizeInBytes: 8 }),
     );
     const listed = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
     expect(listed.data[1]).toMatchObject({ fileId: 'a.csv', inUse: true });
@@ -232,7 +248,9 @@ describe('the files routes', () => {
     });
     expectError(await t.http().post(`${API}/file/b.csv/delete`).set('Authorization', user.auth), 'notFound-115-1-1');
     expectError(await t.http().post(`${API}/file/b%20c/delete`).set('Authorization', user.auth), 'badRequest-115-0-1');
-    const [{ n }] = await t.db.query(`SELECT count(*)::int AS n FROM file_chunks c JOIN files f ON f.id = c.file_pk WHERE f.file_id = 'b.csv'`);
+    const [{ n }] = await t.db.query(
+      `SELECT count(*)::int AS n FROM file_chunks c JOIN files f ON f.id = c.file_pk WHERE f.file_id = 'b.csv'`,
+    );
     expect(n).toBe(0);
   });
 
@@ -260,9 +278,18 @@ describe('files used by datasets', () => {
     const csv = Buffer.from('a,b\n1,2\n3,4\n5,6\n');
     expectSuccess(await t.http().post(`${API}/file/d/upload`).set('Authorization', user.auth).send(csv));
     const { taskId } = expectSuccess(
-      await t.http().post(`${API}/file/d/createDataset`).set('Authorization', user.auth).send({ projectId, name: 'from d', fileSizeInBytes: csv.length }),
+      await t
+        .http()
+        .post(`${API}/file/d/createDataset`)
+        .set('Authorization', user.auth)
+        .send({ projectId, name: 'from d', fileSizeInBytes: csv.length }),
     );
-    const task = await pollUntil<{ state: string; datasetId?: string }>(t, user.auth, `/task/${taskId}/status`, (p) => p.state === 'finished');
+    const task = await pollUntil<{ state: string; datasetId?: string }>(
+      t,
+      user.auth,
+      `/task/${taskId}/status`,
+      (p) => p.state === 'finished',
+    );
     const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
     expect(files.data).toEqual([expect.objectContaining({ fileId: 'd', usedByDataset: true, inUse: false })]);
     expectSuccess(await t.http().post(`${API}/file/d/delete`).set('Authorization', user.auth));
@@ -390,14 +417,18 @@ describe('image initUpload: early refusal, bounded memory', () => {
       Array.from({ length: 4 }, () => init(stranger, { projectId: Number(projectId), name: 'scans' }, 45, { fileFirst: true })),
     );
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * MB);
-    for (const a of answers) expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
+    for (const a of answers)
+      expect({ status: a.status, body: JSON.parse(a.body) }).toEqual({ status: 403, body: { statusCode: 403, message: 'Forbidden' } });
     expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
   }, 60_000);
 
   it('the owner’s init still works, attributes first or last', async () => {
     const owner = await createUser(t);
     const projectId = await createProject(t, owner.auth, 'mine');
-    const ok = await t.http().post(`${API}/image/initUpload`).set('Authorization', owner.auth)
+    const ok = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', owner.auth)
       .attach('file', Buffer.from('id,label\ns1,a\ns2,b\n'), 'labels.csv')
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'file first' }));
     expect(expectSuccess(ok)).toEqual({ taskId: expect.any(String) });

@@ -89,6 +89,7 @@ export function expectError(res: { status: number; body: { code?: string; status
   return res.body;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the payload they expect
 export function expectSuccess<T = any>(res: { status: number; body: { payload?: T; status?: string; code?: string } }): T {
   expect({ http: res.status, status: res.body.status, code: res.body.code }).toEqual({
     http: 200,
@@ -99,9 +100,10 @@ export function expectSuccess<T = any>(res: { status: number; body: { payload?: 
 }
 
 /** The shared datasets beside the repository (`../shared/data`). */
-export const SHARED_DATA = require('node:path').resolve(__dirname, '..', '..', 'shared', 'data') as string;
+export const SHARED_DATA = path.resolve(__dirname, '..', '..', 'shared', 'data');
 
 /** Polls `GET <path>` until `done(payload)` holds; returns that payload. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the payload they expect
 export async function pollUntil<T = any>(
   t: TestApp,
   auth: string,
@@ -111,7 +113,10 @@ export async function pollUntil<T = any>(
 ): Promise<T> {
   const end = Date.now() + timeoutMs;
   for (;;) {
-    const res = await t.http().get(API + path).set('Authorization', auth);
+    const res = await t
+      .http()
+      .get(API + path)
+      .set('Authorization', auth);
     const payload = res.body.payload as T;
     if (res.body.status === 'success' && done(payload)) return payload;
     if (Date.now() > end) throw new Error(`timed out polling ${path}: ${JSON.stringify(res.body).slice(0, 300)}`);
@@ -139,14 +144,26 @@ export async function uploadTask(
 ): Promise<{ taskId: string; state: string; datasetId?: string; error?: { code: string; message: string } }> {
   const fileId = `f${randomBytes(6).toString('hex')}`;
   const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-  const up = await t.http().post(`${API}/file/${fileId}/upload`).set('Authorization', auth).set('Content-Type', 'application/octet-stream').send(body);
+  const up = await t
+    .http()
+    .post(`${API}/file/${fileId}/upload`)
+    .set('Authorization', auth)
+    .set('Content-Type', 'application/octet-stream')
+    .send(body);
   expect(expectSuccess(up)).toEqual({ fileId, sizeInBytes: body.length });
   const { name = `ds-${randomBytes(4).toString('hex')}`, ...rest } = options;
-  const created = await t.http().post(`${API}/file/${fileId}/createDataset`).set('Authorization', auth)
+  const created = await t
+    .http()
+    .post(`${API}/file/${fileId}/createDataset`)
+    .set('Authorization', auth)
     .send({ projectId, name, fileSizeInBytes: body.length, ...rest });
   const { taskId } = expectSuccess(created);
   return pollUntil<{ taskId: string; state: string; datasetId?: string; error?: { code: string; message: string } }>(
-    t, auth, `/task/${taskId}/status`, (p) => p.state === 'finished' || p.state === 'failed');
+    t,
+    auth,
+    `/task/${taskId}/status`,
+    (p) => p.state === 'finished' || p.state === 'failed',
+  );
 }
 
 /** Uploads `content` as a dataset and returns its id (the task must finish). */

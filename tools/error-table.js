@@ -10,5 +10,8 @@ const file = path.join(__dirname, '..', 'README.md');
 const readme = fs.readFileSync(file, 'utf8');
 fs.writeFileSync(
   file,
-  readme.replace(/<!-- error-codes:start -->[\s\S]*?<!-- error-codes:end -->/, `<!-- error-codes:start -->\n${table}\n<!-- error-codes:end -->`),
+  readme.replace(
+    /<!-- error-codes:start -->[\s\S]*?<!-- error-codes:end -->/,
+    `<!-- error-codes:start -->\n${table}\n<!-- error-codes:end -->`,
+  ),
 );

@@ -79,7 +79,10 @@ export class AnalysesService {
     if (parameters) {
       const available = await this.availableCores(userId);
       if (parameters.coreCount > available) {
-        violations.push({ code: Codes.CoreCountTooHigh, message: `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you` });
+        violations.push({
+          code: Codes.CoreCountTooHigh,
+          message: `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`,
+        });
       }
       for (const problem of await this.dataProblems(datasetId, parameters, features)) {
         violations.push({ code: Codes.DatasetNotAnalysable, message: problem });
@@ -100,17 +103,20 @@ export class AnalysesService {
   private async dataProblems(datasetId: string, parameters: StoredParameters, features: FeatureView[]): Promise<string[]> {
     const outcome = parameters.outcome;
     const needed = new Set(
-      'classification' in outcome ? [outcome.classification] : 'regression' in outcome ? [outcome.regression] : [outcome.survival.event, outcome.survival.timeToEvent],
+      'classification' in outcome
+        ? [outcome.classification]
+        : 'regression' in outcome
+          ? [outcome.regression]
+          : [outcome.survival.event, outcome.survival.timeToEvent],
     );
     if (parameters.groupingFeature !== undefined) needed.add(parameters.groupingFeature);
     const loaded = await this.columns.loadForEngine(datasetId, needed);
     const typesOnly = features
       .filter((f) => !needed.has(f.name))
-      .map(
-        (f): EngineColumn =>
-          f.type === 'numerical' || f.type === 'timeToEvent'
-            ? { name: f.name, type: f.type, values: new Float64Array(0) }
-            : { name: f.name, type: f.type, codes: new Int32Array(0), levels: [] },
+      .map((f): EngineColumn =>
+        f.type === 'numerical' || f.type === 'timeToEvent'
+          ? { name: f.name, type: f.type, values: new Float64Array(0) }
+          : { name: f.name, type: f.type, codes: new Int32Array(0), levels: [] },
       );
     return validateAnalysisInput({ sampleCount: loaded.sampleCount, columns: [...loaded.columns, ...typesOnly] }, parameters);
   }
@@ -123,7 +129,10 @@ export class AnalysesService {
       // The user's row lock makes the quota check and the insert one step for concurrent requests.
       const available = await this.availableCores(userId, tx, true);
       if (parameters.coreCount > available) {
-        throw new ApiError(Codes.CoreCountTooHigh, `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`);
+        throw new ApiError(
+          Codes.CoreCountTooHigh,
+          `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`,
+        );
       }
       const [row] = await tx.query(
         `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)

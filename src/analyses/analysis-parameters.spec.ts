@@ -15,8 +15,16 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     expect(checkParameters({ ...base, groupingFeature: 'id' }, '7', features)).toEqual({
       violations: [],
       parameters: {
-        datasetId: '7', outcome: { classification: 'y' }, groupingFeature: 'id', modelsConsidered: 'all', featureSelection: 'mostRelevant',
-        thoroughness: 'preliminary', coreCount: 1, maxSignatureSize: 25, maxVisualizedSignatureCount: 5, name: 'a',
+        datasetId: '7',
+        outcome: { classification: 'y' },
+        groupingFeature: 'id',
+        modelsConsidered: 'all',
+        featureSelection: 'mostRelevant',
+        thoroughness: 'preliminary',
+        coreCount: 1,
+        maxSignatureSize: 25,
+        maxVisualizedSignatureCount: 5,
+        name: 'a',
       },
     });
   });
@@ -24,7 +32,11 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
   it.each([
     ['not an object', [1], ['badRequest-1-0-4']],
     ['an unknown field', { ...base, extra: 1 }, ['badRequest-1-0-7']],
-    ['a constructor key', JSON.parse('{"constructor":1,"outcome":{"classification":"y"},"thoroughness":"typical","coreCount":1,"name":"a"}'), ['badRequest-1-0-7']],
+    [
+      'a constructor key',
+      JSON.parse('{"constructor":1,"outcome":{"classification":"y"},"thoroughness":"typical","coreCount":1,"name":"a"}'),
+      ['badRequest-1-0-7'],
+    ],
     ['outcome missing', { ...base, outcome: undefined }, ['badRequest-1-0-5']],
     ['outcome null', { ...base, outcome: null }, ['badRequest-120-0-1']],
     ['outcome with two forms', { ...base, outcome: { regression: 'v', classification: 'y' } }, ['badRequest-120-0-1']],
@@ -32,7 +44,11 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     ['survival with an extra key', { ...base, outcome: { survival: { event: 'e', timeToEvent: 't', x: 1 } } }, ['badRequest-120-0-1']],
     ['an unknown outcome feature', { ...base, outcome: { classification: 'nope' } }, ['badRequest-120-0-2']],
     ['an outcome of the wrong type', { ...base, outcome: { regression: 'y' } }, ['badRequest-120-0-3']],
-    ['survival with swapped features', { ...base, outcome: { survival: { event: 't', timeToEvent: 'e' } } }, ['badRequest-120-0-3', 'badRequest-120-0-3']],
+    [
+      'survival with swapped features',
+      { ...base, outcome: { survival: { event: 't', timeToEvent: 'e' } } },
+      ['badRequest-120-0-3', 'badRequest-120-0-3'],
+    ],
     ['thoroughness missing', { ...base, thoroughness: undefined }, ['badRequest-1-0-5']],
     ['thoroughness null', { ...base, thoroughness: null }, ['badRequest-120-0-4']],
     ['thoroughness unknown', { ...base, thoroughness: 'thorough' }, ['badRequest-120-0-4']],
@@ -52,8 +68,15 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
   });
 
   it('reports every violation, unknown fields first, then in the order api-v1.md lists the fields', () => {
-    expect(codes({ groupingFeature: 'v', name: '', coreCount: 0, thoroughness: 'x', outcome: { classification: 'nope' }, extra: 1 })).toEqual([
-      'badRequest-1-0-7', 'badRequest-120-0-2', 'badRequest-120-0-4', 'badRequest-120-0-7', 'badRequest-120-0-10', 'badRequest-120-0-12',
+    expect(
+      codes({ groupingFeature: 'v', name: '', coreCount: 0, thoroughness: 'x', outcome: { classification: 'nope' }, extra: 1 }),
+    ).toEqual([
+      'badRequest-1-0-7',
+      'badRequest-120-0-2',
+      'badRequest-120-0-4',
+      'badRequest-120-0-7',
+      'badRequest-120-0-10',
+      'badRequest-120-0-12',
     ]);
   });
 });

@@ -12,8 +12,17 @@ export interface Violation {
 }
 
 /** The order violations are reported in: unknown fields first, then the fields as api-v1.md lists them. */
-const FIELD_ORDER = ['outcome', 'thoroughness', 'modelsConsidered', 'featureSelection', 'coreCount', 'maxSignatureSize',
-  'maxVisualizedSignatureCount', 'name', 'groupingFeature'];
+const FIELD_ORDER = [
+  'outcome',
+  'thoroughness',
+  'modelsConsidered',
+  'featureSelection',
+  'coreCount',
+  'maxSignatureSize',
+  'maxVisualizedSignatureCount',
+  'name',
+  'groupingFeature',
+];
 const rank = (property: string) => FIELD_ORDER.indexOf(property.split('.')[0]) + 1; // unknown fields: 0
 
 /**
@@ -33,7 +42,9 @@ export function checkParameters(
   const feature = (property: string, name: string, wanted: FeatureType, role: string) => {
     const t = typeOf.get(name);
     const code = !t ? Codes.UnknownOutcomeFeature : Codes.OutcomeFeatureType;
-    const message = !t ? `${role} "${name.slice(0, 80)}" is not a feature of the dataset` : `${role} "${name.slice(0, 80)}" is ${t}; it must be ${wanted}`;
+    const message = !t
+      ? `${role} "${name.slice(0, 80)}" is not a feature of the dataset`
+      : `${role} "${name.slice(0, 80)}" is ${t}; it must be ${wanted}`;
     if (t !== wanted) found.push({ code, message, property });
   };
   if (!bad.has('outcome') && !bad.has('') && dto.outcome) {
@@ -48,9 +59,18 @@ export function checkParameters(
   const g = dto.groupingFeature;
   if (!bad.has('groupingFeature') && g !== undefined) {
     const t = typeOf.get(g);
-    if (!t) found.push({ code: Codes.UnknownGroupingFeature, message: `groupingFeature "${g.slice(0, 80)}" is not a feature of the dataset`, property: 'groupingFeature' });
+    if (!t)
+      found.push({
+        code: Codes.UnknownGroupingFeature,
+        message: `groupingFeature "${g.slice(0, 80)}" is not a feature of the dataset`,
+        property: 'groupingFeature',
+      });
     else if (t !== 'identifier') {
-      found.push({ code: Codes.GroupingFeatureType, message: `groupingFeature "${g.slice(0, 80)}" is ${t}; it must be an identifier feature`, property: 'groupingFeature' });
+      found.push({
+        code: Codes.GroupingFeatureType,
+        message: `groupingFeature "${g.slice(0, 80)}" is ${t}; it must be an identifier feature`,
+        property: 'groupingFeature',
+      });
     }
   }
   // a stable sort: each field's own violations keep their order

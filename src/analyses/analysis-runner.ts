@@ -7,9 +7,7 @@ const SCRIPT = workerScript(__dirname, __filename, 'analysis.worker');
 export class AnalysisInputError extends Error {}
 
 type Message =
-  | { type: 'progress'; value: number }
-  | { type: 'result'; output: AnalysisOutput }
-  | { type: 'error'; input: boolean; message: string };
+  { type: 'progress'; value: number } | { type: 'result'; output: AnalysisOutput } | { type: 'error'; input: boolean; message: string };
 
 /**
  * Runs the engine on `data` in a worker thread (the event loop never runs engine code). The dataset's
@@ -23,7 +21,7 @@ export function runAnalysisInWorker(
   signal: AbortSignal,
 ): Promise<AnalysisOutput> {
   return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason ?? new Error('aborted'));
+    if (signal.aborted) return reject(abortReason(signal));
     const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
     const worker = new Worker(SCRIPT, { workerData: { data, parameters, seed }, transferList: buffersOf(arrays) });
     let settled = false;
@@ -34,7 +32,7 @@ export function runAnalysisInWorker(
       void worker.terminate();
       fn();
     };
-    const onAbort = () => settle(() => reject(signal.reason ?? new Error('aborted')));
+    const onAbort = () => settle(() => reject(abortReason(signal)));
     signal.addEventListener('abort', onAbort, { once: true });
     worker.on('message', (m: Message) => {
       if (m.type === 'progress') onProgress(m.value);
@@ -44,4 +42,9 @@ export function runAnalysisInWorker(
     worker.once('error', (e) => settle(() => reject(e)));
     worker.once('exit', (code) => settle(() => reject(new Error(`analysis thread exited (${code})`))));
   });
+}
+
+/** What aborted `signal`, as an Error (an abort reason can be any value). */
+function abortReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }

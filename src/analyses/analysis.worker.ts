@@ -16,6 +16,6 @@ runAnalysis(data, parameters, {
   (output) => parentPort?.postMessage({ type: 'result', output }),
   (e: unknown) => {
     const input = e instanceof EngineInputError;
-    parentPort?.postMessage({ type: 'error', input, message: input ? (e as EngineInputError).detail : String((e as Error)?.stack ?? e) });
+    parentPort?.postMessage({ type: 'error', input, message: input ? e.detail : String((e as Error)?.stack ?? e) });
   },
 );

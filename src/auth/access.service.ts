@@ -59,13 +59,7 @@ export class AccessService {
    * that project's id. Malformed id: badRequest-1-0-2; unknown id: the resource's notFound code;
    * no permission: HTTP 403.
    */
-  async require(
-    userId: string,
-    permission: Permission,
-    kind: ResourceKind,
-    rawId: unknown,
-    notFound?: ErrorCode,
-  ): Promise<string> {
+  async require(userId: string, permission: Permission, kind: ResourceKind, rawId: unknown, notFound?: ErrorCode): Promise<string> {
     const id = toId(rawId);
     if (!id) throw new ApiError(Codes.MalformedId, `malformed ${kind} id "${String(rawId).slice(0, 40)}"`);
     const spec = RESOLVE[kind];

@@ -57,7 +57,10 @@ export function addressKey(address: string): string {
   const left = head ? head.split(':') : [];
   const right = address.includes('::') && tail ? tail.split(':') : [];
   const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
 }
 
 /**
@@ -75,7 +78,10 @@ export class LoginThrottle {
   private readonly byUser: FailureWindow;
   private readonly byAddress: FailureWindow;
 
-  constructor(config: Pick<AppConfig, 'loginMaxFailuresPerUser' | 'loginMaxFailuresPerAddress' | 'loginFailureWindowSeconds'>, now: () => number = Date.now) {
+  constructor(
+    config: Pick<AppConfig, 'loginMaxFailuresPerUser' | 'loginMaxFailuresPerAddress' | 'loginFailureWindowSeconds'>,
+    now: () => number = Date.now,
+  ) {
     const windowMs = config.loginFailureWindowSeconds * 1000;
     this.byUser = new FailureWindow(config.loginMaxFailuresPerUser, windowMs, now);
     this.byAddress = new FailureWindow(config.loginMaxFailuresPerAddress, windowMs, now);

@@ -107,11 +107,26 @@ export class UsersService {
 
   /** Every user, oldest first, with how many projects they own and how many live tokens they have. */
   async listUsers(): Promise<
-    { userId: string; username: string; email: string | null; cores: number | null; disabled: boolean; projects: number; activeTokens: number; createdAt: string }[]
+    {
+      userId: string;
+      username: string;
+      email: string | null;
+      cores: number | null;
+      disabled: boolean;
+      projects: number;
+      activeTokens: number;
+      createdAt: string;
+    }[]
   > {
     const rows: {
-      id: string; username: string; email: string | null; core_quota: number | null; disabled_at: Date | null;
-      projects: string; tokens: string; created_at: Date;
+      id: string;
+      username: string;
+      email: string | null;
+      core_quota: number | null;
+      disabled_at: Date | null;
+      projects: string;
+      tokens: string;
+      created_at: Date;
     }[] = await this.db.query(
       `SELECT u.id, u.username, u.email, u.core_quota, u.disabled_at, u.created_at,
               (SELECT count(*) FROM projects p WHERE p.owner_id = u.id) AS projects,

@@ -46,7 +46,8 @@ export const ERROR_CODES = {
   'notFound-120-1-1': 'unknown analysis (other than result)',
   'badRequest-120-0-1': 'outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }',
   'badRequest-120-0-2': 'an outcome feature is not a feature of the dataset',
-  'badRequest-120-0-3': 'an outcome feature has the wrong type (regression: numerical; classification: categorical; survival: event and timeToEvent)',
+  'badRequest-120-0-3':
+    'an outcome feature has the wrong type (regression: numerical; classification: categorical; survival: event and timeToEvent)',
   'badRequest-120-0-4': 'thoroughness not one of preliminary, typical, extensive',
   'badRequest-120-0-5': 'modelsConsidered not one of interpretable, all',
   'badRequest-120-0-6': 'featureSelection not one of mostRelevant, mostRelevantOrAll',
@@ -56,7 +57,8 @@ export const ERROR_CODES = {
   'badRequest-120-0-10': 'name not a string of 1 to 120 characters',
   'badRequest-120-0-11': 'groupingFeature is not a feature of the dataset',
   'badRequest-120-0-12': 'groupingFeature is not an identifier feature',
-  'badRequest-120-0-13': 'the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why',
+  'badRequest-120-0-13':
+    'the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why',
   'internal-120-4-1': 'the analysis failed on the server after every attempt (a failed analysis carries this in its error)',
   'badRequest-120-1-7': 'coreCount above the cores available to the user',
   'notFound-120-2-1': 'unknown analysis (result)',
@@ -66,7 +68,8 @@ export const ERROR_CODES = {
   'badRequest-130-2-1': 'sampleId not in the init file',
   'badRequest-130-2-2': 'image format not allowed or content not an image',
   'badRequest-130-2-5': 'image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS',
-  'badRequest-130-0-1': 'the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line',
+  'badRequest-130-0-1':
+    'the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line',
   'badRequest-130-0-2': 'a sample id in the first column of the init file is empty or appears twice; the message names the row',
   'badRequest-130-0-3': 'a column of the init file has a name starting with img_ (reserved for the computed image features)',
   'conflict-130-2-3': 'the sample already has an image',

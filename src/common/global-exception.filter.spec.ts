@@ -58,6 +58,8 @@ describe('GlobalExceptionFilter', () => {
     expect(res.statusCode).toBe(500);
     expect(body).toEqual({ statusCode: 500, message: 'Internal Server Error', correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(JSON.stringify(body)).not.toContain('secret_table');
-    expect(logged).toEqual([expect.objectContaining({ correlationId: body.correlationId, error: 'relation "secret_table" does not exist' })]);
+    expect(logged).toEqual([
+      expect.objectContaining({ correlationId: body.correlationId, error: 'relation "secret_table" does not exist' }),
+    ]);
   });
 });

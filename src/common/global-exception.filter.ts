@@ -62,10 +62,7 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     const correlationId = randomUUID();
     const err = exception instanceof Error ? exception : new Error(String(exception));
-    this.logger.error(
-      { msg: 'unhandled error', correlationId, method: req.method, path: req.path, error: err.message },
-      err.stack,
-    );
+    this.logger.error({ msg: 'unhandled error', correlationId, method: req.method, path: req.path, error: err.message }, err.stack);
     res.status(500).json({ statusCode: 500, message: 'Internal Server Error', correlationId });
   }
 
@@ -84,6 +81,6 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const r = exception.getResponse();
     if (typeof r === 'string') return r;
     const m = (r as { message?: unknown }).message;
-    return Array.isArray(m) ? m.join('; ') : String(m ?? exception.message);
+    return Array.isArray(m) ? m.join('; ') : typeof m === 'string' ? m : exception.message;
   }
 }

@@ -17,15 +17,21 @@ type NestLevel = 'error' | 'warn' | 'log' | 'debug' | 'verbose';
 /** LOG_LEVEL keeps Nest's names; pino calls `log` info and `verbose` trace. */
 const PINO_LEVEL: Record<NestLevel, pino.Level> = { error: 'error', warn: 'warn', log: 'info', debug: 'debug', verbose: 'trace' };
 
+/** A log field as text: strings and numbers as they are, anything else as JSON. */
+function text(v: unknown): string {
+  if (v === undefined || v === null) return '';
+  return typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
+}
+
 /** One readable line per JSON record: `time LEVEL [context] (reqId) message key=value ...`. */
 export function textLine(record: Record<string, unknown>): string {
   const { time, level, context, reqId, msg, pid: _pid, hostname: _host, ...rest } = record;
   const head = [
-    String(time ?? ''),
-    String(level ?? '').toUpperCase().padEnd(5),
-    context ? `[${String(context)}]` : '',
-    reqId ? `(${String(reqId)})` : '',
-    msg === undefined ? '' : String(msg),
+    text(time),
+    text(level).toUpperCase().padEnd(5),
+    context ? `[${text(context)}]` : '',
+    reqId ? `(${text(reqId)})` : '',
+    text(msg),
   ].filter(Boolean);
   const tail = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
   return [...head, ...tail].join(' ') + '\n';
@@ -48,11 +54,7 @@ function textDestination(out: NodeJS.WritableStream = process.stdout): pino.Dest
  * The process's root logger. `destination` is for tests (JSON lines into memory); otherwise stdout,
  * written synchronously so that the lines of a process that exits are not lost.
  */
-export function createRootLogger(
-  format: 'json' | 'text',
-  level: NestLevel,
-  destination?: pino.DestinationStream,
-): pino.Logger {
+export function createRootLogger(format: 'json' | 'text', level: NestLevel, destination?: pino.DestinationStream): pino.Logger {
   const options: pino.LoggerOptions = {
     level: PINO_LEVEL[level],
     base: { pid: process.pid },

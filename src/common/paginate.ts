@@ -21,6 +21,7 @@ export async function paginate<T extends ObjectLiteral, V>(
  * then id. `where` uses $1.. for `params`; the table and column list are code, never input.
  */
 export async function paginateSql<R, V>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's query() is typed any
   db: { query: (sql: string, params?: unknown[]) => Promise<any> },
   sql: { table: string; columns: string; where: string; params: unknown[] },
   offset: number,

@@ -13,8 +13,10 @@ export const MAX_TEXT_LENGTH = 10_000;
 export const MAX_JSON_DEPTH = 32;
 
 // NUL or any surrogate: rare, and cheap to look for; only then the exact test below runs.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this looks for
 const BAD_CHAR = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why `s` breaks the text rule, or undefined when it meets it. */
@@ -76,7 +78,8 @@ export function jsonDepthExceeds(buf: Uint8Array, limit = MAX_JSON_DEPTH): boole
   for (let i = 0; i < buf.length; i++) {
     const c = buf[i];
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;

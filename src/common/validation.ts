@@ -61,10 +61,7 @@ export function toViolations(errors: ValidationError[], prefix = ''): Violation[
 }
 
 /** Validates `plain` against `cls`; returns the typed instance and every violation. */
-export function validateBody<T extends object>(
-  cls: new () => T,
-  plain: unknown,
-): { value: T; violations: Violation[] } {
+export function validateBody<T extends object>(cls: new () => T, plain: unknown): { value: T; violations: Violation[] } {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     return {
       value: new cls(),
@@ -76,7 +73,10 @@ export function validateBody<T extends object>(
   // class-transformer never copies these keys, so the whitelist below would not see them: refuse them here
   const prototypeKey = Object.keys(plain).find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype');
   if (prototypeKey) {
-    return { value: new cls(), violations: [{ code: Codes.UnknownField, message: `property ${prototypeKey} should not exist`, property: prototypeKey }] };
+    return {
+      value: new cls(),
+      violations: [{ code: Codes.UnknownField, message: `property ${prototypeKey} should not exist`, property: prototypeKey }],
+    };
   }
   const value = plainToInstance(cls, plain, { enableImplicitConversion: false });
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true });
@@ -215,5 +215,10 @@ export function ValidateBoolean(name: string, o: FieldOptions & { default?: bool
  * permission on it are checked by the access guard (or the service, for multipart bodies).
  */
 export function ValidateId(name: string, o: Pick<FieldOptions, 'description'> = {}): PropertyDecorator {
-  return field(name, o, { oneOf: [{ type: 'integer', minimum: 1 }, { type: 'string', pattern: '^[1-9][0-9]*$' }] });
+  return field(name, o, {
+    oneOf: [
+      { type: 'integer', minimum: 1 },
+      { type: 'string', pattern: '^[1-9][0-9]*$' },
+    ],
+  });
 }

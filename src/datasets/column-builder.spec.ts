@@ -5,8 +5,29 @@ const general = (s: string): number => parseNumber(s);
 
 describe('fastNumber', () => {
   it('reads plain decimals exactly as Number() does, bit for bit', () => {
-    const cells = ['0', '-0', '+0', '1', '-1', '+7', '12.5', '-0.001', '.5', '-.25', '5.', '1e5', '1E-5', '2.5e+3', '123.4567891',
-      '0.30000000000000004', '9007199254740991', '1e22', '1e-22', '4.9406564584124654e-324', '1.7976931348623157e308'];
+    const cells = [
+      '0',
+      '-0',
+      '+0',
+      '1',
+      '-1',
+      '+7',
+      '12.5',
+      '-0.001',
+      '.5',
+      '-.25',
+      '5.',
+      '1e5',
+      '1E-5',
+      '2.5e+3',
+      '123.4567891',
+      '0.30000000000000004',
+      '9007199254740991',
+      '1e22',
+      '1e-22',
+      '4.9406564584124654e-324',
+      '1.7976931348623157e308',
+    ];
     // and many random values written the ways files write them
     for (let i = 0; i < 20000; i++) {
       const v = (Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 12 - 4);

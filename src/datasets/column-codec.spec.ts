@@ -4,7 +4,7 @@ import { packColumn, unpackColumn } from './column-codec';
 /** 200,000 measurements with 10 significant digits (what repeated-string search cannot shrink). */
 function measurements(n: number): Float64Array {
   let seed = 7;
-  const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
   return Float64Array.from({ length: n }, () => Number((rnd() * 1000).toPrecision(10)));
 }
 

@@ -29,11 +29,7 @@ export class DatasetsController {
   /** The caller's uploaded files (private to each user), oldest first. */
   @Get('files/:offset/:count')
   @Access(Permission.Authenticated)
-  listFiles(
-    @Auth() auth: AuthContext,
-    @Param('offset', ParseOffsetPipe) offset: number,
-    @Param('count', ParseCountPipe) count: number,
-  ) {
+  listFiles(@Auth() auth: AuthContext, @Param('offset', ParseOffsetPipe) offset: number, @Param('count', ParseCountPipe) count: number) {
     return this.files.list(auth.userId, offset, count);
   }
 
@@ -47,12 +43,7 @@ export class DatasetsController {
   @Post('file/:fileId/createDataset')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'body.projectId')
-  createDataset(
-    @Auth() auth: AuthContext,
-    @Param('fileId') fileId: string,
-    @Req() req: AuthedRequest,
-    @Body() dto: CreateDatasetDto,
-  ) {
+  createDataset(@Auth() auth: AuthContext, @Param('fileId') fileId: string, @Req() req: AuthedRequest, @Body() dto: CreateDatasetDto) {
     return this.datasets.create(auth.userId, fileId, req.projectOf?.['body.projectId'] as string, dto);
   }
 

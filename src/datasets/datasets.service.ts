@@ -67,10 +67,10 @@ export class DatasetsService {
       throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
     }
     return this.db.transaction(async (tx) => {
-      const [task] = await tx.query(
-        `INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`,
-        [userId, projectId],
-      );
+      const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`, [
+        userId,
+        projectId,
+      ]);
       const job: CreateDatasetPayload = {
         taskId: String(task.id),
         filePk: file.id,
@@ -143,7 +143,14 @@ export class DatasetsService {
         [datasetId],
       );
       if (!cols.length) throw new ApiError(Codes.DatasetNotFound);
-      type Column = { idx: number; name: string; encoding: 'f64' | 'dict'; levels: string[] | null; distinct_count: number; sample_count: number };
+      type Column = {
+        idx: number;
+        name: string;
+        encoding: 'f64' | 'dict';
+        levels: string[] | null;
+        distinct_count: number;
+        sample_count: number;
+      };
       const byName = new Map<string, Column>(cols.map((c: Column) => [c.name, c]));
       // only a numbers column becoming a time to event needs its values (none negative)
       const valuesOf = async (c: Column): Promise<Float64Array> => {

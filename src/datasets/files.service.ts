@@ -198,10 +198,9 @@ export class FilesService {
 
   /** Rows of uploads whose process was killed: never touched again, invisible, swept here. */
   private async sweepStaleUploads(): Promise<void> {
-    await this.db.query(
-      `DELETE FROM files WHERE state = 'uploading' AND touched_at < now() - make_interval(secs => $1)`,
-      [STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds],
-    );
+    await this.db.query(`DELETE FROM files WHERE state = 'uploading' AND touched_at < now() - make_interval(secs => $1)`, [
+      STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds,
+    ]);
   }
 
   /** The caller's stored files, oldest first. */

@@ -47,9 +47,14 @@ describe('parseTableInWorker', () => {
     expect(threaded.columns[2].name).toBe('with "quotes"');
   });
 
-  it('sends Buffers that view a shared pool as copies, leaving the caller\'s bytes intact', async () => {
+  it("sends Buffers that view a shared pool as copies, leaving the caller's bytes intact", async () => {
     const small = [Buffer.from('a,b\n'), Buffer.from('1,2\n'), Buffer.from('3,4\n')]; // pooled slices
-    const table = await parseTableInWorker((async function* () { yield* small; })(), OPTIONS);
+    const table = await parseTableInWorker(
+      (async function* () {
+        yield* small;
+      })(),
+      OPTIONS,
+    );
     expect(Array.from(table.columns[1].values ?? [])).toEqual([2, 4]);
     expect(small.map(String)).toEqual(['a,b\n', '1,2\n', '3,4\n']);
   });

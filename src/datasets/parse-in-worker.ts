@@ -21,11 +21,7 @@ export function liveParserThreads(): number {
  * owns its memory. The columns come back moved too. A fault in the file rejects with TableError; aborting
  * `signal`, or a failure of `chunks`, stops the thread.
  */
-export async function parseTableInWorker(
-  chunks: AsyncIterable<Buffer>,
-  options: TableOptions,
-  signal?: AbortSignal,
-): Promise<ParsedTable> {
+export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options: TableOptions, signal?: AbortSignal): Promise<ParsedTable> {
   signal?.throwIfAborted();
   const worker = new Worker(SCRIPT, { workerData: options });
   live++;

@@ -28,8 +28,9 @@ describe('parseTable', () => {
   });
 
   it('names the line of a ragged row, one field short or one too many', async () => {
-    await expect(parseTable(chunked('a,b\n1,2\n3\n', 4), OPTIONS)).rejects.toThrow(new TableError(
-      'line 3: 1 fields where the first row has 2 (every row must have as many; is the separator "," right?)'));
+    await expect(parseTable(chunked('a,b\n1,2\n3\n', 4), OPTIONS)).rejects.toThrow(
+      new TableError('line 3: 1 fields where the first row has 2 (every row must have as many; is the separator "," right?)'),
+    );
     await expect(parseTable(chunked('a\n1\n2,3\n', 3), OPTIONS)).rejects.toThrow(/^line 3: 2 fields where the first row has 1/);
   });
 });
@@ -38,8 +39,14 @@ describe('parseTable with the file size known', () => {
   const rows = (n: number, cells: (i: number) => string) => Array.from({ length: n }, (_, i) => cells(i)).join('\n');
   it.each([
     ['every line alike', `a,b\n${rows(20000, (i) => `${i},${i * 2}`)}\n`],
-    ['long lines first, then short ones (too few rows expected)', `a,b\n${rows(3000, (i) => `${i}.123456789012,${i}.987654321098`)}\n${rows(30000, (i) => `${i % 10},1`)}\n`],
-    ['short lines first, then long ones (too many rows expected)', `a,b\n${rows(3000, (i) => `${i % 10},1`)}\n${rows(3000, (i) => `${'9'.repeat(300)},${i}`)}\n`],
+    [
+      'long lines first, then short ones (too few rows expected)',
+      `a,b\n${rows(3000, (i) => `${i}.123456789012,${i}.987654321098`)}\n${rows(30000, (i) => `${i % 10},1`)}\n`,
+    ],
+    [
+      'short lines first, then long ones (too many rows expected)',
+      `a,b\n${rows(3000, (i) => `${i % 10},1`)}\n${rows(3000, (i) => `${'9'.repeat(300)},${i}`)}\n`,
+    ],
   ])('gives the same table as without it: %s', async (_, text) => {
     const size = Buffer.byteLength(text);
     const without = await parseTable(chunked(text, 8192), OPTIONS);

@@ -347,7 +347,8 @@ function columnsConsumer(o: TableOptions): Consumer {
       const name = o.hasFeatureHeaders ? fields[0].trim() : `feature_${columns.length + 1}`;
       if (!name) throw new TableError(`line ${line}: the feature has an empty name`);
       const before = seen.get(name);
-      if (before !== undefined) throw new TableError(`line ${line}: feature "${name.slice(0, 60)}" appears twice (first at line ${before})`);
+      if (before !== undefined)
+        throw new TableError(`line ${line}: feature "${name.slice(0, 60)}" appears twice (first at line ${before})`);
       seen.set(name, line);
       const b = new ColumnBuilder(name, !!o.textColumns?.has(name), fields.length);
       for (let j = o.hasFeatureHeaders ? 1 : 0; j < fields.length; j++) b.push(fields[j]);

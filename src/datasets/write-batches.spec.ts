@@ -17,7 +17,7 @@ describe('batchesOf', () => {
 });
 
 describe('inLanes', () => {
-  it('runs at most `lanes` at a time and gives results in the items\' order', async () => {
+  it("runs at most `lanes` at a time and gives results in the items' order", async () => {
     let running = 0;
     let most = 0;
     const results = await inLanes([30, 5, 20, 1, 10, 2], 2, async (ms) => {
@@ -31,9 +31,11 @@ describe('inLanes', () => {
   });
 
   it('rejects with the first failure', async () => {
-    await expect(inLanes([1, 2, 3], 2, async (x) => {
-      if (x === 2) throw new Error('two');
-      return x;
-    })).rejects.toThrow('two');
+    await expect(
+      inLanes([1, 2, 3], 2, async (x) => {
+        if (x === 2) throw new Error('two');
+        return x;
+      }),
+    ).rejects.toThrow('two');
   });
 });

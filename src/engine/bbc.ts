@@ -78,14 +78,7 @@ const better = (a: number, b: number): boolean => !Number.isNaN(a) && (Number.is
  * the out-of-fold matrix; in each, the configuration with the best primary metric on the in-bag rows is
  * scored on the out-of-bag rows. The mean is the estimate, the 2.5 / 97.5 percentiles the 95% interval.
  */
-export function bbcEstimate(
-  oof: OofMatrix,
-  candidates: number[],
-  metrics: string[],
-  ctx: MetricContext,
-  B: number,
-  rng: Rng,
-): Estimate {
+export function bbcEstimate(oof: OofMatrix, candidates: number[], metrics: string[], ctx: MetricContext, B: number, rng: Rng): Estimate {
   const primary = candidates.map((c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx));
   const others = new Map<string, RepeatedEvaluator>();
   const values: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));

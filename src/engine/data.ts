@@ -162,8 +162,7 @@ function featureColumns(data: EngineDataset, params: AnalysisParameters): (Numer
   const excluded = new Set(outcomeColumns(params));
   if (params.groupingFeature !== undefined) excluded.add(params.groupingFeature);
   return data.columns.filter(
-    (c): c is NumericColumn | CodedColumn =>
-      !excluded.has(c.name) && (c.type === 'numerical' || c.type === 'categorical'),
+    (c): c is NumericColumn | CodedColumn => !excluded.has(c.name) && (c.type === 'numerical' || c.type === 'categorical'),
   );
 }
 

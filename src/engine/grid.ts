@@ -113,7 +113,8 @@ function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sam
   models.push(...forests.map((f): ModelSpec => ({ kind: 'forest', ...f, minLeaf: forestLeaf(f.minLeaf) })));
   if (task === 'classification') {
     models.push(...level.svmLinearC.map((C): ModelSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon: 0 })));
-    if (kernels) models.push(...level.svmRbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon: 0 })));
+    if (kernels)
+      models.push(...level.svmRbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon: 0 })));
   } else if (task === 'regression' && kernels) {
     const rbf = level.svmRbf.filter((s) => s.gammaFactor <= 1);
     for (const epsilon of level.svrEpsilons) {

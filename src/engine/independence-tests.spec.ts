@@ -222,7 +222,10 @@ describe('conditional-independence tests against R (ci-tests.json)', () => {
     const rows = completeRows(numeric, ['time', 'status', 'age', 'sex', 'ph.ecog', 'ph.karno']);
     expect(rows.length).toBe(set.n);
     const event = eventIndicator({ name: 'status', type: 'event', values: values(numeric, 'status') });
-    const target: Target = { y: Float64Array.from(rows, (i) => values(numeric, 'time')[i]), event: Float64Array.from(rows, (i) => event[i]) };
+    const target: Target = {
+      y: Float64Array.from(rows, (i) => values(numeric, 'time')[i]),
+      event: Float64Array.from(rows, (i) => event[i]),
+    };
     // ph.ecog numerical for the first three cases, ecog_f = ph.ecog as a categorical feature for the fourth
     const names = ['sex', 'age', 'ph.ecog', 'ph.karno'];
     const numericCases = { ...set, cases: set.cases.filter((c) => c.x !== 'ecog_f') };
@@ -242,9 +245,7 @@ describe('conditional-independence tests against R (ci-tests.json)', () => {
 
 /** n samples of `d` standard normal columns. */
 function normals(rng: Rng, n: number, d: number): number[][] {
-  return Array.from({ length: n }, () =>
-    Array.from({ length: d }, () => rng.normal()),
-  );
+  return Array.from({ length: n }, () => Array.from({ length: d }, () => rng.normal()));
 }
 
 /** A synthetic case with features a, b, c = copy of a, d = 2a - 3b + 1, e = noise and an outcome driven by a and b. */
@@ -257,7 +258,11 @@ function synthetic(task: Task, n = 200): IndependenceTestInput {
   let target: Target;
   if (task === 'regression') target = { y: Float64Array.from(signal, (s, i) => s + noise[i]) };
   else if (task === 'classification') target = { y: Float64Array.from(signal, (s, i) => (s + noise[i] > 0 ? 1 : 0)), classCount: 2 };
-  else target = { y: Float64Array.from(signal, (s, i) => Math.exp(-s) * (1 + i) / n), event: Float64Array.from(signal, (_, i) => (i % 4 === 0 ? 0 : 1)) };
+  else
+    target = {
+      y: Float64Array.from(signal, (s, i) => (Math.exp(-s) * (1 + i)) / n),
+      event: Float64Array.from(signal, (_, i) => (i % 4 === 0 ? 0 : 1)),
+    };
   return { X, columnFeature: Int32Array.from([0, 1, 2, 3, 4]), featureCount: 5, categorical: new Uint8Array(5), target, task };
 }
 
@@ -300,7 +305,14 @@ describe('degenerate data still gives finite results', () => {
     const X = design(rows);
     // the first feature separates the classes perfectly
     const y = Float64Array.from(rows, ([a]) => (a > 0 ? 1 : 0));
-    const test = createIndependenceTest({ X, columnFeature: Int32Array.from([0, 1]), featureCount: 2, categorical: new Uint8Array(2), target: { y, classCount: 2 }, task: 'classification' });
+    const test = createIndependenceTest({
+      X,
+      columnFeature: Int32Array.from([0, 1]),
+      featureCount: 2,
+      categorical: new Uint8Array(2),
+      target: { y, classCount: 2 },
+      task: 'classification',
+    });
     for (const [x, z] of [
       [0, []],
       [0, [1]],
@@ -322,24 +334,43 @@ describe('degenerate data still gives finite results', () => {
     const x = Array.from({ length: 30 }, (_, i) => i / 10);
     const X = design(x.map((v, i) => [v, (i * 7) % 5]));
     const base = { X, columnFeature: Int32Array.from([0, 1]), featureCount: 2, categorical: new Uint8Array(2) };
-    const multinomial = createIndependenceTest({ ...base, target: { y: Float64Array.from(x, (_, i) => Math.floor(i / 10)), classCount: 3 }, task: 'classification' });
+    const multinomial = createIndependenceTest({
+      ...base,
+      target: { y: Float64Array.from(x, (_, i) => Math.floor(i / 10)), classCount: 3 },
+      task: 'classification',
+    });
     const m = multinomial.test(0, [1]);
     expect(Number.isFinite(m.statistic) && m.statistic > 10 && Number.isFinite(m.logP)).toBe(true);
     expect(m.df).toBe(2);
     // the risk is monotone in x: the Cox coefficient runs to infinity
-    const cox = createIndependenceTest({ ...base, target: { y: Float64Array.from(x, (_, i) => 30 - i), event: new Float64Array(30).fill(1) }, task: 'survival' });
+    const cox = createIndependenceTest({
+      ...base,
+      target: { y: Float64Array.from(x, (_, i) => 30 - i), event: new Float64Array(30).fill(1) },
+      task: 'survival',
+    });
     const c = cox.test(0, []);
     expect(Number.isFinite(c.statistic) && c.statistic > 10 && Number.isFinite(c.logP)).toBe(true);
   });
 
   it('no variation in the outcome, a single class or no event: p = 1, never NaN', () => {
-    const X = design([[1, 2], [2, 1], [3, 5], [4, 3], [5, 4], [6, 0]]);
+    const X = design([
+      [1, 2],
+      [2, 1],
+      [3, 5],
+      [4, 3],
+      [5, 4],
+      [6, 0],
+    ]);
     const base = { X, columnFeature: Int32Array.from([0, 1]), featureCount: 2, categorical: new Uint8Array(2) };
     const constant = new Float64Array(6).fill(1);
     const tests = [
       createIndependenceTest({ ...base, target: { y: constant }, task: 'regression' }),
       createIndependenceTest({ ...base, target: { y: new Float64Array(6), classCount: 2 }, task: 'classification' }),
-      createIndependenceTest({ ...base, target: { y: Float64Array.from([1, 2, 3, 4, 5, 6]), event: new Float64Array(6) }, task: 'survival' }),
+      createIndependenceTest({
+        ...base,
+        target: { y: Float64Array.from([1, 2, 3, 4, 5, 6]), event: new Float64Array(6) },
+        task: 'survival',
+      }),
     ];
     for (const t of tests) for (const r of [t.test(0, []), t.test(1, [0])]) expect([r.statistic, r.logP]).toEqual([0, 0]);
   });
@@ -356,7 +387,12 @@ describe('never throws, never NaN', () => {
         const level = rng.int(3);
         return [a, 1, a, level === 1 ? 1 : 0, level === 2 ? 1 : 0, rng.normal()];
       });
-      const base = { X: design(rows), columnFeature: Int32Array.from([0, 1, 2, 3, 3, 4]), featureCount: 5, categorical: Uint8Array.from([0, 0, 0, 1, 0]) };
+      const base = {
+        X: design(rows),
+        columnFeature: Int32Array.from([0, 1, 2, 3, 3, 4]),
+        featureCount: 5,
+        categorical: Uint8Array.from([0, 0, 0, 1, 0]),
+      };
       const targets: [Task, Target][] = [
         ['regression', { y: Float64Array.from(rows, (r) => r[0] + rng.normal()) }],
         ['classification', { y: Float64Array.from(rows, () => rng.int(2)), classCount: 2 }],
@@ -368,7 +404,13 @@ describe('never throws, never NaN', () => {
         for (let x = 0; x < 5; x++) {
           const z = [0, 1, 2, 3, 4].filter((f) => f !== x && rng.next() < 0.5).slice(0, 3);
           const r = test.test(x, z);
-          expect({ task, x, z, r, ok: Number.isFinite(r.statistic) && r.statistic >= 0 && Number.isFinite(r.logP) && r.logP <= 0 && r.df >= 0 }).toEqual({
+          expect({
+            task,
+            x,
+            z,
+            r,
+            ok: Number.isFinite(r.statistic) && r.statistic >= 0 && Number.isFinite(r.logP) && r.logP <= 0 && r.df >= 0,
+          }).toEqual({
             task,
             x,
             z,

@@ -157,7 +157,12 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
   /** the fit of T ~ Z (on the basis) that every X tested against Z is compared with */
   protected abstract fitNull(basis: Float64Array[]): Null;
   /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty) */
-  protected abstract compare(x: number, z: readonly number[], conditioning: Conditioning<Null>, added: Float64Array[]): IndependenceTestResult;
+  protected abstract compare(
+    x: number,
+    z: readonly number[],
+    conditioning: Conditioning<Null>,
+    added: Float64Array[],
+  ): IndependenceTestResult;
 
   /** Q and the null fit for Z, from the cache (least recently used entries leave first). */
   protected conditioning(z: readonly number[]): Conditioning<Null> {
@@ -170,7 +175,13 @@ abstract class ResidualTest<Null> implements ConditionalIndependenceTest {
       return hit;
     }
     const constant = new Float64Array(this.n).fill(1 / Math.sqrt(this.n));
-    const basis = [constant, ...this.span(sorted.flatMap((f) => this.featureColumns[f] ?? []), [constant])];
+    const basis = [
+      constant,
+      ...this.span(
+        sorted.flatMap((f) => this.featureColumns[f] ?? []),
+        [constant],
+      ),
+    ];
     const entry = { basis, fit: this.fitNull(basis) };
     if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, entry);
@@ -271,7 +282,12 @@ class LinearTest extends ResidualTest<LinearNull> {
     return finite(fisherZ(dot(col, fit.residual, n) / Math.sqrt(left * fit.rss), df));
   }
 
-  protected compare(x: number, z: readonly number[], { basis, fit }: Conditioning<LinearNull>, added: Float64Array[]): IndependenceTestResult {
+  protected compare(
+    x: number,
+    z: readonly number[],
+    { basis, fit }: Conditioning<LinearNull>,
+    added: Float64Array[],
+  ): IndependenceTestResult {
     const n = this.n;
     if (this.fisher(x, z)) {
       const df = n - z.length - 3;
@@ -727,7 +743,13 @@ class LogisticTest extends ResidualTest<Fit> {
     const df = this.width * added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(lik, [...basis, ...added], { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) }, false, this.scratch);
+    const full = newton(
+      lik,
+      [...basis, ...added],
+      { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) },
+      false,
+      this.scratch,
+    );
     const statistic = Math.max(0, fit.deviance - full.deviance);
     return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
   }
@@ -766,7 +788,13 @@ class CoxTest extends ResidualTest<Fit> {
     const df = added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(lik, [...basis.slice(1), ...added], { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) }, false, this.scratch);
+    const full = newton(
+      lik,
+      [...basis.slice(1), ...added],
+      { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) },
+      false,
+      this.scratch,
+    );
     const statistic = Math.max(0, fit.deviance - full.deviance);
     return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
   }

@@ -28,7 +28,12 @@ interface Reference {
 const REF = JSON.parse(fs.readFileSync(path.join(SHARED, 'spec', 'references', 'lasso-glmnet.json'), 'utf8')) as Record<string, Reference>;
 
 /** The named columns of a shared dataset as a design, the rows with every column present when `complete`. */
-function load(file: string, features: string[], outcome: string, complete = false): { X: Design; y: Float64Array; column: (name: string) => EngineColumn; rows: number[] } {
+function load(
+  file: string,
+  features: string[],
+  outcome: string,
+  complete = false,
+): { X: Design; y: Float64Array; column: (name: string) => EngineColumn; rows: number[] } {
   const ds = datasetFromCsv(fs.readFileSync(path.join(DATA, file), 'utf8'));
   const column = (name: string): EngineColumn => ds.columns.find((c) => c.name === name) as EngineColumn;
   const value = (c: EngineColumn, i: number): number => ('codes' in c ? c.codes[i] : c.values[i]);
@@ -193,7 +198,8 @@ describe('LassoSelector', () => {
   });
 
   it('caps the signature at maxSize by going up the path to the nearest lambda whose set fits', () => {
-    const wide = LassoSelector.fitMany(numericInput(breast.X, { y: breast.y, classCount: 2 }, 'classification', 30), [0.25])[0].signatures[0];
+    const wide = LassoSelector.fitMany(numericInput(breast.X, { y: breast.y, classCount: 2 }, 'classification', 30), [0.25])[0]
+      .signatures[0];
     expect(wide.length).toBeGreaterThan(4);
     const input = numericInput(breast.X, { y: breast.y, classCount: 2 }, 'classification', 4);
     const [capped] = new LassoSelector(0.25).fit(input).signatures;
@@ -264,9 +270,17 @@ describe('LassoSelector', () => {
     expect(results[4].signatures[0].length).toBeLessThanOrEqual(3);
     // constant columns only, or no column, or maxSize 0
     const constant: Design = { data: new Float64Array(n * 2).fill(1), rows: n, cols: 2 };
-    expect(new LassoSelector(1).fit(numericInput(constant, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]], signatureCount: 1 });
-    expect(new LassoSelector(1).fit(numericInput({ data: new Float64Array(0), rows: n, cols: 0 }, { y: X.data.slice(0, n) }, 'regression'))).toEqual({ signatures: [[]], signatureCount: 1 });
-    expect(new LassoSelector(1).fit(numericInput(fresh(), { y: X.data.slice(0, n) }, 'regression', 0))).toEqual({ signatures: [[]], signatureCount: 1 });
+    expect(new LassoSelector(1).fit(numericInput(constant, { y: X.data.slice(0, n) }, 'regression'))).toEqual({
+      signatures: [[]],
+      signatureCount: 1,
+    });
+    expect(
+      new LassoSelector(1).fit(numericInput({ data: new Float64Array(0), rows: n, cols: 0 }, { y: X.data.slice(0, n) }, 'regression')),
+    ).toEqual({ signatures: [[]], signatureCount: 1 });
+    expect(new LassoSelector(1).fit(numericInput(fresh(), { y: X.data.slice(0, n) }, 'regression', 0))).toEqual({
+      signatures: [[]],
+      signatureCount: 1,
+    });
   });
 
   it('fits two classes present in a fold of a three-class task as a binomial problem', () => {

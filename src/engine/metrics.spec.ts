@@ -33,7 +33,13 @@ describe('metrics', () => {
     const w = Float64Array.from([2, 1, 0, 3, 1, 1]);
     const weighted = makeEvaluator(AUC, pred, { y }, 2)(w);
     const rows = Array.from(w).flatMap((k, i) => Array<number>(k).fill(i));
-    expect(weighted).toBeCloseTo(auc(rows.map((i) => score[i]), rows.map((i) => y[i])), 12);
+    expect(weighted).toBeCloseTo(
+      auc(
+        rows.map((i) => score[i]),
+        rows.map((i) => y[i]),
+      ),
+      12,
+    );
   });
 
   it('regression metrics', () => {

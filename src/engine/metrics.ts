@@ -153,12 +153,7 @@ function argmaxRows(pred: Float64Array, n: number, k: number): Int32Array {
  * An evaluator of one metric on fixed predictions.
  * `pred`: classification n x K probabilities (row-major), regression predicted values, survival risk scores.
  */
-export function makeEvaluator(
-  name: string,
-  pred: Float64Array,
-  outcome: OutcomeArrays,
-  classCount = 0,
-): Evaluator {
+export function makeEvaluator(name: string, pred: Float64Array, outcome: OutcomeArrays, classCount = 0): Evaluator {
   const y = outcome.y;
   const n = y.length;
   switch (name) {
@@ -293,28 +288,17 @@ const ones = (n: number): Float64Array => new Float64Array(n).fill(1);
 
 /** Area under the ROC curve of scores for 0/1 labels (Mann-Whitney, ties count 1/2). */
 export function auc(scores: ArrayLike<number>, labels: ArrayLike<number>): number {
-  const pos = Uint8Array.from(labels as ArrayLike<number>, (v) => (v === 1 ? 1 : 0));
+  const pos = Uint8Array.from(labels, (v) => (v === 1 ? 1 : 0));
   return aucEvaluator(Float64Array.from(scores), pos)(ones(pos.length));
 }
 
 /** Harrell's concordance index of risk scores (higher = earlier event); event 1 = event, 0 = censored. */
-export function concordanceIndex(
-  risk: ArrayLike<number>,
-  time: ArrayLike<number>,
-  event: ArrayLike<number>,
-): number {
-  return concordanceEvaluator(Float64Array.from(risk), Float64Array.from(time), Float64Array.from(event))(
-    ones(risk.length),
-  );
+export function concordanceIndex(risk: ArrayLike<number>, time: ArrayLike<number>, event: ArrayLike<number>): number {
+  return concordanceEvaluator(Float64Array.from(risk), Float64Array.from(time), Float64Array.from(event))(ones(risk.length));
 }
 
 /** All metrics of a task on unweighted predictions, by name. */
-export function computeMetrics(
-  task: Task,
-  pred: Float64Array,
-  outcome: OutcomeArrays,
-  classCount: number,
-): Record<string, number> {
+export function computeMetrics(task: Task, pred: Float64Array, outcome: OutcomeArrays, classCount: number): Record<string, number> {
   const out: Record<string, number> = {};
   const w = ones(outcome.y.length);
   for (const name of metricNames(task, classCount)) out[name] = makeEvaluator(name, pred, outcome, classCount)(w);

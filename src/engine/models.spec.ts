@@ -113,10 +113,11 @@ describe('logistic regression', () => {
     ];
     const xs: number[][] = [];
     const ys: number[] = [];
-    for (const [g, cls] of groups) for (const c of cls) {
-      xs.push([g]);
-      ys.push(c);
-    }
+    for (const [g, cls] of groups)
+      for (const c of cls) {
+        xs.push([g]);
+        ys.push(c);
+      }
     const X = design(xs);
     const m = new LogisticRegression(0).fit(X, { y: Float64Array.from(ys), classCount: 3 });
     const p = m.predict(design([[0], [1]]));
@@ -176,12 +177,25 @@ describe('trees, forests and SVMs', () => {
   });
 
   it('SVM separates separable data (linear) and fits iris (RBF, one-vs-rest)', () => {
-    const Xs = design([[0, 0], [1, 0], [0, 1], [3, 3], [4, 3], [3, 4]]);
+    const Xs = design([
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [3, 3],
+      [4, 3],
+      [3, 4],
+    ]);
     const ys = Float64Array.from([0, 0, 0, 1, 1, 1]);
     const lin = new SVM('linear', 10).fit(Xs, { y: ys, classCount: 2 }, new Rng(1));
     expect(accuracy(lin.predict(Xs), ys, 2)).toBe(1);
     // support vectors (1,0), (0,1) and (3,3) are on the margins: decision values -1 and +1
-    const f = lin.decisionValues(design([[1, 0], [0, 1], [3, 3]]));
+    const f = lin.decisionValues(
+      design([
+        [1, 0],
+        [0, 1],
+        [3, 3],
+      ]),
+    );
     expect(f[0]).toBeCloseTo(-1, 2);
     expect(f[1]).toBeCloseTo(-1, 2);
     expect(f[2]).toBeCloseTo(1, 2);

@@ -74,7 +74,11 @@ describe('parallel execution', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(
-      runAnalysis(loadShared('iris'), parameters({ classification: 'species' }, 'preliminary'), { seed: 1, threads: 2, signal: controller.signal }),
+      runAnalysis(loadShared('iris'), parameters({ classification: 'species' }, 'preliminary'), {
+        seed: 1,
+        threads: 2,
+        signal: controller.signal,
+      }),
     ).rejects.toThrow(EngineAbortError);
   });
 });

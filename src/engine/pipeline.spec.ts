@@ -35,11 +35,19 @@ describe.each(cases)('saved pipelines on %s', (name, outcome) => {
     expect(kinds.length).toBe(p.task === 'survival' ? 2 : 5);
     for (const config of kinds) {
       const res = runTask(taskData, { id: 0, config, train: all, test, seedIds: [config.index, 0], final: true });
-      const rows = predict(JSON.parse(JSON.stringify(res.pipeline)), subsetDataset(data, Array.from(test, (i) => p.rows[i])));
+      const rows = predict(
+        JSON.parse(JSON.stringify(res.pipeline)),
+        subsetDataset(
+          data,
+          Array.from(test, (i) => p.rows[i]),
+        ),
+      );
       expect(rows).toHaveLength(20);
       rows.forEach((r, i) => {
         if (p.task === 'classification') {
-          expect(Object.values(r.probabilities as Record<string, number>)).toEqual(Array.from(res.predictions.subarray(i * W, (i + 1) * W)));
+          expect(Object.values(r.probabilities as Record<string, number>)).toEqual(
+            Array.from(res.predictions.subarray(i * W, (i + 1) * W)),
+          );
         } else if (p.task === 'regression') expect(r.prediction).toBe(res.predictions[i]);
         else expect(r.risk).toBe(res.predictions[i]);
       });

@@ -139,7 +139,8 @@ export function linearModelView(model: Model, pre: Preprocessor): TaskResult['mo
     const s = model.slopes();
     return { featureNames, coefficients: s.length === 1 ? s[0] : s };
   }
-  if (model instanceof RidgeRegression || model instanceof CoxRegression) return { featureNames, coefficients: Array.from(model.coefficients) };
+  if (model instanceof RidgeRegression || model instanceof CoxRegression)
+    return { featureNames, coefficients: Array.from(model.coefficients) };
   return undefined;
 }
 

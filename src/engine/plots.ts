@@ -3,12 +3,7 @@ import { Rng } from './rng';
 import type { FeatureImportanceEntry, ProgressiveFeatureImportanceEntry } from './types';
 
 /** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
-function bootstrapValues(
-  sets: RepeatedEvaluator[],
-  ctx: MetricContext,
-  B: number,
-  rng: Rng,
-): { point: number[]; boot: Float64Array[] } {
+function bootstrapValues(sets: RepeatedEvaluator[], ctx: MetricContext, B: number, rng: Rng): { point: number[]; boot: Float64Array[] } {
   const ones = new Float64Array(ctx.outcome.y.length).fill(1);
   const point = sets.map((s) => s.evaluate(ones));
   const boot: Float64Array[] = [];
@@ -42,7 +37,14 @@ export function featureImportance(
 ): FeatureImportanceEntry[] {
   const { point, boot } = bootstrapValues([full, ...without], ctx, B, rng);
   const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
-  return names.map((name, j) => ({ name, value: drop(point, j), cis: interval(boot.map((v) => drop(v, j)), drop(point, j)) }));
+  return names.map((name, j) => ({
+    name,
+    value: drop(point, j),
+    cis: interval(
+      boot.map((v) => drop(v, j)),
+      drop(point, j),
+    ),
+  }));
 }
 
 /** `Progressive Feature Importance`: metric of the first k features as a percentage of the full signature's. */
@@ -56,5 +58,12 @@ export function progressiveImportance(
 ): ProgressiveFeatureImportanceEntry[] {
   const { point, boot } = bootstrapValues([full, ...prefixes], ctx, B, rng);
   const pct = (v: ArrayLike<number>, k: number): number => (100 * v[k + 1]) / v[0];
-  return prefixes.map((_, k) => ({ name: orderedNames.slice(0, k + 1), value: pct(point, k), cis: interval(boot.map((v) => pct(v, k)), pct(point, k)) }));
+  return prefixes.map((_, k) => ({
+    name: orderedNames.slice(0, k + 1),
+    value: pct(point, k),
+    cis: interval(
+      boot.map((v) => pct(v, k)),
+      pct(point, k),
+    ),
+  }));
 }

@@ -13,9 +13,7 @@ export interface TaskRunner {
 
 /** Compiled worker script: worker_threads cannot load TypeScript, so under ts-jest use the build in dist/. */
 export function workerScript(): string {
-  return __filename.endsWith('.ts')
-    ? path.resolve(__dirname, '../../dist/src/engine/worker.js')
-    : path.join(__dirname, 'worker.js');
+  return __filename.endsWith('.ts') ? path.resolve(__dirname, '../../dist/src/engine/worker.js') : path.join(__dirname, 'worker.js');
 }
 
 const live = new Set<Worker>();
@@ -72,7 +70,11 @@ class WorkerPool implements TaskRunner {
     this.fail(abortError());
   };
 
-  constructor(data: TaskData, threads: number, private readonly signal?: AbortSignal) {
+  constructor(
+    data: TaskData,
+    threads: number,
+    private readonly signal?: AbortSignal,
+  ) {
     for (let i = 0; i < threads; i++) {
       const w = new Worker(workerScript(), { workerData: { data } });
       live.add(w);

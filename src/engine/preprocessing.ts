@@ -55,7 +55,17 @@ export class Preprocessor {
         }
         const sd = Math.sqrt(ss / rows.length);
         if (!(sd > 1e-12 * (1 + Math.abs(mean)))) continue;
-        steps.push({ feature: j, name: meta.name, kind: 'numerical', impute: mean, scale: sd, levels: [], dummyCodes: [], dummyCenters: [], dummyScales: [] });
+        steps.push({
+          feature: j,
+          name: meta.name,
+          kind: 'numerical',
+          impute: mean,
+          scale: sd,
+          levels: [],
+          dummyCodes: [],
+          dummyCenters: [],
+          dummyScales: [],
+        });
       } else {
         const counts = new Float64Array(meta.levels.length);
         for (const r of rows) {
@@ -79,7 +89,17 @@ export class Preprocessor {
           dummyCenters.push(f);
           dummyScales.push(Math.sqrt(f * (1 - f)));
         }
-        steps.push({ feature: j, name: meta.name, kind: 'categorical', impute: mode, scale: 1, levels: meta.levels, dummyCodes, dummyCenters, dummyScales });
+        steps.push({
+          feature: j,
+          name: meta.name,
+          kind: 'categorical',
+          impute: mode,
+          scale: 1,
+          levels: meta.levels,
+          dummyCodes,
+          dummyCenters,
+          dummyScales,
+        });
       }
     }
     return new Preprocessor(steps);

@@ -59,7 +59,9 @@ describe('runAnalysis (inline)', () => {
       for (const e of fi) expect(e.cis[0]).toBeLessThanOrEqual(e.value);
       for (const e of fi) expect(e.value).toBeLessThanOrEqual(e.cis[1]);
       // the progressive plot adds the features in the order of the importance plot
-      pfi0(result.plots[key]['Progressive Feature Importance'] ?? []).forEach((names, k) => expect(names).toEqual(fi.slice(0, k + 1).map((e) => e.name)));
+      pfi0(result.plots[key]['Progressive Feature Importance'] ?? []).forEach((names, k) =>
+        expect(names).toEqual(fi.slice(0, k + 1).map((e) => e.name)),
+      );
       const pfi = result.plots[key]['Progressive Feature Importance'] ?? [];
       expect(pfi).toHaveLength(sig.length);
       pfi.forEach((e, k) => expect(e.name).toHaveLength(k + 1));
@@ -98,7 +100,9 @@ describe('runAnalysis (inline)', () => {
     expect(() => predict(pipeline, without)).toThrow(EngineInputError);
     const wrongType: EngineDataset = {
       sampleCount: 150,
-      columns: iris.columns.map((c) => (c.name === used ? { name: used, type: 'categorical', codes: new Int32Array(150), levels: ['a'] } : c)),
+      columns: iris.columns.map((c) =>
+        c.name === used ? { name: used, type: 'categorical', codes: new Int32Array(150), levels: ['a'] } : c,
+      ),
     };
     expect(() => predict(pipeline, wrongType)).toThrow(/must be numerical/);
     expect(() => predict(pipeline, subsetDataset(iris, []))).toThrow(EngineInputError);
@@ -114,7 +118,10 @@ describe('input validation', () => {
   const base = (outcome: AnalysisParameters['outcome']): AnalysisParameters => parameters(outcome, 'preliminary');
 
   it('lists single-class, too-few-samples and all-missing outcomes, and runAnalysis throws', async () => {
-    const setosa = subsetDataset(iris, Array.from({ length: 50 }, (_, i) => i));
+    const setosa = subsetDataset(
+      iris,
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     expect(validateAnalysisInput(setosa, base({ classification: 'species' }))).toEqual(['The outcome has a single class']);
     const few = subsetDataset(iris, [0, 1, 2, 50, 51, 52, 100, 101, 102]);
     expect(validateAnalysisInput(few, base({ classification: 'species' }))[0]).toMatch(/Too few samples/);
@@ -154,7 +161,10 @@ describe('folds and grid', () => {
     const groups = Int32Array.from({ length: 150 }, (_, i) => Math.floor(i / 3));
     const data: EngineDataset = {
       sampleCount: 150,
-      columns: [...iris.columns, { name: 'patient', type: 'identifier', codes: groups, levels: Array.from({ length: 50 }, (_, g) => `p${g}`) }],
+      columns: [
+        ...iris.columns,
+        { name: 'patient', type: 'identifier', codes: groups, levels: Array.from({ length: 50 }, (_, g) => `p${g}`) },
+      ],
     };
     const p = prepareData(data, { ...irisParams, groupingFeature: 'patient' });
     expect(p.features.map((f) => f.name)).not.toContain('patient');
@@ -198,7 +208,11 @@ describe('folds and grid', () => {
 
   it('never exceeds maxSignatureSize and with modelsConsidered interpretable reports only best', async () => {
     const bc = loadShared('breast_cancer');
-    const params: AnalysisParameters = { ...parameters({ classification: 'diagnosis' }, 'preliminary'), maxSignatureSize: 4, modelsConsidered: 'interpretable' };
+    const params: AnalysisParameters = {
+      ...parameters({ classification: 'diagnosis' }, 'preliminary'),
+      maxSignatureSize: 4,
+      modelsConsidered: 'interpretable',
+    };
     const r = await runAnalysis(bc, params, { seed: 11, threads: 0 });
     expect(Object.keys(r.models)).toEqual(['best']);
     expect(r.models.best.signatures[0].length).toBeLessThanOrEqual(4);

@@ -143,7 +143,13 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         const { train, test } = foldRows(plan, r, k);
         const cacheKey = `cv:${r}:${k}`;
         // Selection once per (selector settings, fold), shared by every model of that selector.
-        const chosen = await select(runner, [...alive].map((c) => configs[c]), train, cacheKey, 1);
+        const chosen = await select(
+          runner,
+          [...alive].map((c) => configs[c]),
+          train,
+          cacheKey,
+          1,
+        );
         progress.add(chosen.tasks);
         const specs: TaskSpec[] = [...alive].map((c) => ({
           id: c,
@@ -161,9 +167,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         });
         fits += specs.length;
         if (dropping && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
-          const rows = Int32Array.from(
-            Array.from(plan.assignment[0]).flatMap((f, i) => (f <= k ? [i] : [])),
-          );
+          const rows = Int32Array.from(Array.from(plan.assignment[0]).flatMap((f, i) => (f <= k ? [i] : [])));
           const pools = [[...alive]];
           const interp = interpretableAll.filter((c) => alive.has(c));
           if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
@@ -196,7 +200,13 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     // 4. Selection on all samples for each winner, then one refit per signature shown (each can be used to predict).
     const all = Int32Array.from({ length: n }, (_, i) => i);
     const shown = Math.max(1, params.maxVisualizedSignatureCount);
-    const finalSelection = await select(runner, keyed.map((km) => km.config), all, 'all', shown);
+    const finalSelection = await select(
+      runner,
+      keyed.map((km) => km.config),
+      all,
+      'all',
+      shown,
+    );
     const selections = keyed.map((km) => finalSelection.bySelector.get(selectorKey(km.config.selector)) as Selection);
     const finalSpecs: TaskSpec[] = [];
     const owner: number[] = [];
@@ -264,7 +274,14 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       const order = sig.map((_, j) => j).sort((a, b) => importance[b].value - importance[a].value || a - b);
       const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
       const prefixes = prefixSets.length > 0 ? await oofOfSets(km, prefixSets, 1000) : [];
-      const progressive = progressiveImportance(order.map((j) => names[j]), full, [...prefixes, full], ctx, BOOTSTRAPS, new Rng(seed, 0x1f2, i));
+      const progressive = progressiveImportance(
+        order.map((j) => names[j]),
+        full,
+        [...prefixes, full],
+        ctx,
+        BOOTSTRAPS,
+        new Rng(seed, 0x1f2, i),
+      );
       // Feature Importance is listed from the most to the least important feature.
       plots[km.key] = { 'Feature Importance': order.map((j) => importance[j]), 'Progressive Feature Importance': progressive };
     }
@@ -280,7 +297,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         featureSelection: `${createSelector(km.config.selector).describe(task)}; at most ${params.maxSignatureSize} features`,
         model: empty
           ? `No feature is associated with the outcome: constant model (${CONSTANT_MODEL[task]})`
-          : describeModel(km.config.model, task, K) + (f.modelView ? '; coefficients on standardized features' : '') + (f.rules ? `: ${f.rules}` : ''),
+          : describeModel(km.config.model, task, K) +
+            (f.modelView ? '; coefficients on standardized features' : '') +
+            (f.rules ? `: ${f.rules}` : ''),
         signatures: selections[i].signatures.map((sig) => sig.map((j) => prepared.features[j].name)),
         signatureCount: selections[i].signatureCount,
         performance: estimates[i].estimate,

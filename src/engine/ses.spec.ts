@@ -265,7 +265,11 @@ describe('ses ordering rules', () => {
       if (x === 1) return -5;
       return -760;
     };
-    const r = ses(tableTest(logP, () => 1), 3, opts);
+    const r = ses(
+      tableTest(logP, () => 1),
+      3,
+      opts,
+    );
     expect(r.reference).toEqual([0, 2, 1]);
   });
 
@@ -277,13 +281,31 @@ describe('ses ordering rules', () => {
       return x === 3 ? -700 : -760;
     };
     // after 0 and 2, candidate 1 still holds p = e^-5 from {0} and so comes after 3
-    expect(ses(tableTest(logP, () => 1), 4, opts).reference).toEqual([0, 2, 3, 1]);
+    expect(
+      ses(
+        tableTest(logP, () => 1),
+        4,
+        opts,
+      ).reference,
+    ).toEqual([0, 2, 3, 1]);
   });
 
   it('compares with log(alpha): p = 0.06 is independent at alpha = 0.05, dependent at 0.1', () => {
     const logP = (x: number, z: readonly number[]): number => (z.length === 0 ? -100 + x : Math.log(0.06));
-    expect(ses(tableTest(logP, () => 1), 2, { ...opts, alpha: 0.05 }).reference).toEqual([0]);
-    expect(ses(tableTest(logP, () => 1), 2, { ...opts, alpha: 0.1 }).reference).toEqual([0, 1]);
+    expect(
+      ses(
+        tableTest(logP, () => 1),
+        2,
+        { ...opts, alpha: 0.05 },
+      ).reference,
+    ).toEqual([0]);
+    expect(
+      ses(
+        tableTest(logP, () => 1),
+        2,
+        { ...opts, alpha: 0.1 },
+      ).reference,
+    ).toEqual([0, 1]);
   });
 });
 
@@ -329,7 +351,10 @@ describe('enumerateSignatures', () => {
   it('caps signatureCount at Number.MAX_SAFE_INTEGER', () => {
     // 60 features, each with one exact copy: 2^60 signatures
     const names = Array.from({ length: 60 }, (_, i) => `F${i}`);
-    const oracle = new Oracle([...names, ...names], names.map((n) => `${n}->T`));
+    const oracle = new Oracle(
+      [...names, ...names],
+      names.map((n) => `${n}->T`),
+    );
     const r = ses(oracle, 120, { ...opts, maxSize: 100, testBudget: 1e7 });
     expect(r.reference.length).toBe(60);
     expect(r.signatureCount).toBe(Number.MAX_SAFE_INTEGER);
@@ -348,7 +373,13 @@ function logErfc(u: number): number {
   const t = 1 / (1 + 0.5 * u);
   const poly =
     -1.26551223 +
-    t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
+    t *
+      (1.00002368 +
+        t *
+          (0.37409196 +
+            t *
+              (0.09678418 +
+                t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))));
   return Math.log(t) - u * u + poly;
 }
 

@@ -13,7 +13,11 @@ it('breast_cancer: a signature of at most 10 features, held-out AUC within 0.01 
   const outcome = { classification: 'diagnosis' };
   const { train, test } = holdout(loadShared('breast_cancer'), outcome, 0.3, 1);
   const selected = await runAnalysis(train, parameters(outcome, 'typical'), { seed: 7, threads: 2 });
-  const all = await runAnalysis(train, { ...parameters(outcome, 'typical'), featureSelection: 'mostRelevantOrAll', maxSignatureSize: 30 }, { seed: 7, threads: 2 });
+  const all = await runAnalysis(
+    train,
+    { ...parameters(outcome, 'typical'), featureSelection: 'mostRelevantOrAll', maxSignatureSize: 30 },
+    { seed: 7, threads: 2 },
+  );
   const reference = selected.models.best.signatures[0];
   expect(reference.length).toBeGreaterThan(0);
   expect(reference.length).toBeLessThanOrEqual(10);

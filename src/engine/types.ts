@@ -39,10 +39,7 @@ export interface EngineDataset {
   columns: EngineColumn[];
 }
 
-export type Outcome =
-  | { regression: string }
-  | { classification: string }
-  | { survival: { event: string; timeToEvent: string } };
+export type Outcome = { regression: string } | { classification: string } | { survival: { event: string; timeToEvent: string } };
 
 export type Thoroughness = 'preliminary' | 'typical' | 'extensive';
 

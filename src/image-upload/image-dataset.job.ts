@@ -102,7 +102,10 @@ export class ImageDatasetJob implements OnModuleInit {
       const request: MeasureRequest = { images: rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer })) };
       const result = await runInWorker<MeasureResponse>(script, request, { signal });
       if (!result.ok) {
-        throw new JobFailure(Codes.UndecodableImage, `the image of sample "${result.sampleId.slice(0, 60)}" could not be decoded: ${result.message}`);
+        throw new JobFailure(
+          Codes.UndecodableImage,
+          `the image of sample "${result.sampleId.slice(0, 60)}" could not be decoded: ${result.message}`,
+        );
       }
       result.features.forEach((f, k) => f.forEach((v, j) => (values[j][start + k] = v)));
       start = end;

@@ -69,18 +69,7 @@ export function computeFeatures(img: Bitmap): number[] {
       if (dx * dx + dy * dy > EDGE_THRESHOLD * EDGE_THRESHOLD) edges++;
     }
   }
-  return [
-    width,
-    height,
-    r / n,
-    g / n,
-    b / n,
-    mean,
-    Math.sqrt(variance),
-    ...Array.from(hist, (c) => c / n),
-    gradient / n,
-    edges / n,
-  ];
+  return [width, height, r / n, g / n, b / n, mean, Math.sqrt(variance), ...Array.from(hist, (c) => c / n), gradient / n, edges / n];
 }
 
 /** Decodes a jpeg, png, bmp or tiff image (told apart by content) and computes its features. */

@@ -90,10 +90,12 @@ export class ImageUploadService {
 
     const payload: ImageTaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
-      const [task] = await tx.query(
-        `INSERT INTO tasks (kind, user_id, project_id, payload) VALUES ($1, $2, $3, $4) RETURNING id`,
-        [IMAGE_TASK_KIND, userId, projectId, JSON.stringify(payload)],
-      );
+      const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id, payload) VALUES ($1, $2, $3, $4) RETURNING id`, [
+        IMAGE_TASK_KIND,
+        userId,
+        projectId,
+        JSON.stringify(payload),
+      ]);
       await tx.query(`INSERT INTO image_uploads (task_id, csv, has_feature_headers) VALUES ($1, $2, $3)`, [
         task.id,
         csv,
@@ -134,7 +136,10 @@ export class ImageUploadService {
       if (rows[0].has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
       const header = readImageHeader(file.buffer);
       if (!header) {
-        throw new ApiError(Codes.BadImage, `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`);
+        throw new ApiError(
+          Codes.BadImage,
+          `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`,
+        );
       }
       assertPixelLimit(header, this.config.maxImagePixels);
       const updated = await returning(

@@ -85,12 +85,13 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
       streams?.part.resume();
       streams?.out.destroy();
       new BodyReader(req, options.idleMs).abandon();
-      reject(e);
+      reject(e instanceof Error ? e : new Error(String(e)));
     };
     parser.on('field', (name, value, info) => {
       if (name !== 'attributes') return fail(new ApiError(Codes.UnknownField, `unknown form field: ${name.slice(0, 40)}`));
       if (checking) return fail(new ApiError(Codes.MalformedBody, 'the attributes part was sent twice'));
-      if (info.valueTruncated) return fail(new ApiError(Codes.BodyTooLarge, `the attributes part is larger than ${MAX_ATTRIBUTES_BYTES} bytes`));
+      if (info.valueTruncated)
+        return fail(new ApiError(Codes.BodyTooLarge, `the attributes part is larger than ${MAX_ATTRIBUTES_BYTES} bytes`));
       checking = options.checkAttributes(value);
       checking.catch(fail);
     });

@@ -90,7 +90,10 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.scheduler.addInterval('job-runner', timer);
     const lease = setInterval(() => void this.renewLeases(), Math.max(500, (this.config.jobLeaseSeconds * 1000) / 3));
     this.scheduler.addInterval('job-leases', lease);
-    this.scheduler.addInterval('job-cancel', setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS));
+    this.scheduler.addInterval(
+      'job-cancel',
+      setInterval(() => void this.checkCancelled(), CANCEL_CHECK_MS),
+    );
     this.logger.log(`worker ${this.workerId} polling every ${this.config.jobPollMs} ms, ${this.config.workerCores} cores`);
   }
 
@@ -283,10 +286,14 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: its row is gone`);
         return 'discarded';
       }
-      this.logger.warn(this.fields(job, 'job.retry', { reason }), `${this.describe(job)} attempt ${job.attempts} failed, will retry: ${reason}`);
+      this.logger.warn(
+        this.fields(job, 'job.retry', { reason }),
+        `${this.describe(job)} attempt ${job.attempts} failed, will retry: ${reason}`,
+      );
       return 'retried';
     }
-    const error = e instanceof JobFailure ? { code: e.code, message: e.message } : { code: JOB_DEFINITIONS[job.kind].failureCode, message: reason };
+    const error =
+      e instanceof JobFailure ? { code: e.code, message: e.message } : { code: JOB_DEFINITIONS[job.kind].failureCode, message: reason };
     return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
   }
 
@@ -306,7 +313,10 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       return rows.length > 0;
     });
     if (!failed) return false;
-    this.logger.warn(this.fields(job, 'job.failed', { code: error.code, reason: error.message }), `${this.describe(job)} failed: ${error.code} ${error.message}`);
+    this.logger.warn(
+      this.fields(job, 'job.failed', { code: error.code, reason: error.message }),
+      `${this.describe(job)} failed: ${error.code} ${error.message}`,
+    );
     await this.jobs
       .handler(job.kind)
       ?.onFailed?.(job.payload)

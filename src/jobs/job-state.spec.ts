@@ -5,16 +5,22 @@ const at = (s: number) => new Date(start.getTime() + s * 1000);
 
 describe('renderStatus', () => {
   it('an analysis: times when running or finished, progress only while running', () => {
-    expect(renderStatus('analysis', { state: 'pending', error: null, start_time: null, end_time: null, progress: null, now: at(1) })).toEqual({
+    expect(
+      renderStatus('analysis', { state: 'pending', error: null, start_time: null, end_time: null, progress: null, now: at(1) }),
+    ).toEqual({
       state: 'pending',
     });
-    expect(renderStatus('analysis', { state: 'running', error: null, start_time: start, end_time: null, progress: 0.25, now: at(2.5) })).toEqual({
+    expect(
+      renderStatus('analysis', { state: 'running', error: null, start_time: start, end_time: null, progress: 0.25, now: at(2.5) }),
+    ).toEqual({
       state: 'running',
       startTime: '2026-01-01T00:00:00.000Z',
       executionTimeInSeconds: 2.5,
       progress: 0.25,
     });
-    expect(renderStatus('analysis', { state: 'finished', error: null, start_time: start, end_time: at(7.123), progress: null, now: at(60) })).toEqual({
+    expect(
+      renderStatus('analysis', { state: 'finished', error: null, start_time: start, end_time: at(7.123), progress: null, now: at(60) }),
+    ).toEqual({
       state: 'finished',
       startTime: '2026-01-01T00:00:00.000Z',
       executionTimeInSeconds: 7.12,

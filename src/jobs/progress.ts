@@ -19,10 +19,13 @@ export class ThrottledProgress {
     const wait = this.lastWrite + this.intervalMs - Date.now();
     if (wait <= 0 && !this.timer) return this.flush(fraction);
     this.held = fraction;
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined;
-      if (this.held !== undefined) this.flush(this.held);
-    }, Math.max(0, wait));
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.held !== undefined) this.flush(this.held);
+      },
+      Math.max(0, wait),
+    );
   };
 
   private flush(fraction: number): void {

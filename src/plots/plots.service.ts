@@ -25,7 +25,10 @@ export class PlotsService {
     const m = await this.analyses.plotsOf(analysisId, modelKey);
     if (typeof plotKey !== 'string' || !plotKey) throw new ApiError(Codes.MissingField, 'plotKey is required');
     if (!names(m.plots).includes(plotKey)) {
-      throw new ApiError(Codes.PlotKeyNotFound, `plotKey "${plotKey.slice(0, 60)}" is not available; available: ${names(m.plots).join(', ')}`);
+      throw new ApiError(
+        Codes.PlotKeyNotFound,
+        `plotKey "${plotKey.slice(0, 60)}" is not available; available: ${names(m.plots).join(', ')}`,
+      );
     }
     return { analysisId, modelKey: m.modelKey, plot: { [plotKey]: (m.plots as Record<string, unknown>)[plotKey] } };
   }

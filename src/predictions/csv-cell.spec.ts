@@ -1,7 +1,7 @@
 import { csvCell } from './csv-cell';
 
 describe('csvCell', () => {
-  it("prefixes a single quote to text a spreadsheet would run as a formula (OWASP)", () => {
+  it('prefixes a single quote to text a spreadsheet would run as a formula (OWASP)', () => {
     expect(csvCell('=cmd|calc!A1')).toBe("'=cmd|calc!A1");
     expect(csvCell('+1+1')).toBe("'+1+1");
     expect(csvCell('-1+cmd')).toBe("'-1+cmd");

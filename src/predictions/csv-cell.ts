@@ -10,7 +10,14 @@ const NUMBER = /^-?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
  * single quote (OWASP's CSV injection rule). Numbers, negative ones included, are left as they are.
  */
 export function csvCell(value: unknown): string {
-  let s = value === undefined || value === null ? '' : String(value);
+  let s = cellText(value);
   if (typeof value !== 'number' && FORMULA_START.test(s) && !NUMBER.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function cellText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  return JSON.stringify(value);
 }

@@ -9,6 +9,6 @@ try {
   parentPort?.postMessage({ rows });
 } catch (e) {
   const input = e instanceof EngineInputError;
-  const message = input ? ((e as EngineInputError).detail ?? (e as Error).message) : (e as Error).message;
+  const message = input ? (e.detail ?? (e as Error).message) : (e as Error).message;
   parentPort?.postMessage({ error: message, input });
 }

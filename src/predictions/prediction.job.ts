@@ -33,7 +33,10 @@ export class PredictionJob implements OnModuleInit {
     this.jobs.register('prediction', {
       execute: (payload, signal) => this.predict(payload.predictionId, signal),
       store: async (tx, payload, rows) => {
-        await tx.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, $2)`, [payload.predictionId, JSON.stringify(rows)]);
+        await tx.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, $2)`, [
+          payload.predictionId,
+          JSON.stringify(rows),
+        ]);
       },
     });
   }

@@ -38,10 +38,7 @@ export class PredictionsController {
   @Access(Permission.ProjectRead, 'predictionId')
   @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
-  async result(
-    @Param('predictionId', ParseIdPipe) predictionId: string,
-    @Query('format') format: unknown,
-  ) {
+  async result(@Param('predictionId', ParseIdPipe) predictionId: string, @Query('format') format: unknown) {
     if (format === undefined || format === 'json') return this.predictions.result(predictionId);
     if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
     const csv = await this.predictions.resultCsv(predictionId);

@@ -58,7 +58,8 @@ export class PredictionsService {
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     const models = await this.analyses.modelSignatures(analysisId);
     // an own key only: `constructor`, `__proto__` or `toString` are not models
-    if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey)) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
+    if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey))
+      throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${dto.modelKey}" is not one of ${Object.keys(models).join(', ')}`);
     const signatures = models[dto.modelKey];
     const signatureIndex = dto.signatureIndex ?? 0;
     if (signatureIndex >= signatures.length || !(await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex))) {
@@ -95,10 +96,7 @@ export class PredictionsService {
   }
 
   private async get(predictionId: string): Promise<PredictionRowDb> {
-    const rows: PredictionRowDb[] = await this.db.query(
-      `SELECT ${PREDICTION_COLUMNS} FROM predictions WHERE id = $1`,
-      [predictionId],
-    );
+    const rows: PredictionRowDb[] = await this.db.query(`SELECT ${PREDICTION_COLUMNS} FROM predictions WHERE id = $1`, [predictionId]);
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
     return rows[0];
   }
@@ -128,7 +126,13 @@ export class PredictionsService {
     const classes = [...new Set(rows.flatMap((r) => Object.keys(r.probabilities ?? {})))].sort();
     const hasSample = rows.some((r) => r.sampleId !== undefined);
     const hasRisk = rows.some((r) => r.risk !== undefined);
-    const header = ['row', ...(hasSample ? ['sampleId'] : []), 'prediction', ...classes.map((c) => `probability:${c}`), ...(hasRisk ? ['risk'] : [])];
+    const header = [
+      'row',
+      ...(hasSample ? ['sampleId'] : []),
+      'prediction',
+      ...classes.map((c) => `probability:${c}`),
+      ...(hasRisk ? ['risk'] : []),
+    ];
     const cell = csvCell;
     const lines = [header.map(cell).join(',')];
     for (const r of rows) {
@@ -150,11 +154,9 @@ export class PredictionsService {
 
   /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
   async delete(predictionId: string): Promise<PredictionView> {
-    const rows = await returning<PredictionRowDb>(
-      this.db,
-      `DELETE FROM predictions WHERE id = $1 RETURNING ${PREDICTION_COLUMNS}`,
-      [predictionId],
-    );
+    const rows = await returning<PredictionRowDb>(this.db, `DELETE FROM predictions WHERE id = $1 RETURNING ${PREDICTION_COLUMNS}`, [
+      predictionId,
+    ]);
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
     return view(rows[0]);
   }

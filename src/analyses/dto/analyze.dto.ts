@@ -32,7 +32,10 @@ export class AnalyzeDto {
     oneOf: [
       { type: 'object', properties: { regression: { type: 'string' } } },
       { type: 'object', properties: { classification: { type: 'string' } } },
-      { type: 'object', properties: { survival: { type: 'object', properties: { event: { type: 'string' }, timeToEvent: { type: 'string' } } } } },
+      {
+        type: 'object',
+        properties: { survival: { type: 'object', properties: { event: { type: 'string' }, timeToEvent: { type: 'string' } } } },
+      },
     ],
   })
   @ValidateBy(
@@ -51,16 +54,30 @@ export class AnalyzeDto {
   @ValidateEnum('modelsConsidered', MODELS_CONSIDERED, { optional: true, nullIs: 'value', code: Codes.BadModelsConsidered, default: 'all' })
   modelsConsidered?: AnalysisParameters['modelsConsidered'];
 
-  @ValidateEnum('featureSelection', FEATURE_SELECTION, { optional: true, nullIs: 'value', code: Codes.BadFeatureSelection, default: 'mostRelevant' })
+  @ValidateEnum('featureSelection', FEATURE_SELECTION, {
+    optional: true,
+    nullIs: 'value',
+    code: Codes.BadFeatureSelection,
+    default: 'mostRelevant',
+  })
   featureSelection?: AnalysisParameters['featureSelection'];
 
-  @ValidatePositiveInt('coreCount', { nullIs: 'value', code: Codes.BadCoreCount, description: 'at most the cores currently available to the user' })
+  @ValidatePositiveInt('coreCount', {
+    nullIs: 'value',
+    code: Codes.BadCoreCount,
+    description: 'at most the cores currently available to the user',
+  })
   coreCount: number;
 
   @ValidatePositiveInt('maxSignatureSize', { optional: true, nullIs: 'value', code: Codes.BadMaxSignatureSize, default: 25 })
   maxSignatureSize?: number;
 
-  @ValidatePositiveInt('maxVisualizedSignatureCount', { optional: true, nullIs: 'value', code: Codes.BadMaxVisualizedSignatureCount, default: 5 })
+  @ValidatePositiveInt('maxVisualizedSignatureCount', {
+    optional: true,
+    nullIs: 'value',
+    code: Codes.BadMaxVisualizedSignatureCount,
+    default: 5,
+  })
   maxVisualizedSignatureCount?: number;
 
   @ValidateText('name', { nullIs: 'value', min: 1, max: 120, typeCode: Codes.BadAnalysisName })

@@ -108,4 +108,3 @@ export interface TaskView {
   datasetId?: string;
   error?: { code: string; message: string };
 }
-

@@ -24,7 +24,15 @@ export class CoxRegression implements Model {
 
   constructor(readonly lambda: number) {}
 
-  private static evaluate(X: Float64Array, n: number, d: number, time: Float64Array, event: Float64Array, order: Int32Array, beta: Float64Array): CoxState {
+  private static evaluate(
+    X: Float64Array,
+    n: number,
+    d: number,
+    time: Float64Array,
+    event: Float64Array,
+    order: Int32Array,
+    beta: Float64Array,
+  ): CoxState {
     const eta = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       let s = 0;

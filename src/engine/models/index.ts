@@ -41,7 +41,9 @@ export function createModel(spec: ModelSpec, task: Task): Model {
       return new RandomForest(task, spec.trees, spec.mtryFactor, spec.minLeaf);
     case 'svm':
       if (task === 'survival') throw new Error('No survival SVM');
-      return task === 'classification' ? new SVM(spec.kernel, spec.C, spec.gammaFactor) : new SVR(spec.kernel, spec.C, spec.epsilon, spec.gammaFactor);
+      return task === 'classification'
+        ? new SVM(spec.kernel, spec.C, spec.gammaFactor)
+        : new SVR(spec.kernel, spec.C, spec.epsilon, spec.gammaFactor);
   }
 }
 

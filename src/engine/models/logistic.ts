@@ -156,9 +156,7 @@ export class LogisticRegression implements Model {
   /** Slopes, one array per head (a single head for binary: log-odds of the second class). */
   slopes(): number[][] {
     const d = this.cols;
-    return Array.from({ length: this.heads }, (_, h) =>
-      Array.from(this.weights.subarray(h * (d + 1) + 1, (h + 1) * (d + 1))),
-    );
+    return Array.from({ length: this.heads }, (_, h) => Array.from(this.weights.subarray(h * (d + 1) + 1, (h + 1) * (d + 1))));
   }
 
   toJSON(): Record<string, unknown> {

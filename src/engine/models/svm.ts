@@ -173,7 +173,7 @@ function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps = 1e-3):
       let dot = w[d];
       for (let j = 0; j < d; j++) dot += w[j] * data[i * d + j];
       const G = y[i] * dot - 1;
-      let PG = 0;
+      let PG: number;
       if (alpha[i] === 0) PG = Math.min(G, 0);
       else if (alpha[i] === C) PG = Math.max(G, 0);
       else PG = G;

@@ -24,7 +24,11 @@ export class ShareProjectDto {
   @Username()
   username: string;
 
-  @ValidateEnum('permissions', SHARE_PERMISSIONS, { each: true, code: Codes.BadPermission, message: 'permissions are read, write or execute' })
+  @ValidateEnum('permissions', SHARE_PERMISSIONS, {
+    each: true,
+    code: Codes.BadPermission,
+    message: 'permissions are read, write or execute',
+  })
   permissions: SharePermission[];
 }
 
