@@ -38,6 +38,8 @@ export interface AppConfig {
   /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
   dbPoolSize: number;
   dbPoolWaitMs: number;
+  /** The seed of every new analysis (reproducible runs: audits, tests); unset, each analysis draws its own. */
+  analysisSeed?: number;
 }
 
 export class ConfigError extends Error {}
@@ -107,6 +109,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
+    analysisSeed: env.ANALYSIS_SEED?.trim() ? int(env, 'ANALYSIS_SEED', 1, 1, 2 ** 31 - 2) : undefined,
   };
 }
 
