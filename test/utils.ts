@@ -46,7 +46,8 @@ export async function createTestApp(env: Record<string, string> = {}, existingDa
   const databaseUrl = existingDatabaseUrl ?? (await freshDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-data-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error', JOB_POLL_MS: '50', ...env });
-  const app = await createApp({ config, databaseUrl, http: true });
+  // every error code a test provokes must be declared for its route (the OpenAPI document lists them)
+  const app = await createApp({ config, databaseUrl, http: true, checkErrorCodes: true });
   const server = app.getHttpServer();
   return {
     app,

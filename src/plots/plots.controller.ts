@@ -4,6 +4,11 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { ParseIdPipe } from '../common/pipes';
 import { PlotsService } from './plots.service';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
+import { Codes } from '../common/error-codes';
+
+/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey, or an unknown one. */
+const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.ModelKeyNotFound];
 
 type PlotParams = { modelKey?: unknown; plotKey?: unknown };
 const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string' }, plotKey: { type: 'string' } } } };
@@ -14,6 +19,8 @@ const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string
 export class PlotsController {
   constructor(private readonly plots: PlotsService) {}
 
+  @ApiEnvelope('Names of the plots of a model (modelKey in the query)', 'AvailablePlots')
+  @ApiErrors(...PLOT_ERRORS)
   @Get('availablePlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -21,6 +28,8 @@ export class PlotsController {
     return this.plots.available(analysisId, q.modelKey);
   }
 
+  @ApiEnvelope('Names of the plots of a model (modelKey in the body)', 'AvailablePlots')
+  @ApiErrors(...PLOT_ERRORS)
   @Post('availablePlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
@@ -29,6 +38,8 @@ export class PlotsController {
     return this.plots.available(analysisId, b?.modelKey);
   }
 
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the query)', 'PlotOne')
+  @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Get('getPlot')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -37,6 +48,8 @@ export class PlotsController {
     return this.plots.plot(analysisId, q.modelKey, q.plotKey);
   }
 
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the body)', 'PlotOne')
+  @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Post('getPlot')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
@@ -45,6 +58,8 @@ export class PlotsController {
     return this.plots.plot(analysisId, b?.modelKey, b?.plotKey);
   }
 
+  @ApiEnvelope('Every plot of a model (modelKey in the query)', 'PlotAll')
+  @ApiErrors(...PLOT_ERRORS)
   @Get('getPlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -52,6 +67,8 @@ export class PlotsController {
     return this.plots.all(analysisId, q.modelKey);
   }
 
+  @ApiEnvelope('Every plot of a model (modelKey in the body)', 'PlotAll')
+  @ApiErrors(...PLOT_ERRORS)
   @Post('getPlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
