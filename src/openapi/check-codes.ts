@@ -8,7 +8,8 @@ import { ApiRoute, routeMatcher } from './routes';
  */
 export function checkDeclaredCodes(routes: ApiRoute[]) {
   const match = routeMatcher(routes);
-  return (req: Request, res: Response, next: NextFunction) => {
+  // named: the test app's router stack shows it is installed
+  return function checkDeclaredCodes(req: Request, res: Response, next: NextFunction) {
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const code =

@@ -7,8 +7,8 @@ import { PlotsService } from './plots.service';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
 import { Codes } from '../common/error-codes';
 
-/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey, or an unknown one. */
-const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.ModelKeyNotFound];
+/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a field other than modelKey and plotKey. */
+const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.UnknownField, Codes.ModelKeyNotFound];
 
 type PlotParams = { modelKey?: unknown; plotKey?: unknown };
 const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string' }, plotKey: { type: 'string' } } } };
