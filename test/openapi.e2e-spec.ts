@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
@@ -119,6 +120,20 @@ describe('the OpenAPI document', () => {
     expect(doc.components.schemas.CreateDatasetDto.properties.projectId).toMatchObject({ type: 'string', pattern: '^[1-9][0-9]{0,18}$' });
     expect(doc.components.schemas.Dataset.properties.datasetId).toMatchObject({ type: 'string' });
     expect(doc.components.schemas.AnalysisResult.properties.analysisId).toMatchObject({ type: 'string' });
+  });
+
+  it('is what the committed TypeScript client was generated from (npm run generate in clients/typescript)', () => {
+    const generated = fs.readFileSync(path.join(ROOT, 'clients', 'typescript', 'src', 'schema.ts'), 'utf8');
+    const paths = [...generated.matchAll(/^ {4}"(\/api\/[^"]+)": \{$/gm)].map((m) => m[1]);
+    expect(paths.sort()).toEqual(Object.keys(doc.paths).sort());
+    const schemas = generated.slice(generated.indexOf('    schemas: {'));
+    for (const name of Object.keys(doc.components.schemas))
+      expect({ name, generated: schemas.includes(`        ${name}: `) }).toEqual({ name, generated: true });
+    // every operation's error codes, as the generated types list them
+    for (const [key, op] of operations(doc)) {
+      for (const c of op['x-error-codes'] as string[])
+        expect({ key, code: c, generated: generated.includes(`"${c}"`) }).toEqual({ key, code: c, generated: true });
+    }
   });
 
   it('is the document npm run lint:openapi writes without a database', async () => {

@@ -10,7 +10,9 @@
 import * as path from 'node:path';
 import { SignetClient } from '../src/client';
 
-const DEFAULT_DATA = path.resolve(__dirname, '..', '..', '..', '..', 'shared', 'data', 'breast_cancer.csv');
+/** The package folder, whether this runs from examples/ (ts-jest) or from dist/examples/ (npm run journey). */
+const PACKAGE = path.basename(path.dirname(__dirname)) === 'dist' ? path.resolve(__dirname, '..', '..') : path.resolve(__dirname, '..');
+const DEFAULT_DATA = path.resolve(PACKAGE, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv');
 
 export interface JourneyOptions {
   url: string;
