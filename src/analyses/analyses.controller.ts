@@ -42,7 +42,10 @@ export class AnalysesController {
     return this.analyses.analyze(auth.userId, datasetId, req.projectOf?.datasetId as string, body);
   }
 
-  @ApiEnvelope('Check analysis parameters against a dataset without starting anything', 'AnalysisCheck')
+  @ApiEnvelope(
+    'Check analysis parameters against a dataset without starting anything: the violations analyze would answer',
+    'AnalysisCheck',
+  )
   @ApiErrors(...ANALYZE_ERRORS)
   @Post('check/dataset/:datasetId/analyze')
   @HttpCode(200)

@@ -129,7 +129,15 @@ export const PAYLOAD_SCHEMAS = {
     required: ['datasetId', 'outcome', 'thoroughness', 'coreCount', 'name'],
   },
   AnalysisRef: obj({ analysisId: id('the analysis started') }, ['analysisId']),
-  AnalysisCheck: obj({}, [], 'the parameters are valid for the dataset (nothing is started)'),
+  /** What analyze would refuse (errors) and what it would accept with a caveat (warnings); nothing is started. */
+  AnalysisCheck: obj(
+    {
+      errors: arrayOf(ref('StatusError')),
+      warnings: arrayOf(ref('StatusError')),
+    },
+    ['errors', 'warnings'],
+    'errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat',
+  ),
   Analysis: obj({ analysisId: id('identifier'), projectId: id('owning project'), parameters: ref('AnalysisParameters'), state: STATE }, [
     'analysisId',
     'projectId',

@@ -404,7 +404,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Check analysis parameters against a dataset without starting anything */
+        /** Check analysis parameters against a dataset without starting anything: the violations analyze would answer */
         post: operations["AnalysesController_check"];
         delete?: never;
         options?: never;
@@ -977,8 +977,11 @@ export interface components {
              */
             analysisId: string;
         };
-        /** @description the parameters are valid for the dataset (nothing is started) */
-        AnalysisCheck: Record<string, never>;
+        /** @description errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat */
+        AnalysisCheck: {
+            errors: components["schemas"]["StatusError"][];
+            warnings: components["schemas"]["StatusError"][];
+        };
         Analysis: {
             /**
              * @description identifier
