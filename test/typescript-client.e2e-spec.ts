@@ -1,3 +1,4 @@
+import Ajv, { ValidateFunction } from 'ajv';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { SignetClient, SignetError } from '../clients/typescript/src/client';
@@ -9,6 +10,37 @@ import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
  * openapi-fetch) against the real app listening on a free port: its example journey on breast_cancer.csv,
  * and errors thrown with the API's code.
  */
+/**
+ * Checks every JSON answer the client receives against the document's schema of that operation's
+ * answer (success or error envelope, payload included): the document describes what the app sends.
+ */
+function documentValidator(doc: { paths: Record<string, Record<string, unknown>> }) {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  // the API writes timestamps in UTC (api-v1.md)
+  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+  ajv.addSchema(doc, 'doc');
+  const compiled = new Map<string, ValidateFunction>();
+  const ops = Object.keys(doc.paths).map((p) => ({ p, re: new RegExp('^' + p.replace(/\{\w+\}/g, '[^/]+') + '$') }));
+  const checked: string[] = [];
+  const problems: string[] = [];
+  return {
+    checked,
+    problems,
+    check(method: string, pathname: string, body: unknown) {
+      const op = ops.find((o) => o.re.test(pathname) && doc.paths[o.p][method.toLowerCase()]);
+      if (!op) return problems.push(`${method} ${pathname}: not in the document`);
+      const pointer = ['paths', op.p, method.toLowerCase(), 'responses', '200', 'content', 'application/json', 'schema']
+        .map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1'))
+        .join('/');
+      let validate = compiled.get(pointer);
+      if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `doc#/${pointer}` })));
+      checked.push(`${method} ${op.p}`);
+      if (!validate(body))
+        problems.push(`${method} ${pathname}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
+    },
+  };
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
@@ -24,6 +56,7 @@ describe('the TypeScript client', () => {
   let t: TestApp;
   let url: string;
   let username: string;
+  let validator: ReturnType<typeof documentValidator>;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -31,6 +64,7 @@ describe('the TypeScript client', () => {
     await t.app.listen(port, '127.0.0.1');
     url = `http://127.0.0.1:${port}`;
     ({ username } = await createUser(t, 'tsuser'));
+    validator = documentValidator((await fetch(`${url}/api/public/v1/openapi.json`).then((r) => r.json())) as never);
   });
   afterAll(() => t.close());
 
@@ -42,7 +76,22 @@ describe('the TypeScript client', () => {
       password: `password-${username}`,
       data: path.join(SHARED_DATA, 'breast_cancer.csv'),
       print: (l) => lines.push(l),
+      onClient: (client) =>
+        client.api.use({
+          onResponse: async ({ request, response }) => {
+            if ((response.headers.get('content-type') ?? '').startsWith('application/json')) {
+              validator.check(request.method, new URL(request.url).pathname, await response.clone().json());
+            }
+            return undefined;
+          },
+        }),
     });
+    // every answer of the journey matched the document (13 operations and more)
+    expect(validator.problems).toEqual([]);
+    expect(new Set(validator.checked).size).toBeGreaterThanOrEqual(13);
+    // and the check can fail: a version payload with a number where the document says string
+    validator.check('GET', '/api/public/v1/version', { status: 'success', payload: { version: 1, mlEngine: 'x' } });
+    expect(validator.problems).toEqual([expect.stringContaining('GET /api/public/v1/version: ')]);
     expect(out.dataset).toMatchObject({ sampleCount: 569, featureCount: 31, name: 'breast cancer' });
     expect(out.dataset.datasetId).toMatch(/^[1-9][0-9]*$/);
     const best = out.result.models.best;

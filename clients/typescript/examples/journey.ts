@@ -22,6 +22,8 @@ export interface JourneyOptions {
   data?: string;
   /** Where the journey writes what it does (default: the console). */
   print?: (line: string) => void;
+  /** Called with the client before the journey starts (a test adds a middleware there). */
+  onClient?: (client: SignetClient) => void;
 }
 
 /** Runs the journey and returns what it made, for a test to check. */
@@ -29,6 +31,7 @@ export async function journey(o: JourneyOptions) {
   const print = o.print ?? ((line: string) => console.log(line));
   const data = o.data ?? DEFAULT_DATA;
   const client = new SignetClient(o.url, { token: o.token });
+  o.onClient?.(client);
   if (!o.token) await client.login(o.username ?? 'admin', o.password ?? '');
   const { version } = await client.version();
   print(`Signet ${version} at ${o.url}`);
