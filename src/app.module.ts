@@ -1,5 +1,7 @@
 import { DynamicModule, Global, Module, Provider, RequestMethod, Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { ResponseCheck } from './openapi/check-codes';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
@@ -29,6 +31,8 @@ export interface AppOptions {
   logger?: Pino;
   /** Tests: an error code not declared for its route answers HTTP 500 (src/openapi/check-codes.ts). */
   checkErrorCodes?: boolean;
+  /** Tests, with checkErrorCodes: makes the check of every JSON answer against the document (HTTP 500 when it fails). */
+  checkResponses?: (document: OpenAPIObject) => ResponseCheck;
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */

@@ -14,7 +14,7 @@ import { UsersService } from './auth/users.service';
 
 import { API_PREFIX, apiRoutes } from './openapi/routes';
 import { buildOpenApiDocument } from './openapi/document';
-import { checkDeclaredCodes } from './openapi/check-codes';
+import { checkDeclaredCodes, ResponseCheck } from './openapi/check-codes';
 
 export { API_PREFIX };
 const RAW_UPLOAD = /^\/api\/public\/v1\/file\/[^/]+\/upload$/;
@@ -87,11 +87,14 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
   // First: every request gets its id and access line, including those refused by body parsing.
   app.use(httpLogging(root));
   const routes = apiRoutes(appControllers());
-  if (options.checkErrorCodes) app.use(checkDeclaredCodes(routes));
+  // the answers' check needs the document, which is built below from the routes registered after this
+  let checkResponse: ResponseCheck | undefined;
+  if (options.checkErrorCodes) app.use(checkDeclaredCodes(routes, () => checkResponse));
   app.use(jsonBodies(options.config.maxJsonBodyBytes));
   app.setGlobalPrefix(API_PREFIX);
 
   const document = buildOpenApiDocument(app, routes);
+  if (options.checkErrorCodes && options.checkResponses) checkResponse = options.checkResponses(document);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,

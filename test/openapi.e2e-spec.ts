@@ -147,16 +147,31 @@ describe('the declared-codes check of the test app', () => {
     { method: 'GET', path: '/api/public/v1/thing/:thingId', controller: 'C', handler: 'h', public: true, codes: ['notFound-100-1-1'] },
   ];
   const app = express();
-  app.use(checkDeclaredCodes(routes));
+  // a success payload must have a name (as a document's schema would say)
+  app.use(
+    checkDeclaredCodes(
+      routes,
+      () => (_route, body) => ((body as any).status === 'error' || (body as any).payload?.name ? undefined : 'payload has no name'),
+    ),
+  );
   app.get('/api/public/v1/thing/:thingId', (req, res) => {
-    res.json({ status: 'error', code: req.params.thingId === '1' ? 'notFound-100-1-1' : 'notFound-110-1-1', message: 'x' });
+    if (req.params.thingId === '3') res.json({ status: 'success', payload: { name: 'three' } });
+    else if (req.params.thingId === '4') res.json({ status: 'success', payload: { nom: 'four' } });
+    else res.json({ status: 'error', code: req.params.thingId === '1' ? 'notFound-100-1-1' : 'notFound-110-1-1', message: 'x' });
   });
 
   it('lets a declared code through and turns an undeclared one into HTTP 500 naming the route', async () => {
     expectError(await request(app).get('/api/public/v1/thing/1'), 'notFound-100-1-1');
     const undeclared = await request(app).get('/api/public/v1/thing/2');
     expect(undeclared.status).toBe(500);
-    expect(undeclared.body.message).toContain('notFound-110-1-1 is not declared for GET /api/public/v1/thing/:thingId');
+    expect(undeclared.body.message).toContain('"notFound-110-1-1" is not declared for GET /api/public/v1/thing/:thingId');
+  });
+
+  it('turns an answer its schema does not describe into HTTP 500 too', async () => {
+    expect((await request(app).get('/api/public/v1/thing/3')).body).toEqual({ status: 'success', payload: { name: 'three' } });
+    const wrong = await request(app).get('/api/public/v1/thing/4');
+    expect(wrong.status).toBe(500);
+    expect(wrong.body.message).toContain('C.h is not what the OpenAPI document says: payload has no name');
   });
 
   it('is on in the test app: every error code a test provokes must be declared for its route', () => {

@@ -1,8 +1,8 @@
-import Ajv, { ValidateFunction } from 'ajv';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { SignetClient, SignetError } from '../clients/typescript/src/client';
 import { journey } from '../clients/typescript/examples/journey';
+import { OpenApiDoc, responseValidator } from './response-schemas';
 import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
 
 /**
@@ -10,16 +10,9 @@ import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
  * openapi-fetch) against the real app listening on a free port: its example journey on breast_cancer.csv,
  * and errors thrown with the API's code.
  */
-/**
- * Checks every JSON answer the client receives against the document's schema of that operation's
- * answer (success or error envelope, payload included): the document describes what the app sends.
- */
-function documentValidator(doc: { paths: Record<string, Record<string, unknown>> }) {
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  // the API writes timestamps in UTC (api-v1.md)
-  ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
-  ajv.addSchema(doc, 'doc');
-  const compiled = new Map<string, ValidateFunction>();
+/** Every JSON answer the client receives, checked against the document's schema of its operation. */
+function documentValidator(doc: OpenApiDoc) {
+  const validate = responseValidator(doc);
   const ops = Object.keys(doc.paths).map((p) => ({ p, re: new RegExp('^' + p.replace(/\{\w+\}/g, '[^/]+') + '$') }));
   const checked: string[] = [];
   const problems: string[] = [];
@@ -29,14 +22,9 @@ function documentValidator(doc: { paths: Record<string, Record<string, unknown>>
     check(method: string, pathname: string, body: unknown) {
       const op = ops.find((o) => o.re.test(pathname) && doc.paths[o.p][method.toLowerCase()]);
       if (!op) return problems.push(`${method} ${pathname}: not in the document`);
-      const pointer = ['paths', op.p, method.toLowerCase(), 'responses', '200', 'content', 'application/json', 'schema']
-        .map((x) => x.replace(/~/g, '~0').replace(/\//g, '~1'))
-        .join('/');
-      let validate = compiled.get(pointer);
-      if (!validate) compiled.set(pointer, (validate = ajv.compile({ $ref: `doc#/${pointer}` })));
       checked.push(`${method} ${op.p}`);
-      if (!validate(body))
-        problems.push(`${method} ${pathname}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 300)}`);
+      const problem = validate(method, op.p, body);
+      if (problem) problems.push(problem);
     },
   };
 }
