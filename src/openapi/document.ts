@@ -100,6 +100,11 @@ export function buildOpenApiDocument(app: INestApplication, routes: ApiRoute[]):
       .addServer('/', 'the service that serves this document')
       .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'the token of POST /api/public/v1/login' }, 'bearer')
       .build(),
+    // `projectsGet`, `analysesResult`, `plotsAvailableByQuery`: names a generated client can use as they are
+    {
+      operationIdFactory: (controller, method) =>
+        controller.replace(/Controller$/, '').replace(/^./, (c) => c.toLowerCase()) + method.replace(/^./, (c) => c.toUpperCase()),
+    },
   );
   for (const [path, item] of Object.entries<PathItemObject>(document.paths)) {
     for (const method of METHODS) {

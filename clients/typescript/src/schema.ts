@@ -12,7 +12,7 @@ export interface paths {
             cookie?: never;
         };
         /** Service and analysis engine versions */
-        get: operations["HealthController_version"];
+        get: operations["healthVersion"];
         put?: never;
         post?: never;
         delete?: never;
@@ -29,7 +29,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: the process answers */
-        get: operations["HealthController_live"];
+        get: operations["healthLive"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,7 +46,7 @@ export interface paths {
             cookie?: never;
         };
         /** Readiness: the database answers (HTTP 503 otherwise) */
-        get: operations["HealthController_ready"];
+        get: operations["healthReady"];
         put?: never;
         post?: never;
         delete?: never;
@@ -65,7 +65,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log in: a bearer token for a username or email and password */
-        post: operations["AuthController_login"];
+        post: operations["authLogin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -82,7 +82,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Log out: revoke the token of this request */
-        post: operations["AuthController_logout"];
+        post: operations["authLogout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,7 +99,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a project owned by the caller */
-        post: operations["ProjectsController_create"];
+        post: operations["projectsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -114,7 +114,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a project */
-        get: operations["ProjectsController_get"];
+        get: operations["projectsGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -131,7 +131,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the projects the caller owns */
-        get: operations["ProjectsController_owned"];
+        get: operations["projectsOwned"];
         put?: never;
         post?: never;
         delete?: never;
@@ -148,7 +148,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the projects shared with the caller */
-        get: operations["ProjectsController_shared"];
+        get: operations["projectsShared"];
         put?: never;
         post?: never;
         delete?: never;
@@ -167,7 +167,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete a project with its datasets, analyses and predictions */
-        post: operations["ProjectsController_delete"];
+        post: operations["projectsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -184,7 +184,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Share a project with a user (read, write, execute) */
-        post: operations["ProjectsController_share"];
+        post: operations["projectsShare"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,7 +201,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Stop sharing a project with a user */
-        post: operations["ProjectsController_unshare"];
+        post: operations["projectsUnshare"];
         delete?: never;
         options?: never;
         head?: never;
@@ -218,7 +218,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Upload a file (the raw bytes are the body) under a client-chosen file id */
-        post: operations["DatasetsController_upload"];
+        post: operations["datasetsUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -233,7 +233,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the caller's uploaded files */
-        get: operations["DatasetsController_listFiles"];
+        get: operations["datasetsListFiles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -252,7 +252,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete an uploaded file */
-        post: operations["DatasetsController_deleteFile"];
+        post: operations["datasetsDeleteFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -269,7 +269,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Create a dataset from an uploaded file (a task: poll its status) */
-        post: operations["DatasetsController_createDataset"];
+        post: operations["datasetsCreateDataset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -284,7 +284,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status of a dataset creation or image upload task */
-        get: operations["DatasetsController_taskStatus"];
+        get: operations["datasetsTaskStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -301,7 +301,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get a dataset */
-        get: operations["DatasetsController_get"];
+        get: operations["datasetsGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -318,7 +318,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the datasets of a project */
-        get: operations["DatasetsController_list"];
+        get: operations["datasetsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -337,7 +337,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete a dataset with its analyses and predictions */
-        post: operations["DatasetsController_delete"];
+        post: operations["datasetsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -352,7 +352,7 @@ export interface paths {
             cookie?: never;
         };
         /** The features of a dataset with their types */
-        get: operations["DatasetsController_features"];
+        get: operations["datasetsFeatures"];
         put?: never;
         post?: never;
         delete?: never;
@@ -371,7 +371,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Change the types of features of a dataset */
-        post: operations["DatasetsController_changeFeatureTypes"];
+        post: operations["datasetsChangeFeatureTypes"];
         delete?: never;
         options?: never;
         head?: never;
@@ -388,7 +388,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start an analysis of a dataset */
-        post: operations["AnalysesController_analyze"];
+        post: operations["analysesAnalyze"];
         delete?: never;
         options?: never;
         head?: never;
@@ -405,7 +405,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Check analysis parameters against a dataset without starting anything: the violations analyze would answer */
-        post: operations["AnalysesController_check"];
+        post: operations["analysesCheck"];
         delete?: never;
         options?: never;
         head?: never;
@@ -420,7 +420,7 @@ export interface paths {
             cookie?: never;
         };
         /** Get an analysis */
-        get: operations["AnalysesController_get"];
+        get: operations["analysesGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -437,7 +437,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the analyses of a project */
-        get: operations["AnalysesController_list"];
+        get: operations["analysesList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -454,7 +454,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status of an analysis (progress while running) */
-        get: operations["AnalysesController_status"];
+        get: operations["analysesStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -471,7 +471,7 @@ export interface paths {
             cookie?: never;
         };
         /** The result of a finished analysis: models, signatures, performance */
-        get: operations["AnalysesController_result"];
+        get: operations["analysesResult"];
         put?: never;
         post?: never;
         delete?: never;
@@ -490,7 +490,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete an analysis (its state just before is returned) */
-        post: operations["AnalysesController_delete"];
+        post: operations["analysesDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -505,10 +505,10 @@ export interface paths {
             cookie?: never;
         };
         /** Names of the plots of a model (modelKey in the query) */
-        get: operations["PlotsController_availableByQuery"];
+        get: operations["plotsAvailableByQuery"];
         put?: never;
         /** Names of the plots of a model (modelKey in the body) */
-        post: operations["PlotsController_availableByBody"];
+        post: operations["plotsAvailableByBody"];
         delete?: never;
         options?: never;
         head?: never;
@@ -523,10 +523,10 @@ export interface paths {
             cookie?: never;
         };
         /** One plot of a model (modelKey, plotKey in the query) */
-        get: operations["PlotsController_plotByQuery"];
+        get: operations["plotsPlotByQuery"];
         put?: never;
         /** One plot of a model (modelKey, plotKey in the body) */
-        post: operations["PlotsController_plotByBody"];
+        post: operations["plotsPlotByBody"];
         delete?: never;
         options?: never;
         head?: never;
@@ -541,10 +541,10 @@ export interface paths {
             cookie?: never;
         };
         /** Every plot of a model (modelKey in the query) */
-        get: operations["PlotsController_plotsByQuery"];
+        get: operations["plotsPlotsByQuery"];
         put?: never;
         /** Every plot of a model (modelKey in the body) */
-        post: operations["PlotsController_plotsByBody"];
+        post: operations["plotsPlotsByBody"];
         delete?: never;
         options?: never;
         head?: never;
@@ -561,7 +561,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Predict a dataset with a model of an analysis' result */
-        post: operations["PredictionsController_create"];
+        post: operations["predictionsCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -576,7 +576,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status of a prediction */
-        get: operations["PredictionsController_status"];
+        get: operations["predictionsStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -593,7 +593,7 @@ export interface paths {
             cookie?: never;
         };
         /** The predictions of a finished prediction (JSON, or CSV with format=csv) */
-        get: operations["PredictionsController_result"];
+        get: operations["predictionsResult"];
         put?: never;
         post?: never;
         delete?: never;
@@ -610,7 +610,7 @@ export interface paths {
             cookie?: never;
         };
         /** List the predictions made with an analysis */
-        get: operations["PredictionsController_list"];
+        get: operations["predictionsList"];
         put?: never;
         post?: never;
         delete?: never;
@@ -629,7 +629,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Delete a prediction */
-        post: operations["PredictionsController_delete"];
+        post: operations["predictionsDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -646,7 +646,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Start an image dataset upload: the sample table and the attributes (multipart) */
-        post: operations["ImageUploadController_init"];
+        post: operations["imageUploadInit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,7 +663,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Add the image of one sample (multipart) */
-        post: operations["ImageUploadController_add"];
+        post: operations["imageUploadAdd"];
         delete?: never;
         options?: never;
         head?: never;
@@ -678,7 +678,7 @@ export interface paths {
             cookie?: never;
         };
         /** Commit the upload: build the image dataset (poll the task status) */
-        get: operations["ImageUploadController_commit"];
+        get: operations["imageUploadCommit"];
         put?: never;
         post?: never;
         delete?: never;
@@ -695,7 +695,7 @@ export interface paths {
             cookie?: never;
         };
         /** Status of an image upload task (datasetId when finished) */
-        get: operations["ImageUploadController_status"];
+        get: operations["imageUploadStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1206,7 +1206,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    HealthController_version: {
+    healthVersion: {
         parameters: {
             query?: never;
             header?: never;
@@ -1254,7 +1254,7 @@ export interface operations {
             };
         };
     };
-    HealthController_live: {
+    healthLive: {
         parameters: {
             query?: never;
             header?: never;
@@ -1281,7 +1281,7 @@ export interface operations {
             };
         };
     };
-    HealthController_ready: {
+    healthReady: {
         parameters: {
             query?: never;
             header?: never;
@@ -1317,7 +1317,7 @@ export interface operations {
             };
         };
     };
-    AuthController_login: {
+    authLogin: {
         parameters: {
             query?: never;
             header?: never;
@@ -1373,7 +1373,7 @@ export interface operations {
             };
         };
     };
-    AuthController_logout: {
+    authLogout: {
         parameters: {
             query?: never;
             header?: never;
@@ -1428,7 +1428,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_create: {
+    projectsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -1491,7 +1491,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_get: {
+    projectsGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -1550,7 +1550,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_owned: {
+    projectsOwned: {
         parameters: {
             query?: never;
             header?: never;
@@ -1609,7 +1609,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_shared: {
+    projectsShared: {
         parameters: {
             query?: never;
             header?: never;
@@ -1668,7 +1668,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_delete: {
+    projectsDelete: {
         parameters: {
             query?: never;
             header?: never;
@@ -1727,7 +1727,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_share: {
+    projectsShare: {
         parameters: {
             query?: never;
             header?: never;
@@ -1795,7 +1795,7 @@ export interface operations {
             };
         };
     };
-    ProjectsController_unshare: {
+    projectsUnshare: {
         parameters: {
             query?: never;
             header?: never;
@@ -1861,7 +1861,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_upload: {
+    datasetsUpload: {
         parameters: {
             query?: never;
             header?: never;
@@ -1928,7 +1928,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_listFiles: {
+    datasetsListFiles: {
         parameters: {
             query?: never;
             header?: never;
@@ -1987,7 +1987,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_deleteFile: {
+    datasetsDeleteFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -2047,7 +2047,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_createDataset: {
+    datasetsCreateDataset: {
         parameters: {
             query?: never;
             header?: never;
@@ -2122,7 +2122,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_taskStatus: {
+    datasetsTaskStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -2181,7 +2181,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_get: {
+    datasetsGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -2240,7 +2240,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_list: {
+    datasetsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -2302,7 +2302,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_delete: {
+    datasetsDelete: {
         parameters: {
             query?: never;
             header?: never;
@@ -2361,7 +2361,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_features: {
+    datasetsFeatures: {
         parameters: {
             query?: never;
             header?: never;
@@ -2420,7 +2420,7 @@ export interface operations {
             };
         };
     };
-    DatasetsController_changeFeatureTypes: {
+    datasetsChangeFeatureTypes: {
         parameters: {
             query?: never;
             header?: never;
@@ -2488,7 +2488,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_analyze: {
+    analysesAnalyze: {
         parameters: {
             query?: never;
             header?: never;
@@ -2567,7 +2567,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_check: {
+    analysesCheck: {
         parameters: {
             query?: never;
             header?: never;
@@ -2646,7 +2646,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_get: {
+    analysesGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -2705,7 +2705,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_list: {
+    analysesList: {
         parameters: {
             query?: never;
             header?: never;
@@ -2767,7 +2767,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_status: {
+    analysesStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -2826,7 +2826,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_result: {
+    analysesResult: {
         parameters: {
             query?: never;
             header?: never;
@@ -2886,7 +2886,7 @@ export interface operations {
             };
         };
     };
-    AnalysesController_delete: {
+    analysesDelete: {
         parameters: {
             query?: never;
             header?: never;
@@ -2945,7 +2945,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_availableByQuery: {
+    plotsAvailableByQuery: {
         parameters: {
             query: {
                 modelKey: unknown;
@@ -3010,7 +3010,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_availableByBody: {
+    plotsAvailableByBody: {
         parameters: {
             query?: never;
             header?: never;
@@ -3080,7 +3080,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_plotByQuery: {
+    plotsPlotByQuery: {
         parameters: {
             query: {
                 plotKey: unknown;
@@ -3147,7 +3147,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_plotByBody: {
+    plotsPlotByBody: {
         parameters: {
             query?: never;
             header?: never;
@@ -3218,7 +3218,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_plotsByQuery: {
+    plotsPlotsByQuery: {
         parameters: {
             query: {
                 modelKey: unknown;
@@ -3283,7 +3283,7 @@ export interface operations {
             };
         };
     };
-    PlotsController_plotsByBody: {
+    plotsPlotsByBody: {
         parameters: {
             query?: never;
             header?: never;
@@ -3353,7 +3353,7 @@ export interface operations {
             };
         };
     };
-    PredictionsController_create: {
+    predictionsCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -3424,7 +3424,7 @@ export interface operations {
             };
         };
     };
-    PredictionsController_status: {
+    predictionsStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -3483,7 +3483,7 @@ export interface operations {
             };
         };
     };
-    PredictionsController_result: {
+    predictionsResult: {
         parameters: {
             query?: {
                 format?: "json" | "csv";
@@ -3547,7 +3547,7 @@ export interface operations {
             };
         };
     };
-    PredictionsController_list: {
+    predictionsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -3609,7 +3609,7 @@ export interface operations {
             };
         };
     };
-    PredictionsController_delete: {
+    predictionsDelete: {
         parameters: {
             query?: never;
             header?: never;
@@ -3668,7 +3668,7 @@ export interface operations {
             };
         };
     };
-    ImageUploadController_init: {
+    imageUploadInit: {
         parameters: {
             query?: never;
             header?: never;
@@ -3746,7 +3746,7 @@ export interface operations {
             };
         };
     };
-    ImageUploadController_add: {
+    imageUploadAdd: {
         parameters: {
             query?: never;
             header?: never;
@@ -3824,7 +3824,7 @@ export interface operations {
             };
         };
     };
-    ImageUploadController_commit: {
+    imageUploadCommit: {
         parameters: {
             query?: never;
             header?: never;
@@ -3885,7 +3885,7 @@ export interface operations {
             };
         };
     };
-    ImageUploadController_status: {
+    imageUploadStatus: {
         parameters: {
             query?: never;
             header?: never;
