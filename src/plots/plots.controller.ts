@@ -11,7 +11,12 @@ import { Codes } from '../common/error-codes';
 const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.UnknownField, Codes.ModelKeyNotFound];
 
 type PlotParams = { modelKey?: unknown; plotKey?: unknown };
-const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string' }, plotKey: { type: 'string' } } } };
+/** The POST forms' bodies: modelKey (a key of the result's models), and plotKey for one plot. */
+const body = (required: string[]) => ({
+  schema: { type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) },
+});
+const MODEL_BODY = body(['modelKey']);
+const PLOT_BODY = body(['modelKey', 'plotKey']);
 
 /** The three plot routes, by GET with a query string and by POST with a JSON body (decisions.md). */
 @ApiTags('plots')
@@ -33,7 +38,7 @@ export class PlotsController {
   @Post('availablePlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(MODEL_BODY)
   availableByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.available(analysisId, b?.modelKey);
   }
@@ -53,7 +58,7 @@ export class PlotsController {
   @Post('getPlot')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(PLOT_BODY)
   plotByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.plot(analysisId, b?.modelKey, b?.plotKey);
   }
@@ -72,7 +77,7 @@ export class PlotsController {
   @Post('getPlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(MODEL_BODY)
   plotsByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.all(analysisId, b?.modelKey);
   }

@@ -3022,8 +3022,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    modelKey?: string;
-                    plotKey?: string;
+                    modelKey: string;
                 };
             };
         };
@@ -3159,8 +3158,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    modelKey?: string;
-                    plotKey?: string;
+                    modelKey: string;
+                    plotKey: string;
                 };
             };
         };
@@ -3295,8 +3294,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    modelKey?: string;
-                    plotKey?: string;
+                    modelKey: string;
                 };
             };
         };
