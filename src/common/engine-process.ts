@@ -1,0 +1,129 @@
+import { ChildProcess, fork, Serializable } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as os from 'node:os';
+import { workerScript } from './worker-thread';
+
+/**
+ * How engine work runs: in a child process at a lower scheduling priority than the API (so the event loop
+ * wins the cores when both want them) and with its own heap limit (so an analysis that runs out of memory
+ * ends that process, not the service).
+ */
+export interface EngineProcessOptions {
+  /** Niceness of the engine processes, 0 (the API's) to 19 (lowest). */
+  nice: number;
+  /** Heap limit of each engine process and of its threads, in MB; 0 leaves V8's default. */
+  maxMemoryMb: number;
+}
+
+let settings: EngineProcessOptions = { nice: 10, maxMemoryMb: 0 };
+
+/** Set once at start-up from the configuration (ENGINE_NICE, ENGINE_MAX_MEMORY_MB). */
+export function configureEngineProcesses(options: EngineProcessOptions): void {
+  settings = { ...options };
+}
+
+export function engineProcessOptions(): EngineProcessOptions {
+  return { ...settings };
+}
+
+const HOST = workerScript(__dirname, __filename, 'engine-host');
+
+const live = new Set<EngineWorker>();
+
+/** Engine processes alive in this process's care (for tests and diagnostics). */
+export function liveEngineProcesses(): number[] {
+  return [...live].map((w) => w.pid).filter((p): p is number => p !== undefined);
+}
+
+/** From the host to this process: the thread's messages, or how it ended. */
+export type HostMessage = { type: 'message'; message: unknown } | { type: 'error'; message: string } | { type: 'end' };
+
+/**
+ * A worker thread that lives in its own child process: the same events ('message', 'error', 'exit') and
+ * methods (postMessage, terminate) as a worker_threads Worker, so the code around it stays as it was.
+ * The host process (engine-host.ts) runs `script` on a thread with `workerData` and relays messages both
+ * ways; typed arrays cross by structured clone (serialization 'advanced'), not JSON. A crash, an
+ * out-of-memory or a kill of the host is an 'error' here, never a fault of this process. terminate() kills
+ * the host at once (SIGKILL): the computation stops whatever it is doing.
+ */
+export class EngineWorker extends EventEmitter {
+  private readonly child: ChildProcess;
+  private ended = false;
+  private terminating = false;
+  private failure: Error | undefined;
+
+  constructor(script: string, options: { workerData?: unknown } = {}) {
+    super();
+    const { nice, maxMemoryMb } = settings;
+    const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
+    this.child = fork(HOST, [], {
+      execArgv,
+      serialization: 'advanced',
+      // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, ENGINE_NICE: String(nice), ENGINE_MAX_MEMORY_MB: String(maxMemoryMb) },
+    });
+    live.add(this);
+    // The host lowers its own threads too (those started before this call); this covers its main thread
+    // from the start, before it has run a line.
+    if (this.child.pid !== undefined) setNice(this.child.pid, nice);
+    this.child.on('message', (m: HostMessage) => {
+      if (m.type === 'message') this.emit('message', m.message);
+      else if (m.type === 'error') this.failure ??= new Error(m.message);
+    });
+    this.child.once('error', (e) => {
+      // the process could not be started (or signalled): the same as its failure
+      this.failure ??= new Error(`the engine process could not run: ${e.message}`);
+      this.end(null, null);
+    });
+    this.child.once('exit', (code, signal) => this.end(code, signal));
+    this.child.send({ script, workerData: options.workerData } as Serializable);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  postMessage(message: unknown): void {
+    if (!this.ended && this.child.connected) this.child.send(message as Serializable);
+  }
+
+  /** Kills the process (SIGKILL: nothing in it needs to finish) and resolves once it is gone. */
+  terminate(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.terminating = true;
+      this.once('exit', () => resolve());
+      this.child.kill('SIGKILL');
+    });
+  }
+
+  private end(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    live.delete(this);
+    // as a Worker: no 'error' for an asked-for end, and none nobody listens to (it would throw here)
+    if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
+      const why =
+        this.failure ??
+        new Error(
+          signal === 'SIGKILL'
+            ? 'the engine process was killed (SIGKILL: out of memory or stopped)'
+            : signal
+              ? `the engine process was stopped by ${signal}`
+              : `the engine process exited with code ${code}`,
+        );
+      this.emit('error', why);
+    }
+    this.emit('exit', code ?? 1);
+  }
+}
+
+/** Sets the niceness of one process or thread (Linux: a thread id); a refusal leaves it as it is. */
+export function setNice(id: number, nice: number): void {
+  try {
+    os.setPriority(id, nice);
+  } catch {
+    // not allowed (e.g. lowering it again needs a privilege): running at the current priority is still correct
+  }
+}
