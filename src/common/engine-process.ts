@@ -71,13 +71,15 @@ export class EngineWorker extends EventEmitter {
       if (m.type === 'message') this.emit('message', m.message);
       else if (m.type === 'error') this.failure ??= new Error(m.message);
     });
-    this.child.once('error', (e) => {
+    // 'on', not 'once': a send to a process that just died is an error event too, and one not listened to
+    // would throw in this process
+    this.child.on('error', (e) => {
       // the process could not be started (or signalled): the same as its failure
       this.failure ??= new Error(`the engine process could not run: ${e.message}`);
-      this.end(null, null);
+      if (this.child.pid === undefined) this.end(null, null);
     });
     this.child.once('exit', (code, signal) => this.end(code, signal));
-    this.child.send({ script, workerData: options.workerData } as Serializable);
+    this.child.send({ script, workerData: options.workerData }, ignore);
   }
 
   get pid(): number | undefined {
@@ -85,7 +87,7 @@ export class EngineWorker extends EventEmitter {
   }
 
   postMessage(message: unknown): void {
-    if (!this.ended && this.child.connected) this.child.send(message as Serializable);
+    if (!this.ended && this.child.connected) this.child.send(message as Serializable, ignore);
   }
 
   /** Kills the process (SIGKILL: nothing in it needs to finish) and resolves once it is gone. */
@@ -118,6 +120,9 @@ export class EngineWorker extends EventEmitter {
     this.emit('exit', code ?? 1);
   }
 }
+
+/** A failed send: the process is ending, and its 'exit' says why. */
+function ignore(): void {}
 
 /** Sets the niceness of one process or thread (Linux: a thread id); a refusal leaves it as it is. */
 export function setNice(id: number, nice: number): void {
