@@ -12,7 +12,7 @@ type Message =
 /**
  * Runs the engine on `data` in an engine process (engine-process.ts: a child process at a lower priority,
  * so the event loop never runs engine code nor waits for a core behind it). The dataset's typed arrays
- * cross by structured clone. Aborting `signal` kills that process, its threads and pool at once.
+ * go down the engine process's data pipe (no copy on this event loop). Aborting `signal` kills that process, its threads and pool at once.
  */
 export function runAnalysisInWorker(
   data: EngineDataset,

@@ -4,9 +4,11 @@
  * the service. It ends with the thread. No Nest, no database: only the script's own imports.
  */
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import { Worker } from 'node:worker_threads';
+import { BlobReader, extractBlobs, restoreBlobs, writeBlobs } from './blob-channel';
 import { setNice } from './engine-process';
-import type { HostMessage } from './engine-process';
+import type { HostMessage, ToHost } from './engine-process';
 
 const nice = Number(process.env.ENGINE_NICE ?? 10);
 const maxMemoryMb = Number(process.env.ENGINE_MAX_MEMORY_MB ?? 0);
@@ -25,37 +27,59 @@ function lowerEveryThread(): void {
 }
 lowerEveryThread();
 
-function send(m: HostMessage): void {
-  if (process.connected) process.send?.(m);
+function send(m: HostMessage, done: () => void = () => undefined): void {
+  if (process.connected) process.send?.(m, done);
+  else done();
 }
+
+// the large typed arrays of messages, beside the IPC channel (blob-channel.ts)
+const fromService = new BlobReader(new net.Socket({ fd: 4, readable: true, writable: false }));
+const toService = new net.Socket({ fd: 5, readable: false, writable: true });
+toService.on('error', () => undefined); // the service is gone: 'disconnect' ends this process
 
 let worker: Worker | undefined;
 let finished = false;
+/** Messages from the service are restored one after another, in the order of their data on the pipe. */
+let incoming: Promise<void> = Promise.resolve();
+/** The last data written to the service: the process exits after it. */
+let written: Promise<void> = Promise.resolve();
 
-process.on('message', (m: unknown) => {
-  if (worker) {
-    // copied, not moved: a deserialized typed array is a view into the channel's read buffer
-    worker.postMessage(m);
-    return;
-  }
-  const { script, workerData } = m as { script: string; workerData: unknown };
-  worker = new Worker(script, {
+function start(script: string, workerData: unknown, transferList: ArrayBuffer[]): void {
+  const w = new Worker(script, {
     workerData,
+    transferList,
     // the process's heap limit is V8's flag; give the thread the same bound
     resourceLimits: maxMemoryMb > 0 ? { maxOldGenerationSizeMb: maxMemoryMb } : undefined,
   });
-  worker.on('message', (message: unknown) => send({ type: 'message', message }));
-  worker.once('error', (e: Error & { code?: string }) => {
+  worker = w;
+  w.on('message', (message: unknown) => {
+    const { skeleton, blobs } = extractBlobs(message);
+    send({ type: 'message', message: skeleton, blobs: blobs.length });
+    written = writeBlobs(toService, blobs);
+  });
+  w.once('error', (e: Error & { code?: string }) => {
     const message =
       e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'the engine ran out of memory (ENGINE_MAX_MEMORY_MB)' : `the engine failed: ${e.message}`;
     send({ type: 'error', message });
   });
-  worker.once('exit', (code) => {
+  w.once('exit', (code) => {
     finished = true;
-    // exit once the messages before this one are written: the service gets every one of them
-    if (process.connected) process.send?.({ type: 'end' } satisfies HostMessage, () => process.exit(code));
-    else process.exit(code);
+    // exit once everything before is written: the service gets every message and its data
+    void written.then(() => send({ type: 'end' }, () => process.exit(code)));
   });
+}
+
+process.on('message', (m: ToHost) => {
+  incoming = incoming
+    .then(async () => {
+      const { message, buffers } = await restoreBlobs(m.message, m.blobs, fromService);
+      // the restored arrays own their buffers: moved to the thread, not copied
+      if (!worker) start(m.script!, message, buffers);
+      else worker.postMessage(message, buffers);
+    })
+    .catch((e: Error) => {
+      send({ type: 'error', message: `the engine process could not read its data: ${e.message}` }, () => process.exit(1));
+    });
 });
 
 // The service went away (its own crash or kill -9): nothing left to compute for.

@@ -59,6 +59,23 @@ describe('EngineWorker (an engine thread in a child process)', () => {
     expect(await exit).toBe(0);
   });
 
+  it('carries large typed arrays (the data pipe) both ways, in message order, beside small ones', async () => {
+    const big = (k: number) => Float64Array.from({ length: 100_000 + k }, (_, i) => i * 0.5 + k);
+    const w = new EngineWorker(ECHO, { workerData: { columns: [{ values: big(0), codes: new Int32Array(200_000).fill(7) }] } });
+    const first = await next<{ got: { columns: { values: Float64Array; codes: Int32Array }[] } }>(w, 'message');
+    expect(first.got.columns[0].values.length).toBe(100_000);
+    expect(first.got.columns[0].values[99_999]).toBe(49_999.5);
+    expect(first.got.columns[0].codes.every((c) => c === 7)).toBe(true);
+    const echoes: { echo: { k: number; values: Float64Array; small: Uint8Array } }[] = [];
+    w.on('message', (m: (typeof echoes)[number]) => echoes.push(m));
+    for (let k = 1; k <= 5; k++) w.postMessage({ k, values: big(k), small: new Uint8Array([k]) });
+    while (echoes.length < 5) await new Promise((r) => setTimeout(r, 10));
+    expect(echoes.map((e) => [e.echo.k, e.echo.values.length, e.echo.values[1], e.echo.small[0]])).toEqual(
+      [1, 2, 3, 4, 5].map((k) => [k, 100_000 + k, 0.5 + k, k]),
+    );
+    await w.terminate();
+  });
+
   it('runs every thread of the engine process at ENGINE_NICE, and leaves this process as it was', async () => {
     if (process.platform !== 'linux') return;
     configureEngineProcesses({ nice: 10, maxMemoryMb: 0 });

@@ -1,6 +1,8 @@
-import { ChildProcess, fork, Serializable } from 'node:child_process';
+import { ChildProcess, fork } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as os from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { BlobReader, extractBlobs, PipeClosedError, restoreBlobs, writeBlobs } from './blob-channel';
 import { workerScript } from './worker-thread';
 
 /**
@@ -36,13 +38,21 @@ export function liveEngineProcesses(): number[] {
 }
 
 /** From the host to this process: the thread's messages, or how it ended. */
-export type HostMessage = { type: 'message'; message: unknown } | { type: 'error'; message: string } | { type: 'end' };
+/** From the host to this process: the thread's messages (large typed arrays on the data pipe), or how it ended. */
+export type HostMessage = { type: 'message'; message: unknown; blobs: number } | { type: 'error'; message: string } | { type: 'end' };
+/** From this process to the host: the first message starts the thread; the later ones are relayed to it. */
+export interface ToHost {
+  script?: string;
+  message: unknown;
+  blobs: number;
+}
 
 /**
  * A worker thread that lives in its own child process: the same events ('message', 'error', 'exit') and
  * methods (postMessage, terminate) as a worker_threads Worker, so the code around it stays as it was.
  * The host process (engine-host.ts) runs `script` on a thread with `workerData` and relays messages both
- * ways; typed arrays cross by structured clone (serialization 'advanced'), not JSON. A crash, an
+ * ways; large typed arrays go down a data pipe beside the IPC channel (blob-channel.ts: no copy on this
+ * event loop), the rest by structured clone (serialization 'advanced'). A crash, an
  * out-of-memory or a kill of the host is an 'error' here, never a fault of this process. terminate() kills
  * the host at once (SIGKILL): the computation stops whatever it is doing.
  */
@@ -51,6 +61,10 @@ export class EngineWorker extends EventEmitter {
   private ended = false;
   private terminating = false;
   private failure: Error | undefined;
+  private readonly toHost: Writable;
+  private readonly fromHost: BlobReader;
+  /** Messages are restored one after another (their data in pipe order); the exit waits for them. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(script: string, options: { workerData?: unknown } = {}) {
     super();
@@ -60,16 +74,34 @@ export class EngineWorker extends EventEmitter {
       execArgv,
       serialization: 'advanced',
       // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      // 4: data to the host, 5: data from it (the large typed arrays of messages)
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe', 'pipe'],
       env: { ...process.env, ENGINE_NICE: String(nice), ENGINE_MAX_MEMORY_MB: String(maxMemoryMb) },
     });
     live.add(this);
     // The host lowers its own threads too (those started before this call); this covers its main thread
     // from the start, before it has run a line.
     if (this.child.pid !== undefined) setNice(this.child.pid, nice);
+    this.toHost = this.child.stdio[4] as Writable;
+    const fromHost = (this.child.stdio as unknown as Readable[])[5];
+    // a pipe of a killed process fails: its exit says why
+    this.toHost.on('error', ignore);
+    fromHost.on('error', ignore);
+    this.fromHost = new BlobReader(fromHost);
     this.child.on('message', (m: HostMessage) => {
-      if (m.type === 'message') this.emit('message', m.message);
-      else if (m.type === 'error') this.failure ??= new Error(m.message);
+      if (m.type === 'message') {
+        this.chain = this.chain
+          .then(() => restoreBlobs(m.message, m.blobs, this.fromHost))
+          .then(
+            ({ message }) => void this.emit('message', message),
+            (e: Error) => {
+              // a message that cannot be read (not a closed pipe: that is the process ending) ends the process
+              if (e instanceof PipeClosedError) return;
+              this.failure ??= new Error(`a message of the engine process could not be read: ${e.message}`);
+              this.child.kill('SIGKILL');
+            },
+          );
+      } else if (m.type === 'error') this.failure ??= new Error(m.message);
     });
     // 'on', not 'once': a send to a process that just died is an error event too, and one not listened to
     // would throw in this process
@@ -78,8 +110,8 @@ export class EngineWorker extends EventEmitter {
       this.failure ??= new Error(`the engine process could not run: ${e.message}`);
       if (this.child.pid === undefined) this.end(null, null);
     });
-    this.child.once('exit', (code, signal) => this.end(code, signal));
-    this.child.send({ script, workerData: options.workerData }, ignore);
+    this.child.once('exit', (code, signal) => void this.chain.then(() => this.end(code, signal)));
+    this.send({ script, message: options.workerData });
   }
 
   get pid(): number | undefined {
@@ -87,7 +119,13 @@ export class EngineWorker extends EventEmitter {
   }
 
   postMessage(message: unknown): void {
-    if (!this.ended && this.child.connected) this.child.send(message as Serializable, ignore);
+    if (!this.ended && this.child.connected) this.send({ message });
+  }
+
+  private send(m: { script?: string; message: unknown }): void {
+    const { skeleton, blobs } = extractBlobs(m.message);
+    this.child.send({ ...m, message: skeleton, blobs: blobs.length } satisfies ToHost, ignore);
+    void writeBlobs(this.toHost, blobs);
   }
 
   /** Kills the process (SIGKILL: nothing in it needs to finish) and resolves once it is gone. */

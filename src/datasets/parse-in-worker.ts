@@ -18,8 +18,8 @@ export function liveParserThreads(): number {
 /**
  * parseTable on a worker thread of an engine process (engine-process.ts, at a lower priority): this thread
  * reads the chunks (from PostgreSQL) while that one parses, and the event loop stays free. At most
- * IN_FLIGHT chunks wait in between. The columns come back by structured clone. A fault in the file rejects with TableError; aborting
- * `signal`, or a failure of `chunks`, stops the thread.
+ * IN_FLIGHT chunks wait in between. The columns come back on the engine process's data pipe. A fault in
+ * the file rejects with TableError; aborting `signal`, or a failure of `chunks`, stops the thread.
  */
 export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options: TableOptions, signal?: AbortSignal): Promise<ParsedTable> {
   signal?.throwIfAborted();
@@ -57,7 +57,7 @@ export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options:
       while (inFlight >= IN_FLIGHT && !failed) await new Promise<void>((r) => (space = r));
       if (failed) break;
       inFlight++;
-      // serialized for the engine process (only the chunk's own bytes, whatever buffer it is a view of)
+      // only the chunk's own bytes go to the engine process, whatever buffer it is a view of
       worker.postMessage({ chunk } satisfies ParseInput);
     }
     if (!failed) worker.postMessage({ end: true } satisfies ParseInput);
