@@ -1,4 +1,7 @@
-import { DynamicModule, Global, Module, Provider, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Global, Module, Provider, RequestMethod, Type } from '@nestjs/common';
+import { MODULE_METADATA } from '@nestjs/common/constants';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import type { ResponseCheck } from './openapi/check-codes';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
@@ -27,10 +30,20 @@ export interface AppOptions {
   http: boolean;
   /** The root logger; with HTTP, createApp's request logging and LoggerModule bind each request's lines to it. */
   logger?: Pino;
+  /** Tests: an error code not declared for its route answers HTTP 500 (src/openapi/check-codes.ts). */
+  checkErrorCodes?: boolean;
+  /** Tests, with checkErrorCodes: makes the check of every JSON answer against the document (HTTP 500 when it fails). */
+  checkResponses?: (document: OpenAPIObject) => ResponseCheck;
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
 const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule, PredictionsModule, ImageUploadModule];
+
+/** Every controller of the HTTP application (the OpenAPI document and its route table walk these). */
+export function appControllers(): Type[] {
+  const declared = FEATURE_MODULES.flatMap((m) => (Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, m) as Type[] | undefined) ?? []);
+  return [HealthController, ...declared];
+}
 
 @Global()
 @Module({})

@@ -1,19 +1,22 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import pino from 'pino';
-import { AppModule, AppOptions } from './app.module';
+import { AppModule, AppOptions, appControllers } from './app.module';
 import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
 import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
-import { SERVICE_VERSION } from './version';
 import { UsersService } from './auth/users.service';
 
-export const API_PREFIX = 'api/public/v1';
+import { API_PREFIX, apiRoutes } from './openapi/routes';
+import { buildOpenApiDocument } from './openapi/document';
+import { checkDeclaredCodes, ResponseCheck } from './openapi/check-codes';
+
+export { API_PREFIX };
 const RAW_UPLOAD = /^\/api\/public\/v1\/file\/[^/]+\/upload$/;
 
 function errorEnvelope(res: Response, code: string, message: string): void {
@@ -83,19 +86,15 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
   app.set('query parser', 'simple');
   // First: every request gets its id and access line, including those refused by body parsing.
   app.use(httpLogging(root));
+  const routes = apiRoutes(appControllers());
+  // the answers' check needs the document, which is built below from the routes registered after this
+  let checkResponse: ResponseCheck | undefined;
+  if (options.checkErrorCodes) app.use(checkDeclaredCodes(routes, () => checkResponse));
   app.use(jsonBodies(options.config.maxJsonBodyBytes));
   app.setGlobalPrefix(API_PREFIX);
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Signet API')
-      .setDescription('Automated machine-learning analyses: projects, datasets, analyses, plots, predictions.')
-      .setVersion(SERVICE_VERSION)
-      .addBearerAuth()
-      .addSecurityRequirements('bearer')
-      .build(),
-  );
+  const document = buildOpenApiDocument(app, routes);
+  if (options.checkErrorCodes && options.checkResponses) checkResponse = options.checkResponses(document);
   SwaggerModule.setup(`${API_PREFIX}/docs`, app, document, {
     jsonDocumentUrl: `${API_PREFIX}/openapi.json`,
     yamlDocumentUrl: `${API_PREFIX}/openapi.yaml`,

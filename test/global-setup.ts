@@ -1,19 +1,8 @@
 import * as fs from 'node:fs';
-import * as net from 'node:net';
+import { freePort } from './free-port';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** One embedded PostgreSQL for the whole run; each test file creates its own database on it. */
 export default async function globalSetup(): Promise<void> {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import * as net from 'node:net';
+import { freePort } from './free-port';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
@@ -10,17 +10,6 @@ import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
  */
 const ROOT = path.resolve(__dirname, '..');
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the Python client', () => {
   let t: TestApp;

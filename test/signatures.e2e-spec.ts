@@ -14,7 +14,9 @@ let auth: string;
 let projectId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ WORKER_CORES: '2' });
+  // one seed for every analysis: the checks below are then about one fixed result, not a draw (with a random
+  // seed, about one classification run in ten has cause4's importance interval touch 0 on these 200 samples)
+  t = await createTestApp({ WORKER_CORES: '2', ANALYSIS_SEED: '1' });
   auth = (await createUser(t)).auth;
   projectId = await createProject(t, auth, 'signatures');
 });

@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../src/app';
+import { documentCheck } from './response-schemas';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { UsersService } from '../src/auth/users.service';
@@ -46,7 +47,9 @@ export async function createTestApp(env: Record<string, string> = {}, existingDa
   const databaseUrl = existingDatabaseUrl ?? (await freshDatabase());
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-data-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'error', JOB_POLL_MS: '50', ...env });
-  const app = await createApp({ config, databaseUrl, http: true });
+  // every error code a test provokes must be declared for its route, and every JSON answer must be what
+  // the OpenAPI document says: otherwise the answer is HTTP 500 naming the fault
+  const app = await createApp({ config, databaseUrl, http: true, checkErrorCodes: true, checkResponses: documentCheck });
   const server = app.getHttpServer();
   return {
     app,

@@ -7,15 +7,28 @@ import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { AnalysesService } from './analyses.service';
 import { AnalyzeDto } from './dto/analyze.dto';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
 
 /** The body is validated by checkParameters (AnalyzeDto, then the dataset's features); AnalyzeDto documents it. */
 const ANALYZE_BODY = { type: AnalyzeDto };
+/** The body's own codes, then those of checking it against the dataset and the caller's cores. */
+const ANALYZE_ERRORS = [
+  ...bodyErrors(AnalyzeDto),
+  Codes.UnknownOutcomeFeature,
+  Codes.OutcomeFeatureType,
+  Codes.UnknownGroupingFeature,
+  Codes.GroupingFeatureType,
+  Codes.CoreCountTooHigh,
+  Codes.DatasetNotAnalysable,
+];
 
 @ApiTags('analyses')
 @Controller()
 export class AnalysesController {
   constructor(private readonly analyses: AnalysesService) {}
 
+  @ApiEnvelope('Start an analysis of a dataset', 'AnalysisRef')
+  @ApiErrors(...ANALYZE_ERRORS)
   @Post('dataset/:datasetId/analyze')
   @HttpCode(200)
   @Access(Permission.ProjectExecute, 'datasetId')
@@ -29,6 +42,11 @@ export class AnalysesController {
     return this.analyses.analyze(auth.userId, datasetId, req.projectOf?.datasetId as string, body);
   }
 
+  @ApiEnvelope(
+    'Check analysis parameters against a dataset without starting anything: the violations analyze would answer',
+    'AnalysisCheck',
+  )
+  @ApiErrors(...ANALYZE_ERRORS)
   @Post('check/dataset/:datasetId/analyze')
   @HttpCode(200)
   @Access(Permission.ProjectExecute, 'datasetId')
@@ -37,12 +55,14 @@ export class AnalysesController {
     return this.analyses.check(auth.userId, datasetId, body);
   }
 
+  @ApiEnvelope('Get an analysis', 'Analysis')
   @Get('analysis/:analysisId')
   @Access(Permission.ProjectRead, 'analysisId')
   get(@Param('analysisId', ParseIdPipe) analysisId: string) {
     return this.analyses.get(analysisId);
   }
 
+  @ApiEnvelope('List the analyses of a project', 'AnalysisPage')
   @Get('analyses/all/:projectId/:offset/:count')
   @Access(Permission.ProjectRead, 'projectId')
   list(
@@ -53,18 +73,22 @@ export class AnalysesController {
     return this.analyses.list(projectId, offset, count);
   }
 
+  @ApiEnvelope('Status of an analysis (progress while running)', 'AnalysisStatus')
   @Get('analysis/:analysisId/status')
   @Access(Permission.ProjectRead, 'analysisId')
   status(@Param('analysisId', ParseIdPipe) analysisId: string) {
     return this.analyses.status(analysisId);
   }
 
+  @ApiEnvelope('The result of a finished analysis: models, signatures, performance', 'AnalysisResult')
+  @ApiErrors(Codes.AnalysisUnfinished)
   @Get('analysis/:analysisId/result')
   @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
   result(@Param('analysisId', ParseIdPipe) analysisId: string) {
     return this.analyses.result(analysisId);
   }
 
+  @ApiEnvelope('Delete an analysis (its state just before is returned)', 'Analysis')
   @Post('analysis/:analysisId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')

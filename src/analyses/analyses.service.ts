@@ -137,7 +137,15 @@ export class AnalysesService {
       const [row] = await tx.query(
         `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)
          VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [projectId, datasetId, userId, parameters.name, JSON.stringify(parameters), parameters.coreCount, randomInt(1, 2 ** 31 - 1)],
+        [
+          projectId,
+          datasetId,
+          userId,
+          parameters.name,
+          JSON.stringify(parameters),
+          parameters.coreCount,
+          this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1),
+        ],
       );
       const analysisId = String(row.id);
       await this.jobs.enqueue('analysis', { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });

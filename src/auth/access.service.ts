@@ -25,6 +25,11 @@ const RESOLVE: Record<ResourceKind, { from: string; notFound: ErrorCode }> = {
   },
 };
 
+/** The code an unknown id of this kind gets when its route declares no other (the OpenAPI document lists it). */
+export function notFoundCodeOf(kind: ResourceKind): ErrorCode {
+  return RESOLVE[kind].notFound;
+}
+
 /**
  * SQL condition: the project whose id is the expression `project` is readable by the user whose id is
  * parameter `user`, by the rule of grants() (the owner, or a share with read: sharing write or execute

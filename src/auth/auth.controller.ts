@@ -8,6 +8,7 @@ import { Auth, AuthContext } from './auth-context';
 import { LoginDto } from './dto/login.dto';
 import { Permission } from './permission';
 import { UsersService } from './users.service';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
 
 @ApiTags('auth')
 @Controller()
@@ -16,6 +17,8 @@ export class AuthController {
 
   constructor(private readonly users: UsersService) {}
 
+  @ApiEnvelope('Log in: a bearer token for a username or email and password', 'Token')
+  @ApiErrors(...bodyErrors(LoginDto), Codes.InvalidCredentials, Codes.LoginThrottled)
   @Post('login')
   @HttpCode(200)
   @Access(Permission.Public)
@@ -34,6 +37,7 @@ export class AuthController {
     }
   }
 
+  @ApiEnvelope('Log out: revoke the token of this request', 'Empty')
   @Post('logout')
   @HttpCode(200)
   @Access(Permission.Authenticated)

@@ -215,10 +215,8 @@ export function ValidateBoolean(name: string, o: FieldOptions & { default?: bool
  * permission on it are checked by the access guard (or the service, for multipart bodies).
  */
 export function ValidateId(name: string, o: Pick<FieldOptions, 'description'> = {}): PropertyDecorator {
-  return field(name, o, {
-    oneOf: [
-      { type: 'integer', minimum: 1 },
-      { type: 'string', pattern: '^[1-9][0-9]*$' },
-    ],
-  });
+  // Documented as the API writes ids (a string of digits); a JSON number is accepted too, but a oneOf here
+  // would be shown as `object` (the reflected type) and lead client generators astray.
+  const description = [o.description, 'a string of digits (a JSON number is accepted too)'].filter(Boolean).join('; ');
+  return field(name, { description }, { type: 'string', pattern: '^[1-9][0-9]{0,18}$', example: '1' });
 }

@@ -42,6 +42,8 @@ export interface AppConfig {
   engineNice: number;
   /** Heap limit of each engine process, in MB (0: V8's default); past it that job fails or is retried. */
   engineMaxMemoryMb: number;
+  /** The seed of every new analysis (reproducible runs: audits, tests); unset, each analysis draws its own. */
+  analysisSeed?: number;
 }
 
 export class ConfigError extends Error {}
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
     engineNice: int(env, 'ENGINE_NICE', 10, 0, 19),
     engineMaxMemoryMb: int(env, 'ENGINE_MAX_MEMORY_MB', 0, 0, 1024 * 1024),
+    analysisSeed: env.ANALYSIS_SEED?.trim() ? int(env, 'ANALYSIS_SEED', 1, 1, 2 ** 31 - 2) : undefined,
   };
 }
 

@@ -6,7 +6,7 @@ import { Codes } from '../common/error-codes';
 import { JobFailure } from '../jobs/jobs.types';
 import type { EngineDataset, FeatureType } from '../engine/types';
 import { ParsedColumn } from './column-builder';
-import { impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
+import { columnType, impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
 import { ParsedTable } from './table-parser';
 import { batchesOf, inLanes } from './write-batches';
 
@@ -45,8 +45,7 @@ export class ColumnStore {
       throw new JobFailure(Codes.UnknownFeature, `featureTypes names unknown features: ${unknown.slice(0, 10).join(', ')}`);
     }
     const columns = table.columns.map((c, i) => {
-      const inferred: FeatureType = i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical';
-      const type = overrides[c.name] ?? inferred;
+      const type = columnType(table, i, overrides);
       const why = impossibleType(c, type);
       if (why) throw new JobFailure(Codes.ImpossibleFeatureType, why);
       return { ...c, type };

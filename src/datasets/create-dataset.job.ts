@@ -3,6 +3,7 @@ import { Codes } from '../common/error-codes';
 import { CreateDatasetPayload } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
+import { textColumnsOf } from './column-codec';
 import { ColumnStore, TypedTable } from './column-store';
 import { FilesService } from './files.service';
 import { parseTableInWorker } from './parse-in-worker';
@@ -28,11 +29,7 @@ export class CreateDatasetJob implements OnModuleInit {
 
   private async parse(job: CreateDatasetPayload, signal: AbortSignal): Promise<TypedTable> {
     const overrides = job.featureTypes;
-    const textColumns = new Set(
-      Object.entries(overrides)
-        .filter(([, t]) => t === 'categorical' || t === 'identifier')
-        .map(([n]) => n),
-    );
+    const textColumns = textColumnsOf(overrides);
     const started = Date.now();
     try {
       const file = await this.files.open(job.filePk);

@@ -8,6 +8,8 @@ import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { ChangeFeatureTypesDto, CreateDatasetDto } from './dto/dataset.dto';
 import { DatasetsService } from './datasets.service';
 import { FilesService } from './files.service';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { Codes } from '../common/error-codes';
 
 @ApiTags('datasets')
 @Controller()
@@ -17,6 +19,8 @@ export class DatasetsController {
     private readonly files: FilesService,
   ) {}
 
+  @ApiEnvelope('Upload a file (the raw bytes are the body) under a client-chosen file id', 'UploadedFile')
+  @ApiErrors(Codes.BadFileId, Codes.BodyStalled, Codes.TooManyUploads, Codes.StorageQuotaExceeded)
   @Post('file/:fileId/upload')
   @HttpCode(200)
   @Access(Permission.Authenticated)
@@ -27,12 +31,15 @@ export class DatasetsController {
   }
 
   /** The caller's uploaded files (private to each user), oldest first. */
+  @ApiEnvelope("List the caller's uploaded files", 'FilePage')
   @Get('files/:offset/:count')
   @Access(Permission.Authenticated)
   listFiles(@Auth() auth: AuthContext, @Param('offset', ParseOffsetPipe) offset: number, @Param('count', ParseCountPipe) count: number) {
     return this.files.list(auth.userId, offset, count);
   }
 
+  @ApiEnvelope('Delete an uploaded file', 'UploadedFile')
+  @ApiErrors(Codes.BadFileId, Codes.FileOrTaskNotFound, Codes.FileInUse)
   @Post('file/:fileId/delete')
   @HttpCode(200)
   @Access(Permission.Authenticated)
@@ -40,6 +47,16 @@ export class DatasetsController {
     return this.files.delete(auth.userId, fileId);
   }
 
+  @ApiEnvelope('Create a dataset from an uploaded file (a task: poll its status)', 'TaskRef')
+  @ApiErrors(
+    ...bodyErrors(CreateDatasetDto),
+    Codes.BadFileId,
+    Codes.FileOrTaskNotFound,
+    Codes.FileSizeMismatch,
+    Codes.DatasetNameTaken,
+    Codes.UnknownFeature,
+    Codes.ImpossibleFeatureType,
+  )
   @Post('file/:fileId/createDataset')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'body.projectId')
@@ -47,18 +64,21 @@ export class DatasetsController {
     return this.datasets.create(auth.userId, fileId, req.projectOf?.['body.projectId'] as string, dto);
   }
 
+  @ApiEnvelope('Status of a dataset creation or image upload task', 'TaskStatus')
   @Get('task/:taskId/status')
   @Access(Permission.ProjectRead, 'taskId')
   taskStatus(@Param('taskId', ParseIdPipe) taskId: string) {
     return this.datasets.taskStatus(taskId);
   }
 
+  @ApiEnvelope('Get a dataset', 'Dataset')
   @Get('dataset/:datasetId')
   @Access(Permission.ProjectRead, 'datasetId')
   get(@Param('datasetId', ParseIdPipe) datasetId: string) {
     return this.datasets.get(datasetId);
   }
 
+  @ApiEnvelope('List the datasets of a project', 'DatasetPage')
   @Get('datasets/:projectId/:offset/:count')
   @Access(Permission.ProjectRead, 'projectId')
   list(
@@ -69,6 +89,7 @@ export class DatasetsController {
     return this.datasets.list(projectId, offset, count);
   }
 
+  @ApiEnvelope('Delete a dataset with its analyses and predictions', 'Dataset')
   @Post('dataset/:datasetId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'datasetId')
@@ -76,12 +97,15 @@ export class DatasetsController {
     return this.datasets.delete(datasetId);
   }
 
+  @ApiEnvelope('The features of a dataset with their types', 'Features')
   @Get('dataset/:datasetId/features')
   @Access(Permission.ProjectRead, 'datasetId')
   features(@Param('datasetId', ParseIdPipe) datasetId: string) {
     return this.datasets.features(datasetId);
   }
 
+  @ApiEnvelope('Change the types of features of a dataset', 'Features')
+  @ApiErrors(...bodyErrors(ChangeFeatureTypesDto), Codes.UnknownFeature, Codes.ImpossibleFeatureType)
   @Post('dataset/:datasetId/changeFeatureTypes')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'datasetId')

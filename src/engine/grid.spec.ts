@@ -1,5 +1,5 @@
 /** The grid's sizes, exactly as the table's comment in grid.ts states them. */
-import { buildGrid, GRID, MAX_KERNEL_SAMPLES, selectorsFor } from './grid';
+import { buildGrid, GRID, MAX_KERNEL_SAMPLES, selectorsFor, WIDE_FEATURES } from './grid';
 import type { Task } from './metrics';
 import type { AnalysisParameters, Thoroughness } from './types';
 
@@ -22,12 +22,18 @@ const sizes = (task: Task, more: Partial<AnalysisParameters> = {}, features = 20
   LEVELS.map((level) => buildGrid(params(level, more), task, features, samples).length);
 
 describe('the configuration grid', () => {
-  it('has 2 / 6 / 11 selectors: SES settings, then LASSO settings', () => {
+  it('has 2 / 6 / 11 selectors: SES settings (stricter for typical on wide data), then LASSO settings', () => {
     expect(LEVELS.map((l) => selectorsFor(GRID[l], params(l), 1000).length)).toEqual([2, 6, 11]);
     expect(selectorsFor(GRID.preliminary, params('preliminary'), 1000)).toEqual([
       { kind: 'ses', maxK: 2, alpha: 0.05 },
       { kind: 'lasso', c: 1 },
     ]);
+    const alphas = (features: number): string[] =>
+      selectorsFor(GRID.typical, params('typical'), features).map((s) =>
+        s.kind === 'ses' ? `${s.maxK}:${s.alpha}` : `c${s.kind === 'lasso' ? s.c : ''}`,
+      );
+    expect(alphas(WIDE_FEATURES)).toEqual(['2:0.05', '2:0.1', '3:0.05', 'c1.25', 'c1.5', 'c2']);
+    expect(alphas(WIDE_FEATURES + 1)).toEqual(['2:0.01', '2:0.05', '3:0.01', 'c1.25', 'c1.5', 'c2']);
     const extensive = selectorsFor(GRID.extensive, params('extensive'), 1000);
     expect(extensive.filter((s) => s.kind === 'ses')).toHaveLength(6);
     expect(extensive.filter((s) => s.kind === 'lasso').map((s) => (s.kind === 'lasso' ? s.c : 0))).toEqual([0.25, 0.5, 1, 1.5, 2]);

@@ -11,11 +11,15 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * | level       | SES (maxK, alpha)                         | LASSO c (BIC-type)    | linear (ridge) lambdas | CART (depth x min leaf) | forests                        | SVM linear C | SVM RBF C x gamma factor |
  * |-------------|-------------------------------------------|-----------------------|------------------------|-------------------------|--------------------------------|--------------|--------------------------|
  * | preliminary | (2, 0.05)                                 | 1                     | 0.01, 0.1, 1           | 4 x 5                   | 100 trees, mtry x1             | 1            | 1 x 1                    |
- * | typical     | (2, 0.01), (2, 0.05), (3, 0.01)           | 1, 1.5, 2             | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
+ * | typical     | (2, 0.05), (2, 0.1), (3, 0.05); wide data: | 1.25, 1.5, 2          |
+ * |             | (2, 0.01), (2, 0.05), (3, 0.01)           |                       | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
  * | extensive   | maxK 2, 3 x alpha 0.01, 0.05, 0.1         | 0.25, 0.5, 1, 1.5, 2  | 20, 1e-5 to 30         | 5 x 5                   | 500 trees, 3 mtry x 3 min leaf | 4 values     | 8 x 6                    |
  *
- * LASSO's c below 1 (a weaker penalty than BIC's) is tried only by extensive: on breast_cancer it selects 20-25 of
- * the 30 features for no better held-out AUC. SES's test budget is 3 x the number of features with a floor of 10,000
+ * Wide data (more than WIDE_FEATURES features) makes typical's SES stricter: among many candidates, chance passes
+ * alpha = 0.05 often (200 x 1,000 noise features: a few noise features enter every signature), while on narrow data
+ * a weak real feature costs more when missed (diabetes). LASSO's c below 1.25 (BIC's penalty or weaker) is tried only
+ * by extensive: on breast_cancer c = 0.5 selects 20-25 of the 30 features, c = 1 up to 12, for no better held-out
+ * AUC. SES's test budget is 3 x the number of features with a floor of 10,000
  * tests (ses.ts), so that it bounds the work on wide data only.
  * Selectors: 2 / 6 / 11 per level. Each runs once per training fold (LASSO settings share one path), and every
  * model of that selector reuses its signature. `featureSelection: mostRelevantOrAll` adds "no selection" as one
@@ -30,6 +34,8 @@ import type { AnalysisParameters, Thoroughness } from './types';
  */
 export interface GridLevel {
   ses: { maxK: number; alpha: number }[];
+  /** SES settings instead of `ses` for data with more than WIDE_FEATURES features */
+  sesWide?: { maxK: number; alpha: number }[];
   lassoC: number[];
   lambdas: number[];
   trees: { maxDepth: number; minLeaf: number }[];
@@ -59,11 +65,16 @@ export const GRID: Record<Thoroughness, GridLevel> = {
   },
   typical: {
     ses: [
+      { maxK: 2, alpha: 0.05 },
+      { maxK: 2, alpha: 0.1 },
+      { maxK: 3, alpha: 0.05 },
+    ],
+    sesWide: [
       { maxK: 2, alpha: 0.01 },
       { maxK: 2, alpha: 0.05 },
       { maxK: 3, alpha: 0.01 },
     ],
-    lassoC: [1, 1.5, 2],
+    lassoC: [1.25, 1.5, 2],
     lambdas: [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3],
     trees: [
       { maxDepth: 3, minLeaf: 5 },
@@ -101,6 +112,9 @@ export interface Configuration {
   interpretable: boolean;
 }
 
+/** Above this many features, typical thoroughness uses its stricter SES settings (`sesWide`). */
+export const WIDE_FEATURES = 100;
+
 /** Above this many samples, kernel SVMs and SVRs (quadratic in n) are left out of the grid. */
 export const MAX_KERNEL_SAMPLES = 5000;
 
@@ -128,7 +142,11 @@ function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sam
 /** The selectors of a level for a dataset with `featureCount` features: SES settings, LASSO settings, then "all". */
 export function selectorsFor(level: GridLevel, params: AnalysisParameters, featureCount: number): SelectorSpec[] {
   const out: SelectorSpec[] = [
-    ...level.ses.map(({ maxK, alpha }): SelectorSpec => ({ kind: 'ses', maxK, alpha })),
+    ...((featureCount > WIDE_FEATURES && level.sesWide) || level.ses).map(({ maxK, alpha }): SelectorSpec => ({
+      kind: 'ses',
+      maxK,
+      alpha,
+    })),
     ...level.lassoC.map((c): SelectorSpec => ({ kind: 'lasso', c })),
   ];
   if (params.featureSelection === 'mostRelevantOrAll' && featureCount <= params.maxSignatureSize) out.push({ kind: 'all' });

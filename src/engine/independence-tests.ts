@@ -15,21 +15,10 @@
  */
 import { logChiSquareSurvival, logFSurvival, logStudentTTwoSided } from './distributions';
 import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
-import type { Task } from './metrics';
-import type { Design, Target } from './models/common';
+import type { SelectionInput } from './selection';
 
-export interface IndependenceTestInput {
-  /** row-major n x d design as the selector sees it (preprocessed: imputed, standardized, categorical = L - 1 dummy columns) */
-  X: Design;
-  /** design column -> feature index */
-  columnFeature: Int32Array;
-  featureCount: number;
-  /** per feature: 1 if categorical */
-  categorical: Uint8Array;
-  /** class index 0..K-1 (classification, classCount = K), value (regression), time + event 0/1 (survival) */
-  target: Target;
-  task: Task;
-}
+/** What a test reads of the selector's input (selection.ts): the preprocessed design, its features, the outcome. */
+export type IndependenceTestInput = Pick<SelectionInput, 'X' | 'columnFeature' | 'featureCount' | 'categorical' | 'target' | 'task'>;
 
 /**
  * A column whose residual on the others keeps less than this fraction of its centered sum of squares is taken

@@ -6,12 +6,14 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { RawResponse } from '../common/raw-response.decorator';
 import { ENGINE_VERSION_STRING, SERVICE_VERSION } from '../version';
+import { ApiEnvelope } from '../openapi/api-docs.decorators';
 
 @ApiTags('operations')
 @Controller()
 export class HealthController {
   constructor(private readonly db: DataSource) {}
 
+  @ApiEnvelope('Service and analysis engine versions', 'Version')
   @Get('version')
   @Access(Permission.Public)
   version(): { version: string; mlEngine: string } {
@@ -19,6 +21,7 @@ export class HealthController {
   }
 
   /** Liveness: the process answers. */
+  @ApiEnvelope('Liveness: the process answers', 'Health', { raw: true })
   @Get('health/live')
   @Access(Permission.Public)
   @RawResponse()
@@ -27,6 +30,7 @@ export class HealthController {
   }
 
   /** Readiness: the database answers; HTTP 503 otherwise. */
+  @ApiEnvelope('Readiness: the database answers (HTTP 503 otherwise)', 'Health', { raw: true })
   @Get('health/ready')
   @Access(Permission.Public)
   @RawResponse()

@@ -7,8 +7,9 @@ import { Auth, AuthContext } from '../auth/auth-context';
 import { Permission } from '../auth/permission';
 import { Codes } from '../common/error-codes';
 import { ParseIdPipe } from '../common/pipes';
-import { UploadedParts } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto, UploadedParts } from './image-upload.dto';
 import { ImageUploadService } from './image-upload.service';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
 
 const ONE_FILE = [{ name: 'file', maxCount: 1 }];
 
@@ -21,6 +22,17 @@ export class ImageUploadController {
    * The project is named inside the multipart body: the service checks write permission on it as soon
    * as the attributes part has arrived (no multer here: it would read the whole body first).
    */
+  @ApiEnvelope('Start an image dataset upload: the sample table and the attributes (multipart)', 'TaskRef')
+  @ApiErrors(
+    ...bodyErrors(ImageInitAttributesDto),
+    Codes.BodyStalled,
+    Codes.MalformedId,
+    Codes.ProjectNotFound,
+    Codes.DatasetNameTaken,
+    Codes.UnreadableSampleTable,
+    Codes.BadSampleIds,
+    Codes.ReservedFeatureName,
+  )
   @Post('initUpload')
   @HttpCode(200)
   @Access(Permission.Authenticated)
@@ -39,6 +51,16 @@ export class ImageUploadController {
     return this.images.init(auth.userId, req);
   }
 
+  @ApiEnvelope('Add the image of one sample (multipart)', 'TaskRef')
+  @ApiErrors(
+    ...bodyErrors(ImageAddFieldsDto),
+    Codes.BodyStalled,
+    Codes.BadSampleId,
+    Codes.BadImage,
+    Codes.ImageTooLarge,
+    Codes.ImageAlreadyAdded,
+    Codes.AddAfterCommit,
+  )
   @Post(':taskId/add')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
@@ -58,12 +80,15 @@ export class ImageUploadController {
     return this.images.add(taskId, body, files);
   }
 
+  @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', 'Empty')
+  @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
   commit(@Param('taskId', ParseIdPipe) taskId: string) {
     return this.images.commit(taskId);
   }
 
+  @ApiEnvelope('Status of an image upload task (datasetId when finished)', 'TaskStatus')
   @Get(':taskId/status')
   @Access(Permission.ProjectRead, 'taskId', { notFound: Codes.ImageTaskNotFound })
   status(@Param('taskId', ParseIdPipe) taskId: string) {

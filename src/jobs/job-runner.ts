@@ -342,7 +342,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     }
   }
 
-  /** Extends the leases of running jobs; a job whose row is gone or taken is aborted here. */
+  /** Extends the leases of running jobs; a job whose row is gone or taken is aborted (by checkCancelled). */
   async renewLeases(): Promise<void> {
     if (!this.running.size) return;
     const ids = [...this.running.keys()];
@@ -353,9 +353,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       [ids, this.workerId, this.config.jobLeaseSeconds],
     ).catch(() => ids.map((id) => ({ id }))); // database unreachable: keep running, retry next time
     const kept = new Set(rows.map((r) => String(r.id)));
-    for (const id of ids) {
-      if (!kept.has(id)) this.running.get(id)?.controller.abort(new Cancelled('job lease lost'));
-    }
+    // a job not renewed lost its row (its subject was deleted) or its lease: checkCancelled tells which, and aborts it
+    if (ids.some((id) => !kept.has(id))) await this.checkCancelled();
   }
 
   /** Jobs whose worker died: requeue them, or give up after their last attempt. */

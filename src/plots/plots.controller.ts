@@ -4,9 +4,19 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { ParseIdPipe } from '../common/pipes';
 import { PlotsService } from './plots.service';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
+import { Codes } from '../common/error-codes';
+
+/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a field other than modelKey and plotKey. */
+const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.UnknownField, Codes.ModelKeyNotFound];
 
 type PlotParams = { modelKey?: unknown; plotKey?: unknown };
-const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string' }, plotKey: { type: 'string' } } } };
+/** The POST forms' bodies: modelKey (a key of the result's models), and plotKey for one plot. */
+const body = (required: string[]) => ({
+  schema: { type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) },
+});
+const MODEL_BODY = body(['modelKey']);
+const PLOT_BODY = body(['modelKey', 'plotKey']);
 
 /** The three plot routes, by GET with a query string and by POST with a JSON body (decisions.md). */
 @ApiTags('plots')
@@ -14,6 +24,8 @@ const BODY = { schema: { type: 'object', properties: { modelKey: { type: 'string
 export class PlotsController {
   constructor(private readonly plots: PlotsService) {}
 
+  @ApiEnvelope('Names of the plots of a model (modelKey in the query)', 'AvailablePlots')
+  @ApiErrors(...PLOT_ERRORS)
   @Get('availablePlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -21,14 +33,18 @@ export class PlotsController {
     return this.plots.available(analysisId, q.modelKey);
   }
 
+  @ApiEnvelope('Names of the plots of a model (modelKey in the body)', 'AvailablePlots')
+  @ApiErrors(...PLOT_ERRORS)
   @Post('availablePlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(MODEL_BODY)
   availableByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.available(analysisId, b?.modelKey);
   }
 
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the query)', 'PlotOne')
+  @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Get('getPlot')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -37,14 +53,18 @@ export class PlotsController {
     return this.plots.plot(analysisId, q.modelKey, q.plotKey);
   }
 
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the body)', 'PlotOne')
+  @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Post('getPlot')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(PLOT_BODY)
   plotByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.plot(analysisId, b?.modelKey, b?.plotKey);
   }
 
+  @ApiEnvelope('Every plot of a model (modelKey in the query)', 'PlotAll')
+  @ApiErrors(...PLOT_ERRORS)
   @Get('getPlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
@@ -52,10 +72,12 @@ export class PlotsController {
     return this.plots.all(analysisId, q.modelKey);
   }
 
+  @ApiEnvelope('Every plot of a model (modelKey in the body)', 'PlotAll')
+  @ApiErrors(...PLOT_ERRORS)
   @Post('getPlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(BODY)
+  @ApiBody(MODEL_BODY)
   plotsByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
     return this.plots.all(analysisId, b?.modelKey);
   }

@@ -8,12 +8,15 @@ import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { PredictDto } from './dto/predict.dto';
 import { PredictionsService } from './predictions.service';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
 
 @ApiTags('predictions')
 @Controller()
 export class PredictionsController {
   constructor(private readonly predictions: PredictionsService) {}
 
+  @ApiEnvelope("Predict a dataset with a model of an analysis' result", 'PredictionRef')
+  @ApiErrors(...bodyErrors(PredictDto), Codes.AnalysisUnfinished, Codes.SignatureIndexUnavailable, Codes.PredictionColumnsMissing)
   @Post('analysis/:analysisId/predict/:datasetId')
   @HttpCode(200)
   @Access(Permission.ProjectExecute, 'analysisId')
@@ -27,6 +30,7 @@ export class PredictionsController {
     return this.predictions.create(auth.userId, analysisId, datasetId, dto);
   }
 
+  @ApiEnvelope('Status of a prediction', 'PredictionStatus')
   @Get('prediction/:predictionId/status')
   @Access(Permission.ProjectRead, 'predictionId')
   @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
@@ -34,6 +38,8 @@ export class PredictionsController {
     return this.predictions.status(predictionId);
   }
 
+  @ApiEnvelope('The predictions of a finished prediction (JSON, or CSV with format=csv)', 'PredictionResult', { csv: true })
+  @ApiErrors(Codes.BadResultFormat, Codes.PredictionUnfinished)
   @Get('prediction/:predictionId/result')
   @Access(Permission.ProjectRead, 'predictionId')
   @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
@@ -48,6 +54,7 @@ export class PredictionsController {
     });
   }
 
+  @ApiEnvelope('List the predictions made with an analysis', 'PredictionPage')
   @Get('analysis/:analysisId/predictions/:offset/:count')
   @Access(Permission.ProjectRead, 'analysisId')
   list(
@@ -60,6 +67,7 @@ export class PredictionsController {
     return this.predictions.list(analysisId, offset, count, auth.userId);
   }
 
+  @ApiEnvelope('Delete a prediction', 'Prediction')
   @Post('prediction/:predictionId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'predictionId')

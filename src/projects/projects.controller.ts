@@ -6,12 +6,16 @@ import { Permission } from '../auth/permission';
 import { Page, ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { CreateProjectDto, ProjectView, ShareProjectDto, UnshareProjectDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { Codes } from '../common/error-codes';
 
 @ApiTags('projects')
 @Controller()
 export class ProjectsController {
   constructor(private readonly projects: ProjectsService) {}
 
+  @ApiEnvelope('Create a project owned by the caller', 'ProjectRef')
+  @ApiErrors(...bodyErrors(CreateProjectDto))
   @Post('createProject')
   @HttpCode(200)
   @Access(Permission.Authenticated)
@@ -19,12 +23,14 @@ export class ProjectsController {
     return this.projects.create(auth.userId, dto);
   }
 
+  @ApiEnvelope('Get a project', 'Project')
   @Get('project/:projectId')
   @Access(Permission.ProjectRead, 'projectId')
   get(@Param('projectId', ParseIdPipe) projectId: string): Promise<ProjectView> {
     return this.projects.get(projectId);
   }
 
+  @ApiEnvelope('List the projects the caller owns', 'ProjectPage')
   @Get('projects/owned/:offset/:count')
   @Access(Permission.Authenticated)
   owned(
@@ -35,6 +41,7 @@ export class ProjectsController {
     return this.projects.listOwned(auth.userId, offset, count);
   }
 
+  @ApiEnvelope('List the projects shared with the caller', 'ProjectPage')
   @Get('projects/shared/:offset/:count')
   @Access(Permission.Authenticated)
   shared(
@@ -45,6 +52,7 @@ export class ProjectsController {
     return this.projects.listShared(auth.userId, offset, count);
   }
 
+  @ApiEnvelope('Delete a project with its datasets, analyses and predictions', 'Project')
   @Post('project/:projectId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectOwned, 'projectId')
@@ -52,6 +60,8 @@ export class ProjectsController {
     return this.projects.delete(projectId);
   }
 
+  @ApiEnvelope('Share a project with a user (read, write, execute)', 'Share')
+  @ApiErrors(...bodyErrors(ShareProjectDto), Codes.UnknownUsername, Codes.ShareWithOwner, Codes.BadPermission)
   @Post('project/:projectId/share')
   @HttpCode(200)
   @Access(Permission.ProjectOwned, 'projectId')
@@ -59,6 +69,8 @@ export class ProjectsController {
     return this.projects.share(auth.userId, projectId, dto);
   }
 
+  @ApiEnvelope('Stop sharing a project with a user', 'Unshare')
+  @ApiErrors(...bodyErrors(UnshareProjectDto), Codes.UnknownUsername)
   @Post('project/:projectId/unshare')
   @HttpCode(200)
   @Access(Permission.ProjectOwned, 'projectId')

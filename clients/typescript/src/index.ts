@@ -1,0 +1,2 @@
+export * from './client';
+export type { components, operations, paths } from './schema';

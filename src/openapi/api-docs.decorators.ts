@@ -1,0 +1,40 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
+import { getMetadataStorage } from 'class-validator';
+import { Codes, ErrorCode } from '../common/error-codes';
+import { PayloadSchema } from './schemas';
+
+export const API_PAYLOAD = 'signet:api-payload';
+export const API_ERRORS = 'signet:api-errors';
+
+export interface PayloadDeclaration {
+  schema: PayloadSchema;
+  /** The result is sent as-is, not in the envelope (health). */
+  raw?: boolean;
+  /** The route can also answer a CSV file (prediction result with ?format=csv). */
+  csv?: boolean;
+}
+
+/**
+ * Documents an operation: its summary and its success payload, which the document shows inside the
+ * envelope `{ status: "success", payload }` (with the route's error envelope beside it, see document.ts).
+ */
+export function ApiEnvelope(summary: string, schema: PayloadSchema, options: Omit<PayloadDeclaration, 'schema'> = {}): MethodDecorator {
+  return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema, ...options } satisfies PayloadDeclaration));
+}
+
+/**
+ * The error codes a route can answer besides those every route of its kind gets (see routes.ts: the
+ * general body codes, the access guard's codes, pagination). The document lists them and, in tests, a
+ * response with a code not declared for its route fails (check-codes.ts).
+ */
+export function ApiErrors(...codes: ErrorCode[]): MethodDecorator {
+  return SetMetadata(API_ERRORS, codes);
+}
+
+/** The codes validating a JSON body against `dto` can give: those its constraints carry, and the generic ones. */
+export function bodyErrors(dto: new () => object): ErrorCode[] {
+  const constraints = getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false);
+  const own = constraints.map((c) => (c.context as { code?: ErrorCode } | undefined)?.code).filter((c): c is ErrorCode => !!c);
+  return [Codes.MissingField, Codes.WrongType, Codes.UnknownField, Codes.MalformedBody, ...own];
+}

@@ -1,0 +1,246 @@
+import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
+
+type Schema = SchemaObject | ReferenceObject;
+
+/**
+ * The payload shapes of api-v1.md (and of decisions.md for the routes it adds), as OpenAPI component
+ * schemas. Routes name them with `@ApiEnvelope('Project')`; the document builder adds them under
+ * components.schemas. Ids are strings of digits, as the spec shows them.
+ */
+const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
+const str = (description?: string): SchemaObject => ({ type: 'string', ...(description ? { description } : {}) });
+const num = (description?: string): SchemaObject => ({ type: 'number', ...(description ? { description } : {}) });
+const int = (description?: string): SchemaObject => ({ type: 'integer', ...(description ? { description } : {}) });
+const obj = (properties: Record<string, Schema>, required: string[], description?: string): SchemaObject => ({
+  type: 'object',
+  properties,
+  required,
+  ...(description ? { description } : {}),
+});
+const arrayOf = (items: Schema): SchemaObject => ({ type: 'array', items });
+const page = (item: string, extra: Record<string, Schema> = {}): SchemaObject =>
+  obj({ ...extra, offset: int('echoed from the request'), totalCount: int('items in the whole list'), data: arrayOf(ref(item)) }, [
+    ...Object.keys(extra),
+    'offset',
+    'totalCount',
+    'data',
+  ]);
+
+/** An id as the API writes it: a positive decimal integer in a string. */
+export const ID_SCHEMA: SchemaObject = { type: 'string', pattern: '^[1-9][0-9]{0,18}$', example: '1' };
+const id = (description: string): SchemaObject => ({ ...ID_SCHEMA, description });
+
+const STATE: SchemaObject = { type: 'string', enum: ['pending', 'running', 'finished', 'failed'] };
+const CIS: SchemaObject = {
+  type: 'array',
+  items: { type: 'number' },
+  minItems: 2,
+  maxItems: 2,
+  description: '95% interval (lower, upper)',
+};
+
+export const PAYLOAD_SCHEMAS = {
+  Empty: obj({}, [], 'an empty object'),
+  Token: obj({ token: str('bearer token for the Authorization header') }, ['token']),
+  Version: obj({ version: str('service version'), mlEngine: str('analysis engine and its version') }, ['version', 'mlEngine']),
+  Health: obj({ status: { type: 'string', enum: ['ok', 'unavailable'] }, database: { type: 'string', enum: ['ok', 'unreachable'] } }, [
+    'status',
+  ]),
+  /** The error a failed task, analysis or prediction carries in its status. */
+  StatusError: obj({ code: str('an error code of the catalogue'), message: str() }, ['code', 'message']),
+  ProjectRef: obj({ projectId: id('the new project') }, ['projectId']),
+  Project: obj({ projectId: id('identifier'), name: str(), description: str() }, ['projectId', 'name']),
+  ProjectPage: page('Project'),
+  Share: obj(
+    {
+      projectId: id('the shared project'),
+      username: str(),
+      permissions: { type: 'array', items: { type: 'string', enum: ['read', 'write', 'execute'] } },
+    },
+    ['projectId', 'username', 'permissions'],
+  ),
+  Unshare: obj({ projectId: id('the project'), username: str() }, ['projectId', 'username']),
+  UploadedFile: obj({ fileId: str('the client-chosen file id'), sizeInBytes: int() }, ['fileId', 'sizeInBytes']),
+  File: obj(
+    {
+      fileId: str(),
+      sizeInBytes: int(),
+      created: { type: 'string', format: 'date-time' },
+      usedByDataset: { type: 'boolean', description: 'a dataset that still exists was created from this upload' },
+      inUse: { type: 'boolean', description: 'a dataset is being created from it right now' },
+    },
+    ['fileId', 'sizeInBytes', 'created', 'usedByDataset', 'inUse'],
+  ),
+  FilePage: page('File'),
+  TaskRef: obj({ taskId: id('the task to poll') }, ['taskId']),
+  TaskStatus: obj({ taskId: id('echoed'), state: STATE, datasetId: id('the dataset made, when finished'), error: ref('StatusError') }, [
+    'taskId',
+    'state',
+  ]),
+  Dataset: obj(
+    {
+      datasetId: id('identifier'),
+      projectId: id('owning project'),
+      name: str('3 to 60 characters, unique within the project'),
+      description: str('at most 255 characters'),
+      sampleCount: int(),
+      featureCount: int(),
+      sizeInBytes: int('storage occupied'),
+    },
+    ['datasetId', 'projectId', 'name', 'sampleCount', 'featureCount', 'sizeInBytes'],
+  ),
+  DatasetPage: page('Dataset', { projectId: id('echoed') }),
+  Features: obj(
+    {
+      datasetId: id('echoed'),
+      features: arrayOf(
+        obj(
+          {
+            name: str(),
+            type: { type: 'string', enum: ['numerical', 'categorical', 'identifier', 'event', 'timeToEvent'] },
+            missingCount: int(),
+            distinctCount: int(),
+          },
+          ['name', 'type', 'missingCount', 'distinctCount'],
+        ),
+      ),
+    },
+    ['datasetId', 'features'],
+  ),
+  AnalysisParameters: {
+    type: 'object',
+    description: 'the parameters given to analyze (with their defaults) and the dataset analysed',
+    properties: {
+      datasetId: id('the dataset analysed'),
+      outcome: {
+        type: 'object',
+        additionalProperties: true,
+        description: '{ regression }, { classification } or { survival: { event, timeToEvent } }',
+      },
+      groupingFeature: str(),
+      modelsConsidered: { type: 'string', enum: ['interpretable', 'all'] },
+      featureSelection: { type: 'string', enum: ['mostRelevant', 'mostRelevantOrAll'] },
+      thoroughness: { type: 'string', enum: ['preliminary', 'typical', 'extensive'] },
+      coreCount: int(),
+      maxSignatureSize: int(),
+      maxVisualizedSignatureCount: int(),
+      name: str(),
+    },
+    required: ['datasetId', 'outcome', 'thoroughness', 'coreCount', 'name'],
+  },
+  AnalysisRef: obj({ analysisId: id('the analysis started') }, ['analysisId']),
+  /** What analyze would refuse (errors) and what it would accept with a caveat (warnings); nothing is started. */
+  AnalysisCheck: obj(
+    {
+      errors: arrayOf(ref('StatusError')),
+      warnings: arrayOf(ref('StatusError')),
+    },
+    ['errors', 'warnings'],
+    'errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat',
+  ),
+  Analysis: obj({ analysisId: id('identifier'), projectId: id('owning project'), parameters: ref('AnalysisParameters'), state: STATE }, [
+    'analysisId',
+    'projectId',
+    'parameters',
+    'state',
+  ]),
+  AnalysisPage: page('Analysis', { projectId: id('echoed') }),
+  AnalysisStatus: obj(
+    {
+      analysisId: id('identifier'),
+      projectId: id('owning project'),
+      parameters: ref('AnalysisParameters'),
+      state: STATE,
+      startTime: { type: 'string', format: 'date-time', description: 'when running or finished (maybe when failed)' },
+      executionTimeInSeconds: num('when running or finished (maybe when failed)'),
+      progress: { type: 'number', minimum: 0, maximum: 1, description: 'only while running' },
+      error: ref('StatusError'),
+    },
+    ['analysisId', 'projectId', 'parameters', 'state'],
+  ),
+  Model: obj(
+    {
+      preprocessing: str('preprocessing steps'),
+      featureSelection: str('feature-selection algorithm'),
+      model: str('statistical model'),
+      signatures: { type: 'array', items: { type: 'array', items: { type: 'string' } }, description: 'reference signature first' },
+      signatureCount: int('equivalent signatures found in all'),
+      performance: { type: 'object', additionalProperties: { type: 'number' }, description: 'metric name -> estimate' },
+      performanceCis: { type: 'object', additionalProperties: CIS, description: 'metric name -> 95% interval' },
+      modelView: obj(
+        {
+          featureNames: arrayOf(str()),
+          coefficients: { oneOf: [arrayOf(num()), arrayOf(arrayOf(num()))] },
+        },
+        ['featureNames', 'coefficients'],
+      ),
+    },
+    ['preprocessing', 'featureSelection', 'model', 'signatures', 'performance'],
+  ),
+  AnalysisResult: obj(
+    {
+      analysisId: id('identifier'),
+      parameters: ref('AnalysisParameters'),
+      mlEngine: str('engine and version that produced the result'),
+      startTime: { type: 'string', format: 'date-time' },
+      executionTimeInSeconds: num(),
+      models: { type: 'object', additionalProperties: ref('Model'), description: 'model key (best, interpretable) -> model' },
+    },
+    ['analysisId', 'parameters', 'mlEngine', 'startTime', 'executionTimeInSeconds', 'models'],
+  ),
+  FeatureImportance: arrayOf(obj({ name: str('the feature removed'), value: num(), cis: CIS }, ['name', 'value', 'cis'])),
+  ProgressiveFeatureImportance: arrayOf(
+    obj({ name: arrayOf(str()), value: num(), cis: CIS }, ['name', 'value', 'cis'], 'features added one at a time'),
+  ),
+  /** One plot by its name: `{ "Feature Importance": [...] }`. */
+  Plot: {
+    type: 'object',
+    properties: {
+      'Feature Importance': ref('FeatureImportance'),
+      'Progressive Feature Importance': ref('ProgressiveFeatureImportance'),
+    },
+    description: 'plot name -> plot values (more plot names may be added)',
+  },
+  AvailablePlots: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(str()) }, ['analysisId', 'modelKey', 'plots']),
+  PlotOne: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plot: ref('Plot') }, ['analysisId', 'modelKey', 'plot']),
+  PlotAll: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(ref('Plot')) }, ['analysisId', 'modelKey', 'plots']),
+  PredictionRef: obj({ predictionId: id('the prediction started') }, ['predictionId']),
+  Prediction: obj(
+    {
+      predictionId: id('identifier'),
+      analysisId: id('the analysis whose model predicts'),
+      datasetId: id('the dataset predicted'),
+      modelKey: str(),
+      signatureIndex: int(),
+      state: STATE,
+    },
+    ['predictionId', 'analysisId', 'datasetId', 'modelKey', 'signatureIndex', 'state'],
+  ),
+  PredictionStatus: {
+    allOf: [ref('Prediction'), obj({ error: ref('StatusError') }, [])],
+  },
+  PredictionPage: page('Prediction', { analysisId: id('echoed') }),
+  PredictionResult: obj(
+    {
+      predictionId: id('identifier'),
+      analysisId: id('analysis'),
+      datasetId: id('dataset'),
+      modelKey: str(),
+      predictions: arrayOf(
+        obj(
+          {
+            row: int('zero-based row of the dataset'),
+            sampleId: str('the sample id, when the dataset has an identifier feature'),
+            prediction: { oneOf: [str('class label'), num('value or risk score')] },
+            probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
+            risk: num('survival: higher is an earlier event'),
+          },
+          ['row', 'prediction'],
+        ),
+      ),
+    },
+    ['predictionId', 'analysisId', 'datasetId', 'modelKey', 'predictions'],
+  ),
+} satisfies Record<string, SchemaObject>;
+
+export type PayloadSchema = keyof typeof PAYLOAD_SCHEMAS;
