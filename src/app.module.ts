@@ -20,6 +20,7 @@ import { ImageUploadModule } from './image-upload/image-upload.module';
 import { HealthController } from './health/health.controller';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { configureEngineProcesses } from './common/engine-process';
 import { ApiValidationPipe } from './common/validation';
 
 export interface AppOptions {
@@ -56,6 +57,7 @@ class ConfigModule {
 @Module({})
 export class AppModule {
   static forRoot(options: AppOptions): DynamicModule {
+    configureEngineProcesses({ nice: options.config.engineNice, maxMemoryMb: options.config.engineMaxMemoryMb });
     const common = [
       ConfigModule.of(options.config),
       // useExisting: pino-http is installed by createApp ahead of body parsing (so that even a request refused

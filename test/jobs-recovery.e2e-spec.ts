@@ -159,3 +159,64 @@ it('an analysis whose worker dies on its last attempt is failed with a reason, n
   expect(end.error?.message).toMatch(/lease expired/);
   expect((await jobOf(id)).state).toBe('failed');
 }, 180_000);
+
+/** Engine processes (engine-host.js) started by the process `pid` (Linux /proc). */
+function engineProcessesOf(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((p) => {
+      try {
+        if (!fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('engine-host.js')) return [];
+        const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(p)] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+it('kill -9 of the worker running an analysis while another worker runs: its engine process stops, the other finishes the job', async () => {
+  const a = worker();
+  const b = worker();
+  const id = await analyze(cancer, 'typical', { classification: 'diagnosis' });
+  await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${id}/status`, (s) => s.state === 'running', 60_000);
+  // the lease owner's id is host:pid:nonce
+  const [{ lease_owner }] = await t.db.query(`SELECT lease_owner FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1`, [id]);
+  const ownerPid = Number(String(lease_owner).split(':')[1]);
+  const [running, other] = ownerPid === a.pid ? [a, b] : [b, a];
+  expect(running.pid).toBe(ownerPid);
+  let engines: number[] = [];
+  for (let i = 0; i < 100 && !engines.length; i++) {
+    engines = engineProcessesOf(ownerPid);
+    if (!engines.length) await new Promise((r) => setTimeout(r, 50));
+  }
+  expect(engines.length).toBe(1);
+  running.kill('SIGKILL');
+  await new Promise((r) => running.once('exit', r));
+  const killedAt = Date.now();
+  // the orphaned engine process sees its channel close and stops computing
+  while (engines.some((p) => fs.existsSync(`/proc/${p}`)) && Date.now() - killedAt < 5000) await new Promise((r) => setTimeout(r, 50));
+  expect(engines.filter((p) => fs.existsSync(`/proc/${p}`))).toEqual([]);
+  const end = await pollUntil<{ state: string }>(
+    t,
+    owner.auth,
+    `/analysis/${id}/status`,
+    (s) => s.state === 'finished' || s.state === 'failed',
+    240_000,
+  );
+  expect(end.state).toBe('finished');
+  let job = await jobOf(id);
+  for (let i = 0; i < 50 && job.state === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    job = await jobOf(id);
+  }
+  expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 2 });
+  const [{ results, owner: finisher }] = await t.db.query(
+    `SELECT (SELECT count(*)::int FROM analysis_results WHERE analysis_id = $1) AS results,
+            (SELECT lease_owner FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1::text) AS owner`,
+    [id],
+  );
+  expect(results).toBe(1);
+  expect(Number(String(finisher).split(':')[1])).toBe(other.pid);
+}, 300_000);

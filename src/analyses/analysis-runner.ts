@@ -1,5 +1,5 @@
-import { Worker } from 'node:worker_threads';
-import { buffersOf, workerScript } from '../common/worker-thread';
+import { EngineWorker } from '../common/engine-process';
+import { workerScript } from '../common/worker-thread';
 import type { AnalysisOutput, AnalysisParameters, EngineDataset } from '../engine/types';
 
 const SCRIPT = workerScript(__dirname, __filename, 'analysis.worker');
@@ -10,8 +10,9 @@ type Message =
   { type: 'progress'; value: number } | { type: 'result'; output: AnalysisOutput } | { type: 'error'; input: boolean; message: string };
 
 /**
- * Runs the engine on `data` in a worker thread (the event loop never runs engine code). The dataset's
- * typed arrays are moved, not copied. Aborting `signal` terminates the thread and its pool at once.
+ * Runs the engine on `data` in an engine process (engine-process.ts: a child process at a lower priority,
+ * so the event loop never runs engine code nor waits for a core behind it). The dataset's typed arrays
+ * go down the engine process's data pipe (no copy on this event loop). Aborting `signal` kills that process, its threads and pool at once.
  */
 export function runAnalysisInWorker(
   data: EngineDataset,
@@ -22,8 +23,7 @@ export function runAnalysisInWorker(
 ): Promise<AnalysisOutput> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(abortReason(signal));
-    const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
-    const worker = new Worker(SCRIPT, { workerData: { data, parameters, seed }, transferList: buffersOf(arrays) });
+    const worker = new EngineWorker(SCRIPT, { workerData: { data, parameters, seed } });
     let settled = false;
     const settle = (fn: () => void) => {
       if (settled) return;
@@ -39,8 +39,8 @@ export function runAnalysisInWorker(
       else if (m.type === 'result') settle(() => resolve(m.output));
       else settle(() => reject(m.input ? new AnalysisInputError(m.message) : new Error(m.message)));
     });
-    worker.once('error', (e) => settle(() => reject(e)));
-    worker.once('exit', (code) => settle(() => reject(new Error(`analysis thread exited (${code})`))));
+    worker.once('error', (e: Error) => settle(() => reject(e)));
+    worker.once('exit', (code: number) => settle(() => reject(new Error(`analysis thread exited (${code})`))));
   });
 }
 

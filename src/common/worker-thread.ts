@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { EngineWorker } from './engine-process';
 
 /**
  * The compiled script of a worker-thread module. Jest runs the TypeScript sources, but worker threads
@@ -14,21 +14,13 @@ export function workerScript(dirname: string, filename: string, basename: string
 }
 
 /**
- * Runs `script` in a worker thread with `data`, resolves with its first message. Aborting `signal`
- * terminates the thread at once and rejects.
+ * Runs `script` on a worker thread of an engine process (engine-process.ts: lower priority, own heap) with
+ * `data`, resolves with its first message. Aborting `signal` kills that process at once and rejects.
  */
-export function runInWorker<T>(
-  script: string,
-  data: unknown,
-  options: { transferList?: ArrayBuffer[]; signal?: AbortSignal; resourceLimits?: { maxOldGenerationSizeMb?: number } } = {},
-): Promise<T> {
+export function runInWorker<T>(script: string, data: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (options.signal?.aborted) return reject(abortReason(options.signal));
-    const worker = new Worker(script, {
-      workerData: data,
-      transferList: options.transferList,
-      resourceLimits: options.resourceLimits,
-    });
+    const worker = new EngineWorker(script, { workerData: data });
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
@@ -45,8 +37,8 @@ export function runInWorker<T>(
       finish(() => resolve(m));
       void worker.terminate();
     });
-    worker.once('error', (e) => finish(() => reject(e)));
-    worker.once('exit', (code) => finish(() => reject(new Error(`worker thread exited with code ${code}`))));
+    worker.once('error', (e: Error) => finish(() => reject(e)));
+    worker.once('exit', (code: number) => finish(() => reject(new Error(`worker thread exited with code ${code}`))));
   });
 }
 

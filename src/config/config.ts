@@ -38,6 +38,10 @@ export interface AppConfig {
   /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
   dbPoolSize: number;
   dbPoolWaitMs: number;
+  /** Niceness of the engine processes (analyses, predictions, dataset builds): the API's event loop goes first. */
+  engineNice: number;
+  /** Heap limit of each engine process, in MB (0: V8's default); past it that job fails or is retried. */
+  engineMaxMemoryMb: number;
   /** The seed of every new analysis (reproducible runs: audits, tests); unset, each analysis draws its own. */
   analysisSeed?: number;
 }
@@ -109,6 +113,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
+    engineNice: int(env, 'ENGINE_NICE', 10, 0, 19),
+    engineMaxMemoryMb: int(env, 'ENGINE_MAX_MEMORY_MB', 0, 0, 1024 * 1024),
     analysisSeed: env.ANALYSIS_SEED?.trim() ? int(env, 'ANALYSIS_SEED', 1, 1, 2 ** 31 - 2) : undefined,
   };
 }

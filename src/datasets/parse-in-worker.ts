@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { EngineWorker } from '../common/engine-process';
 import { workerScript } from '../common/worker-thread';
 import { ParsedTable, TableError, TableOptions } from './table-parser';
 import type { ParseInput, ParseOutput } from './table-parser.worker';
@@ -16,14 +16,14 @@ export function liveParserThreads(): number {
 }
 
 /**
- * parseTable on a worker thread: this thread reads the chunks (from PostgreSQL) while that one parses, and
- * the event loop stays free. At most IN_FLIGHT chunks wait in between; each is moved, not copied, when it
- * owns its memory. The columns come back moved too. A fault in the file rejects with TableError; aborting
- * `signal`, or a failure of `chunks`, stops the thread.
+ * parseTable on a worker thread of an engine process (engine-process.ts, at a lower priority): this thread
+ * reads the chunks (from PostgreSQL) while that one parses, and the event loop stays free. At most
+ * IN_FLIGHT chunks wait in between. The columns come back on the engine process's data pipe. A fault in
+ * the file rejects with TableError; aborting `signal`, or a failure of `chunks`, stops the thread.
  */
 export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options: TableOptions, signal?: AbortSignal): Promise<ParsedTable> {
   signal?.throwIfAborted();
-  const worker = new Worker(SCRIPT, { workerData: options });
+  const worker = new EngineWorker(SCRIPT, { workerData: options });
   live++;
   worker.once('exit', () => live--);
   let inFlight = 0;
@@ -41,7 +41,7 @@ export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options:
       else reject(m.tableError ? new TableError(m.message) : new Error(m.message));
     });
     worker.once('error', reject);
-    worker.once('exit', (code) => reject(failed ?? new Error(`the parser thread exited with code ${code}`)));
+    worker.once('exit', (code: number) => reject(failed ?? new Error(`the parser thread exited with code ${code}`)));
   });
   const stop = (e: Error) => {
     failed ??= e;
@@ -56,10 +56,9 @@ export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options:
     for await (const chunk of chunks) {
       while (inFlight >= IN_FLIGHT && !failed) await new Promise<void>((r) => (space = r));
       if (failed) break;
-      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength && chunk.buffer instanceof ArrayBuffer;
-      const data = owned ? chunk : new Uint8Array(chunk);
       inFlight++;
-      worker.postMessage({ chunk: data } satisfies ParseInput, [data.buffer as ArrayBuffer]);
+      // only the chunk's own bytes go to the engine process, whatever buffer it is a view of
+      worker.postMessage({ chunk } satisfies ParseInput);
     }
     if (!failed) worker.postMessage({ end: true } satisfies ParseInput);
   } catch (e) {

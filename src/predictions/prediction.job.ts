@@ -2,7 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AnalysesService } from '../analyses/analyses.service';
 import { Codes } from '../common/error-codes';
-import { buffersOf, runInWorker, workerScript } from '../common/worker-thread';
+import { runInWorker, workerScript } from '../common/worker-thread';
 import { ColumnStore } from '../datasets/column-store';
 import type { EngineDataset, PredictionRow } from '../engine/types';
 import { JobsService } from '../jobs/jobs.service';
@@ -19,7 +19,7 @@ function sampleIds(data: EngineDataset): string[] | undefined {
 
 type ResultRow = PredictionRow & { sampleId?: string };
 
-/** The prediction job: apply the analysis's saved pipeline to the dataset on a worker thread; store the rows. */
+/** The prediction job: apply the analysis's saved pipeline to the dataset in an engine process; store the rows. */
 @Injectable()
 export class PredictionJob implements OnModuleInit {
   constructor(
@@ -52,12 +52,7 @@ export class PredictionJob implements OnModuleInit {
     if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
     const data = await this.columns.loadForEngine(String(p.dataset_id));
     const ids = sampleIds(data);
-    const arrays = data.columns.map((c) => ('codes' in c ? c.codes : c.values));
-    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(
-      SCRIPT,
-      { pipeline, data },
-      { transferList: buffersOf(arrays), signal },
-    );
+    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(SCRIPT, { pipeline, data }, { signal });
     if (out.error !== undefined) {
       if (out.input) throw new JobFailure(Codes.PredictionInputRejected, out.error);
       throw new Error(out.error); // retried; fails with predictionFailed after the last attempt

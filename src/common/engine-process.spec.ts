@@ -1,0 +1,134 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { configureEngineProcesses, engineProcessOptions, EngineWorker, liveEngineProcesses } from './engine-process';
+import { runInWorker } from './worker-thread';
+
+// The host runs from dist/ (npm test builds first); these scripts are plain JavaScript worker threads.
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-process-'));
+function script(name: string, body: string): string {
+  const file = path.join(dir, `${name}.js`);
+  fs.writeFileSync(file, `const { parentPort, workerData } = require('node:worker_threads');\n${body}`);
+  return file;
+}
+const ECHO = script(
+  'echo',
+  `parentPort.postMessage({ got: workerData });
+   parentPort.on('message', (m) => { if (m === 'end') parentPort.close(); else parentPort.postMessage({ echo: m }); });`,
+);
+const SPIN = script('spin', `parentPort.postMessage('started'); for (;;) {}`);
+const BUSY = script('busy', `for (;;) {}`);
+const HOG = script('hog', `const keep = []; for (;;) keep.push(new Array(100000).fill({ x: Math.random() }));`);
+
+/** Niceness of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
+function threadNiceness(pid: number): number[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const next = <T>(w: EngineWorker, event: string): Promise<T> => new Promise((resolve) => w.once(event, resolve));
+
+describe('EngineWorker (an engine thread in a child process)', () => {
+  const saved = engineProcessOptions();
+  afterEach(() => configureEngineProcesses(saved));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('relays workerData and messages both ways, typed arrays included, and exits 0 with its thread', async () => {
+    const w = new EngineWorker(ECHO, { workerData: { values: new Float64Array([1.5, NaN, -2]), codes: new Int32Array([3, -1]) } });
+    const first = await next<{ got: { values: Float64Array; codes: Int32Array } }>(w, 'message');
+    // (another realm's Float64Array under jest: compare by tag)
+    expect(Object.prototype.toString.call(first.got.values)).toBe('[object Float64Array]');
+    expect(Array.from(first.got.values)).toEqual([1.5, NaN, -2]);
+    expect(Array.from(first.got.codes)).toEqual([3, -1]);
+    w.postMessage({ chunk: Buffer.from('abcdef').subarray(2, 4) });
+    const echo = await next<{ echo: { chunk: Uint8Array } }>(w, 'message');
+    expect(Buffer.from(echo.echo.chunk).toString()).toBe('cd');
+    const exit = next<number>(w, 'exit');
+    w.postMessage('end');
+    expect(await exit).toBe(0);
+  });
+
+  it('carries large typed arrays (the data pipe) both ways, in message order, beside small ones', async () => {
+    const big = (k: number) => Float64Array.from({ length: 100_000 + k }, (_, i) => i * 0.5 + k);
+    const w = new EngineWorker(ECHO, { workerData: { columns: [{ values: big(0), codes: new Int32Array(200_000).fill(7) }] } });
+    const first = await next<{ got: { columns: { values: Float64Array; codes: Int32Array }[] } }>(w, 'message');
+    expect(first.got.columns[0].values.length).toBe(100_000);
+    expect(first.got.columns[0].values[99_999]).toBe(49_999.5);
+    expect(first.got.columns[0].codes.every((c) => c === 7)).toBe(true);
+    const echoes: { echo: { k: number; values: Float64Array; small: Uint8Array } }[] = [];
+    w.on('message', (m: (typeof echoes)[number]) => echoes.push(m));
+    for (let k = 1; k <= 5; k++) w.postMessage({ k, values: big(k), small: new Uint8Array([k]) });
+    while (echoes.length < 5) await new Promise((r) => setTimeout(r, 10));
+    expect(echoes.map((e) => [e.echo.k, e.echo.values.length, e.echo.values[1], e.echo.small[0]])).toEqual(
+      [1, 2, 3, 4, 5].map((k) => [k, 100_000 + k, 0.5 + k, k]),
+    );
+    await w.terminate();
+  });
+
+  it('runs every thread of the engine process at ENGINE_NICE, and leaves this process as it was', async () => {
+    if (process.platform !== 'linux') return;
+    configureEngineProcesses({ nice: 10, maxMemoryMb: 0 });
+    const w = new EngineWorker(SPIN);
+    await next(w, 'message'); // the worker thread exists and computes
+    const pid = w.pid!;
+    const niceness = threadNiceness(pid);
+    expect(niceness.length).toBeGreaterThan(2);
+    expect(niceness.every((n) => n === 10)).toBe(true);
+    expect(os.getPriority(process.pid)).toBe(0);
+    await w.terminate();
+  });
+
+  it('terminate kills the process at once, mid-computation, without an error event', async () => {
+    const w = new EngineWorker(SPIN);
+    const errors: Error[] = [];
+    w.on('error', (e: Error) => errors.push(e));
+    await next(w, 'message');
+    const pid = w.pid!;
+    expect(liveEngineProcesses()).toContain(pid);
+    const started = Date.now();
+    await w.terminate();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(alive(pid)).toBe(false);
+    expect(liveEngineProcesses()).not.toContain(pid);
+    expect(errors).toEqual([]);
+  });
+
+  it('a kill -9 of the engine process is an error with a reason here, and this process goes on', async () => {
+    const w = new EngineWorker(SPIN);
+    await next(w, 'message');
+    const error = next<Error>(w, 'error');
+    process.kill(w.pid!, 'SIGKILL');
+    expect((await error).message).toMatch(/engine process was killed/);
+  });
+
+  it('an engine that allocates past ENGINE_MAX_MEMORY_MB fails with a reason; this process goes on', async () => {
+    configureEngineProcesses({ nice: 10, maxMemoryMb: 64 });
+    const before = process.memoryUsage().rss;
+    await expect(runInWorker(HOG, {})).rejects.toThrow(/out of memory/);
+    // nothing of it was allocated here
+    expect(process.memoryUsage().rss - before).toBeLessThan(50 * 1024 * 1024);
+  }, 30_000);
+
+  it('aborting runInWorker stops the computation within 2 s', async () => {
+    const controller = new AbortController();
+    const run = runInWorker(BUSY, {}, { signal: controller.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    const [pid] = liveEngineProcesses();
+    const started = Date.now();
+    controller.abort(new Error('deleted'));
+    await expect(run).rejects.toThrow('deleted');
+    while (alive(pid) && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 20));
+    expect(alive(pid)).toBe(false);
+  });
+});

@@ -1,0 +1,172 @@
+import { ChildProcess, fork } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import * as os from 'node:os';
+import type { Readable, Writable } from 'node:stream';
+import { BlobReader, extractBlobs, PipeClosedError, restoreBlobs, writeBlobs } from './blob-channel';
+import { workerScript } from './worker-thread';
+
+/**
+ * How engine work runs: in a child process at a lower scheduling priority than the API (so the event loop
+ * wins the cores when both want them) and with its own heap limit (so an analysis that runs out of memory
+ * ends that process, not the service).
+ */
+export interface EngineProcessOptions {
+  /** Niceness of the engine processes, 0 (the API's) to 19 (lowest). */
+  nice: number;
+  /** Heap limit of each engine process and of its threads, in MB; 0 leaves V8's default. */
+  maxMemoryMb: number;
+}
+
+let settings: EngineProcessOptions = { nice: 10, maxMemoryMb: 0 };
+
+/** Set once at start-up from the configuration (ENGINE_NICE, ENGINE_MAX_MEMORY_MB). */
+export function configureEngineProcesses(options: EngineProcessOptions): void {
+  settings = { ...options };
+}
+
+export function engineProcessOptions(): EngineProcessOptions {
+  return { ...settings };
+}
+
+const HOST = workerScript(__dirname, __filename, 'engine-host');
+
+const live = new Set<EngineWorker>();
+
+/** Engine processes alive in this process's care (for tests and diagnostics). */
+export function liveEngineProcesses(): number[] {
+  return [...live].map((w) => w.pid).filter((p): p is number => p !== undefined);
+}
+
+/** From the host to this process: the thread's messages, or how it ended. */
+/** From the host to this process: the thread's messages (large typed arrays on the data pipe), or how it ended. */
+export type HostMessage = { type: 'message'; message: unknown; blobs: number } | { type: 'error'; message: string } | { type: 'end' };
+/** From this process to the host: the first message starts the thread; the later ones are relayed to it. */
+export interface ToHost {
+  script?: string;
+  message: unknown;
+  blobs: number;
+}
+
+/**
+ * A worker thread that lives in its own child process: the same events ('message', 'error', 'exit') and
+ * methods (postMessage, terminate) as a worker_threads Worker, so the code around it stays as it was.
+ * The host process (engine-host.ts) runs `script` on a thread with `workerData` and relays messages both
+ * ways; large typed arrays go down a data pipe beside the IPC channel (blob-channel.ts: no copy on this
+ * event loop), the rest by structured clone (serialization 'advanced'). A crash, an
+ * out-of-memory or a kill of the host is an 'error' here, never a fault of this process. terminate() kills
+ * the host at once (SIGKILL): the computation stops whatever it is doing.
+ */
+export class EngineWorker extends EventEmitter {
+  private readonly child: ChildProcess;
+  private ended = false;
+  private terminating = false;
+  private failure: Error | undefined;
+  private readonly toHost: Writable;
+  private readonly fromHost: BlobReader;
+  /** Messages are restored one after another (their data in pipe order); the exit waits for them. */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(script: string, options: { workerData?: unknown } = {}) {
+    super();
+    const { nice, maxMemoryMb } = settings;
+    const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
+    this.child = fork(HOST, [], {
+      execArgv,
+      serialization: 'advanced',
+      // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
+      // 4: data to the host, 5: data from it (the large typed arrays of messages)
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe', 'pipe'],
+      env: { ...process.env, ENGINE_NICE: String(nice), ENGINE_MAX_MEMORY_MB: String(maxMemoryMb) },
+    });
+    live.add(this);
+    // The host lowers its own threads too (those started before this call); this covers its main thread
+    // from the start, before it has run a line.
+    if (this.child.pid !== undefined) setNice(this.child.pid, nice);
+    this.toHost = this.child.stdio[4] as Writable;
+    const fromHost = (this.child.stdio as unknown as Readable[])[5];
+    // a pipe of a killed process fails: its exit says why
+    this.toHost.on('error', ignore);
+    fromHost.on('error', ignore);
+    this.fromHost = new BlobReader(fromHost);
+    this.child.on('message', (m: HostMessage) => {
+      if (m.type === 'message') {
+        this.chain = this.chain
+          .then(() => restoreBlobs(m.message, m.blobs, this.fromHost))
+          .then(
+            ({ message }) => void this.emit('message', message),
+            (e: Error) => {
+              // a message that cannot be read (not a closed pipe: that is the process ending) ends the process
+              if (e instanceof PipeClosedError) return;
+              this.failure ??= new Error(`a message of the engine process could not be read: ${e.message}`);
+              this.child.kill('SIGKILL');
+            },
+          );
+      } else if (m.type === 'error') this.failure ??= new Error(m.message);
+    });
+    // 'on', not 'once': a send to a process that just died is an error event too, and one not listened to
+    // would throw in this process
+    this.child.on('error', (e) => {
+      // the process could not be started (or signalled): the same as its failure
+      this.failure ??= new Error(`the engine process could not run: ${e.message}`);
+      if (this.child.pid === undefined) this.end(null, null);
+    });
+    this.child.once('exit', (code, signal) => void this.chain.then(() => this.end(code, signal)));
+    this.send({ script, message: options.workerData });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  postMessage(message: unknown): void {
+    if (!this.ended && this.child.connected) this.send({ message });
+  }
+
+  private send(m: { script?: string; message: unknown }): void {
+    const { skeleton, blobs } = extractBlobs(m.message);
+    this.child.send({ ...m, message: skeleton, blobs: blobs.length } satisfies ToHost, ignore);
+    void writeBlobs(this.toHost, blobs);
+  }
+
+  /** Kills the process (SIGKILL: nothing in it needs to finish) and resolves once it is gone. */
+  terminate(): Promise<void> {
+    if (this.ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.terminating = true;
+      this.once('exit', () => resolve());
+      this.child.kill('SIGKILL');
+    });
+  }
+
+  private end(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    live.delete(this);
+    // as a Worker: no 'error' for an asked-for end, and none nobody listens to (it would throw here)
+    if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
+      const why =
+        this.failure ??
+        new Error(
+          signal === 'SIGKILL'
+            ? 'the engine process was killed (SIGKILL: out of memory or stopped)'
+            : signal
+              ? `the engine process was stopped by ${signal}`
+              : `the engine process exited with code ${code}`,
+        );
+      this.emit('error', why);
+    }
+    this.emit('exit', code ?? 1);
+  }
+}
+
+/** A failed send: the process is ending, and its 'exit' says why. */
+function ignore(): void {}
+
+/** Sets the niceness of one process or thread (Linux: a thread id); a refusal leaves it as it is. */
+export function setNice(id: number, nice: number): void {
+  try {
+    os.setPriority(id, nice);
+  } catch {
+    // not allowed (e.g. lowering it again needs a privilege): running at the current priority is still correct
+  }
+}
