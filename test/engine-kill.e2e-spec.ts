@@ -1,10 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { SHARED_DATA } from './utils';
+import { freePort } from './free-port';
 
 /**
  * kill -9 of the service (`node dist/src/main.js`, embedded PostgreSQL) while an analysis and a dataset build
@@ -12,16 +12,6 @@ import { SHARED_DATA } from './utils';
  * run to completion once), and SIGTERM then leaves no PostgreSQL running.
  */
 const ROOT = path.resolve(__dirname, '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
   const end = Date.now() + ms;

@@ -1,9 +1,9 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './free-port';
 
 /**
  * The service as an operator runs it: `node dist/src/main.js` (what `npm start` runs after building) on a
@@ -11,16 +11,6 @@ import { promisify } from 'node:util';
  */
 const ROOT = path.resolve(__dirname, '..');
 const run = promisify(execFile);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T> {
   const end = Date.now() + ms;
