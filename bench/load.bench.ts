@@ -8,11 +8,9 @@
  * process, so their own work does not count as the service's latency.
  */
 import { fork } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as path from 'node:path';
 import { UsersService } from '../src/auth/users.service';
-import { call, percentile, startServer } from './server';
+import { breastCancerDataset, call, percentile, startServer } from './server';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -109,15 +107,7 @@ async function main() {
   const withAnalysis = arg('analysis', 1) !== 0;
   const s = await startServer({ WORKER_CORES: '2' });
   try {
-    const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
-    await fetch(`${s.base}/file/bc/upload`, { method: 'POST', headers: { authorization: s.auth, 'content-type': 'text/csv' }, body: csv });
-    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
-    const { taskId } = await call(s, 'POST', '/file/bc/createDataset', { projectId, name: 'breast_cancer', fileSizeInBytes: csv.length });
-    let task;
-    do {
-      await new Promise((r) => setTimeout(r, 100));
-      task = await call(s, 'GET', `/task/${taskId}/status`);
-    } while (task.state !== 'finished' && task.state !== 'failed');
+    const { projectId, taskId, task } = await breastCancerDataset(s);
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 2, name: 'load' };
     const { analysisId } = await call(
       s,

@@ -69,6 +69,26 @@ export async function call<T = any>(s: BenchServer, method: 'GET' | 'POST', rout
 }
 
 /** Samples the process's resident memory every 100 ms; `peak()` gives the highest seen, in MB. */
+/** Uploads the shared breast_cancer.csv into a new project and waits for its dataset task to end. */
+export async function breastCancerDataset(
+  s: BenchServer,
+): Promise<{ projectId: string; taskId: string; task: { state: string; datasetId?: string } }> {
+  const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
+  await fetch(`${s.base}/file/bc/upload`, { method: 'POST', headers: { authorization: s.auth, 'content-type': 'text/csv' }, body: csv });
+  const { projectId } = await call<{ projectId: string }>(s, 'POST', '/createProject', { name: 'bench' });
+  const { taskId } = await call<{ taskId: string }>(s, 'POST', '/file/bc/createDataset', {
+    projectId,
+    name: 'breast_cancer',
+    fileSizeInBytes: csv.length,
+  });
+  let task: { state: string; datasetId?: string };
+  do {
+    await new Promise((r) => setTimeout(r, 100));
+    task = await call(s, 'GET', `/task/${taskId}/status`);
+  } while (task.state !== 'finished' && task.state !== 'failed');
+  return { projectId, taskId, task };
+}
+
 export function rssSampler(): { peak: () => number; stop: () => void } {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);

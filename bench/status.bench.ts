@@ -3,9 +3,7 @@
  *   npm run build && node dist/bench/status.bench.js [--requests 400] [--concurrency 8]
  * Starts the real service on 127.0.0.1 with its own embedded PostgreSQL; traffic goes to 127.0.0.1 only.
  */
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { call, percentile, startServer } from './server';
+import { breastCancerDataset, call, percentile, startServer } from './server';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -17,15 +15,7 @@ async function main() {
   const concurrency = arg('concurrency', 8);
   const s = await startServer({ WORKER_CORES: '2' });
   try {
-    const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
-    await fetch(`${s.base}/file/bc/upload`, { method: 'POST', headers: { authorization: s.auth, 'content-type': 'text/csv' }, body: csv });
-    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
-    const { taskId } = await call(s, 'POST', '/file/bc/createDataset', { projectId, name: 'breast_cancer', fileSizeInBytes: csv.length });
-    let task;
-    do {
-      await new Promise((r) => setTimeout(r, 100));
-      task = await call(s, 'GET', `/task/${taskId}/status`);
-    } while (task.state !== 'finished' && task.state !== 'failed');
+    const { task } = await breastCancerDataset(s);
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'load' };
     const ids = [
       (await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
