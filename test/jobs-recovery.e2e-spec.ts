@@ -49,6 +49,24 @@ async function jobOf(analysisId: string) {
   return job as { state: string; attempts: number; error: string | null };
 }
 
+/** The analysis ends finished, and its job row done after two attempts (the row is marked just after the result is stored). */
+async function expectFinishedOnSecondAttempt(id: string): Promise<void> {
+  const end = await pollUntil<{ state: string }>(
+    t,
+    owner.auth,
+    `/analysis/${id}/status`,
+    (s) => s.state === 'finished' || s.state === 'failed',
+    240_000,
+  );
+  expect(end.state).toBe('finished');
+  let job = await jobOf(id);
+  for (let i = 0; i < 50 && job.state === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    job = await jobOf(id);
+  }
+  expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 2 });
+}
+
 beforeAll(async () => {
   t = await createTestApp({ RUN_WORKERS: 'false', JOB_LEASE_SECONDS: '3' });
   owner = await createUser(t, undefined, 100);
@@ -119,21 +137,7 @@ it('an analysis whose worker is killed (-9) is finished by another worker after 
   await new Promise((r) => first.once('exit', r));
   const killedAt = Date.now();
   worker();
-  const end = await pollUntil<{ state: string }>(
-    t,
-    owner.auth,
-    `/analysis/${id}/status`,
-    (s) => s.state === 'finished' || s.state === 'failed',
-    240_000,
-  );
-  expect(end.state).toBe('finished');
-  // the job row is marked done just after the analysis is stored
-  let job = await jobOf(id);
-  for (let i = 0; i < 50 && job.state === 'running'; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    job = await jobOf(id);
-  }
-  expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 2 });
+  await expectFinishedOnSecondAttempt(id);
   // the lease is 3 s: the second worker took over well within lease + analysis time
   expect(Date.now() - killedAt).toBeLessThan(120_000);
 }, 300_000);
@@ -198,20 +202,7 @@ it('kill -9 of the worker running an analysis while another worker runs: its eng
   // the orphaned engine process sees its channel close and stops computing
   while (engines.some((p) => fs.existsSync(`/proc/${p}`)) && Date.now() - killedAt < 5000) await new Promise((r) => setTimeout(r, 50));
   expect(engines.filter((p) => fs.existsSync(`/proc/${p}`))).toEqual([]);
-  const end = await pollUntil<{ state: string }>(
-    t,
-    owner.auth,
-    `/analysis/${id}/status`,
-    (s) => s.state === 'finished' || s.state === 'failed',
-    240_000,
-  );
-  expect(end.state).toBe('finished');
-  let job = await jobOf(id);
-  for (let i = 0; i < 50 && job.state === 'running'; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    job = await jobOf(id);
-  }
-  expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 2 });
+  await expectFinishedOnSecondAttempt(id);
   const [{ results, owner: finisher }] = await t.db.query(
     `SELECT (SELECT count(*)::int FROM analysis_results WHERE analysis_id = $1) AS results,
             (SELECT lease_owner FROM jobs WHERE kind = 'analysis' AND payload->>'analysisId' = $1::text) AS owner`,
