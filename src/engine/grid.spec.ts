@@ -1,5 +1,5 @@
 /** The grid's sizes, exactly as the table's comment in grid.ts states them. */
-import { buildGrid, GRID, MAX_KERNEL_SAMPLES, selectorsFor, WIDE_FEATURES } from './grid';
+import { buildGrid, GRID, MAX_KERNEL_SAMPLES, NARROW_FEATURES, selectorsFor, WIDE_FEATURES } from './grid';
 import type { Task } from './metrics';
 import type { AnalysisParameters, Thoroughness } from './types';
 
@@ -34,6 +34,11 @@ describe('the configuration grid', () => {
       );
     expect(alphas(WIDE_FEATURES)).toEqual(['2:0.05', '2:0.1', '3:0.05', 'c1.25', 'c1.5', 'c2']);
     expect(alphas(WIDE_FEATURES + 1)).toEqual(['2:0.01', '2:0.05', '3:0.01', 'c1.25', 'c1.5', 'c2']);
+    expect(alphas(NARROW_FEATURES + 1)).toEqual(['2:0.05', '2:0.1', '3:0.05', 'c1.25', 'c1.5', 'c2']);
+    expect(alphas(NARROW_FEATURES)).toEqual(['2:0.05', '2:0.1', '3:0.05', 'c1', 'c1.25', 'c1.5', 'c2']);
+    for (const level of ['preliminary', 'extensive'] as const) {
+      expect(selectorsFor(GRID[level], params(level), NARROW_FEATURES)).toEqual(selectorsFor(GRID[level], params(level), 20));
+    }
     const extensive = selectorsFor(GRID.extensive, params('extensive'), 1000);
     expect(extensive.filter((s) => s.kind === 'ses')).toHaveLength(6);
     expect(extensive.filter((s) => s.kind === 'lasso').map((s) => (s.kind === 'lasso' ? s.c : 0))).toEqual([0.25, 0.5, 1, 1.5, 2]);
@@ -43,6 +48,10 @@ describe('the configuration grid', () => {
     expect(sizes('classification')).toEqual([14, 174, 1166]);
     expect(sizes('regression')).toEqual([14, 210, 1782]);
     expect(sizes('survival')).toEqual([10, 102, 385]);
+    // typical on narrow data adds LASSO with c = 1: one more selector
+    expect(sizes('classification', {}, NARROW_FEATURES)).toEqual([14, 203, 1166]);
+    expect(sizes('regression', {}, NARROW_FEATURES)).toEqual([14, 245, 1782]);
+    expect(sizes('survival', {}, NARROW_FEATURES)).toEqual([10, 119, 385]);
   });
 
   it('adds "no selection" for mostRelevantOrAll only when the features fit in a signature', () => {

@@ -11,24 +11,27 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * | level       | SES (maxK, alpha)                         | LASSO c (BIC-type)    | linear (ridge) lambdas | CART (depth x min leaf) | forests                        | SVM linear C | SVM RBF C x gamma factor |
  * |-------------|-------------------------------------------|-----------------------|------------------------|-------------------------|--------------------------------|--------------|--------------------------|
  * | preliminary | (2, 0.05)                                 | 1                     | 0.01, 0.1, 1           | 4 x 5                   | 100 trees, mtry x1             | 1            | 1 x 1                    |
- * | typical     | (2, 0.05), (2, 0.1), (3, 0.05); wide data: | 1.25, 1.5, 2          |
- * |             | (2, 0.01), (2, 0.05), (3, 0.01)           |                       | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
+ * | typical     | (2, 0.05), (2, 0.1), (3, 0.05); wide data: | 1.25, 1.5, 2; narrow  |
+ * |             | (2, 0.01), (2, 0.05), (3, 0.01)           | data: 1 as well       | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
  * | extensive   | maxK 2, 3 x alpha 0.01, 0.05, 0.1         | 0.25, 0.5, 1, 1.5, 2  | 20, 1e-5 to 30         | 5 x 5                   | 500 trees, 3 mtry x 3 min leaf | 4 values     | 8 x 6                    |
  *
  * Wide data (more than WIDE_FEATURES features) makes typical's SES stricter: among many candidates, chance passes
  * alpha = 0.05 often (200 x 1,000 noise features: a few noise features enter every signature), while on narrow data
- * a weak real feature costs more when missed (diabetes). LASSO's c below 1.25 (BIC's penalty or weaker) is tried only
- * by extensive: on breast_cancer c = 0.5 selects 20-25 of the 30 features, c = 1 up to 12, for no better held-out
- * AUC. SES's test budget is 3 x the number of features with a floor of 10,000
+ * a weak real feature costs more when missed (diabetes). LASSO's c below 1.25 (BIC's penalty or weaker) is tried by
+ * typical only on narrow data (at most NARROW_FEATURES features), and by extensive: on breast_cancer (30 features)
+ * c = 0.5 selects 20-25 of the features, c = 1 up to 12, for no better held-out AUC; with at most 10 candidates a
+ * signature stays small whatever c is, and BIC's own c = 1 keeps a weak real predictor that c >= 1.25 drops (lung:
+ * `sex` on one split, held-out concordance 0.563 without it, 0.633 with it). SES's test budget is 3 x the number of features with a floor of 10,000
  * tests (ses.ts), so that it bounds the work on wide data only.
- * Selectors: 2 / 6 / 11 per level. Each runs once per training fold (LASSO settings share one path), and every
+ * Selectors: 2 / 6 / 11 per level (typical on narrow data: 7). Each runs once per training fold (LASSO settings share one path), and every
  * model of that selector reuses its signature. `featureSelection: mostRelevantOrAll` adds "no selection" as one
  * more selector when the dataset has at most maxSignatureSize features (otherwise a signature would exceed it).
  * Models per selector: classification 7 / 29 / 106 (RBF SVMs left out above MAX_KERNEL_SAMPLES samples),
  * regression 7 / 35 / 162 (SVR: epsilons x (linear C + RBF C x gamma <= 1)), survival (ridge Cox and random
  * survival forest) 5 / 17 / 35; interpretable only (linear and trees): classification and regression 4 / 12 / 45,
  * survival 3 / 8 / 20.
- * Configurations (mostRelevant): classification 14 / 174 / 1166, regression 14 / 210 / 1782, survival 10 / 102 / 385;
+ * Configurations (mostRelevant): classification 14 / 174 / 1166, regression 14 / 210 / 1782, survival 10 / 102 / 385
+ * (typical on narrow data: classification 203, regression 245, survival 119);
  * with mostRelevantOrAll on a dataset of at most maxSignatureSize features: classification 21 / 203 / 1272,
  * regression 21 / 245 / 1944, survival 15 / 119 / 420.
  */
@@ -37,6 +40,8 @@ export interface GridLevel {
   /** SES settings instead of `ses` for data with more than WIDE_FEATURES features */
   sesWide?: { maxK: number; alpha: number }[];
   lassoC: number[];
+  /** LASSO settings instead of `lassoC` for data with at most NARROW_FEATURES features */
+  lassoCNarrow?: number[];
   lambdas: number[];
   trees: { maxDepth: number; minLeaf: number }[];
   forests: { trees: number; mtryFactor: number; minLeaf: number }[];
@@ -75,6 +80,7 @@ export const GRID: Record<Thoroughness, GridLevel> = {
       { maxK: 3, alpha: 0.01 },
     ],
     lassoC: [1.25, 1.5, 2],
+    lassoCNarrow: [1, 1.25, 1.5, 2],
     lambdas: [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3],
     trees: [
       { maxDepth: 3, minLeaf: 5 },
@@ -115,6 +121,9 @@ export interface Configuration {
 /** Above this many features, typical thoroughness uses its stricter SES settings (`sesWide`). */
 export const WIDE_FEATURES = 100;
 
+/** At most this many features, typical thoroughness also tries LASSO with BIC's own penalty (`lassoCNarrow`). */
+export const NARROW_FEATURES = 10;
+
 /** Above this many samples, kernel SVMs and SVRs (quadratic in n) are left out of the grid. */
 export const MAX_KERNEL_SAMPLES = 5000;
 
@@ -139,7 +148,10 @@ function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sam
   return models.filter((m) => supports(m, task) && (!onlyInterpretable || isInterpretable(m)));
 }
 
-/** The selectors of a level for a dataset with `featureCount` features: SES settings, LASSO settings, then "all". */
+/**
+ * The selectors of a level for a dataset with `featureCount` features: SES settings (sesWide above WIDE_FEATURES),
+ * LASSO settings (lassoCNarrow up to NARROW_FEATURES), then "all".
+ */
 export function selectorsFor(level: GridLevel, params: AnalysisParameters, featureCount: number): SelectorSpec[] {
   const out: SelectorSpec[] = [
     ...((featureCount > WIDE_FEATURES && level.sesWide) || level.ses).map(({ maxK, alpha }): SelectorSpec => ({
@@ -147,7 +159,7 @@ export function selectorsFor(level: GridLevel, params: AnalysisParameters, featu
       maxK,
       alpha,
     })),
-    ...level.lassoC.map((c): SelectorSpec => ({ kind: 'lasso', c })),
+    ...((featureCount <= NARROW_FEATURES && level.lassoCNarrow) || level.lassoC).map((c): SelectorSpec => ({ kind: 'lasso', c })),
   ];
   if (params.featureSelection === 'mostRelevantOrAll' && featureCount <= params.maxSignatureSize) out.push({ kind: 'all' });
   return out;

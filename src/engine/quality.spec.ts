@@ -55,7 +55,7 @@ async function analyze(ds: SharedDataset): Promise<SplitResult[]> {
 
 describe.each(SHARED_DATASETS)('quality on $name (typical)', (ds) => {
   it(
-    'mean held-out primary metric over three splits reaches the required minimum',
+    'mean held-out primary metric over three splits reaches the required minimum, and no less than before signatures',
     async () => {
       const results = await heldOutAnalyses(ds);
       for (const { estimate, interval } of results) {
@@ -64,6 +64,8 @@ describe.each(SHARED_DATASETS)('quality on $name (typical)', (ds) => {
       }
       const mean = results.reduce((a, r) => a + r.heldOut, 0) / results.length;
       expect(mean).toBeGreaterThanOrEqual(ds.minimum);
+      // signatures (SES, LASSO) cost at most the tolerance against the univariate filter they replaced
+      expect(mean).toBeGreaterThanOrEqual(ds.beforeSignatures.mean - ds.beforeSignatures.tolerance);
     },
     PER_DATASET_MS,
   );
