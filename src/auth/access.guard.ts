@@ -27,21 +27,36 @@ export class AccessGuard implements CanActivate {
     if (requirements.some((r) => r.permission === Permission.Public)) return true;
 
     const req = context.switchToHttp().getRequest<AuthedRequest>();
-    const auth = await this.access.authenticate(bearerToken(req.headers.authorization));
-    if (!auth) throw new ForbiddenException();
-    req.auth = auth;
+    const token = bearerToken(req.headers.authorization);
+    const targets = requirements.filter((r) => r.target && r.kind);
     req.projectOf = {};
-    for (const r of requirements) {
-      if (!r.target || !r.kind) continue;
-      const raw = r.target.startsWith('body.')
-        ? (req.body as Record<string, unknown> | undefined)?.[r.target.slice(5)]
-        : req.params[r.target];
+    if (!targets.length) {
+      const auth = await this.access.authenticate(token);
+      if (!auth) throw new ForbiddenException();
+      req.auth = auth;
+      return true;
+    }
+    for (const [i, r] of targets.entries()) {
+      const target = r.target!;
+      const raw = target.startsWith('body.') ? (req.body as Record<string, unknown> | undefined)?.[target.slice(5)] : req.params[target];
+      let projectId: string;
       if (raw === undefined || raw === null) {
-        throw new ApiError(Codes.MissingField, `${r.target.replace(/^body\./, '')} is required`);
+        // the token still comes first: without a valid one, 403 whatever the request holds
+        if (i === 0) req.auth = await this.access.authenticate(token);
+        if (!req.auth) throw new ForbiddenException();
+        throw new ApiError(Codes.MissingField, `${target.replace(/^body\./, '')} is required`);
       }
-      const projectId = await this.access.require(auth.userId, r.permission, r.kind, raw, r.notFound);
+      if (i === 0) {
+        // the first requirement shares one query with the token's check
+        const checked = await this.access.authenticateAndRequire(token, r.permission, r.kind!, raw, r.notFound);
+        if (!checked) throw new ForbiddenException();
+        req.auth = checked.auth;
+        projectId = checked.projectId;
+      } else {
+        projectId = await this.access.require(req.auth!.userId, r.permission, r.kind!, raw, r.notFound);
+      }
       // a second requirement on the same id (a prediction's dataset) must not hide the first's project
-      req.projectOf[r.target] ??= projectId;
+      req.projectOf[target] ??= projectId;
     }
     return true;
   }

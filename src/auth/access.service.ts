@@ -48,15 +48,9 @@ export class AccessService {
 
   /** The user of a valid (known, unexpired, unrevoked) token, or undefined. */
   async authenticate(token: string | undefined): Promise<AuthContext | undefined> {
-    if (!token || token.length > 512) return undefined;
-    const rows: { token_id: string; user_id: string; username: string }[] = await this.db.query(
-      `SELECT t.id AS token_id, u.id AS user_id, u.username
-         FROM tokens t JOIN users u ON u.id = t.user_id
-        WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.disabled_at IS NULL`,
-      [hashToken(token)],
-    );
-    if (!rows.length) return undefined;
-    return { userId: String(rows[0].user_id), username: rows[0].username, tokenId: String(rows[0].token_id) };
+    if (!usable(token)) return undefined;
+    const rows: AuthRow[] = await this.db.query(`${AUTHENTICATED} SELECT * FROM a`, [hashToken(token)]);
+    return rows.length ? authContext(rows[0]) : undefined;
   }
 
   /**
@@ -65,32 +59,90 @@ export class AccessService {
    * no permission: HTTP 403.
    */
   async require(userId: string, permission: Permission, kind: ResourceKind, rawId: unknown, notFound?: ErrorCode): Promise<string> {
-    const id = toId(rawId);
-    if (!id) throw new ApiError(Codes.MalformedId, `malformed ${kind} id "${String(rawId).slice(0, 40)}"`);
-    const spec = RESOLVE[kind];
-    const alias = kind === 'project' ? 'p' : 'r';
-    const rows: {
-      project_id: string;
-      owned: boolean;
-      can_read: boolean | null;
-      can_write: boolean | null;
-      can_execute: boolean | null;
-    }[] = await this.db.query(
-      `SELECT p.id AS project_id, p.owner_id = $2 AS owned, s.can_read, s.can_write, s.can_execute
-         FROM ${spec.from}
-         LEFT JOIN project_shares s ON s.project_id = p.id AND s.user_id = $2
-        WHERE ${alias}.id = $1`,
+    const id = validId(kind, rawId);
+    const rows: GrantRow[] = await this.db.query(
+      `SELECT x.project_id, x.owner_id = $2 AS owned, s.can_read, s.can_write, s.can_execute
+         FROM ${resolved(kind, '$1')} x
+         LEFT JOIN project_shares s ON s.project_id = x.project_id AND s.user_id = $2`,
       [id, userId],
     );
-    if (!rows.length) throw new ApiError(notFound ?? spec.notFound);
-    const r = rows[0];
-    const grant: ProjectGrant = {
-      owned: r.owned,
-      read: !!r.can_read,
-      write: !!r.can_write,
-      execute: !!r.can_execute,
-    };
-    if (!grants(grant, permission)) throw new ForbiddenException();
-    return String(r.project_id);
+    return granted(rows[0], permission, kind, notFound);
   }
+
+  /**
+   * authenticate() and then require() in one query, for a request's first requirement: the token's user
+   * (undefined when the token is not valid: HTTP 403 comes before any check of the id) and the project.
+   */
+  async authenticateAndRequire(
+    token: string | undefined,
+    permission: Permission,
+    kind: ResourceKind,
+    rawId: unknown,
+    notFound?: ErrorCode,
+  ): Promise<{ auth: AuthContext; projectId: string } | undefined> {
+    if (!usable(token)) return undefined;
+    if (!toId(rawId)) {
+      const auth = await this.authenticate(token);
+      return auth && { auth, projectId: await this.require(auth.userId, permission, kind, rawId, notFound) };
+    }
+    const rows: (AuthRow & GrantRow)[] = await this.db.query(
+      `${AUTHENTICATED}
+       SELECT a.*, x.project_id, x.owner_id = a.user_id AS owned, s.can_read, s.can_write, s.can_execute
+         FROM a
+         LEFT JOIN ${resolved(kind, '$2')} x ON true
+         LEFT JOIN project_shares s ON s.project_id = x.project_id AND s.user_id = a.user_id`,
+      [hashToken(token), toId(rawId)],
+    );
+    if (!rows.length) return undefined;
+    const r = rows[0];
+    return { auth: authContext(r), projectId: granted(r.project_id === null ? undefined : r, permission, kind, notFound) };
+  }
+}
+
+/** The valid token's row as CTE `a` ($1: the token's hash). */
+const AUTHENTICATED = `WITH a AS (
+  SELECT t.id AS token_id, u.id AS user_id, u.username
+    FROM tokens t JOIN users u ON u.id = t.user_id
+   WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.disabled_at IS NULL)`;
+
+interface AuthRow {
+  token_id: string;
+  user_id: string;
+  username: string;
+}
+
+interface GrantRow {
+  project_id: string | null;
+  owned: boolean;
+  can_read: boolean | null;
+  can_write: boolean | null;
+  can_execute: boolean | null;
+}
+
+function usable(token: string | undefined): token is string {
+  return !!token && token.length <= 512;
+}
+
+function authContext(r: AuthRow): AuthContext {
+  return { userId: String(r.user_id), username: r.username, tokenId: String(r.token_id) };
+}
+
+function validId(kind: ResourceKind, rawId: unknown): string {
+  const id = toId(rawId);
+  if (!id) throw new ApiError(Codes.MalformedId, `malformed ${kind} id "${String(rawId).slice(0, 40)}"`);
+  return id;
+}
+
+/** A derived table (project_id, owner_id) of the project that the id `param` of `kind` belongs to. */
+function resolved(kind: ResourceKind, param: string): string {
+  const alias = kind === 'project' ? 'p' : 'r';
+  return `(SELECT p.id AS project_id, p.owner_id FROM ${RESOLVE[kind].from} WHERE ${alias}.id = ${param})`;
+}
+
+/** The project's id when its row grants `permission`; the resource's notFound code without a row; else 403. */
+function granted(r: GrantRow | undefined, permission: Permission, kind: ResourceKind, notFound?: ErrorCode): string {
+  if (!r) throw new ApiError(notFound ?? RESOLVE[kind].notFound);
+  const grant: ProjectGrant = { owned: r.owned, read: !!r.can_read, write: !!r.can_write, execute: !!r.can_execute };
+  if (!grants(grant, permission)) throw new ForbiddenException();
+  return String(r.project_id);
 }

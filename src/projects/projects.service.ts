@@ -3,17 +3,20 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginate } from '../common/paginate';
+import { paginateSql } from '../common/paginate';
 import { UserEntity } from '../auth/user.entity';
 import { ProjectEntity } from './project.entity';
 import { ProjectShareEntity } from './project-share.entity';
 import { CreateProjectDto, ProjectView, ShareProjectDto, SharePermission } from './dto/project.dto';
 
-export function toProjectView(p: ProjectEntity): ProjectView {
+export function toProjectView(p: Pick<ProjectEntity, 'id' | 'name' | 'description'>): ProjectView {
   const view: ProjectView = { projectId: String(p.id), name: p.name };
   if (p.description !== null && p.description !== undefined) view.description = p.description;
   return view;
 }
+
+/** What a list's page reads of each project (toProjectView's fields). */
+const PAGE_COLUMNS = 'id, name, description';
 
 @Injectable()
 export class ProjectsService {
@@ -32,23 +35,18 @@ export class ProjectsService {
   }
 
   listOwned(userId: string, offset: number, count: number): Promise<Page<ProjectView>> {
-    const qb = this.db
-      .getRepository(ProjectEntity)
-      .createQueryBuilder('p')
-      .where('p.owner_id = :userId', { userId })
-      .orderBy('p.created_at', 'ASC')
-      .addOrderBy('p.id', 'ASC');
-    return paginate(qb, offset, count, toProjectView);
+    return paginateSql(
+      this.db,
+      { table: 'projects', columns: PAGE_COLUMNS, where: 'owner_id = $1', params: [userId] },
+      offset,
+      count,
+      toProjectView,
+    );
   }
 
   listShared(userId: string, offset: number, count: number): Promise<Page<ProjectView>> {
-    const qb = this.db
-      .getRepository(ProjectEntity)
-      .createQueryBuilder('p')
-      .innerJoin(ProjectShareEntity, 's', 's.project_id = p.id AND s.user_id = :userId', { userId })
-      .orderBy('p.created_at', 'ASC')
-      .addOrderBy('p.id', 'ASC');
-    return paginate(qb, offset, count, toProjectView);
+    const where = 'EXISTS (SELECT 1 FROM project_shares s WHERE s.project_id = projects.id AND s.user_id = $1)';
+    return paginateSql(this.db, { table: 'projects', columns: PAGE_COLUMNS, where, params: [userId] }, offset, count, toProjectView);
   }
 
   /** Deletes the project and, by cascade in the same statement, everything in it. */
