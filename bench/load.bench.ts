@@ -2,15 +2,18 @@
  * Latency under load (issue 12, finding 13): N clients poll status and list routes for T seconds while
  * one `extensive` analysis runs on both cores and 20 slow uploads stay open; /health/ready is probed
  * on the side. Target: 0 errors, p99 < 100 ms, /health/ready < 100 ms throughout.
- *   npm run bench:load [-- --clients 40 --seconds 60 --slow 20 --analysis 1]
- * (`--analysis 0 --slow 0`: the same polling with nothing else running, as a baseline on a busy machine)
- * Starts the real service on 127.0.0.1 with its own embedded PostgreSQL. The clients run in a child
- * process, so their own work does not count as the service's latency.
+ *   npm run bench:load [-- --clients 40 --seconds 60 --slow 20 --analysis 1 --interval 0]
+ * (`--analysis 0 --slow 0`: the same polling with nothing else running, as a baseline on a busy machine;
+ * `--interval ms`: each client pauses that long between requests, as polling clients do; the default, no pause,
+ * is the saturation test: every client sends its next request as soon as the last is answered)
+ * Starts the service as `npm start` runs it (dist/src/main.js: the API, its job workers and engine processes) on 127.0.0.1 with its own embedded PostgreSQL. The clients run in a process of their own, so
+ * their work does not count as the service's latency (but they share the two cores).
  */
 import { fork } from 'node:child_process';
+import * as http from 'node:http';
 import * as net from 'node:net';
-import { UsersService } from '../src/auth/users.service';
-import { breastCancerDataset, call, percentile, startServer } from './server';
+import * as fs from 'node:fs';
+import { breastCancerDataset, call, percentile, startService } from './server';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -24,10 +27,14 @@ interface Plan {
   routes: string[];
   clients: number;
   seconds: number;
+  /** each client's pause between the end of one request and the start of its next (0: none, the saturation test) */
+  intervalMs: number;
 }
 
 interface Report {
   latencies: number[];
+  /** the same latencies by route pattern */
+  byRoute: Record<string, number[]>;
   errors: number;
   firstErrors: string[];
   readyMax: number;
@@ -38,6 +45,11 @@ interface Report {
 /** The client process: pollers, slow uploaders and the /health/ready probe; sends back a Report. */
 async function clients(plan: Plan): Promise<Report> {
   const latencies: number[] = [];
+  const byRoute: Record<string, number[]> = {};
+  const record = (route: string, ms: number) => {
+    latencies.push(ms);
+    (byRoute[route.replace(/\/\d+/g, '/:id')] ??= []).push(ms);
+  };
   let errors = 0;
   const firstErrors: string[] = [];
   const end = Date.now() + plan.seconds * 1000;
@@ -57,12 +69,28 @@ async function clients(plan: Plan): Promise<Report> {
   let closedEarly = 0;
   sockets.forEach((s) => s.on('close', () => closedEarly++));
 
+  // The clients share the service's two cores, so they use the cheapest client Node has (node:http with
+  // keep-alive: about a third of fetch's CPU per request); the probe has a connection of its own. FIFO reuse keeps
+  // every socket busy: none sits idle until the server's keep-alive timeout closes it under a new request.
+  const get = (agent: http.Agent, route: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.get({ agent, host: url.hostname, port: url.port, path: url.pathname + route, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+    });
+  const pollers = new http.Agent({ keepAlive: true, maxSockets: plan.clients, scheduling: 'fifo' });
+  const prober = new http.Agent({ keepAlive: true, maxSockets: 1 });
+
   let readyMax = 0;
   let readyCount = 0;
   const probe = (async () => {
     while (Date.now() < end) {
       const t0 = performance.now();
-      const res = await fetch(`${plan.base}/health/ready`).catch(() => undefined);
+      const res = await get(prober, '/health/ready').catch(() => undefined);
       readyMax = Math.max(readyMax, performance.now() - t0);
       readyCount++;
       if (res?.status !== 200) {
@@ -79,33 +107,37 @@ async function clients(plan: Plan): Promise<Report> {
       const route = plan.routes[next++ % plan.routes.length];
       const t0 = performance.now();
       try {
-        const res = await fetch(plan.base + route, { headers: { authorization: plan.auth } });
-        const body = (await res.json()) as { status?: string; code?: string };
-        latencies.push(performance.now() - t0);
+        const res = await get(pollers, route, { authorization: plan.auth });
+        const body = JSON.parse(res.body) as { status?: string; code?: string };
+        record(route, performance.now() - t0);
         if (res.status !== 200 || body.status !== 'success') {
           errors++;
           if (firstErrors.length < 5) firstErrors.push(`${route}: HTTP ${res.status} ${body.code ?? ''}`);
         }
       } catch (e) {
-        latencies.push(performance.now() - t0);
+        record(route, performance.now() - t0);
         errors++;
         if (firstErrors.length < 5) firstErrors.push(`${route}: ${(e as Error).message}`);
       }
+      if (plan.intervalMs) await new Promise((r) => setTimeout(r, plan.intervalMs));
     }
   };
   await Promise.all([probe, ...Array.from({ length: plan.clients }, poller)]);
   clearInterval(trickle);
   const open = sockets.length - closedEarly;
   sockets.forEach((s) => s.destroy());
-  return { latencies, errors, firstErrors, readyMax, readyCount, slowUploadsOpenAtEnd: open };
+  pollers.destroy();
+  prober.destroy();
+  return { latencies, byRoute, errors, firstErrors, readyMax, readyCount, slowUploadsOpenAtEnd: open };
 }
 
 async function main() {
   const clientCount = arg('clients', 40);
   const seconds = arg('seconds', 60);
+  const intervalMs = arg('interval', 0);
   const slowCount = arg('slow', 20);
   const withAnalysis = arg('analysis', 1) !== 0;
-  const s = await startServer({ WORKER_CORES: '2' });
+  const s = await startService({ WORKER_CORES: '2' });
   try {
     const { projectId, taskId, task } = await breastCancerDataset(s);
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 2, name: 'load' };
@@ -119,10 +151,9 @@ async function main() {
     while (!settled((await call(s, 'GET', `/analysis/${analysisId}/status`)).state)) await new Promise((r) => setTimeout(r, 100));
 
     // slow uploads, 4 per user (MAX_UPLOADS_PER_USER is 4 by default)
-    const users = s.app.get(UsersService);
     const uploaderAuths: string[] = [];
     for (let u = 0; uploaderAuths.length < slowCount; u++) {
-      const { token } = await users.createUser({ username: `slow${u}`, password: `slow-password-${u}` });
+      const { token } = (await s.cli('users', 'create', `slow${u}`, '--password', `slow-password-${u}`)) as { token: string };
       for (let k = 0; k < 4 && uploaderAuths.length < slowCount; k++) uploaderAuths.push(`Bearer ${token}`);
     }
     const plan: Plan = {
@@ -131,6 +162,7 @@ async function main() {
       uploaderAuths,
       clients: clientCount,
       seconds,
+      intervalMs,
       routes: [
         `/analysis/${analysisId}/status`,
         `/analyses/all/${projectId}/0/10`,
@@ -141,9 +173,10 @@ async function main() {
       ],
     };
     process.stdout.write(
-      `${clientCount} clients for ${seconds} s on status and list routes; ` +
+      `${clientCount} clients for ${seconds} s on status and list routes (${intervalMs ? `${intervalMs} ms between requests` : 'no pause: saturation'}); ` +
         `${withAnalysis ? 'one extensive analysis on 2 cores (breast_cancer)' : 'no analysis running'}; ${slowCount} slow uploads\n`,
     );
+    const cpuBefore = serviceCpuSeconds(s.pid);
     const child = fork(__filename, ['--client'], { stdio: 'inherit' });
     const report = await new Promise<Report>((resolve, reject) => {
       child.once('message', (m) => resolve(m as Report));
@@ -151,6 +184,7 @@ async function main() {
       child.once('exit', (code) => code && reject(new Error(`client process exited with ${code}`)));
       child.send(plan);
     });
+    const cpu = serviceCpuSeconds(s.pid) - cpuBefore;
     const lat = report.latencies.sort((a, b) => a - b);
     const f = (x: number) => `${x.toFixed(1)} ms`;
     const p99 = percentile(lat, 99);
@@ -158,7 +192,14 @@ async function main() {
     process.stdout.write(
       `${lat.length} requests (${(lat.length / seconds).toFixed(0)}/s): p50 ${f(percentile(lat, 50))}  p95 ${f(percentile(lat, 95))}  ` +
         `p99 ${f(p99)}  max ${f(lat[lat.length - 1])}; errors ${report.errors}${report.firstErrors.length ? ` (${report.firstErrors.join('; ')})` : ''}\n` +
+        Object.entries(report.byRoute)
+          .map(([route, l]) => {
+            l.sort((a, b) => a - b);
+            return `  ${route}: p50 ${f(percentile(l, 50))}  p99 ${f(percentile(l, 99))}\n`;
+          })
+          .join('') +
         `/health/ready: ${report.readyCount} probes, max ${f(report.readyMax)}\n` +
+        `service process (not its engine processes): CPU ${((cpu * 1000) / lat.length).toFixed(2)} ms per request\n` +
         `slow uploads still open at the end: ${report.slowUploadsOpenAtEnd} of ${slowCount}; analysis ${analysisState} at the end\n` +
         `target (0 errors, p99 < 100 ms, /health/ready < 100 ms): ${report.errors === 0 && p99 < 100 && report.readyMax < 100 ? 'met' : 'MISSED'}\n`,
     );
@@ -166,6 +207,13 @@ async function main() {
   } finally {
     await s.stop();
   }
+}
+
+/** CPU seconds used so far by the service's process (not its engine processes), from /proc (USER_HZ 100). */
+function serviceCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime
 }
 
 if (process.argv.includes('--client')) {

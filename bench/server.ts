@@ -1,7 +1,9 @@
+import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from '../src/app';
 import { createRootLogger, nestLogger } from '../src/common/logger';
@@ -9,6 +11,8 @@ import { loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { UsersService } from '../src/auth/users.service';
+
+const run = promisify(execFile);
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -20,11 +24,74 @@ async function freePort(): Promise<number> {
   });
 }
 
-export interface BenchServer {
-  app: INestApplication;
+/** Where a benchmark's requests go, and as whom. */
+export interface BenchClient {
   base: string;
   auth: string;
+}
+
+export interface BenchServer extends BenchClient {
+  app: INestApplication;
   stop: () => Promise<void>;
+}
+
+/** The service as `npm start` runs it, in a process of its own (with its HTTP processes and engine processes). */
+export interface BenchService extends BenchClient {
+  pid: number;
+  /** Runs the CLI against the service's database; returns its JSON answer. */
+  cli: (...args: string[]) => Promise<unknown>;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts `node dist/src/main.js` on 127.0.0.1 with its embedded PostgreSQL in a temp dir, and logs in as the
+ * admin it bootstraps. `env` adds settings (HTTP_PROCESSES, WORKER_CORES, ...).
+ */
+export async function startService(env: Record<string, string> = {}): Promise<BenchService> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const port = await freePort();
+  const fullEnv = {
+    ...process.env,
+    DATA_DIR: dir,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    EMBEDDED_PG_PORT: String(await freePort()),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
+    ...env,
+  };
+  const root = path.resolve(__dirname, '..', '..');
+  const child = spawn(process.execPath, [...(process.env.BENCH_SERVICE_FLAGS?.split(' ') ?? []), path.join(root, 'dist', 'src', 'main.js')], {
+    env: fullEnv,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const base = `http://127.0.0.1:${port}/api/public/v1`;
+  const credentials = path.join(dir, 'admin-credentials.json');
+  for (const end = Date.now() + 120_000; ;) {
+    const ok = await fetch(`${base}/health/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok && fs.existsSync(credentials)) break;
+    if (child.exitCode !== null || Date.now() > end) throw new Error('the service did not start');
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const { token } = JSON.parse(fs.readFileSync(credentials, 'utf8')) as { token: string };
+  return {
+    base,
+    auth: `Bearer ${token}`,
+    pid: child.pid!,
+    cli: async (...args: string[]) => {
+      const { stdout } = await run(process.execPath, [path.join(root, 'dist', 'src', 'cli.js'), ...args], { env: fullEnv });
+      return JSON.parse(stdout.trim()) as unknown;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The real service on 127.0.0.1 with its own embedded PostgreSQL in a temp dir, and a user's token. */
@@ -57,7 +124,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
 
 /** A JSON call; returns the payload or throws with the error envelope. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- benchmark callers read whatever payload they asked for
-export async function call<T = any>(s: BenchServer, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+export async function call<T = any>(s: BenchClient, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const res = await fetch(s.base + route, {
     method,
     headers: { authorization: s.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -71,7 +138,7 @@ export async function call<T = any>(s: BenchServer, method: 'GET' | 'POST', rout
 /** Samples the process's resident memory every 100 ms; `peak()` gives the highest seen, in MB. */
 /** Uploads the shared breast_cancer.csv into a new project and waits for its dataset task to end. */
 export async function breastCancerDataset(
-  s: BenchServer,
+  s: BenchClient,
 ): Promise<{ projectId: string; taskId: string; task: { state: string; datasetId?: string } }> {
   const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
   await fetch(`${s.base}/file/bc/upload`, { method: 'POST', headers: { authorization: s.auth, 'content-type': 'text/csv' }, body: csv });

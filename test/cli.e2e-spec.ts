@@ -80,6 +80,15 @@ describe('the CLI', () => {
     expect(expectSuccess(await projectsOf(created.token))).toEqual({ offset: 0, totalCount: 0, data: [] });
   });
 
+  it('two creates of one name at once: one user, and the other is told the name is taken (exit 1, no stack)', async () => {
+    const runs = await Promise.all([1, 2, 3].map(() => cli(['users', 'create', 'twin', '--password', 'twin-password'])));
+    expect(runs.map((r) => r.code).sort()).toEqual([0, 1, 1]);
+    for (const r of runs.filter((x) => x.code === 1)) {
+      expect(r.stderr).toContain('user twin already exists');
+      expect(r.stderr).not.toMatch(/QueryFailedError|duplicate key|\n\s+at /);
+    }
+  });
+
   it('users list prints one line per user with its state', async () => {
     await cli(['users', 'create', 'lister', '--password', 'lister-password', '--email', 'l@example.org']);
     const rows = json(await cli(['users', 'list']));

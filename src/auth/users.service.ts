@@ -82,14 +82,19 @@ export class UsersService {
     if (await repo.exists({ where: { username: input.username } })) {
       throw new UserInputError(`user ${input.username} already exists`);
     }
-    const saved = await repo.save(
-      repo.create({
-        username: input.username,
-        email: input.email ?? null,
-        passwordHash: await hashPassword(input.password),
-        coreQuota: input.cores ?? null,
-      }),
-    );
+    const user = repo.create({
+      username: input.username,
+      email: input.email ?? null,
+      passwordHash: await hashPassword(input.password),
+      coreQuota: input.cores ?? null,
+    });
+    const saved = await repo.save(user).catch((e: unknown) => {
+      // the same name created meanwhile by another process (two HTTP processes bootstrapping the admin)
+      if ((e as { driverError?: { code?: string } }).driverError?.code === '23505') {
+        throw new UserInputError(`user ${input.username} already exists`);
+      }
+      throw e;
+    });
     return { userId: String(saved.id), token: await this.issueToken(saved.id) };
   }
 

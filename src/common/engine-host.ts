@@ -10,7 +10,7 @@ import { BlobReader, extractBlobs, restoreBlobs, writeBlobs } from './blob-chann
 import { setNice } from './engine-process';
 import type { HostMessage, ToHost } from './engine-process';
 
-const nice = Number(process.env.ENGINE_NICE ?? 10);
+const nice = Number(process.env.ENGINE_NICE ?? 19);
 const maxMemoryMb = Number(process.env.ENGINE_MAX_MEMORY_MB ?? 0);
 
 // Linux keeps a niceness per thread, and a new thread takes its creator's: lower every thread that exists

@@ -113,7 +113,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
-    engineNice: int(env, 'ENGINE_NICE', 10, 0, 19),
+    engineNice: int(env, 'ENGINE_NICE', 19, 0, 19),
     engineMaxMemoryMb: int(env, 'ENGINE_MAX_MEMORY_MB', 0, 0, 1024 * 1024),
     analysisSeed: env.ANALYSIS_SEED?.trim() ? int(env, 'ANALYSIS_SEED', 1, 1, 2 ** 31 - 2) : undefined,
   };
