@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -21,12 +22,16 @@ const BUSY = script('busy', `for (;;) {}`);
 const HOG = script('hog', `const keep = []; for (;;) keep.push(new Array(100000).fill({ x: Math.random() }));`);
 
 /** Niceness of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
-function threadNiceness(pid: number): number[] {
+/** A field of every thread's /proc stat line, by its index after the command (0: state, 16: nice, 38: policy). */
+function threadField(pid: number, index: number): number[] {
   return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
     const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[index]);
   });
 }
+const threadNiceness = (pid: number) => threadField(pid, 16);
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
 
 function alive(pid: number): boolean {
   try {
@@ -86,6 +91,18 @@ describe('EngineWorker (an engine thread in a child process)', () => {
     expect(niceness.length).toBeGreaterThan(2);
     expect(niceness.every((n) => n === 10)).toBe(true);
     expect(os.getPriority(process.pid)).toBe(0);
+    await w.terminate();
+  });
+
+  it('runs the engine process under SCHED_IDLE where chrt can start one (else as an ordinary process), not this one', async () => {
+    if (process.platform !== 'linux') return;
+    const chrt = spawnSync('chrt', ['--idle', '0', 'true']).status === 0;
+    const w = new EngineWorker(SPIN);
+    await next(w, 'message');
+    const policies = threadField(w.pid!, 38);
+    expect(policies.length).toBeGreaterThan(2);
+    expect(new Set(policies)).toEqual(new Set([chrt ? SCHED_IDLE : SCHED_OTHER]));
+    expect(new Set(threadField(process.pid, 38))).toEqual(new Set([SCHED_OTHER]));
     await w.terminate();
   });
 

@@ -1,4 +1,4 @@
-import { ChildProcess, fork } from 'node:child_process';
+import { ChildProcess, fork, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -8,7 +8,10 @@ import { workerScript } from './worker-thread';
 /**
  * How engine work runs: in a child process at a lower scheduling priority than the API (so the event loop
  * wins the cores when both want them) and with its own heap limit (so an analysis that runs out of memory
- * ends that process, not the service).
+ * ends that process, not the service). On Linux the engine process also runs under SCHED_IDLE when it can
+ * (util-linux's `chrt`, in every Debian-based image): it gets a core only when no ordinary process wants
+ * one, and an API thread that wakes up takes the core from it at once, where niceness 19 still leaves it a
+ * small share and lets it finish its time slice.
  */
 export interface EngineProcessOptions {
   /** Niceness of the engine processes, 0 (the API's) to 19 (lowest). */
@@ -17,7 +20,17 @@ export interface EngineProcessOptions {
   maxMemoryMb: number;
 }
 
-let settings: EngineProcessOptions = { nice: 10, maxMemoryMb: 0 };
+let settings: EngineProcessOptions = { nice: 19, maxMemoryMb: 0 };
+
+/** `chrt` when it can start a program under SCHED_IDLE here (found once, on the first engine process). */
+let idleLauncher: string | null | undefined;
+function schedIdleLauncher(): string | null {
+  if (idleLauncher === undefined) {
+    const probe = spawnSync('chrt', ['--idle', '0', process.execPath, '-e', '0'], { stdio: 'ignore', timeout: 10_000 });
+    idleLauncher = probe.status === 0 ? 'chrt' : null;
+  }
+  return idleLauncher;
+}
 
 /** Set once at start-up from the configuration (ENGINE_NICE, ENGINE_MAX_MEMORY_MB). */
 export function configureEngineProcesses(options: EngineProcessOptions): void {
@@ -70,8 +83,10 @@ export class EngineWorker extends EventEmitter {
     super();
     const { nice, maxMemoryMb } = settings;
     const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
+    const launcher = schedIdleLauncher();
     this.child = fork(HOST, [], {
-      execArgv,
+      // `chrt --idle 0 node ...` sets the policy and then is node (same process, same channels)
+      ...(launcher ? { execPath: launcher, execArgv: ['--idle', '0', process.execPath, ...execArgv] } : { execArgv }),
       serialization: 'advanced',
       // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
       // 4: data to the host, 5: data from it (the large typed arrays of messages)
