@@ -6,7 +6,7 @@ import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
-import { returning } from '../database/sql';
+import { prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
@@ -154,7 +154,7 @@ export class AnalysesService {
   }
 
   private async row(analysisId: string, notFound: ErrorCode = Codes.AnalysisNotFound): Promise<AnalysisRow> {
-    const rows: AnalysisRow[] = await this.db.query(`SELECT ${COLUMNS} FROM analyses WHERE id = $1`, [analysisId]);
+    const rows = await prepared<AnalysisRow>(this.db, `SELECT ${COLUMNS} FROM analyses WHERE id = $1`, [analysisId]);
     if (!rows.length) throw new ApiError(notFound);
     return rows[0];
   }

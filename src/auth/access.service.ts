@@ -1,6 +1,7 @@
 import { ForbiddenException, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
+import { prepared } from '../database/sql';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { toId } from '../common/pipes';
 import { AuthContext } from './auth-context';
@@ -49,7 +50,7 @@ export class AccessService {
   /** The user of a valid (known, unexpired, unrevoked) token, or undefined. */
   async authenticate(token: string | undefined): Promise<AuthContext | undefined> {
     if (!usable(token)) return undefined;
-    const rows: AuthRow[] = await this.db.query(`${AUTHENTICATED} SELECT * FROM a`, [hashToken(token)]);
+    const rows: AuthRow[] = await prepared(this.db, `${AUTHENTICATED} SELECT * FROM a`, [hashToken(token)]);
     return rows.length ? authContext(rows[0]) : undefined;
   }
 
@@ -60,7 +61,8 @@ export class AccessService {
    */
   async require(userId: string, permission: Permission, kind: ResourceKind, rawId: unknown, notFound?: ErrorCode): Promise<string> {
     const id = validId(kind, rawId);
-    const rows: GrantRow[] = await this.db.query(
+    const rows: GrantRow[] = await prepared(
+      this.db,
       `SELECT x.project_id, x.owner_id = $2 AS owned, s.can_read, s.can_write, s.can_execute
          FROM ${resolved(kind, '$1')} x
          LEFT JOIN project_shares s ON s.project_id = x.project_id AND s.user_id = $2`,
@@ -85,7 +87,8 @@ export class AccessService {
       const auth = await this.authenticate(token);
       return auth && { auth, projectId: await this.require(auth.userId, permission, kind, rawId, notFound) };
     }
-    const rows: (AuthRow & GrantRow)[] = await this.db.query(
+    const rows: (AuthRow & GrantRow)[] = await prepared(
+      this.db,
       `${AUTHENTICATED}
        SELECT a.*, x.project_id, x.owner_id = a.user_id AS owned, s.can_read, s.can_write, s.can_execute
          FROM a

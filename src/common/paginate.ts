@@ -1,14 +1,16 @@
+import { DataSource } from 'typeorm';
+import { prepared } from '../database/sql';
 import { Page } from './pipes';
 
 /**
  * The same with plain SQL: a page of `SELECT <columns> FROM <table> WHERE <where>` ordered by creation
- * then id. `where` uses $1.. for `params`; the table and column list are code, never input.
+ * then id. `where` uses $1.. for `params`; the table, columns and condition are code, never input (the
+ * statements are prepared: sql.ts).
  * One query gives the page and the total (a window count); only a page past the end (or of 0 items),
  * which has no row to carry the total, costs a second query for the count.
  */
 export async function paginateSql<R, V>(
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- TypeORM's query() is typed any
-  db: { query: (sql: string, params?: unknown[]) => Promise<any> },
+  db: DataSource,
   sql: { table: string; columns: string; where: string; params: unknown[] },
   offset: number,
   count: number,
@@ -18,12 +20,13 @@ export async function paginateSql<R, V>(
   const rows: (R & { total_count__: number })[] =
     count === 0
       ? []
-      : await db.query(
+      : await prepared<R & { total_count__: number }>(
+          db,
           `SELECT ${sql.columns}, count(*) OVER ()::int AS total_count__ FROM ${sql.table} WHERE ${sql.where}
             ORDER BY created_at, id OFFSET $${k + 1} LIMIT $${k + 2}`,
           [...sql.params, offset, count],
         );
   if (rows.length) return { offset, totalCount: rows[0].total_count__, data: rows.map(({ total_count__: _, ...r }) => view(r as R)) };
-  const [{ n }] = await db.query(`SELECT count(*)::int AS n FROM ${sql.table} WHERE ${sql.where}`, sql.params);
+  const [{ n }] = await prepared<{ n: number }>(db, `SELECT count(*)::int AS n FROM ${sql.table} WHERE ${sql.where}`, sql.params);
   return { offset, totalCount: n, data: [] };
 }

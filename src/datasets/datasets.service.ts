@@ -4,9 +4,9 @@ import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
-import { returning } from '../database/sql';
+import { prepared, returning } from '../database/sql';
 import { CreateDatasetPayload } from '../jobs/job-kinds';
-import { renderStatus, statusColumns } from '../jobs/job-state';
+import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { FeatureType } from '../engine/types';
 import { impossibleType, unpackColumn } from './column-codec';
@@ -91,7 +91,11 @@ export class DatasetsService {
 
   /** A task's status (dataset creation or image upload; `kind` narrows it to one). */
   async taskStatus(taskId: string, kind?: string, notFound: ErrorCode = Codes.FileOrTaskNotFound): Promise<TaskView> {
-    const rows = await this.db.query(`SELECT id, kind, ${statusColumns('task')} FROM tasks WHERE id = $1`, [taskId]);
+    const rows = await prepared<StatusRow & { id: string; kind: string }>(
+      this.db,
+      `SELECT id, kind, ${statusColumns('task')} FROM tasks WHERE id = $1`,
+      [taskId],
+    );
     if (!rows.length || (kind !== undefined && rows[0].kind !== kind)) throw new ApiError(notFound);
     return { taskId: String(rows[0].id), ...renderStatus('task', rows[0]) };
   }
