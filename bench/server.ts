@@ -61,10 +61,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Be
     ...env,
   };
   const root = path.resolve(__dirname, '..', '..');
-  const child = spawn(process.execPath, [...(process.env.BENCH_SERVICE_FLAGS?.split(' ') ?? []), path.join(root, 'dist', 'src', 'main.js')], {
-    env: fullEnv,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SERVICE_FLAGS?.split(' ') ?? []), path.join(root, 'dist', 'src', 'main.js')],
+    {
+      env: fullEnv,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const base = `http://127.0.0.1:${port}/api/public/v1`;
   const credentials = path.join(dir, 'admin-credentials.json');
