@@ -6,8 +6,10 @@
  * (`--analysis 0 --slow 0`: the same polling with nothing else running, as a baseline on a busy machine;
  * `--interval ms`: each client pauses that long between requests, as polling clients do; the default, no pause,
  * is the saturation test: every client sends its next request as soon as the last is answered)
- * Starts the service as `npm start` runs it (dist/src/main.js: the API, its job workers and engine processes) on 127.0.0.1 with its own embedded PostgreSQL. The clients run in a process of their own, so
- * their work does not count as the service's latency (but they share the two cores).
+ * Starts the service as `npm start` runs it (dist/src/main.js: the API, its job workers and engine processes)
+ * on 127.0.0.1 with its own embedded PostgreSQL. The pollers and slow uploads run in one process of their own,
+ * the probe in another (as an orchestrator's would), so their work does not count as the service's latency
+ * (but they share the two cores).
  */
 import { fork } from 'node:child_process';
 import * as http from 'node:http';
@@ -29,6 +31,8 @@ interface Plan {
   seconds: number;
   /** each client's pause between the end of one request and the start of its next (0: none, the saturation test) */
   intervalMs: number;
+  /** what this client process does: the pollers and slow uploads, or the /health/ready probe (as an orchestrator would, from a process of its own) */
+  role: 'pollers' | 'probe';
 }
 
 interface Report {
@@ -42,7 +46,7 @@ interface Report {
   slowUploadsOpenAtEnd: number;
 }
 
-/** The client process: pollers, slow uploaders and the /health/ready probe; sends back a Report. */
+/** A client process: pollers and slow uploaders, or the /health/ready probe; sends back a Report. */
 async function clients(plan: Plan): Promise<Report> {
   const latencies: number[] = [];
   const byRoute: Record<string, number[]> = {};
@@ -56,7 +60,8 @@ async function clients(plan: Plan): Promise<Report> {
   const url = new URL(plan.base);
 
   // 20 slow uploads: each announces 10 MB, sends 4 bytes, then a byte every 5 s (under the idle timeout)
-  const sockets = plan.uploaderAuths.map((auth, i) => {
+  const probing = plan.role === 'probe';
+  const sockets = (probing ? [] : plan.uploaderAuths).map((auth, i) => {
     const socket = net.connect(Number(url.port), url.hostname);
     socket.on('error', () => undefined);
     socket.write(
@@ -88,7 +93,7 @@ async function clients(plan: Plan): Promise<Report> {
   let readyMax = 0;
   let readyCount = 0;
   const probe = (async () => {
-    while (Date.now() < end) {
+    while (probing && Date.now() < end) {
       const t0 = performance.now();
       const res = await get(prober, '/health/ready').catch(() => undefined);
       readyMax = Math.max(readyMax, performance.now() - t0);
@@ -122,7 +127,7 @@ async function clients(plan: Plan): Promise<Report> {
       if (plan.intervalMs) await new Promise((r) => setTimeout(r, plan.intervalMs));
     }
   };
-  await Promise.all([probe, ...Array.from({ length: plan.clients }, poller)]);
+  await Promise.all([probe, ...Array.from({ length: probing ? 0 : plan.clients }, poller)]);
   clearInterval(trickle);
   const open = sockets.length - closedEarly;
   sockets.forEach((s) => s.destroy());
@@ -156,7 +161,7 @@ async function main() {
       const { token } = (await s.cli('users', 'create', `slow${u}`, '--password', `slow-password-${u}`)) as { token: string };
       for (let k = 0; k < 4 && uploaderAuths.length < slowCount; k++) uploaderAuths.push(`Bearer ${token}`);
     }
-    const plan: Plan = {
+    const plan: Omit<Plan, 'role'> = {
       base: s.base,
       auth: s.auth,
       uploaderAuths,
@@ -177,13 +182,22 @@ async function main() {
         `${withAnalysis ? 'one extensive analysis on 2 cores (breast_cancer)' : 'no analysis running'}; ${slowCount} slow uploads\n`,
     );
     const cpuBefore = serviceCpuSeconds(s.pid);
-    const child = fork(__filename, ['--client'], { stdio: 'inherit' });
-    const report = await new Promise<Report>((resolve, reject) => {
-      child.once('message', (m) => resolve(m as Report));
-      child.once('error', reject);
-      child.once('exit', (code) => code && reject(new Error(`client process exited with ${code}`)));
-      child.send(plan);
-    });
+    const runClients = (role: Plan['role']) =>
+      new Promise<Report>((resolve, reject) => {
+        const child = fork(__filename, ['--client'], { stdio: 'inherit' });
+        child.once('message', (m) => resolve(m as Report));
+        child.once('error', reject);
+        child.once('exit', (code) => code && reject(new Error(`client process exited with ${code}`)));
+        child.send({ ...plan, role });
+      });
+    const [polled, probed] = await Promise.all([runClients('pollers'), runClients('probe')]);
+    const report: Report = {
+      ...polled,
+      errors: polled.errors + probed.errors,
+      firstErrors: [...polled.firstErrors, ...probed.firstErrors].slice(0, 5),
+      readyMax: probed.readyMax,
+      readyCount: probed.readyCount,
+    };
     const cpu = serviceCpuSeconds(s.pid) - cpuBefore;
     const lat = report.latencies.sort((a, b) => a - b);
     const f = (x: number) => `${x.toFixed(1)} ms`;
