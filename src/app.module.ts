@@ -18,6 +18,7 @@ import { PlotsModule } from './plots/plots.module';
 import { PredictionsModule } from './predictions/predictions.module';
 import { ImageUploadModule } from './image-upload/image-upload.module';
 import { HealthController } from './health/health.controller';
+import { DatabaseHealth } from './health/database-health';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { configureEngineProcesses } from './common/engine-process';
@@ -82,6 +83,7 @@ export class AppModule {
       imports: [...common, ...FEATURE_MODULES],
       controllers: [HealthController],
       providers: [
+        DatabaseHealth,
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useClass: ApiValidationPipe },

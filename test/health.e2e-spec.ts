@@ -1,7 +1,10 @@
 import { Client } from 'pg';
 import { API, createTestApp, freshDatabase, TestApp } from './utils';
 
-/** Readiness (GET /health/ready): the database answers; HTTP 503 with "unreachable" when it does not. */
+/**
+ * Readiness (GET /health/ready): the database answers (a check under 1.5 s old); HTTP 503 with "unreachable" when
+ * it does not.
+ */
 describe('readiness', () => {
   let t: TestApp;
   let url: string;
@@ -23,8 +26,36 @@ describe('readiness', () => {
     } finally {
       await admin.end();
     }
-    const gone = await t.http().get(`${API}/health/ready`);
+    // the pool's connections were ended by the server: the next probe checks for itself (within 1.5 s at worst)
+    let gone = await t.http().get(`${API}/health/ready`);
+    for (const end = Date.now() + 3000; gone.status === 200 && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 100));
+      gone = await t.http().get(`${API}/health/ready`);
+    }
     expect(gone.status).toBe(503);
     expect(gone.body).toEqual({ status: 'unavailable', database: 'unreachable' });
+  });
+
+  it('answers from a recent check, without waiting behind requests for a pooled connection', async () => {
+    const busy = await createTestApp({ DB_POOL_SIZE: '2' });
+    const watcher = new Client({ connectionString: busy.databaseUrl });
+    await watcher.connect();
+    try {
+      expect((await busy.http().get(`${API}/health/ready`)).body).toEqual({ status: 'ok', database: 'ok' });
+      // both pooled connections are taken for 3 s
+      let ended = 0;
+      const hold = Promise.all([1, 2].map(() => busy.db.query('SELECT pg_sleep(3)').then(() => ended++)));
+      const sleeping = async () =>
+        Number((await watcher.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3)'`)).rows[0].n);
+      while ((await sleeping()) < 2) await new Promise((r) => setTimeout(r, 10));
+
+      const probe = await busy.http().get(`${API}/health/ready`);
+      expect(probe.body).toEqual({ status: 'ok', database: 'ok' });
+      expect(ended).toBe(0); // answered while the pool was still busy
+      await hold;
+    } finally {
+      await watcher.end();
+      await busy.close();
+    }
   });
 });
