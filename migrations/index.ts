@@ -6,6 +6,7 @@ import { ImageUpload1763800500000 } from './1763800500000-image-upload';
 import { JobSubjects1763800600000 } from './1763800600000-job-subjects';
 import { FileUploads1763800650000 } from './1763800650000-file-uploads';
 import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
+import { LoginFailures1763800800000 } from './1763800800000-login-failures';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -17,4 +18,5 @@ export const MIGRATIONS = [
   JobSubjects1763800600000,
   FileUploads1763800650000,
   UserDisabled1763800700000,
+  LoginFailures1763800800000,
 ];

@@ -318,4 +318,22 @@ describe('finding 4: login does the same work for unknown users and throttles fa
       await s.close();
     }
   });
+
+  it('counts failed logins across API processes (one database): two processes do not double the limit', async () => {
+    const env = { LOGIN_MAX_FAILURES_PER_USER: '3' };
+    const first = await createTestApp(env);
+    const second = await createTestApp(env, first.databaseUrl);
+    try {
+      const alice = await createUser(first);
+      const login = (s: TestApp, password: string) => s.http().post(`${API}/login`).send({ usernameOrEmail: alice.username, password });
+      expectError(await login(first, 'wrong-password'), 'auth-10-3');
+      expectError(await login(first, 'wrong-password'), 'auth-10-3');
+      expectError(await login(second, 'wrong-password'), 'auth-10-3');
+      expectError(await login(first, `password-${alice.username}`), 'auth-10-4');
+      expectError(await login(second, `password-${alice.username}`), 'auth-10-4');
+    } finally {
+      await second.close();
+      await first.close();
+    }
+  });
 });

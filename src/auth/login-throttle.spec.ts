@@ -1,54 +1,66 @@
-import { addressKey, FailureWindow, LoginThrottle } from './login-throttle';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../database/database';
+import { freshDatabase } from '../../test/utils';
+import { addressKey, LoginThrottle } from './login-throttle';
 
-describe('FailureWindow', () => {
-  it('blocks a key at `max` failures inside the window and forgets failures older than it', () => {
-    let now = 1_000_000;
-    const w = new FailureWindow(3, 60_000, () => now);
-    w.record('a');
-    now += 10_000;
-    w.record('a');
-    expect(w.blocked('a')).toBe(false);
-    w.record('a');
-    expect(w.blocked('a')).toBe(true);
-    expect(w.blocked('b')).toBe(false);
-    now += 50_001; // the first failure leaves the window
-    expect(w.count('a')).toBe(2);
-    expect(w.blocked('a')).toBe(false);
-    w.clear('a');
-    expect(w.count('a')).toBe(0);
-  });
-
-  it('keeps at most maxKeys keys, forgetting the least recently failed', () => {
-    const w = new FailureWindow(1, 60_000, () => 0, 2);
-    w.record('a');
-    w.record('b');
-    w.record('a');
-    w.record('c');
-    expect([w.count('a'), w.count('b'), w.count('c')]).toEqual([1, 0, 1]);
-  });
-});
-
-describe('LoginThrottle', () => {
+describe('LoginThrottle (failures in PostgreSQL)', () => {
+  let db: DataSource;
   const config = { loginMaxFailuresPerUser: 2, loginMaxFailuresPerAddress: 3, loginFailureWindowSeconds: 60 };
+  /** the failures recorded so far happened `seconds` earlier */
+  const age = (seconds: number) => db.query(`UPDATE login_failures SET failed_at = failed_at - make_interval(secs => $1)`, [seconds]);
 
-  it('limits per name (case-insensitive) and per address; a success clears the name only', () => {
-    let now = 0;
-    const t = new LoginThrottle(config, () => now);
-    t.failed('Alice', '10.0.0.1');
-    expect(t.blocked('alice', '10.0.0.9')).toBe(false);
-    t.failed('alice', '10.0.0.2');
-    expect(t.blocked('ALICE', '10.0.0.9')).toBe(true);
-    t.succeeded('alice');
-    expect(t.blocked('alice', '10.0.0.9')).toBe(false);
+  beforeAll(async () => {
+    db = new DataSource(dataSourceOptions(await freshDatabase()));
+    await db.initialize();
+  });
+  afterAll(() => db.destroy());
+  beforeEach(() => db.query('DELETE FROM login_failures'));
 
-    t.failed('bob', '10.0.0.5');
-    t.failed('carol', '10.0.0.5');
-    expect(t.blocked('dave', '10.0.0.5')).toBe(false);
-    t.failed('erin', '10.0.0.5');
-    expect(t.blocked('dave', '10.0.0.5')).toBe(true);
-    expect(t.blocked('dave', '10.0.0.6')).toBe(false);
-    now += 60_001;
-    expect(t.blocked('dave', '10.0.0.5')).toBe(false);
+  it('limits per name (case-insensitive) and per address; a success clears the name only', async () => {
+    const t = new LoginThrottle(db, config);
+    await t.failed('Alice', '10.0.0.1');
+    expect(await t.blocked('alice', '10.0.0.9')).toBe(false);
+    await t.failed('alice', '10.0.0.2');
+    expect(await t.blocked('ALICE', '10.0.0.9')).toBe(true);
+    await t.succeeded('alice');
+    expect(await t.blocked('alice', '10.0.0.9')).toBe(false);
+
+    await t.failed('bob', '10.0.0.5');
+    await t.failed('carol', '10.0.0.5');
+    expect(await t.blocked('dave', '10.0.0.5')).toBe(false);
+    await t.failed('erin', '10.0.0.5');
+    expect(await t.blocked('dave', '10.0.0.5')).toBe(true);
+    expect(await t.blocked('dave', '10.0.0.6')).toBe(false);
+    expect(await t.blocked('dave', undefined)).toBe(false);
+  });
+
+  it('forgets failures older than the window, and deletes their rows as new failures come', async () => {
+    const t = new LoginThrottle(db, config);
+    await t.failed('alice', '10.0.0.1');
+    await t.failed('alice', '10.0.0.1');
+    await age(59);
+    expect(await t.blocked('alice', undefined)).toBe(true);
+    await age(2); // 61 s old: outside the 60 s window
+    expect(await t.blocked('alice', undefined)).toBe(false);
+    await t.failed('bob', undefined); // without an address: one row
+    expect(await db.query(`SELECT key FROM login_failures`)).toEqual([{ key: 'user:bob' }]);
+  });
+
+  it('is one ledger for every process: two throttles on one database count the same failures', async () => {
+    const a = new LoginThrottle(db, config);
+    const b = new LoginThrottle(db, config);
+    await a.failed('alice', '10.0.0.1');
+    await b.failed('alice', '10.0.0.2');
+    expect(await a.blocked('alice', '10.0.0.3')).toBe(true);
+    expect(await b.blocked('alice', '10.0.0.3')).toBe(true);
+  });
+
+  it('counts every address of one /64 as one client', async () => {
+    const t = new LoginThrottle(db, { ...config, loginMaxFailuresPerUser: 100, loginMaxFailuresPerAddress: 2 });
+    await t.failed('a', '2001:db8:1:2::1');
+    await t.failed('b', '2001:db8:1:2::2');
+    expect(await t.blocked('c', '2001:db8:1:2:ffff::9')).toBe(true);
+    expect(await t.blocked('c', '2001:db8:1:3::1')).toBe(false);
   });
 });
 
@@ -61,13 +73,5 @@ describe('addressKey', () => {
     expect(addressKey('2001:0db8::1')).toBe('2001:db8:0:0::/64');
     expect(addressKey('::1')).toBe('0:0:0:0::/64');
     expect(addressKey('not an address')).toBe('not an address');
-  });
-
-  it('counts every address of one /64 as one client', () => {
-    const t = new LoginThrottle({ loginMaxFailuresPerUser: 100, loginMaxFailuresPerAddress: 2, loginFailureWindowSeconds: 60 }, () => 0);
-    t.failed('a', '2001:db8:1:2::1');
-    t.failed('b', '2001:db8:1:2::2');
-    expect(t.blocked('c', '2001:db8:1:2:ffff::9')).toBe(true);
-    expect(t.blocked('c', '2001:db8:1:3::1')).toBe(false);
   });
 });

@@ -1,48 +1,7 @@
 import { isIPv6 } from 'node:net';
+import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
-
-/**
- * Counts failures per key in a sliding window. In memory, per process: it slows a guesser down, it is
- * not a shared ledger (with several API processes each keeps its own counts). Bounded: at most
- * `maxKeys` keys (the oldest forgotten first) and `max` timestamps a key.
- */
-export class FailureWindow {
-  private readonly failures = new Map<string, number[]>();
-
-  constructor(
-    private readonly max: number,
-    private readonly windowMs: number,
-    private readonly now: () => number = Date.now,
-    private readonly maxKeys = 100_000,
-  ) {}
-
-  /** Failures of `key` still inside the window. */
-  count(key: string): number {
-    const list = this.failures.get(key);
-    if (!list) return 0;
-    const since = this.now() - this.windowMs;
-    while (list.length && list[0] <= since) list.shift();
-    if (!list.length) this.failures.delete(key);
-    return list.length;
-  }
-
-  blocked(key: string): boolean {
-    return this.count(key) >= this.max;
-  }
-
-  record(key: string): void {
-    const list = this.failures.get(key) ?? [];
-    this.failures.delete(key); // re-inserted last: the Map's order is the order of last failure
-    list.push(this.now());
-    if (list.length > this.max) list.shift();
-    this.failures.set(key, list);
-    if (this.failures.size > this.maxKeys) this.failures.delete(this.failures.keys().next().value as string);
-  }
-
-  clear(key: string): void {
-    this.failures.delete(key);
-  }
-}
+import { prepared } from '../database/sql';
 
 /**
  * The key of a client address for the per-address limit: an IPv4 address (also when IPv4-mapped,
@@ -63,6 +22,8 @@ export function addressKey(address: string): string {
     .join(':')}::/64`;
 }
 
+type ThrottleConfig = Pick<AppConfig, 'loginMaxFailuresPerUser' | 'loginMaxFailuresPerAddress' | 'loginFailureWindowSeconds'>;
+
 /**
  * The login policy: at most LOGIN_MAX_FAILURES_PER_USER failed logins per username (or email) and
  * LOGIN_MAX_FAILURES_PER_ADDRESS per client address within LOGIN_FAILURE_WINDOW_SECONDS (defaults 10,
@@ -70,38 +31,57 @@ export function addressKey(address: string): string {
  * auth-10-4 until old failures leave the window, even with the right password. A success clears the
  * name's count (not the address's: one right password must not reset a spray from that address).
  *
+ * The failures are rows of `login_failures`, timed by the database's clock: every API process (and a restarted
+ * one) counts the same failures, so running several API processes does not multiply the limits. Rows older than
+ * the window are deleted as new failures are recorded. A refused (throttled) login records nothing, and each
+ * recorded failure cost a password verification, so the table stays small (at most a few rows per second).
+ *
  * Why not @nestjs/throttler: it counts every request, while this counts failures only (a user who
  * logs in often is never slowed), and it keys each limit by one tracker, while this keys one request
  * by two (name and address) that are known only after the body is read.
  */
 export class LoginThrottle {
-  private readonly byUser: FailureWindow;
-  private readonly byAddress: FailureWindow;
-
   constructor(
-    config: Pick<AppConfig, 'loginMaxFailuresPerUser' | 'loginMaxFailuresPerAddress' | 'loginFailureWindowSeconds'>,
-    now: () => number = Date.now,
-  ) {
-    const windowMs = config.loginFailureWindowSeconds * 1000;
-    this.byUser = new FailureWindow(config.loginMaxFailuresPerUser, windowMs, now);
-    this.byAddress = new FailureWindow(config.loginMaxFailuresPerAddress, windowMs, now);
+    private readonly db: DataSource,
+    private readonly config: ThrottleConfig,
+  ) {}
+
+  /** Usernames and emails compare case-insensitively, so `Admin` and `admin` share one count. */
+  private static userKey(name: string): string {
+    return `user:${name.toLowerCase()}`;
   }
 
-  /** Usernames and emails compare case-insensitively here, so `Admin` and `admin` share one count. */
-  private static user(name: string): string {
-    return name.toLowerCase();
+  private static addressKey(address: string | undefined): string | null {
+    return address === undefined ? null : `address:${addressKey(address)}`;
   }
 
-  blocked(name: string, address: string | undefined): boolean {
-    return this.byUser.blocked(LoginThrottle.user(name)) || (address !== undefined && this.byAddress.blocked(addressKey(address)));
+  async blocked(name: string, address: string | undefined): Promise<boolean> {
+    const c = this.config;
+    const [row] = await prepared<{ blocked: boolean }>(
+      this.db,
+      `SELECT count(*) FILTER (WHERE key = $1) >= $3 OR count(*) FILTER (WHERE key = $2) >= $4 AS blocked
+         FROM login_failures WHERE key IN ($1, $2) AND failed_at > now() - make_interval(secs => $5)`,
+      [
+        LoginThrottle.userKey(name),
+        LoginThrottle.addressKey(address),
+        c.loginMaxFailuresPerUser,
+        c.loginMaxFailuresPerAddress,
+        c.loginFailureWindowSeconds,
+      ],
+    );
+    return row.blocked;
   }
 
-  failed(name: string, address: string | undefined): void {
-    this.byUser.record(LoginThrottle.user(name));
-    if (address !== undefined) this.byAddress.record(addressKey(address));
+  async failed(name: string, address: string | undefined): Promise<void> {
+    await prepared(
+      this.db,
+      `WITH expired AS (DELETE FROM login_failures WHERE failed_at <= now() - make_interval(secs => $3))
+       INSERT INTO login_failures (key) SELECT k FROM unnest(ARRAY[$1, $2]::text[]) AS k WHERE k IS NOT NULL`,
+      [LoginThrottle.userKey(name), LoginThrottle.addressKey(address), this.config.loginFailureWindowSeconds],
+    );
   }
 
-  succeeded(name: string): void {
-    this.byUser.clear(LoginThrottle.user(name));
+  async succeeded(name: string): Promise<void> {
+    await prepared(this.db, `DELETE FROM login_failures WHERE key = $1`, [LoginThrottle.userKey(name)]);
   }
 }

@@ -25,12 +25,12 @@ export class UsersService {
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.throttle = new LoginThrottle(config);
+    this.throttle = new LoginThrottle(db, config);
   }
 
   /** `address` is the client's, for the per-address limit of the login policy (login-throttle.ts). */
   async login(usernameOrEmail: string, password: string, address?: string): Promise<{ token: string }> {
-    if (this.throttle.blocked(usernameOrEmail, address)) {
+    if (await this.throttle.blocked(usernameOrEmail, address)) {
       throw new ApiError(Codes.LoginThrottled, 'too many failed logins: try again later');
     }
     const user = await this.db
@@ -43,10 +43,10 @@ export class UsersService {
       .getOne();
     // the same scrypt work whether or not the user exists (verifyPasswordOrDummy)
     if (!(await verifyPasswordOrDummy(password, user?.passwordHash)) || !user) {
-      this.throttle.failed(usernameOrEmail, address);
+      await this.throttle.failed(usernameOrEmail, address);
       throw new ApiError(Codes.InvalidCredentials, 'invalid username, email or password');
     }
-    this.throttle.succeeded(usernameOrEmail);
+    await this.throttle.succeeded(usernameOrEmail);
     return { token: await this.issueToken(user.id) };
   }
 
