@@ -84,6 +84,8 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
   });
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  // req.ip: the connection's peer, or with TRUST_PROXY the client that trusted proxies name in X-Forwarded-For
+  app.set('trust proxy', options.config.trustProxy);
   // First: every request gets its id and access line, including those refused by body parsing.
   app.use(httpLogging(root));
   const routes = apiRoutes(appControllers());

@@ -319,6 +319,31 @@ describe('finding 4: login does the same work for unknown users and throttles fa
     }
   });
 
+  it('counts a client behind trusted proxies by its forwarded address (TRUST_PROXY), and ignores X-Forwarded-For otherwise', async () => {
+    const env = { LOGIN_MAX_FAILURES_PER_USER: '100', LOGIN_MAX_FAILURES_PER_ADDRESS: '2' };
+    const fail = (s: TestApp, forwardedFor: string, name = `nobody-${forwardedFor}`) =>
+      s.http().post(`${API}/login`).set('X-Forwarded-For', forwardedFor).send({ usernameOrEmail: name, password: 'wrong-password' });
+    // supertest connects from loopback: with TRUST_PROXY=loopback that peer is a proxy naming the client
+    const proxied = await createTestApp({ ...env, TRUST_PROXY: 'loopback' });
+    try {
+      expectError(await fail(proxied, '203.0.113.5'), 'auth-10-3');
+      expectError(await fail(proxied, '203.0.113.5'), 'auth-10-3');
+      expectError(await fail(proxied, '203.0.113.5'), 'auth-10-4');
+      expectError(await fail(proxied, '198.51.100.9'), 'auth-10-3'); // another client behind the same proxy
+    } finally {
+      await proxied.close();
+    }
+    // without it, the header is the client's own claim: a client cannot dodge its address's limit by changing it
+    const direct = await createTestApp(env);
+    try {
+      expectError(await fail(direct, '203.0.113.5'), 'auth-10-3');
+      expectError(await fail(direct, '198.51.100.9'), 'auth-10-3');
+      expectError(await fail(direct, '192.0.2.1'), 'auth-10-4');
+    } finally {
+      await direct.close();
+    }
+  });
+
   it('counts failed logins across API processes (one database): two processes do not double the limit', async () => {
     const env = { LOGIN_MAX_FAILURES_PER_USER: '3' };
     const first = await createTestApp(env);

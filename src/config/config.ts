@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
@@ -29,6 +30,12 @@ export interface AppConfig {
   loginMaxFailuresPerUser: number;
   loginMaxFailuresPerAddress: number;
   loginFailureWindowSeconds: number;
+  /**
+   * Which proxies in front of the service are trusted to name the client in X-Forwarded-For (Express's
+   * 'trust proxy'): false (none: the client is the peer of the connection), a number of proxy hops, or
+   * addresses, subnets and Express's names (loopback, linklocal, uniquelocal). Used for the per-address login limit.
+   */
+  trustProxy: false | number | string[];
   /** A request body (file upload, multipart) that sends nothing for this long is cut. */
   uploadIdleSeconds: number;
   /** Uploads one user may have in progress at once in this process (file uploads and image init). */
@@ -66,6 +73,32 @@ function bool(env: Env, name: string, def: boolean): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['0', 'false', 'no', 'off'].includes(v)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** TRUST_PROXY: unset or false, a hop count, or a comma-separated list of addresses, CIDR subnets and names. */
+function trustProxy(env: Env): false | number | string[] {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw || raw.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops === 0) return false;
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY as a hop count must be at most 10, got ${hops}`);
+    return hops;
+  }
+  const entries = raw.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const prefixOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!PROXY_NAMES.includes(entry) && (!family || !prefixOk || extra !== undefined)) {
+      throw new ConfigError(
+        `TRUST_PROXY must be false, a hop count, or addresses, subnets (a.b.c.d/n) and ${PROXY_NAMES.join(', ')} separated by commas; "${entry}" is none of these`,
+      );
+    }
+  }
+  return entries;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
@@ -108,6 +141,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginMaxFailuresPerUser: int(env, 'LOGIN_MAX_FAILURES_PER_USER', 10, 1),
     loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1),
     loginFailureWindowSeconds: int(env, 'LOGIN_FAILURE_WINDOW_SECONDS', 15 * 60, 1, 24 * 3600),
+    trustProxy: trustProxy(env),
     uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
     maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),

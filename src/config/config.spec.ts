@@ -1,0 +1,33 @@
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp/signet-config-spec', ...env });
+
+  it('reads TRUST_PROXY as none, a hop count, or a list of addresses, subnets and names', () => {
+    expect(load({}).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(load({ TRUST_PROXY: 'loopback, 10.0.0.0/8,fd00::/8, 192.0.2.7' }).trustProxy).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
+  });
+
+  it.each(['true', '11', '-1', 'proxy.example.com', '10.0.0.0/33', '10.0.0.0/8/1', 'loopback,', '::1/129'])(
+    'refuses TRUST_PROXY=%s with a message naming the setting',
+    (value) => {
+      expect(() => load({ TRUST_PROXY: value })).toThrow(ConfigError);
+      expect(() => load({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
+    },
+  );
+
+  it('refuses integers out of range and words that are not booleans, naming the setting', () => {
+    expect(() => load({ DB_POOL_SIZE: '1' })).toThrow(/DB_POOL_SIZE must be between 2 and 1000, got 1/);
+    expect(() => load({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
+    expect(() => load({ RUN_WORKERS: 'maybe' })).toThrow(/RUN_WORKERS must be true or false/);
+    expect(load({ RUN_WORKERS: 'off' }).runWorkers).toBe(false);
+  });
+});
