@@ -1,7 +1,10 @@
+import { tmpdir } from 'os';
+import { join } from 'path';
+
 import { ConfigError, loadConfig } from './config';
 
 describe('loadConfig', () => {
-  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: '/tmp/signet-config-spec', ...env });
+  const load = (env: Record<string, string>) => loadConfig({ DATA_DIR: join(tmpdir(), 'signet-config-spec'), ...env });
 
   it('reads TRUST_PROXY as none, a hop count, or a list of addresses, subnets and names', () => {
     expect(load({}).trustProxy).toBe(false);
