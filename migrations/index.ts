@@ -7,6 +7,7 @@ import { JobSubjects1763800600000 } from './1763800600000-job-subjects';
 import { FileUploads1763800650000 } from './1763800650000-file-uploads';
 import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
 import { LoginFailures1763800800000 } from './1763800800000-login-failures';
+import { UploadSlots1763800900000 } from './1763800900000-upload-slots';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   FileUploads1763800650000,
   UserDisabled1763800700000,
   LoginFailures1763800800000,
+  UploadSlots1763800900000,
 ];

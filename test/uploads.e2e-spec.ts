@@ -145,6 +145,30 @@ describe('upload limits', () => {
     expectSuccess(await t.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n')));
   });
 
+  it('bounds them across API processes on one database, image inits included', async () => {
+    const second = await createTestApp({ UPLOAD_IDLE_TIMEOUT_SECONDS: '1', MAX_UPLOADS_PER_USER: '2' }, t.databaseUrl);
+    try {
+      const user = await createUser(t);
+      const open = [await slowUpload(port, user, 'a', 100), await slowUpload(await listening(second), user, 'b', 100)];
+      await until(async () => (await uploadingRows(t)) === 2);
+      const small = (app: TestApp) => app.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n'));
+      expectError(await small(t), 'tooMany-115-0-2');
+      expectError(await small(second), 'tooMany-115-0-2');
+      const init = await second
+        .http()
+        .post(`${API}/image/initUpload`)
+        .set('Authorization', user.auth)
+        .field('attributes', JSON.stringify({ projectId: 1, name: 'scans' }))
+        .attach('file', Buffer.from('sampleId\ns1\n'), 'init.csv');
+      expectError(init, 'tooMany-115-0-2');
+      for (const s of open) s.socket.destroy();
+      await until(async () => (await uploadingRows(t)) === 0);
+      expectSuccess(await small(second));
+    } finally {
+      await second.close();
+    }
+  });
+
   it('refuses an upload that would exceed USER_STORAGE_QUOTA_BYTES (badRequest-115-0-3); a replacement counts once', async () => {
     const user = await createUser(t);
     const up = (id: string, n: number) =>

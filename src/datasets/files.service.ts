@@ -9,6 +9,7 @@ import { paginateSql } from '../common/paginate';
 import { returning } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FILE_ID } from './dto/dataset.dto';
+import { ReleaseSlot, UploadSlots } from './upload-slots';
 
 export const CHUNK_BYTES = 1024 * 1024;
 
@@ -34,30 +35,6 @@ export interface FileView {
   inUse: boolean;
 }
 
-/** Uploads in progress per user in this process, bounded by MAX_UPLOADS_PER_USER. */
-export class UploadSlots {
-  private readonly inProgress = new Map<string, number>();
-
-  constructor(private readonly max: number) {}
-
-  /** Takes a slot (or throws tooMany-115-0-2); the returned function gives it back, once. */
-  take(userId: string): () => void {
-    const n = this.inProgress.get(userId) ?? 0;
-    if (n >= this.max) {
-      throw new ApiError(Codes.TooManyUploads, `at most ${this.max} uploads at once per user: retry when one has ended`);
-    }
-    this.inProgress.set(userId, n + 1);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      const left = (this.inProgress.get(userId) ?? 1) - 1;
-      if (left > 0) this.inProgress.set(userId, left);
-      else this.inProgress.delete(userId);
-    };
-  }
-}
-
 /**
  * Uploaded files, private to their user, replaced by a second upload with the same id, at most
  * USER_STORAGE_QUOTA_BYTES per user. An upload never holds a database connection while it waits on the
@@ -73,7 +50,7 @@ export class FilesService {
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.slots = new UploadSlots(config.maxUploadsPerUser);
+    this.slots = new UploadSlots(db, config.maxUploadsPerUser);
   }
 
   checkFileId(fileId: string): void {
@@ -82,11 +59,11 @@ export class FilesService {
 
   async upload(userId: string, fileId: string, req: IncomingMessage): Promise<{ fileId: string; sizeInBytes: number }> {
     const reader = new BodyReader(req, this.config.uploadIdleSeconds * 1000);
-    let release: (() => void) | undefined;
+    let release: ReleaseSlot | undefined;
     let filePk: string | undefined;
     try {
       this.checkFileId(fileId);
-      release = this.slots.take(userId);
+      release = await this.slots.take(userId);
       await this.sweepStaleUploads();
       const quota = this.config.userStorageQuotaBytes;
       const room = quota ? quota - (await this.bytesKeptApartFrom(userId, fileId)) : Infinity;
@@ -153,7 +130,7 @@ export class FilesService {
       if (filePk) await this.db.query('DELETE FROM files WHERE id = $1', [filePk]).catch(() => undefined);
       throw e;
     } finally {
-      release?.();
+      await release?.();
     }
   }
 

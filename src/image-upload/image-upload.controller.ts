@@ -26,6 +26,7 @@ export class ImageUploadController {
   @ApiErrors(
     ...bodyErrors(ImageInitAttributesDto),
     Codes.BodyStalled,
+    Codes.TooManyUploads,
     Codes.MalformedId,
     Codes.ProjectNotFound,
     Codes.DatasetNameTaken,

@@ -53,7 +53,7 @@ export class ImageUploadService {
    * read; the sample table streams to a spool file meanwhile (see readInitForm).
    */
   async init(userId: string, req: IncomingMessage): Promise<{ taskId: string }> {
-    const release = this.files.slots.take(userId);
+    const release = await this.files.slots.take(userId);
     try {
       const spoolDir = path.join(this.config.dataDir, 'spool');
       await fs.promises.mkdir(spoolDir, { recursive: true });
@@ -65,7 +65,7 @@ export class ImageUploadService {
       });
       return await this.open(userId, checked.projectId, checked.dto, file);
     } finally {
-      release();
+      await release();
     }
   }
 
