@@ -174,6 +174,30 @@ describe('a full session', () => {
         await t.http().post(`${API}/analysis/${analysisId}/getPlots`).send({}).set('Authorization', owner.auth),
         'badRequest-1-0-5',
       );
+      // the plot parameters are read by one DTO, from the body or the query string alike
+      const plotsBy = {
+        body: (body: object) => t.http().post(`${API}/analysis/${analysisId}/getPlots`).send(body).set('Authorization', owner.auth),
+        query: (query: string) => t.http().get(`${API}/analysis/${analysisId}/getPlots?${query}`).set('Authorization', owner.auth),
+      };
+      expectError(await plotsBy.body({ modelKey: 'best', colour: 'red' }), 'badRequest-1-0-7');
+      expectError(await plotsBy.query('modelKey=best&colour=red'), 'badRequest-1-0-7');
+      expectError(await plotsBy.body({ modelKey: 7 }), 'badRequest-1-0-6');
+      expectError(await plotsBy.body({ modelKey: ['best'] }), 'badRequest-1-0-6');
+      expectError(await plotsBy.query('modelKey=best&modelKey=best'), 'badRequest-1-0-6');
+      expectError(await plotsBy.query('modelKey[a]=best'), 'badRequest-1-0-7'); // a name of its own: the query parser is 'simple'
+      expectError(await plotsBy.query('modelKey='), 'notFound-140-1-1');
+      expectError(
+        await t.http().get(`${API}/analysis/${analysisId}/getPlot?modelKey=best`).set('Authorization', owner.auth),
+        'badRequest-1-0-5',
+      );
+      expectError(
+        await t
+          .http()
+          .post(`${API}/analysis/${analysisId}/getPlot`)
+          .send({ modelKey: 'best', plotKey: 1 })
+          .set('Authorization', owner.auth),
+        'badRequest-1-0-6',
+      );
 
       const deleted = expectSuccess(await t.http().post(`${API}/analysis/${analysisId}/delete`).set('Authorization', owner.auth));
       expect(deleted).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });

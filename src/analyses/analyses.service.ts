@@ -197,9 +197,8 @@ export class AnalysesService {
   }
 
   /** The plots of one model of a finished analysis (404-style codes for unknown keys). */
-  async plotsOf(analysisId: string, modelKey: unknown): Promise<{ modelKey: string; plots: ModelPlots }> {
+  async plotsOf(analysisId: string, modelKey: string): Promise<{ modelKey: string; plots: ModelPlots }> {
     const res = await this.storedResult(analysisId);
-    if (typeof modelKey !== 'string' || !modelKey) throw new ApiError(Codes.MissingField, 'modelKey is required');
     if (!Object.prototype.hasOwnProperty.call(res.models, modelKey)) {
       throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${Object.keys(res.models).join(', ')}`);
     }

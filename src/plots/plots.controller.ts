@@ -1,22 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { ParseIdPipe } from '../common/pipes';
 import { PlotsService } from './plots.service';
 import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
 import { Codes } from '../common/error-codes';
+import { parseBody } from '../common/validation';
+import { ModelPlotsDto, OnePlotDto } from './dto/plot.dto';
 
-/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a field other than modelKey and plotKey. */
-const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.UnknownField, Codes.ModelKeyNotFound];
-
-type PlotParams = { modelKey?: unknown; plotKey?: unknown };
-/** The POST forms' bodies: modelKey (a key of the result's models), and plotKey for one plot. */
-const body = (required: string[]) => ({
-  schema: { type: 'object', required, properties: Object.fromEntries(required.map((k) => [k, { type: 'string' }])) },
-});
-const MODEL_BODY = body(['modelKey']);
-const PLOT_BODY = body(['modelKey', 'plotKey']);
+/** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a value that is not a string, a field other than modelKey and plotKey. */
+const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.WrongType, Codes.UnknownField, Codes.ModelKeyNotFound];
 
 /** The three plot routes, by GET with a query string and by POST with a JSON body (decisions.md). */
 @ApiTags('plots')
@@ -29,7 +23,8 @@ export class PlotsController {
   @Get('availablePlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
-  availableByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() q: PlotParams) {
+  availableByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() query: unknown) {
+    const q = parseBody(ModelPlotsDto, query);
     return this.plots.available(analysisId, q.modelKey);
   }
 
@@ -38,9 +33,8 @@ export class PlotsController {
   @Post('availablePlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(MODEL_BODY)
-  availableByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
-    return this.plots.available(analysisId, b?.modelKey);
+  availableByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: ModelPlotsDto) {
+    return this.plots.available(analysisId, b.modelKey);
   }
 
   @ApiEnvelope('One plot of a model (modelKey, plotKey in the query)', 'PlotOne')
@@ -49,7 +43,8 @@ export class PlotsController {
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
   @ApiQuery({ name: 'plotKey', required: true })
-  plotByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() q: PlotParams) {
+  plotByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() query: unknown) {
+    const q = parseBody(OnePlotDto, query);
     return this.plots.plot(analysisId, q.modelKey, q.plotKey);
   }
 
@@ -58,9 +53,8 @@ export class PlotsController {
   @Post('getPlot')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(PLOT_BODY)
-  plotByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
-    return this.plots.plot(analysisId, b?.modelKey, b?.plotKey);
+  plotByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: OnePlotDto) {
+    return this.plots.plot(analysisId, b.modelKey, b.plotKey);
   }
 
   @ApiEnvelope('Every plot of a model (modelKey in the query)', 'PlotAll')
@@ -68,7 +62,8 @@ export class PlotsController {
   @Get('getPlots')
   @Access(Permission.ProjectWrite, 'analysisId')
   @ApiQuery({ name: 'modelKey', required: true })
-  plotsByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() q: PlotParams) {
+  plotsByQuery(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() query: unknown) {
+    const q = parseBody(ModelPlotsDto, query);
     return this.plots.all(analysisId, q.modelKey);
   }
 
@@ -77,8 +72,7 @@ export class PlotsController {
   @Post('getPlots')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')
-  @ApiBody(MODEL_BODY)
-  plotsByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: PlotParams) {
-    return this.plots.all(analysisId, b?.modelKey);
+  plotsByBody(@Param('analysisId', ParseIdPipe) analysisId: string, @Body() b: ModelPlotsDto) {
+    return this.plots.all(analysisId, b.modelKey);
   }
 }

@@ -16,14 +16,13 @@ function names(plots: ModelPlots): string[] {
 export class PlotsService {
   constructor(private readonly analyses: AnalysesService) {}
 
-  async available(analysisId: string, modelKey: unknown) {
+  async available(analysisId: string, modelKey: string) {
     const m = await this.analyses.plotsOf(analysisId, modelKey);
     return { analysisId, modelKey: m.modelKey, plots: names(m.plots) };
   }
 
-  async plot(analysisId: string, modelKey: unknown, plotKey: unknown) {
+  async plot(analysisId: string, modelKey: string, plotKey: string) {
     const m = await this.analyses.plotsOf(analysisId, modelKey);
-    if (typeof plotKey !== 'string' || !plotKey) throw new ApiError(Codes.MissingField, 'plotKey is required');
     if (!names(m.plots).includes(plotKey)) {
       throw new ApiError(
         Codes.PlotKeyNotFound,
@@ -33,7 +32,7 @@ export class PlotsService {
     return { analysisId, modelKey: m.modelKey, plot: { [plotKey]: (m.plots as Record<string, unknown>)[plotKey] } };
   }
 
-  async all(analysisId: string, modelKey: unknown) {
+  async all(analysisId: string, modelKey: string) {
     const m = await this.analyses.plotsOf(analysisId, modelKey);
     return {
       analysisId,

@@ -782,6 +782,25 @@ export interface components {
             /** @description an identifier feature; its groups are never split between training and test data */
             groupingFeature?: string;
         };
+        ModelPlotsDto: {
+            /**
+             * @description a key of the models of the analysis result
+             * @example best
+             */
+            modelKey: string;
+        };
+        OnePlotDto: {
+            /**
+             * @description a key of the models of the analysis result
+             * @example best
+             */
+            modelKey: string;
+            /**
+             * @description one of the names availablePlots gives for the model
+             * @example Feature Importance
+             */
+            plotKey: string;
+        };
         PredictDto: {
             /**
              * @description a key of the models of the analysis result
@@ -3021,9 +3040,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    modelKey: string;
-                };
+                "application/json": components["schemas"]["ModelPlotsDto"];
             };
         };
         responses: {
@@ -3157,10 +3174,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    modelKey: string;
-                    plotKey: string;
-                };
+                "application/json": components["schemas"]["OnePlotDto"];
             };
         };
         responses: {
@@ -3293,9 +3307,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    modelKey: string;
-                };
+                "application/json": components["schemas"]["ModelPlotsDto"];
             };
         };
         responses: {
@@ -3702,6 +3714,7 @@ export interface operations {
              *     - `conflict-110-0-1`: dataset name already used in the project
              *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters
              *     - `badRequest-110-0-3`: dataset description over 255 characters
+             *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-130-0-1`: the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line
              *     - `badRequest-130-0-2`: a sample id in the first column of the init file is empty or appears twice; the message names the row
              *     - `badRequest-130-0-3`: a column of the init file has a name starting with img_ (reserved for the computed image features)
@@ -3722,7 +3735,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-130-0-1" | "badRequest-130-0-2" | "badRequest-130-0-3";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "tooMany-115-0-2" | "badRequest-130-0-1" | "badRequest-130-0-2" | "badRequest-130-0-3";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
