@@ -1,4 +1,4 @@
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, TestApp } from './utils';
+import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**
  * One test per finding of issue 12's hostile review that is about input: each failed before its fix
@@ -220,6 +220,45 @@ describe("finding 8: reading a prediction needs read on the model's project and 
     expect(await listed(readerBoth)).toEqual([predictionId, own]);
     // an unknown prediction is still notFound, not 403
     expectError(await get(`/prediction/987654321/status`, readerA), 'notFound-150-1-1');
+  });
+});
+
+describe('a nested key named after a prototype member ("constructor", "toString" ...) is data, never HTTP 500', () => {
+  it('gives the value its own error where it is not an object, and is a feature name like any other in featureTypes', async () => {
+    const u = await createUser(t);
+    const p = await createProject(t, u.auth);
+    const post = (path: string, body: object, auth: string | undefined = u.auth) => {
+      const req = t
+        .http()
+        .post(API + path)
+        .set('Content-Type', 'application/json');
+      if (auth) req.set('Authorization', auth);
+      return req.send(JSON.stringify(body));
+    };
+    const nested = { constructor: 1 };
+    expectError(await post('/login', { usernameOrEmail: nested, password: 'whatever-1' }, undefined), 'badRequest-1-0-6');
+    expectError(await post('/createProject', { name: nested }), 'badRequest-1-0-6');
+    expectError(await post('/createProject', { name: 'fine', description: { toString: 'x' } }), 'badRequest-1-0-6');
+    const shareRes = await post(`/project/${p}/share`, { username: u.username, permissions: [nested] });
+    expect({ http: shareRes.status, status: shareRes.body.status }).toEqual({ http: 200, status: 'error' });
+    const ds = await uploadDataset(t, u.auth, p, 'constructor,toString,y\n1,2,a\n3,4,b\n5,6,a\n');
+    const analysisId = await finishedAnalysis(p, ds, u.userId);
+    expectError(
+      await post(`/dataset/${ds}/analyze`, { outcome: { classification: nested }, thoroughness: 'preliminary', coreCount: 1, name: 'x' }),
+      'badRequest-120-0-2',
+    );
+    expectError(await post(`/analysis/${analysisId}/predict/${ds}`, { modelKey: { constructor: 'best' } }), 'badRequest-1-0-6');
+    // featureTypes maps the dataset's own feature names: "constructor" and "toString" are two of them here
+    expectSuccess(
+      await post(`/dataset/${ds}/changeFeatureTypes`, { featureTypes: { constructor: 'categorical', toString: 'categorical' } }),
+    );
+    const features = expectSuccess(await t.http().get(`${API}/dataset/${ds}/features/0/10`).set('Authorization', u.auth));
+    expect(features.data.filter((f: { type: string }) => f.type === 'categorical').map((f: { name: string }) => f.name)).toEqual([
+      'constructor',
+      'toString',
+    ]);
+    expectError(await post(`/dataset/${ds}/changeFeatureTypes`, { featureTypes: { valueOf: 'categorical' } }), 'badRequest-110-3-1');
+    expectSuccess(await t.http().get(`${API}/version`));
   });
 });
 

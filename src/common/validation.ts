@@ -1,6 +1,5 @@
 import { applyDecorators, Injectable, PipeTransform, ArgumentMetadata, ValidationError } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
-import { plainToInstance } from 'class-transformer';
 import {
   ArrayMaxSize,
   IsArray,
@@ -70,7 +69,7 @@ export function validateBody<T extends object>(cls: new () => T, plain: unknown)
   }
   // Bodies that did not come through the JSON parser (multipart fields) meet the text rule here.
   assertSafeJson(plain);
-  // class-transformer never copies these keys, so the whitelist below would not see them: refuse them here
+  // keys that name the prototype are never fields: refuse them before they reach the instance
   const prototypeKey = Object.keys(plain).find((k) => k === '__proto__' || k === 'constructor' || k === 'prototype');
   if (prototypeKey) {
     return {
@@ -78,7 +77,10 @@ export function validateBody<T extends object>(cls: new () => T, plain: unknown)
       violations: [{ code: Codes.UnknownField, message: `property ${prototypeKey} should not exist`, property: prototypeKey }],
     };
   }
-  const value = plainToInstance(cls, plain, { enableImplicitConversion: false });
+  // A shallow copy of the body's own keys onto the DTO: nested values stay plain data as parsed (maps keyed by
+  // user names, such as featureTypes, may hold any key, "constructor" and "toString" included). No DTO has
+  // nested classes, so class-transformer's plainToInstance has nothing to add, and it fails on such keys.
+  const value = Object.assign(new cls(), plain);
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true });
   return { value, violations: toViolations(errors) };
 }

@@ -108,7 +108,9 @@ export function textColumnsOf(overrides: Record<string, FeatureType>): Set<strin
  */
 export function columnType(table: ParsedTable, i: number, overrides: Record<string, FeatureType>): FeatureType {
   const c = table.columns[i];
-  return overrides[c.name] ?? (i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical');
+  // own keys only: a column may be named "constructor" or "toString"
+  if (Object.hasOwn(overrides, c.name)) return overrides[c.name];
+  return i === table.sampleColumn ? 'identifier' : c.encoding === 'f64' ? 'numerical' : 'categorical';
 }
 
 export const FEATURE_TYPES: readonly FeatureType[] = ['numerical', 'categorical', 'identifier', 'event', 'timeToEvent'];
