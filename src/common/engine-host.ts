@@ -58,9 +58,9 @@ function start(script: string, workerData: unknown, transferList: ArrayBuffer[])
     written = writeBlobs(toService, blobs);
   });
   w.once('error', (e: Error & { code?: string }) => {
-    const message =
-      e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'the engine ran out of memory (ENGINE_MAX_MEMORY_MB)' : `the engine failed: ${e.message}`;
-    send({ type: 'error', message });
+    const outOfMemory = e.code === 'ERR_WORKER_OUT_OF_MEMORY';
+    const message = outOfMemory ? 'the engine ran out of memory (ENGINE_MAX_MEMORY_MB)' : `the engine failed: ${e.message}`;
+    send({ type: 'error', message, outOfMemory });
   });
   w.once('exit', (code) => {
     finished = true;

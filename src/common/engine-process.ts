@@ -52,7 +52,8 @@ export function liveEngineProcesses(): number[] {
 
 /** From the host to this process: the thread's messages, or how it ended. */
 /** From the host to this process: the thread's messages (large typed arrays on the data pipe), or how it ended. */
-export type HostMessage = { type: 'message'; message: unknown; blobs: number } | { type: 'error'; message: string } | { type: 'end' };
+export type HostMessage =
+  { type: 'message'; message: unknown; blobs: number } | { type: 'error'; message: string; outOfMemory?: boolean } | { type: 'end' };
 /** From this process to the host: the first message starts the thread; the later ones are relayed to it. */
 export interface ToHost {
   script?: string;
@@ -116,7 +117,7 @@ export class EngineWorker extends EventEmitter {
               this.child.kill('SIGKILL');
             },
           );
-      } else if (m.type === 'error') this.failure ??= new Error(m.message);
+      } else if (m.type === 'error') this.failure ??= m.outOfMemory ? new EngineCrash(m.message) : new Error(m.message);
     });
     // 'on', not 'once': a send to a process that just died is an error event too, and one not listened to
     // would throw in this process
@@ -161,7 +162,7 @@ export class EngineWorker extends EventEmitter {
     if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
       const why =
         this.failure ??
-        new Error(
+        new EngineCrash(
           signal === 'SIGKILL'
             ? 'the engine process was killed (SIGKILL: out of memory or stopped)'
             : signal
@@ -173,6 +174,9 @@ export class EngineWorker extends EventEmitter {
     this.emit('exit', code ?? 1);
   }
 }
+
+/** The engine process ended without being asked: its message (killed, out of memory, an exit code) is for clients too. */
+export class EngineCrash extends Error {}
 
 /** A failed send: the process is ending, and its 'exit' says why. */
 function ignore(): void {}

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { EngineCrash } from '../common/engine-process';
 import { returning } from '../database/sql';
 import { JobKind, JobOf, JOB_DEFINITIONS } from './job-kinds';
 import { SubjectError } from './job-state';
@@ -29,6 +30,16 @@ interface Running {
 const CANCEL_CHECK_MS = 1000;
 /** At most one progress write per job per this interval. */
 const PROGRESS_WRITE_MS = 1000;
+/**
+ * What a client reads of a failure that is not a JobFailure: the messages written for clients (FinalJobError, an
+ * engine crash), else a reference to the log. A fault of ours (SQL, a library's or Node's words, a path) is
+ * never shown.
+ */
+export function clientMessage(job: Pick<JobRow, 'id' | 'kind'>, e: unknown): string {
+  if (e instanceof FinalJobError || e instanceof EngineCrash) return e.message;
+  return `the ${JOB_DEFINITIONS[job.kind].subject} stopped on an internal fault (logged with job ${job.id}): retry, or report it with this number`;
+}
+
 const LOST_WORKER = 'the worker running it stopped (lease expired) on its last attempt';
 
 const JOB_COLUMNS = 'id, kind, payload, cost, attempts, max_attempts, coalesce(task_id, analysis_id, prediction_id) AS subject_id';
@@ -293,7 +304,11 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       return 'retried';
     }
     const error =
-      e instanceof JobFailure ? { code: e.code, message: e.message } : { code: JOB_DEFINITIONS[job.kind].failureCode, message: reason };
+      e instanceof JobFailure
+        ? { code: e.code, message: e.message }
+        : { code: JOB_DEFINITIONS[job.kind].failureCode, message: clientMessage(job, e) };
+    if (error.message !== reason)
+      this.logger.error(this.fields(job, 'job.fault', { reason }), `${this.describe(job)} internal fault: ${reason}`);
     return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
   }
 
