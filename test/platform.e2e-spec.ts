@@ -258,6 +258,11 @@ describe('sharing and permissions', () => {
     const share = (body: object) => t.http().post(`${API}/project/${p}/share`).set('Authorization', owner.auth).send(body);
     expectError(await share({ username: 'nobody-here', permissions: ['read'] }), 'badRequest-10-0-1');
     expectError(await share({ username: owner.username, permissions: ['read'] }), 'badRequest-10-0-3');
+    // nor unshared from the owner: the owner keeps every permission
+    expectError(
+      await t.http().post(`${API}/project/${p}/unshare`).set('Authorization', owner.auth).send({ username: owner.username }),
+      'badRequest-10-0-3',
+    );
     const other = await createUser(t);
     expectError(await share({ username: other.username, permissions: ['admin'] }), 'badRequest-10-0-2');
     expectError(await share({ username: other.username, permissions: [] }), 'badRequest-10-0-2');

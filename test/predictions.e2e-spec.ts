@@ -173,4 +173,22 @@ describe('predictions', () => {
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM predictions WHERE id = $1', [predictionId]);
     expect(n).toBe(0);
   });
+
+  it('answers notFound-110-1-1 or success, never HTTP 500 or a column complaint, when its dataset is deleted at that moment', async () => {
+    const seen = new Set<string>();
+    for (let i = 0; i < 10; i++) {
+      const testId = await uploadDataset(t, owner.auth, projectId, split().test, { name: `race-${i}`, hasSampleHeaders: true });
+      const [predict, deletion] = await Promise.all([
+        t.http().post(`${API}/analysis/${analysisId}/predict/${testId}`).set('Authorization', owner.auth).send({ modelKey: 'best' }),
+        t.http().post(`${API}/dataset/${testId}/delete`).set('Authorization', owner.auth),
+      ]);
+      expectSuccess(deletion);
+      seen.add(predict.status === 200 ? (predict.body.status === 'success' ? 'success' : predict.body.code) : `HTTP ${predict.status}`);
+    }
+    expect([...seen].filter((o) => o !== 'success' && o !== 'notFound-110-1-1')).toEqual([]);
+    const [{ n }] = await t.db.query(
+      'SELECT count(*)::int AS n FROM predictions p LEFT JOIN datasets d ON d.id = p.dataset_id WHERE d.id IS NULL',
+    );
+    expect(n).toBe(0);
+  });
 });

@@ -6,7 +6,7 @@ import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
-import { prepared, returning } from '../database/sql';
+import { keepRow, prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
@@ -122,10 +122,12 @@ export class AnalysesService {
   }
 
   async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
-    const features = await this.datasets.featuresOf(datasetId);
-    const { violations, parameters } = checkParameters(body, datasetId, features);
-    if (violations.length || !parameters) throw new ApiError(violations[0].code, violations[0].message);
     return this.db.transaction(async (tx) => {
+      // the dataset stays until this commits (a concurrent delete waits, then takes the analysis with it)
+      await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
+      const features = await this.datasets.featuresOf(datasetId, tx);
+      const { violations, parameters } = checkParameters(body, datasetId, features);
+      if (violations.length || !parameters) throw new ApiError(violations[0].code, violations[0].message);
       // The user's row lock makes the quota check and the insert one step for concurrent requests.
       const available = await this.availableCores(userId, tx, true);
       if (parameters.coreCount > available) {

@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   'auth-10-3': 'invalid credentials at login',
   'badRequest-10-0-1': 'username unknown (sharing)',
   'badRequest-10-0-2': 'permission value not one of read, write, execute',
-  'badRequest-10-0-3': 'a project cannot be shared with its owner',
+  'badRequest-10-0-3': 'a project cannot be shared with (or unshared from) its owner',
   'auth-10-4': 'too many failed logins for this username or from this address: try again after the window (LOGIN_FAILURE_WINDOW_SECONDS)',
   // projects
   'notFound-100-1-1': 'unknown project',
@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   'badRequest-115-3-1': 'the file could not be read as a table (the task error names the row and column)',
   'tooMany-115-0-2': 'the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends',
   'badRequest-115-0-3': 'the upload would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)',
-  'conflict-115-5-1': 'the file cannot be deleted: a dataset is still being created from it',
+  'conflict-115-5-1': 'the file cannot be deleted or replaced: a dataset is still being created from it',
   // analyses
   'notFound-120-1-1': 'unknown analysis (other than result)',
   'badRequest-120-0-1': 'outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }',

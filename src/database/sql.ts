@@ -34,3 +34,23 @@ export async function prepared<T>(db: DataSource, text: string, values: unknown[
   const pool = (db.driver as PostgresDriver).master as Pool;
   return (await pool.query({ name, text, values })).rows as T[];
 }
+
+/** Tables whose rows other rows refer to, as keepRow locks them. */
+export type ParentTable = 'users' | 'projects' | 'datasets' | 'analyses';
+
+/**
+ * Keeps the row `id` of `table` from being deleted until the transaction `tx` ends (FOR KEY SHARE: its delete
+ * waits), or throws `gone` when it is deleted already. A request that checked access, then inserts rows that refer
+ * to it, calls this first in its transaction: a concurrent delete then comes before (the caller answers `gone`) or
+ * after (it deletes the new rows with the rest), never in between as a foreign-key error.
+ */
+export async function keepRow(tx: EntityManager, table: ParentTable, id: string, gone: Error): Promise<void> {
+  const rows = await tx.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR KEY SHARE`, [id]);
+  if (!rows.length) throw gone;
+}
+
+/** A statement referred to a row that is gone (SQLSTATE 23503): it was deleted while the request ran. */
+export function isForeignKeyViolation(e: unknown): boolean {
+  const err = e as { code?: string; driverError?: { code?: string } };
+  return err?.code === '23503' || err?.driverError?.code === '23503';
+}

@@ -20,7 +20,7 @@ export class DatasetsController {
   ) {}
 
   @ApiEnvelope('Upload a file (the raw bytes are the body) under a client-chosen file id', 'UploadedFile')
-  @ApiErrors(Codes.BadFileId, Codes.BodyStalled, Codes.TooManyUploads, Codes.StorageQuotaExceeded)
+  @ApiErrors(Codes.BadFileId, Codes.BodyStalled, Codes.TooManyUploads, Codes.StorageQuotaExceeded, Codes.FileInUse, Codes.MalformedBody)
   @Post('file/:fileId/upload')
   @HttpCode(200)
   @Access(Permission.Authenticated)

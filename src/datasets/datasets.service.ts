@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
-import { prepared, returning } from '../database/sql';
+import { keepRow, prepared, returning } from '../database/sql';
 import { CreateDatasetPayload } from '../jobs/job-kinds';
 import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
@@ -67,6 +67,12 @@ export class DatasetsService {
       throw new ApiError(Codes.DatasetNameTaken, `the project already has a dataset named "${dto.name}"`);
     }
     return this.db.transaction(async (tx) => {
+      await keepRow(tx, 'projects', projectId, new ApiError(Codes.ProjectNotFound));
+      // under the user's files lock, as a delete or replacement of the file: either it sees this task (and
+      // refuses, conflict-115-5-1), or this sees the file gone
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+      const still = await tx.query(`SELECT 1 FROM files WHERE id = $1 AND state = 'stored'`, [file.id]);
+      if (!still.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
       const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`, [
         userId,
         projectId,

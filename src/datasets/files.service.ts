@@ -6,8 +6,9 @@ import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { paginateSql } from '../common/paginate';
-import { returning } from '../database/sql';
+import { isForeignKeyViolation, returning } from '../database/sql';
 import type { Page } from '../common/pipes';
+import { FinalJobError } from '../jobs/jobs.types';
 import { FILE_ID } from './dto/dataset.dto';
 import { ReleaseSlot, UploadSlots } from './upload-slots';
 
@@ -34,6 +35,14 @@ export interface FileView {
   /** A dataset is being created from it right now: it cannot be deleted until that ends. */
   inUse: boolean;
 }
+
+/**
+ * Whether a dataset is being created from the stored file ($1 user, $2 file id): it is then neither deleted
+ * nor replaced (conflict-115-5-1). Both check it under the user's files lock, which createDataset takes too.
+ */
+const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>'filePk' = f.id::text
+  WHERE f.user_id = $1 AND f.file_id = $2 AND f.state = 'stored'
+    AND t.user_id = f.user_id AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))`;
 
 /**
  * Uploaded files, private to their user, replaced by a second upload with the same id, at most
@@ -128,6 +137,8 @@ export class FilesService {
     } catch (e) {
       reader.abandon();
       if (filePk) await this.db.query('DELETE FROM files WHERE id = $1', [filePk]).catch(() => undefined);
+      // the user was deleted meanwhile (the row went with them)
+      if (isForeignKeyViolation(e)) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
       throw e;
     } finally {
       await release?.();
@@ -151,6 +162,10 @@ export class FilesService {
         if (Number(kept) + size > quota) {
           throw new ApiError(Codes.StorageQuotaExceeded, `the upload would exceed your storage quota of ${quota} bytes`);
         }
+      }
+      const [{ in_use }] = await tx.query(`SELECT ${IN_USE_BY_ID} AS in_use`, [userId, fileId]);
+      if (in_use) {
+        throw new ApiError(Codes.FileInUse, `a dataset is still being created from "${fileId}": replace it when that has ended`);
       }
       await tx.query(`DELETE FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`, [userId, fileId]);
       const done = await returning(
@@ -216,10 +231,7 @@ export class FilesService {
     return this.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
       const rows = await tx.query(
-        `SELECT id, size_in_bytes,
-                EXISTS (SELECT 1 FROM tasks t
-                         WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text
-                           AND t.state IN ('pending', 'running')) AS in_use
+        `SELECT id, size_in_bytes, ${IN_USE_BY_ID} AS in_use
            FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored' FOR UPDATE`,
         [userId, fileId],
       );
@@ -245,7 +257,7 @@ export class FilesService {
   /** The stored file: its size, and its bytes chunk by chunk (one look-up of the file for both). */
   async open(filePk: string): Promise<{ sizeInBytes: number; chunks: AsyncGenerator<Buffer> }> {
     const found = await this.db.query('SELECT size_in_bytes, chunk_count FROM files WHERE id = $1', [filePk]);
-    if (!found.length) throw new Error('the uploaded file was deleted or replaced');
+    if (!found.length) throw new FinalJobError('the uploaded file was deleted before the dataset was created from it');
     return { sizeInBytes: Number(found[0].size_in_bytes), chunks: this.chunks(filePk, found[0].chunk_count) };
   }
 

@@ -11,7 +11,7 @@ import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
-import { returning } from '../database/sql';
+import { keepRow, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import { JobsService } from '../jobs/jobs.service';
@@ -90,6 +90,7 @@ export class ImageUploadService {
 
     const payload: ImageTaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
+      await keepRow(tx, 'projects', projectId, new ApiError(Codes.ProjectNotFound)); // deleted while the body came in
       const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id, payload) VALUES ($1, $2, $3, $4) RETURNING id`, [
         IMAGE_TASK_KIND,
         userId,

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { readableBy } from '../auth/access.service';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
-import { returning } from '../database/sql';
+import { keepRow, returning } from '../database/sql';
 import { renderStatus, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
@@ -68,8 +68,11 @@ export class PredictionsService {
         `signatureIndex ${signatureIndex}: the model "${dto.modelKey}" shows ${signatures.length} signature${signatures.length === 1 ? '' : 's'} (0 to ${signatures.length - 1})`,
       );
     }
-    await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId);
     return this.db.transaction(async (tx) => {
+      // both stay until this commits (a concurrent delete waits, then takes the prediction with it)
+      await keepRow(tx, 'analyses', analysisId, new ApiError(Codes.AnalysisNotFound));
+      await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
+      await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId, tx);
       const [row] = await tx.query(
         `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index)
          VALUES ($1, $2, $3, $4, $5) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
@@ -82,9 +85,15 @@ export class PredictionsService {
   }
 
   /** Refuses a dataset that lacks a column the model uses, before queueing anything. */
-  private async checkColumns(analysisId: string, modelKey: string, signatureIndex: number, datasetId: string): Promise<void> {
+  private async checkColumns(
+    analysisId: string,
+    modelKey: string,
+    signatureIndex: number,
+    datasetId: string,
+    tx: EntityManager,
+  ): Promise<void> {
     const needed = await this.analyses.modelInputs(analysisId, modelKey, signatureIndex);
-    const features = await this.datasets.featuresOf(datasetId);
+    const features = await this.datasets.featuresOf(datasetId, tx);
     const have = new Set(features.map((f) => f.name));
     const missing = needed.filter((n) => !have.has(n));
     if (missing.length) {

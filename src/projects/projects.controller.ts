@@ -70,11 +70,11 @@ export class ProjectsController {
   }
 
   @ApiEnvelope('Stop sharing a project with a user', 'Unshare')
-  @ApiErrors(...bodyErrors(UnshareProjectDto), Codes.UnknownUsername)
+  @ApiErrors(...bodyErrors(UnshareProjectDto), Codes.UnknownUsername, Codes.ShareWithOwner)
   @Post('project/:projectId/unshare')
   @HttpCode(200)
   @Access(Permission.ProjectOwned, 'projectId')
-  unshare(@Param('projectId', ParseIdPipe) projectId: string, @Body() dto: UnshareProjectDto) {
-    return this.projects.unshare(projectId, dto.username);
+  unshare(@Auth() auth: AuthContext, @Param('projectId', ParseIdPipe) projectId: string, @Body() dto: UnshareProjectDto) {
+    return this.projects.unshare(auth.userId, projectId, dto.username);
   }
 }

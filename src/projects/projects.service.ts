@@ -4,6 +4,7 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
+import { keepRow } from '../database/sql';
 import { UserEntity } from '../auth/user.entity';
 import { ProjectEntity } from './project.entity';
 import { ProjectShareEntity } from './project-share.entity';
@@ -83,14 +84,20 @@ export class ProjectsService {
       canWrite: set.has('write'),
       canExecute: set.has('execute'),
     };
-    await this.db.getRepository(ProjectShareEntity).upsert(share, ['projectId', 'userId']);
+    await this.db.transaction(async (tx) => {
+      // the project or the user may be deleted meanwhile
+      await keepRow(tx, 'projects', projectId, new ApiError(Codes.ProjectNotFound));
+      await keepRow(tx, 'users', share.userId, new ApiError(Codes.UnknownUsername, `no user ${dto.username}`));
+      await tx.getRepository(ProjectShareEntity).upsert(share, ['projectId', 'userId']);
+    });
     const permissions = (['read', 'write', 'execute'] as const).filter((p) => set.has(p));
     return { projectId, username: user.username, permissions };
   }
 
-  async unshare(projectId: string, username: string): Promise<{ projectId: string; username: string }> {
+  async unshare(ownerId: string, projectId: string, username: string): Promise<{ projectId: string; username: string }> {
     const user = await this.db.getRepository(UserEntity).findOne({ where: { username } });
     if (!user) throw new ApiError(Codes.UnknownUsername, `no user ${username}`);
+    if (String(user.id) === ownerId) throw new ApiError(Codes.ShareWithOwner, 'the owner of a project keeps every permission on it');
     await this.db.getRepository(ProjectShareEntity).delete({ projectId, userId: String(user.id) });
     return { projectId, username: user.username };
   }

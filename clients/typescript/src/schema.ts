@@ -1773,7 +1773,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
              *     - `badRequest-10-0-2`: permission value not one of read, write, execute
-             *     - `badRequest-10-0-3`: a project cannot be shared with its owner
+             *     - `badRequest-10-0-3`: a project cannot be shared with (or unshared from) its owner
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -1840,6 +1840,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
+             *     - `badRequest-10-0-3`: a project cannot be shared with (or unshared from) its owner
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -1858,7 +1859,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "badRequest-10-0-1" | "notFound-100-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-3" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1908,6 +1909,7 @@ export interface operations {
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
+             *     - `conflict-115-5-1`: the file cannot be deleted: a dataset is still being created from it
              */
             200: {
                 headers: {
@@ -1925,7 +1927,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "conflict-115-5-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
