@@ -29,6 +29,10 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     });
   });
 
+  it('accepts the largest maxSignatureSize (1000) and maxVisualizedSignatureCount (50)', () => {
+    expect(codes({ ...base, maxSignatureSize: 1000, maxVisualizedSignatureCount: 50 })).toEqual([]);
+  });
+
   it.each([
     ['not an object', [1], ['badRequest-1-0-4']],
     ['an unknown field', { ...base, extra: 1 }, ['badRequest-1-0-7']],
@@ -58,6 +62,8 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     ['coreCount a float', { ...base, coreCount: 1.5 }, ['badRequest-120-0-7']],
     ['maxSignatureSize zero', { ...base, maxSignatureSize: 0 }, ['badRequest-120-0-8']],
     ['maxVisualizedSignatureCount huge', { ...base, maxVisualizedSignatureCount: 1e300 }, ['badRequest-120-0-9']],
+    ['maxVisualizedSignatureCount over 50', { ...base, maxVisualizedSignatureCount: 51 }, ['badRequest-120-0-9']],
+    ['maxSignatureSize over 1000', { ...base, maxSignatureSize: 1001 }, ['badRequest-120-0-8']],
     ['name too long', { ...base, name: 'n'.repeat(121) }, ['badRequest-120-0-10']],
     ['name a number', { ...base, name: 3 }, ['badRequest-120-0-10']],
     ['groupingFeature unknown', { ...base, groupingFeature: 'nope' }, ['badRequest-120-0-11']],

@@ -183,15 +183,19 @@ export function ValidateEnum(
   );
 }
 
-/** A JSON number that is a positive safe integer (a numeric string is not); otherwise `code`. */
-export function ValidatePositiveInt(name: string, o: FieldOptions & { code?: ErrorCode; default?: number } = {}): PropertyDecorator {
+/** A JSON number that is a positive safe integer (a numeric string is not), at most `max` when given; otherwise `code`. */
+export function ValidatePositiveInt(
+  name: string,
+  o: FieldOptions & { code?: ErrorCode; default?: number; max?: number } = {},
+): PropertyDecorator {
+  const max = o.max ?? Number.MAX_SAFE_INTEGER;
   return field(
     name,
     o,
-    { type: 'integer', minimum: 1, default: o.default },
+    { type: 'integer', minimum: 1, maximum: o.max, default: o.default },
     ValidateBy(
-      { name: 'isPositiveInt', validator: { validate: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0 } },
-      code(o.code ?? Codes.WrongType, `${name} must be a positive integer`),
+      { name: 'isPositiveInt', validator: { validate: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v <= max } },
+      code(o.code ?? Codes.WrongType, o.max ? `${name} must be an integer from 1 to ${o.max}` : `${name} must be a positive integer`),
     ),
   );
 }

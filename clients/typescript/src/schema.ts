@@ -1909,7 +1909,7 @@ export interface operations {
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
-             *     - `conflict-115-5-1`: the file cannot be deleted: a dataset is still being created from it
+             *     - `conflict-115-5-1`: the file cannot be deleted or replaced: a dataset is still being created from it
              */
             200: {
                 headers: {
@@ -2028,7 +2028,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-115-1-1`: unknown file or task
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
-             *     - `conflict-115-5-1`: the file cannot be deleted: a dataset is still being created from it
+             *     - `conflict-115-5-1`: the file cannot be deleted or replaced: a dataset is still being created from it
              */
             200: {
                 headers: {
@@ -2542,8 +2542,8 @@ export interface operations {
              *     - `badRequest-120-0-5`: modelsConsidered not one of interpretable, all
              *     - `badRequest-120-0-6`: featureSelection not one of mostRelevant, mostRelevantOrAll
              *     - `badRequest-120-0-7`: coreCount not a positive integer
-             *     - `badRequest-120-0-8`: maxSignatureSize not a positive integer
-             *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not a positive integer
+             *     - `badRequest-120-0-8`: maxSignatureSize not an integer from 1 to 1000
+             *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not an integer from 1 to 50
              *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature
@@ -2621,8 +2621,8 @@ export interface operations {
              *     - `badRequest-120-0-5`: modelsConsidered not one of interpretable, all
              *     - `badRequest-120-0-6`: featureSelection not one of mostRelevant, mostRelevantOrAll
              *     - `badRequest-120-0-7`: coreCount not a positive integer
-             *     - `badRequest-120-0-8`: maxSignatureSize not a positive integer
-             *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not a positive integer
+             *     - `badRequest-120-0-8`: maxSignatureSize not an integer from 1 to 1000
+             *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not an integer from 1 to 50
              *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature

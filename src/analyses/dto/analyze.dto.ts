@@ -4,6 +4,10 @@ import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidatePositiveInt, ValidateText } from '../../common/validation';
 import type { AnalysisParameters, Outcome } from '../../engine/types';
 
+/** Upper bounds of the analyze parameters api-v1 leaves open (README, error codes badRequest-120-0-8 and -9). */
+export const MAX_SIGNATURE_SIZE = 1000;
+export const MAX_VISUALIZED_SIGNATURES = 50;
+
 export const THOROUGHNESS = ['preliminary', 'typical', 'extensive'] as const;
 export const MODELS_CONSIDERED = ['interpretable', 'all'] as const;
 export const FEATURE_SELECTION = ['mostRelevant', 'mostRelevantOrAll'] as const;
@@ -69,7 +73,14 @@ export class AnalyzeDto {
   })
   coreCount: number;
 
-  @ValidatePositiveInt('maxSignatureSize', { optional: true, nullIs: 'value', code: Codes.BadMaxSignatureSize, default: 25 })
+  // bounded: the LASSO path runs to 2 x maxSignatureSize + 20 non-zero columns, and every shown signature is refitted
+  @ValidatePositiveInt('maxSignatureSize', {
+    optional: true,
+    nullIs: 'value',
+    code: Codes.BadMaxSignatureSize,
+    default: 25,
+    max: MAX_SIGNATURE_SIZE,
+  })
   maxSignatureSize?: number;
 
   @ValidatePositiveInt('maxVisualizedSignatureCount', {
@@ -77,6 +88,7 @@ export class AnalyzeDto {
     nullIs: 'value',
     code: Codes.BadMaxVisualizedSignatureCount,
     default: 5,
+    max: MAX_VISUALIZED_SIGNATURES,
   })
   maxVisualizedSignatureCount?: number;
 
