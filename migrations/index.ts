@@ -8,6 +8,7 @@ import { FileUploads1763800650000 } from './1763800650000-file-uploads';
 import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
 import { LoginFailures1763800800000 } from './1763800800000-login-failures';
 import { UploadSlots1763800900000 } from './1763800900000-upload-slots';
+import { JobUsers1763801000000 } from './1763801000000-job-users';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   UserDisabled1763800700000,
   LoginFailures1763800800000,
   UploadSlots1763800900000,
+  JobUsers1763801000000,
 ];

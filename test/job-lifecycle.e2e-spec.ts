@@ -339,3 +339,49 @@ it('a job that fails on its input keeps its own code: attempted once, failed wit
   const [job] = await t.db.query('SELECT state, attempts FROM jobs WHERE prediction_id = $1', [predictionId]);
   expect(job).toEqual({ state: 'failed', attempts: 1 });
 }, 240_000);
+
+it("shares the workers between users: one user's queue does not hold another's job back", async () => {
+  // no worker while the queue is filled; then one worker, with one core
+  const queued = await createTestApp({ RUN_WORKERS: 'false' });
+  let worker: TestApp | undefined;
+  try {
+    const [alice, bob] = [await createUser(queued), await createUser(queued)];
+    const build = async (user: typeof alice, n: number): Promise<string[]> => {
+      const p = await createProject(queued, user.auth, `p-${user.username}`);
+      const csv = Buffer.from('a,b\n1,2\n3,4\n');
+      expectSuccess(await queued.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await queued
+          .http()
+          .post(`${API}/file/rows.csv/createDataset`)
+          .set('Authorization', user.auth)
+          .send({ projectId: Number(p), name: `rows ${i}`, fileSizeInBytes: csv.length });
+        ids.push(expectSuccess(res).taskId);
+      }
+      return ids;
+    };
+    const aliceTasks = await build(alice, 6);
+    const [bobTask] = await build(bob, 1);
+    // alice already has a job running elsewhere (another worker holds its lease)
+    await queued.db.query(
+      `UPDATE jobs SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour' WHERE task_id = $1`,
+      [aliceTasks[0]],
+    );
+    const ended: string[] = [];
+    worker = await createTestApp({ WORKER_CORES: '1' }, queued.databaseUrl);
+    const bobDone = new Promise<void>((resolve) =>
+      worker!.app.get(JobRunner).onJobEnded((e) => {
+        ended.push(e.subjectId);
+        if (e.subjectId === bobTask) resolve();
+      }),
+    );
+    await bobDone;
+    expect(ended[0]).toBe(bobTask); // before alice's five older queued jobs
+    const [{ n }] = await queued.db.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1`, [alice.userId]);
+    expect(n).toBe(6); // each job knows its user
+  } finally {
+    await worker?.close();
+    await queued.close();
+  }
+}, 60_000);

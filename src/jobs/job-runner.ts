@@ -166,13 +166,18 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     while (this.running.size) await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
+  /**
+   * Claims the next job that fits in `freeCores`: of the user with the fewest jobs running (on every worker), then
+   * the oldest. One user's queue of hundreds of jobs takes its turn beside everyone else's, never before them.
+   */
   private async claim(freeCores: number): Promise<JobRow | undefined> {
     const rows = await returning<JobRow>(
       this.db,
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1,
               lease_expires_at = now() + make_interval(secs => $2), updated_at = now()
-        WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND run_after <= now() AND cost <= $3
-                     ORDER BY run_after, id FOR UPDATE SKIP LOCKED LIMIT 1)
+        WHERE id = (SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= now() AND cost <= $3
+                     ORDER BY (SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.user_id = j.user_id), run_after, id
+                     FOR UPDATE SKIP LOCKED LIMIT 1)
         RETURNING ${JOB_COLUMNS}`,
       [this.workerId, this.config.jobLeaseSeconds, freeCores],
     );

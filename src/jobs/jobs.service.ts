@@ -19,6 +19,8 @@ export interface EnqueueOptions {
 
 /** The jobs table's column that links a job to its subject (foreign key, ON DELETE CASCADE). */
 const SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
+/** The subject's table: the job is for its user. */
+const SUBJECT_TABLE: Record<SubjectKind, string> = { task: 'tasks', analysis: 'analyses', prediction: 'predictions' };
 
 /** Handlers by kind, one per kind; the union over kinds that the runner dispatches on. */
 type AnyHandler = { [K in JobKind]: JobHandler<K> }[JobKind];
@@ -65,8 +67,8 @@ export class JobsService {
       throw new Error(`${definition.subject} ${subjectId} cannot run (gone or settled)`);
     }
     const rows: { id: string }[] = await manager.query(
-      `INSERT INTO jobs (kind, project_id, ${SUBJECT_COLUMN[definition.subject]}, payload, cost, max_attempts)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+      `INSERT INTO jobs (kind, project_id, ${SUBJECT_COLUMN[definition.subject]}, payload, cost, max_attempts, user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, (SELECT user_id FROM ${SUBJECT_TABLE[definition.subject]} WHERE id = $3)) RETURNING id`,
       [
         kind,
         options.projectId ?? null,
