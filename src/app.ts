@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
-import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH } from './common/text';
+import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } from './common/text';
 import { UsersService } from './auth/users.service';
 
 import { API_PREFIX, apiRoutes } from './openapi/routes';
@@ -83,7 +83,7 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
     logger: logger ?? false,
   });
   app.disable('x-powered-by');
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQueryString);
   // req.ip: the connection's peer, or with TRUST_PROXY the client that trusted proxies name in X-Forwarded-For
   app.set('trust proxy', options.config.trustProxy);
   // First: every request gets its id and access line, including those refused by body parsing.

@@ -262,6 +262,31 @@ describe('a nested key named after a prototype member ("constructor", "toString"
   });
 });
 
+describe('percent-encoding in paths and query strings', () => {
+  it('refuses a path segment that is not percent-encoding with the path code, in its own words', async () => {
+    const u = await createUser(t);
+    const project = await t.http().get(`${API}/project/%`).set('Authorization', u.auth);
+    expectError(project, 'badRequest-1-0-2');
+    expect(project.body.message).toBe('a path segment is not valid percent-encoding');
+    expectError(await t.http().post(`${API}/file/a%zz/delete`).set('Authorization', u.auth), 'badRequest-115-0-1');
+  });
+
+  it('refuses a query string value that is not UTF-8 (it used to become U+FFFD) with badRequest-1-0-6', async () => {
+    const u = await createUser(t);
+    const p = await createProject(t, u.auth);
+    const analysisId = await finishedAnalysis(p, await dataset(p, 'data'), u.userId);
+    for (const bad of ['%ED%A0%80', '%C0%AF', '%FF']) {
+      const res = await t.http().get(`${API}/analysis/${analysisId}/availablePlots?modelKey=${bad}`).set('Authorization', u.auth);
+      expectError(res, 'badRequest-1-0-6');
+      expect(res.body.message).not.toContain('\uFFFD');
+    }
+    // well-formed percent-encoding and + still read as text
+    const res = await t.http().get(`${API}/analysis/${analysisId}/availablePlots?modelKey=b%C3%A9st+one`).set('Authorization', u.auth);
+    expectError(res, 'notFound-140-1-1');
+    expect(res.body.message).toContain('"bést one"');
+  });
+});
+
 describe('finding 9: modelKey must be an own key of the result', () => {
   it('refuses constructor, __proto__, toString and friends with notFound-140-1-1 and queues nothing', async () => {
     const u = await createUser(t);

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
+import { API_PREFIX } from '../openapi/routes';
 
 /** pg-pool's message when no connection came free within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
@@ -42,6 +43,13 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     const parserError = this.fromBodyParser(exception);
     if (parserError) {
       res.status(200).json({ code: parserError.code, message: parserError.message, status: 'error' });
+      return;
+    }
+    if (exception instanceof HttpException && exception.getStatus() === 400 && /^Failed to decode param/.test(exception.message)) {
+      // Nest could not percent-decode a path parameter (`/project/%`): as any other malformed path parameter
+      const fileRoute = req.path.startsWith(`/${API_PREFIX}/file/`);
+      const code = fileRoute ? Codes.BadFileId : Codes.MalformedId;
+      res.status(200).json({ code, message: 'a path segment is not valid percent-encoding', status: 'error' });
       return;
     }
     if (exception instanceof ForbiddenException) {

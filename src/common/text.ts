@@ -1,3 +1,4 @@
+import * as querystring from 'node:querystring';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
 
@@ -105,4 +106,24 @@ export function parseClientJson(text: string, field: string): unknown {
   }
   assertSafeJson(value, field);
   return value;
+}
+
+/**
+ * The query string as Express's 'simple' parser reads it (querystring: `+` is a space, a repeated name gives an
+ * array), except that percent-encoding that is not UTF-8 (`%C0%AF`, a lone surrogate's `%ED%A0%80`) is refused
+ * with badRequest-1-0-6 instead of becoming U+FFFD.
+ */
+export function parseQueryString(text: string): Record<string, string | string[]> {
+  let bad = false;
+  const decode = (s: string): string => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      bad = true;
+      return s;
+    }
+  };
+  const parsed = querystring.parse(text, '&', '=', { decodeURIComponent: decode });
+  if (bad) throw new ApiError(Codes.WrongType, 'the query string is not valid UTF-8 percent-encoding');
+  return parsed as Record<string, string | string[]>;
 }
