@@ -11,6 +11,7 @@ import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
 import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } from './common/text';
 import { UsersService } from './auth/users.service';
+import type { AuthedRequest } from './auth/auth-context';
 
 import { API_PREFIX, apiRoutes } from './openapi/routes';
 import { buildOpenApiDocument } from './openapi/document';
@@ -18,10 +19,6 @@ import { checkDeclaredCodes, ResponseCheck } from './openapi/check-codes';
 
 export { API_PREFIX };
 const RAW_UPLOAD = /^\/api\/public\/v1\/file\/[^/]+\/upload$/;
-
-function errorEnvelope(res: Response, code: string, message: string): void {
-  res.status(200).json({ code, message, status: 'error' });
-}
 
 /** A body refused before it is parsed, with the code and message it is answered with. */
 class RefusedBody extends Error {
@@ -49,11 +46,18 @@ function verifyJsonBytes(_req: Request, _res: Response, buf: Buffer, encoding: s
 
 /**
  * JSON body parsing whose faults become error envelopes (malformed or too deep: badRequest-1-0-4, too
- * large: -3), and the text rule on every string of the body (NUL, lone surrogate, length: -1-0-6).
+ * large: -3), and the text rule on every string of the body and query (NUL, lone surrogate, length:
+ * -1-0-6). A fault is not answered here but kept on the request for the AccessGuard, which answers it
+ * after the token check (without a valid token: 403, as for any other request).
  */
 function jsonBodies(limit: number) {
   const parse = express.json({ limit, strict: true, verify: verifyJsonBytes });
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: AuthedRequest, res: Response, next: NextFunction) => {
+    const fault = (code: ErrorCode, message: string) => {
+      req.bodyFault = new ApiError(code, message);
+      req.body = undefined;
+      next();
+    };
     // A file upload's body is the file, whatever Content-Type the client sent: never parse it here.
     if (RAW_UPLOAD.test(req.path)) return next();
     return parse(req, res, (err?: { type?: string; code?: ErrorCode; message?: string }) => {
@@ -62,14 +66,14 @@ function jsonBodies(limit: number) {
           assertSafeJson(req.body);
           assertSafeJson(req.query, 'query');
         } catch (e) {
-          if (e instanceof ApiError) return errorEnvelope(res, e.code, e.message);
+          if (e instanceof ApiError) return fault(e.code, e.message);
           throw e;
         }
         return next();
       }
-      if (err.type === 'signet.refused' && err.code) return errorEnvelope(res, err.code, err.message ?? '');
-      if (err.type === 'entity.too.large') return errorEnvelope(res, Codes.BodyTooLarge, `JSON body over ${limit} bytes`);
-      return errorEnvelope(res, Codes.MalformedBody, 'malformed JSON body');
+      if (err.type === 'signet.refused' && err.code) return fault(err.code, err.message ?? '');
+      if (err.type === 'entity.too.large') return fault(Codes.BodyTooLarge, `JSON body over ${limit} bytes`);
+      return fault(Codes.MalformedBody, 'malformed JSON body');
     });
   };
 }

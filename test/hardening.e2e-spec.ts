@@ -174,6 +174,33 @@ describe('finding 7: deeply nested JSON is refused with badRequest-1-0-4 before 
   });
 });
 
+describe('a caller without a valid token gets 403 whatever its body or query string holds', () => {
+  it('answers 403 before the body fault, and the body fault only to a caller with a valid token', async () => {
+    const u = await createUser(t);
+    const bodies: [string, string][] = [
+      ['{"name":', 'badRequest-1-0-4'], // malformed
+      ['{"a":'.repeat(40) + '1' + '}'.repeat(40), 'badRequest-1-0-4'], // too deep
+      ['{"name":"a\\u0000b"}', 'badRequest-1-0-6'], // text rule
+      [`{"name":"${'x'.repeat(1_100_000)}"}`, 'badRequest-1-0-3'], // over MAX_JSON_BODY_BYTES
+    ];
+    for (const [body, code] of bodies) {
+      const send = (authorization?: string) => {
+        const req = t.http().post(`${API}/createProject`).set('Content-Type', 'application/json');
+        return (authorization ? req.set('Authorization', authorization) : req).send(body);
+      };
+      expect((await send()).status).toBe(403);
+      expect((await send('Bearer not-a-token')).status).toBe(403);
+      expectError(await send(u.auth), code);
+      // a public route has no token to check: the fault is answered
+      expectError(await t.http().post(`${API}/login`).set('Content-Type', 'application/json').send(body), code);
+    }
+    const query = await t.http().get(`${API}/projects/owned/0/10?x=%00`);
+    expect(query.status).toBe(403);
+    expectError(await t.http().get(`${API}/projects/owned/0/10?x=%00`).set('Authorization', u.auth), 'badRequest-1-0-6');
+    expect(await t.db.query(`SELECT id FROM projects WHERE owner_id = $1`, [u.userId])).toHaveLength(0);
+  });
+});
+
 describe("finding 8: reading a prediction needs read on the model's project and on the dataset's", () => {
   it("refuses a reader of the model's project alone, and leaves the prediction out of its list", async () => {
     const ownerA = await createUser(t);

@@ -13,8 +13,9 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /**
- * The one global guard: authenticates the token, then checks every @Access requirement of the route.
- * A route without a declaration is closed (403): access is never granted by omission.
+ * The one global guard: authenticates the token, then answers a body the parser refused (see
+ * AuthedRequest.bodyFault) and checks every @Access requirement of the route. A route without a
+ * declaration is closed (403): access is never granted by omission.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
@@ -24,10 +25,18 @@ export class AccessGuard implements CanActivate {
     if (context.getType() !== 'http') return true;
     const requirements = accessOf(context.getHandler());
     if (!requirements?.length) throw new ForbiddenException();
-    if (requirements.some((r) => r.permission === Permission.Public)) return true;
-
     const req = context.switchToHttp().getRequest<AuthedRequest>();
+    if (requirements.some((r) => r.permission === Permission.Public)) {
+      if (req.bodyFault) throw req.bodyFault;
+      return true;
+    }
+
     const token = bearerToken(req.headers.authorization);
+    if (req.bodyFault) {
+      // a body or query the parser refused: answered only to a caller with a valid token
+      if (!(await this.access.authenticate(token))) throw new ForbiddenException();
+      throw req.bodyFault;
+    }
     const targets = requirements.filter((r) => r.target && r.kind);
     req.projectOf = {};
     if (!targets.length) {

@@ -1,5 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import type { ApiError } from '../common/api-error';
 
 /** The caller, as the AccessGuard authenticated it. */
 export interface AuthContext {
@@ -12,6 +13,12 @@ export interface AuthedRequest extends Request {
   auth?: AuthContext;
   /** Project id that each checked target resolved to, by target name. */
   projectOf?: Record<string, string>;
+  /**
+   * What was wrong with the JSON body or the query string (set by the body parser, which runs before
+   * routing): answered by the AccessGuard once the token has been checked, so a caller without a valid
+   * token gets 403 whatever it sent.
+   */
+  bodyFault?: ApiError;
 }
 
 /** `@Auth() auth: AuthContext` in a controller method. */
