@@ -7,6 +7,7 @@ import pino from 'pino';
 import { AppModule, AppOptions, appControllers } from './app.module';
 import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
+import { answerClientErrors } from './common/client-error';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
 import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } from './common/text';
@@ -87,6 +88,7 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
     logger: logger ?? false,
   });
   app.disable('x-powered-by');
+  answerClientErrors(app.getHttpServer());
   app.set('query parser', parseQueryString);
   // req.ip: the connection's peer, or with TRUST_PROXY the client that trusted proxies name in X-Forwarded-For
   app.set('trust proxy', options.config.trustProxy);

@@ -1,3 +1,5 @@
+import { connect, AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**
@@ -198,6 +200,45 @@ describe('a caller without a valid token gets 403 whatever its body or query str
     expect(query.status).toBe(403);
     expectError(await t.http().get(`${API}/projects/owned/0/10?x=%00`).set('Authorization', u.auth), 'badRequest-1-0-6');
     expect(await t.db.query(`SELECT id FROM projects WHERE owner_id = $1`, [u.userId])).toHaveLength(0);
+  });
+});
+
+describe("requests Node's HTTP parser refuses get a JSON answer, not a bare status line", () => {
+  /** Sends raw bytes to the listening app and reads the whole answer (the connection is closed after it). */
+  async function raw(request: string): Promise<{ status: number; body: unknown }> {
+    const server = t.app.getHttpServer() as Server;
+    if (!server.listening) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const text = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write(request));
+      let got = '';
+      socket.on('data', (d) => (got += d.toString()));
+      socket.on('end', () => resolve(got));
+      socket.on('error', reject);
+    });
+    const [head, body] = text.split('\r\n\r\n');
+    return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1]), body: JSON.parse(body) };
+  }
+
+  it('answers an unknown method as an undefined endpoint (404), and a malformed request 400, with a JSON body', async () => {
+    expect(await raw(`FOO ${API}/version HTTP/1.1\r\nHost: x\r\n\r\n`)).toEqual({
+      status: 404,
+      body: { statusCode: 404, message: 'Not Found' },
+    });
+    // a method Node knows but no route has: the same answer from the router
+    expect(await raw(`PROPFIND ${API}/version HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).toEqual({
+      status: 404,
+      body: { statusCode: 404, message: 'Not Found' },
+    });
+    expect(await raw(`GET ${API}/version HTTP/1.1\r\nHost x\r\n\r\n`)).toEqual({
+      status: 400,
+      body: { statusCode: 400, message: 'Bad Request' },
+    });
+    expect(await raw(`GET ${API}/version HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)).toEqual({
+      status: 431,
+      body: { statusCode: 431, message: 'Request Header Fields Too Large' },
+    });
+    expectSuccess(await t.http().get(`${API}/version`));
   });
 });
 
