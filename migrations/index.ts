@@ -9,6 +9,7 @@ import { UserDisabled1763800700000 } from './1763800700000-user-disabled';
 import { LoginFailures1763800800000 } from './1763800800000-login-failures';
 import { UploadSlots1763800900000 } from './1763800900000-upload-slots';
 import { JobUsers1763801000000 } from './1763801000000-job-users';
+import { JobClaims1763801100000 } from './1763801100000-job-claims';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   LoginFailures1763800800000,
   UploadSlots1763800900000,
   JobUsers1763801000000,
+  JobClaims1763801100000,
 ];

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { Client } from 'pg';
-import { JobEnded, JobRunner } from '../src/jobs/job-runner';
+import { JobEnded, JobRunner, RESERVE_AFTER_SECONDS } from '../src/jobs/job-runner';
 import { JobKind } from '../src/jobs/job-kinds';
 import {
   API,
@@ -380,6 +380,53 @@ it("shares the workers between users: one user's queue does not hold another's j
     expect(ended[0]).toBe(bobTask); // before alice's five older queued jobs
     const [{ n }] = await queued.db.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1`, [alice.userId]);
     expect(n).toBe(6); // each job knows its user
+  } finally {
+    await worker?.close();
+    await queued.close();
+  }
+}, 60_000);
+
+it('holds cores back for a job that needs more than are free once it has waited RESERVE_AFTER_SECONDS', async () => {
+  // queue filled with no worker; then one worker with two cores
+  const queued = await createTestApp({ RUN_WORKERS: 'false' });
+  let worker: TestApp | undefined;
+  try {
+    const [alice, bob] = [await createUser(queued), await createUser(queued)];
+    const build = async (user: typeof alice, n: number): Promise<string[]> => {
+      const p = await createProject(queued, user.auth, `p-${user.username}`);
+      const csv = Buffer.from('a,b\n1,2\n3,4\n');
+      expectSuccess(await queued.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const res = await queued
+          .http()
+          .post(`${API}/file/rows.csv/createDataset`)
+          .set('Authorization', user.auth)
+          .send({ projectId: Number(p), name: `rows ${i}`, fileSizeInBytes: csv.length });
+        ids.push(expectSuccess(res).taskId);
+      }
+      return ids;
+    };
+    const aliceTasks = await build(alice, 6);
+    const [bobTask] = await build(bob, 1);
+    // alice's 1-core jobs are the oldest; bob's job needs both cores and has waited past the reservation
+    await queued.db.query(`UPDATE jobs SET run_after = now() - interval '2 minutes' WHERE user_id = $1`, [alice.userId]);
+    await queued.db.query(`UPDATE jobs SET cost = 2, run_after = now() - make_interval(secs => $2) WHERE task_id = $1`, [
+      bobTask,
+      RESERVE_AFTER_SECONDS + 5,
+    ]);
+    const ended: string[] = [];
+    worker = await createTestApp({ WORKER_CORES: '2' }, queued.databaseUrl);
+    await new Promise<void>((resolve) =>
+      worker!.app.get(JobRunner).onJobEnded((e) => {
+        ended.push(e.subjectId);
+        if (ended.length === aliceTasks.length + 1) resolve();
+      }),
+    );
+    // alice's oldest took one core; then bob's job, at the head of the fair order, got both cores before
+    // alice's second could fill the free one (and, with both free, bob's turn came before alice's next)
+    expect(ended.slice(0, 2)).toEqual([aliceTasks[0], bobTask]);
+    expect(ended.slice(2).sort()).toEqual(aliceTasks.slice(1).sort());
   } finally {
     await worker?.close();
     await queued.close();

@@ -28,6 +28,8 @@ interface Running {
 
 /** How often the runner looks for deleted (cancelled) jobs among those it runs: a deletion stops within 2 s. */
 const CANCEL_CHECK_MS = 1000;
+/** How long a queued job that needs more cores than a worker has free may be passed by smaller jobs (see claim). */
+export const RESERVE_AFTER_SECONDS = 30;
 /** At most one progress write per job per this interval. */
 const PROGRESS_WRITE_MS = 1000;
 /**
@@ -167,19 +169,30 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   }
 
   /**
-   * Claims the next job that fits in `freeCores`: of the user with the fewest jobs running (on every worker), then
-   * the oldest. One user's queue of hundreds of jobs takes its turn beside everyone else's, never before them.
+   * Claims the next job that fits in `freeCores`, in a fair order: of the user with the fewest jobs running (on
+   * every worker), among those of the user served least recently, then the oldest. One user's queue of hundreds of
+   * jobs takes turns with everyone else's, never goes before them.
+   *
+   * A job at the head of that order that needs more cores than are free is passed by smaller jobs (they fill the
+   * free cores) only until it has waited RESERVE_AFTER_SECONDS: then this worker claims nothing more, its running
+   * jobs end and free their cores, and the head is taken. A stream of 1-core jobs cannot hold a 2-core analysis
+   * back for ever. The head is the first job this worker could ever run (cost within its cores).
    */
   private async claim(freeCores: number): Promise<JobRow | undefined> {
+    const fairOrder = `(SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.user_id = j.user_id),
+                       (SELECT max(claimed_at) FROM jobs c WHERE c.user_id = j.user_id) NULLS FIRST, run_after, id`;
     const rows = await returning<JobRow>(
       this.db,
-      `UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1,
+      `WITH head AS (SELECT cost, run_after FROM jobs j WHERE state = 'queued' AND run_after <= now() AND cost <= $4
+                      ORDER BY ${fairOrder} LIMIT 1)
+       UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1, claimed_at = clock_timestamp(),
               lease_expires_at = now() + make_interval(secs => $2), updated_at = now()
         WHERE id = (SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= now() AND cost <= $3
-                     ORDER BY (SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.user_id = j.user_id), run_after, id
+                       AND NOT EXISTS (SELECT 1 FROM head WHERE head.cost > $3 AND head.run_after <= now() - make_interval(secs => $5))
+                     ORDER BY ${fairOrder}
                      FOR UPDATE SKIP LOCKED LIMIT 1)
         RETURNING ${JOB_COLUMNS}`,
-      [this.workerId, this.config.jobLeaseSeconds, freeCores],
+      [this.workerId, this.config.jobLeaseSeconds, freeCores, this.config.workerCores, RESERVE_AFTER_SECONDS],
     );
     const r = rows[0];
     return r ? { ...r, id: String(r.id), subject_id: String(r.subject_id) } : undefined;
