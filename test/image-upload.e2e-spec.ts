@@ -1,3 +1,4 @@
+import type request from 'supertest';
 import { Jimp } from 'jimp';
 import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
@@ -367,6 +368,33 @@ describe('add and commit errors', () => {
     expectError(await add(owner.auth, taskId, 's1', png), 'conflict-130-2-3');
     const [row] = await t.db.query(`SELECT mime FROM image_samples WHERE task_id = $1 AND sample_id = 's1'`, [taskId]);
     expect(row.mime).toBe('image/bmp');
+  });
+
+  it("answers multipart faults of add in the service's words, not multer's or busboy's", async () => {
+    const taskId = await openTask(projectId);
+    const png = await image('image/png', 3);
+    const post = () => t.http().post(`${API}/image/${taskId}/add`).set('Authorization', owner.auth);
+    const fault = async (res: Promise<request.Response> | request.Test, message: string) =>
+      expect(errorMessage(await res, 'badRequest-1-0-4')).toBe(message);
+    await fault(post().field('sampleId', 's1').attach('image', png, 's1.png'), 'a file part must be named file');
+    await fault(post().field('sampleId', 's1').attach('file', png, 'a.png').attach('file', png, 'b.png'), 'send one file part only');
+    await fault(post().set('Content-Type', 'multipart/form-data').send('--x\r\n'), 'the body must be multipart/form-data with a boundary');
+    await fault(
+      post()
+        .set('Content-Type', 'multipart/form-data; boundary=x')
+        .send(
+          '--x\r\nContent-Disposition: form-data; name="sampleId"\r\n\r\ns1\r\n--x\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\nabc',
+        ),
+      'the multipart body ended before its closing boundary',
+    );
+    await fault(
+      post()
+        .field('sampleId', 's1')
+        .field('note', 'x'.repeat(70 * 1024))
+        .attach('file', png, 's1.png'),
+      'a multipart field value is over 64 KiB',
+    );
+    expectSuccess(await add(owner.auth, taskId, 's1', png));
   });
 
   it('refuses a commit with samples lacking an image, naming how many and which; then commit once, and no add after it', async () => {

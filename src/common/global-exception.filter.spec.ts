@@ -1,4 +1,11 @@
-import { ArgumentsHost, ForbiddenException, Logger, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  BadRequestException,
+  ForbiddenException,
+  Logger,
+  NotFoundException,
+  PayloadTooLargeException,
+} from '@nestjs/common';
 import { ApiError } from './api-error';
 import { GlobalExceptionFilter } from './global-exception.filter';
 
@@ -46,6 +53,23 @@ describe('GlobalExceptionFilter', () => {
     const { h, res } = host();
     filter.catch(new PayloadTooLargeException(), h);
     expect([res.statusCode, (res.body as { code: string }).code]).toEqual([200, 'badRequest-1-0-3']);
+  });
+
+  it("answers a 400 from multer or busboy in our words, and any other 400 without the library's text", () => {
+    const answer = (e: Error) => {
+      const { h, res } = host();
+      filter.catch(e, h);
+      return [res.statusCode, res.body];
+    };
+    const envelope = (message: string) => [200, { code: 'badRequest-1-0-4', message, status: 'error' }];
+    expect(answer(new BadRequestException('Unexpected file field'))).toEqual(envelope('a file part must be named file'));
+    expect(answer(new BadRequestException('Multipart: Boundary not found'))).toEqual(
+      envelope('the body must be multipart/form-data with a boundary'),
+    );
+    expect(answer(new BadRequestException('Unexpected end of form'))).toEqual(
+      envelope('the multipart body ended before its closing boundary'),
+    );
+    expect(answer(new BadRequestException('Validation failed (numeric string is expected)'))).toEqual(envelope('malformed request'));
   });
 
   it('answers an unknown fault with 500 and a correlation id, logging the cause but not sending it', () => {

@@ -8,6 +8,28 @@ import { API_PREFIX } from '../openapi/routes';
 /** pg-pool's message when no connection came free within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
 
+/**
+ * The messages multer and busboy raise (Nest passes them on as 400s), in our words: a client reads what to send,
+ * never a library's text. Anything else Nest refuses as 400 is a malformed request.
+ */
+const MULTIPART_FAULTS: Record<string, string> = {
+  'Too many parts': 'the multipart body has too many parts',
+  'Too many files': 'send one file part only',
+  'Field name too long': 'a multipart field name is too long',
+  'Field value too long': 'a multipart field value is over 64 KiB',
+  'Too many fields': 'the multipart body has too many fields',
+  'Unexpected file field': 'a file part must be named file',
+  'Unexpected field': 'a file part must be named file',
+  'Field name missing': 'a multipart part has no name',
+  'Field name nesting too deep': 'a multipart field name is not valid',
+  'Field name array index too large': 'a multipart field name is not valid',
+  'Invalid field name': 'a multipart field name is not valid',
+  'Multipart: Boundary not found': 'the body must be multipart/form-data with a boundary',
+  'Malformed part header': 'a multipart part header is malformed',
+  'Unexpected end of form': 'the multipart body ended before its closing boundary',
+  'Unexpected end of file': 'the multipart body ended before its closing boundary',
+};
+
 interface BodyParserError {
   type?: string;
   status?: number;
@@ -61,11 +83,16 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       return;
     }
     if (exception instanceof HttpException && exception.getStatus() === 413) {
-      res.status(200).json({ code: Codes.BodyTooLarge, message: 'request body too large', status: 'error' });
+      res
+        .status(200)
+        .json({ code: Codes.BodyTooLarge, message: 'the image is over the size limit of the service (MAX_IMAGE_BYTES)', status: 'error' });
       return;
     }
     if (exception instanceof HttpException && exception.getStatus() === 400) {
-      res.status(200).json({ code: Codes.MalformedBody, message: this.messageOf(exception), status: 'error' });
+      // Nest words them "<multer's message> - <field>" and "Multipart: <busboy's message>"
+      const said = this.messageOf(exception).replace(/ - [^]*$/, '');
+      const message = MULTIPART_FAULTS[said] ?? MULTIPART_FAULTS[said.replace(/^Multipart: /, '')] ?? 'malformed request';
+      res.status(200).json({ code: Codes.MalformedBody, message, status: 'error' });
       return;
     }
     const correlationId = randomUUID();
