@@ -340,29 +340,31 @@ it('a job that fails on its input keeps its own code: attempted once, failed wit
   expect(job).toEqual({ state: 'failed', attempts: 1 });
 }, 240_000);
 
+/** Queues `n` builds of a tiny dataset for `user` in a project of theirs (with no worker running, they stay queued). */
+async function queueBuilds(app: TestApp, user: Awaited<ReturnType<typeof createUser>>, n: number): Promise<string[]> {
+  const p = await createProject(app, user.auth, `p-${user.username}`);
+  const csv = Buffer.from('a,b\n1,2\n3,4\n');
+  expectSuccess(await app.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await app
+      .http()
+      .post(`${API}/file/rows.csv/createDataset`)
+      .set('Authorization', user.auth)
+      .send({ projectId: Number(p), name: `rows ${i}`, fileSizeInBytes: csv.length });
+    ids.push(expectSuccess(res).taskId);
+  }
+  return ids;
+}
+
 it("shares the workers between users: one user's queue does not hold another's job back", async () => {
   // no worker while the queue is filled; then one worker, with one core
   const queued = await createTestApp({ RUN_WORKERS: 'false' });
   let worker: TestApp | undefined;
   try {
     const [alice, bob] = [await createUser(queued), await createUser(queued)];
-    const build = async (user: typeof alice, n: number): Promise<string[]> => {
-      const p = await createProject(queued, user.auth, `p-${user.username}`);
-      const csv = Buffer.from('a,b\n1,2\n3,4\n');
-      expectSuccess(await queued.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const res = await queued
-          .http()
-          .post(`${API}/file/rows.csv/createDataset`)
-          .set('Authorization', user.auth)
-          .send({ projectId: Number(p), name: `rows ${i}`, fileSizeInBytes: csv.length });
-        ids.push(expectSuccess(res).taskId);
-      }
-      return ids;
-    };
-    const aliceTasks = await build(alice, 6);
-    const [bobTask] = await build(bob, 1);
+    const aliceTasks = await queueBuilds(queued, alice, 6);
+    const [bobTask] = await queueBuilds(queued, bob, 1);
     // alice already has a job running elsewhere (another worker holds its lease)
     await queued.db.query(
       `UPDATE jobs SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour' WHERE task_id = $1`,
@@ -392,23 +394,8 @@ it('holds cores back for a job that needs more than are free once it has waited 
   let worker: TestApp | undefined;
   try {
     const [alice, bob] = [await createUser(queued), await createUser(queued)];
-    const build = async (user: typeof alice, n: number): Promise<string[]> => {
-      const p = await createProject(queued, user.auth, `p-${user.username}`);
-      const csv = Buffer.from('a,b\n1,2\n3,4\n');
-      expectSuccess(await queued.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const res = await queued
-          .http()
-          .post(`${API}/file/rows.csv/createDataset`)
-          .set('Authorization', user.auth)
-          .send({ projectId: Number(p), name: `rows ${i}`, fileSizeInBytes: csv.length });
-        ids.push(expectSuccess(res).taskId);
-      }
-      return ids;
-    };
-    const aliceTasks = await build(alice, 6);
-    const [bobTask] = await build(bob, 1);
+    const aliceTasks = await queueBuilds(queued, alice, 6);
+    const [bobTask] = await queueBuilds(queued, bob, 1);
     // alice's 1-core jobs are the oldest; bob's job needs both cores and has waited past the reservation
     await queued.db.query(`UPDATE jobs SET run_after = now() - interval '2 minutes' WHERE user_id = $1`, [alice.userId]);
     await queued.db.query(`UPDATE jobs SET cost = 2, run_after = now() - make_interval(secs => $2) WHERE task_id = $1`, [
