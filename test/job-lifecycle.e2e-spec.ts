@@ -340,8 +340,10 @@ it('a job that fails on its input keeps its own code: attempted once, failed wit
   expect(job).toEqual({ state: 'failed', attempts: 1 });
 }, 240_000);
 
+type User = Awaited<ReturnType<typeof createUser>>;
+
 /** Queues `n` builds of a tiny dataset for `user` in a project of theirs (with no worker running, they stay queued). */
-async function queueBuilds(app: TestApp, user: Awaited<ReturnType<typeof createUser>>, n: number): Promise<string[]> {
+async function queueBuilds(app: TestApp, user: User, n: number): Promise<string[]> {
   const p = await createProject(app, user.auth, `p-${user.username}`);
   const csv = Buffer.from('a,b\n1,2\n3,4\n');
   expectSuccess(await app.http().post(`${API}/file/rows.csv/upload`).set('Authorization', user.auth).send(csv));
@@ -357,65 +359,69 @@ async function queueBuilds(app: TestApp, user: Awaited<ReturnType<typeof createU
   return ids;
 }
 
-it("shares the workers between users: one user's queue does not hold another's job back", async () => {
-  // no worker while the queue is filled; then one worker, with one core
+interface TwoQueues {
+  queued: TestApp;
+  alice: User;
+  aliceTasks: string[];
+  bobTask: string;
+  /** Starts a worker with `cores` on the queue's database; resolves once `enough` holds of the jobs ended, in the order they ended. */
+  work: (cores: number, enough: (ended: string[]) => boolean) => Promise<string[]>;
+}
+
+/** Six builds of alice's and then one of bob's, queued with no worker running; `test` then starts one. */
+async function withTwoQueues(test: (q: TwoQueues) => Promise<void>): Promise<void> {
   const queued = await createTestApp({ RUN_WORKERS: 'false' });
   let worker: TestApp | undefined;
   try {
     const [alice, bob] = [await createUser(queued), await createUser(queued)];
     const aliceTasks = await queueBuilds(queued, alice, 6);
     const [bobTask] = await queueBuilds(queued, bob, 1);
+    const work = async (cores: number, enough: (ended: string[]) => boolean) => {
+      const ended: string[] = [];
+      worker = await createTestApp({ WORKER_CORES: String(cores) }, queued.databaseUrl);
+      await new Promise<void>((resolve) =>
+        worker!.app.get(JobRunner).onJobEnded((e) => {
+          ended.push(e.subjectId);
+          if (enough(ended)) resolve();
+        }),
+      );
+      return ended;
+    };
+    await test({ queued, alice, aliceTasks, bobTask, work });
+  } finally {
+    await worker?.close();
+    await queued.close();
+  }
+}
+
+it("shares the workers between users: one user's queue does not hold another's job back", async () => {
+  await withTwoQueues(async ({ queued, alice, aliceTasks, bobTask, work }) => {
     // alice already has a job running elsewhere (another worker holds its lease)
     await queued.db.query(
       `UPDATE jobs SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour' WHERE task_id = $1`,
       [aliceTasks[0]],
     );
-    const ended: string[] = [];
-    worker = await createTestApp({ WORKER_CORES: '1' }, queued.databaseUrl);
-    const bobDone = new Promise<void>((resolve) =>
-      worker!.app.get(JobRunner).onJobEnded((e) => {
-        ended.push(e.subjectId);
-        if (e.subjectId === bobTask) resolve();
-      }),
-    );
-    await bobDone;
+    // one worker, with one core
+    const ended = await work(1, (e) => e.includes(bobTask));
     expect(ended[0]).toBe(bobTask); // before alice's five older queued jobs
     const [{ n }] = await queued.db.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1`, [alice.userId]);
     expect(n).toBe(6); // each job knows its user
-  } finally {
-    await worker?.close();
-    await queued.close();
-  }
+  });
 }, 60_000);
 
 it('holds cores back for a job that needs more than are free once it has waited RESERVE_AFTER_SECONDS', async () => {
-  // queue filled with no worker; then one worker with two cores
-  const queued = await createTestApp({ RUN_WORKERS: 'false' });
-  let worker: TestApp | undefined;
-  try {
-    const [alice, bob] = [await createUser(queued), await createUser(queued)];
-    const aliceTasks = await queueBuilds(queued, alice, 6);
-    const [bobTask] = await queueBuilds(queued, bob, 1);
+  await withTwoQueues(async ({ queued, alice, aliceTasks, bobTask, work }) => {
     // alice's 1-core jobs are the oldest; bob's job needs both cores and has waited past the reservation
     await queued.db.query(`UPDATE jobs SET run_after = now() - interval '2 minutes' WHERE user_id = $1`, [alice.userId]);
     await queued.db.query(`UPDATE jobs SET cost = 2, run_after = now() - make_interval(secs => $2) WHERE task_id = $1`, [
       bobTask,
       RESERVE_AFTER_SECONDS + 5,
     ]);
-    const ended: string[] = [];
-    worker = await createTestApp({ WORKER_CORES: '2' }, queued.databaseUrl);
-    await new Promise<void>((resolve) =>
-      worker!.app.get(JobRunner).onJobEnded((e) => {
-        ended.push(e.subjectId);
-        if (ended.length === aliceTasks.length + 1) resolve();
-      }),
-    );
+    // one worker with two cores
+    const ended = await work(2, (e) => e.length === aliceTasks.length + 1);
     // alice's oldest took one core; then bob's job, at the head of the fair order, got both cores before
     // alice's second could fill the free one (and, with both free, bob's turn came before alice's next)
     expect(ended.slice(0, 2)).toEqual([aliceTasks[0], bobTask]);
     expect(ended.slice(2).sort()).toEqual(aliceTasks.slice(1).sort());
-  } finally {
-    await worker?.close();
-    await queued.close();
-  }
+  });
 }, 60_000);
