@@ -24,8 +24,11 @@ const CORPUS: Array<[string, string | Buffer, UploadOptions, string, RegExp]> = 
   ['row with too few fields', 'a,b,c\n1,2,3\n4,5\n', {}, TABLE, /line 3/],
   ['ragged row deep in the file', 'a,b\n' + '1,2\n'.repeat(500) + '1\n', {}, TABLE, /line 502/],
   ['unclosed quote', 'a,b\n1,"two\n3,4\n', {}, TABLE, /quote|closed/i],
-  ['quote inside an unquoted field', 'a,b\n1,tw"o\n', {}, TABLE, /line 2/],
-  ['text after a closing quote', 'a,b\n1,"two"x\n', {}, TABLE, /line 2/],
+  ['quote inside an unquoted field', 'a,b\n1,tw"o\n', {}, TABLE, /^line 2: a quote inside a field that does not start with one/],
+  ['text after a closing quote', 'a,b\n1,"two"x\n', {}, TABLE, /^line 2: text after the closing quote/],
+  // with lines after the fault these waited for ever, holding a worker's core (hostile hunt 3)
+  ['quote inside an unquoted field, then more lines', 'a,b\n1,x"y\n2,y\n', {}, TABLE, /^line 2: a quote inside a field/],
+  ['text after a closing quote, then more lines', 'a,b\n1,"x"y\n2,y\n', {}, TABLE, /^line 2: text after the closing quote/],
   ['Latin-1 bytes', Buffer.concat([Buffer.from('name,v\ncaf'), Buffer.from([0xe9]), Buffer.from(',1\n')]), {}, TABLE, /UTF-8/],
   ['truncated multibyte character at the end', Buffer.concat([Buffer.from('a,b\n1,'), Buffer.from([0xc3])]), {}, TABLE, /UTF-8/],
   ['UTF-16 with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a,b\n1,2\n', 'utf16le')]), {}, TABLE, /UTF-8|NUL/],
@@ -74,6 +77,7 @@ describe('broken files', () => {
     const task = await uploadTask(t, owner.auth, projectId, content, options);
     expect({ state: task.state, code: task.error?.code }).toEqual({ state: 'failed', code });
     expect(task.error?.message).toMatch(where);
+    expect(task.error?.message).not.toMatch(/Invalid (Opening|Closing|Record)|CSV_|expect \d+, got/); // csv-parse's words
     expect(task.datasetId).toBeUndefined();
     expect(await counts()).toEqual({ datasets: 0, columns: 0 });
   });

@@ -94,4 +94,23 @@ describe('parseTableInWorker', () => {
     await expect(parseTableInWorker(slow(), OPTIONS, during.signal)).rejects.toThrow('shutting down');
     expect(pulled.n).toBeLessThan(10);
   });
+
+  it('stops when its signal is aborted after the whole file was sent, while the thread still parses it', async () => {
+    const after = new AbortController();
+    async function* whole(): AsyncGenerator<Buffer> {
+      yield Buffer.from('a,b\n');
+      for (let i = 0; i < 4; i++) yield Buffer.from('1,2\n'.repeat(500_000));
+      // the last chunk is sent: abort once the caller waits for the table
+      setImmediate(() => after.abort(new Error('its subject was deleted')));
+    }
+    await expect(parseTableInWorker(whole(), OPTIONS, after.signal)).rejects.toThrow('its subject was deleted');
+  });
+
+  it('rejects at once on a quote in the middle of a field, with more lines after it (it used to wait for ever)', async () => {
+    for (const text of ['a,b\n1,x"y\n2,y\n', 'a,b\n1,"x"y\n2,y\n']) {
+      const failure = parseTableInWorker(chunked(text, 1 << 20), OPTIONS);
+      await expect(failure).rejects.toThrow(TableError);
+      await expect(failure).rejects.toThrow(/^line 2: .*quote/);
+    }
+  });
 });

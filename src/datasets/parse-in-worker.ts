@@ -63,12 +63,12 @@ export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options:
     if (!failed) worker.postMessage({ end: true } satisfies ParseInput);
   } catch (e) {
     stop(e as Error);
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
   }
   try {
     return await result;
   } finally {
+    // only now: an abort while the thread parses the last chunks must stop it too
+    signal?.removeEventListener('abort', onAbort);
     void worker.terminate();
   }
 }

@@ -1,6 +1,7 @@
 import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
+import type { Writable } from 'node:stream';
 
 export interface TableOptions {
   separator: string;
@@ -144,7 +145,9 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
           text = carry + text;
           carry = '';
         }
-        if (!parser.write(text)) await new Promise((r) => parser.once('drain', r));
+        // a fault found in this text destroys the parser, which then never drains: stop at its close too
+        if (!parser.write(text)) await drainedOrClosed(parser);
+        if (parser.destroyed) return; // the loop below reports the parser's error
       }
       try {
         decoder.decode();
@@ -172,6 +175,20 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   }
   await reading;
   return consume.finish();
+}
+
+/** Resolves when `stream` can take more writes, or is closed (destroyed by an error: no 'drain' comes then). */
+function drainedOrClosed(stream: Writable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('close', done);
+    if (stream.destroyed) done();
+  });
 }
 
 /** csv-parse's typings leave out that with `info: true` each record comes with its info (as parseTable reads them). */
@@ -223,18 +240,30 @@ function defaultCapacity(width: number): number {
   return Math.max(16, Math.min(1024, Math.floor(1048576 / Math.max(1, width))));
 }
 
-function describeCsvError(err: Error & { code?: string; lines?: number }, separator: string): string {
-  const line = err.lines ?? undefined;
+function describeCsvError(err: Error & { code?: string; lines?: number; record?: unknown[] }, separator: string): string {
+  const at = `line ${err.lines ?? '?'}`;
+  const quoting = `quote the whole field and double each quote inside it ("say ""hi""")`;
   switch (err.code) {
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
-    case 'CSV_RECORD_DONT_MATCH_COLUMNS_LENGTH':
-      return `line ${line}: ${err.message.replace(/^Invalid Record Length: /, '')} (every row must have as many fields as the first; is the separator "${separator}" right?)`;
+    case 'CSV_RECORD_INCONSISTENT_COLUMNS': {
+      // only the counts are taken from csv-parse's message, never its words
+      const expected = /expect (\d+)/.exec(err.message)?.[1];
+      const got = err.record?.length ?? /got (\d+)/.exec(err.message)?.[1];
+      const counts =
+        got !== undefined && expected !== undefined ? `${got} fields where the first row has ${expected}` : 'a row of another length';
+      return `${at}: ${counts} (every row must have as many; is the separator "${separator}" right?)`;
+    }
     case 'CSV_MAX_RECORD_SIZE':
-      return `line ${line}: a field is too large`;
+      return `${at}: a field is too large`;
     case 'CSV_QUOTE_NOT_CLOSED':
-      return `a quoted field opened ${line ? `before line ${line}` : ''} is never closed`;
+      return `a quoted field opened ${err.lines ? `before line ${err.lines}` : ''} is never closed`;
+    case 'INVALID_OPENING_QUOTE': // (csv-parse names this one without its CSV_ prefix)
+      return `${at}: a quote inside a field that does not start with one: ${quoting}`;
+    case 'CSV_INVALID_CLOSING_QUOTE':
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return `${at}: text after the closing quote of a field: ${quoting}`;
     default:
-      return `line ${line ?? '?'}: ${err.message}`;
+      return `${at}: the text cannot be read as CSV with the separator "${separator}"`;
   }
 }
 

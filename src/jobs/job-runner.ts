@@ -6,6 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EngineCrash } from '../common/engine-process';
 import { returning } from '../database/sql';
+import { untilAborted } from '../common/until-aborted';
 import { JobKind, JobOf, JOB_DEFINITIONS } from './job-kinds';
 import { SubjectError } from './job-state';
 import { JobsService } from './jobs.service';
@@ -244,7 +245,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         return settled.length ? 'finished' : 'discarded';
       }
       this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
-      const result = await handler.execute(job.payload, signal, progress.report);
+      // a handler that does not heed the abort (a bug) still frees its cores when its job is cancelled
+      const result = await untilAborted(handler.execute(job.payload, signal, progress.report), signal);
       progress.stop();
       signal.throwIfAborted();
       const stored = await this.db.transaction(async (tx) => {
