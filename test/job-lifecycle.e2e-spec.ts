@@ -425,3 +425,37 @@ it('holds cores back for a job that needs more than are free once it has waited 
     expect(ended.slice(2).sort()).toEqual(aliceTasks.slice(1).sort());
   });
 }, 60_000);
+
+it('lets a user have at most MAX_QUEUED_JOBS_PER_USER jobs waiting, even when asked all at once', async () => {
+  const queued = await createTestApp({ RUN_WORKERS: 'false', MAX_QUEUED_JOBS_PER_USER: '3' });
+  try {
+    const [alice, bob] = [await createUser(queued), await createUser(queued)];
+    const aliceTasks = await queueBuilds(queued, alice, 3);
+    const p = await createProject(queued, alice.auth, 'more');
+    const build = (user: User, projectId: string, name: string) =>
+      queued
+        .http()
+        .post(`${API}/file/rows.csv/createDataset`)
+        .set('Authorization', user.auth)
+        .send({ projectId: Number(projectId), name, fileSizeInBytes: 12 });
+    const refused = await build(alice, p, 'fourth');
+    expectError(refused, 'tooMany-1-0-1');
+    expect(refused.body.message).toBe('you have 3 jobs waiting to run (at most 3): retry when some have started');
+    // a job that has started no longer waits
+    await queued.db.query(
+      `UPDATE jobs SET state = 'running', lease_owner = 'elsewhere', lease_expires_at = now() + interval '1 hour' WHERE task_id = $1`,
+      [aliceTasks[0]],
+    );
+    expectSuccess(await build(alice, p, 'fourth'));
+    // bob's ten requests at once: three queued, seven refused, nothing half-made
+    await queueBuilds(queued, bob, 0); // (uploads bob's rows.csv)
+    const bobProject = await createProject(queued, bob.auth, 'burst');
+    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => build(bob, bobProject, `burst ${i}`)));
+    const outcomes = burst.map((r) => (r.body.status === 'success' ? 'success' : r.body.code)).sort();
+    expect(outcomes).toEqual([...Array(3).fill('success'), ...Array(7).fill('tooMany-1-0-1')]);
+    const [{ n }] = await queued.db.query(`SELECT count(*)::int AS n FROM tasks WHERE user_id = $1`, [bob.userId]);
+    expect(n).toBe(3);
+  } finally {
+    await queued.close();
+  }
+}, 60_000);

@@ -28,7 +28,7 @@ export class AnalysesController {
   constructor(private readonly analyses: AnalysesService) {}
 
   @ApiEnvelope('Start an analysis of a dataset', 'AnalysisRef')
-  @ApiErrors(...ANALYZE_ERRORS)
+  @ApiErrors(...ANALYZE_ERRORS, Codes.TooManyQueuedJobs)
   @Post('dataset/:datasetId/analyze')
   @HttpCode(200)
   @Access(Permission.ProjectExecute, 'datasetId')

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   'badRequest-1-0-6': 'a field has the wrong type or format',
   'badRequest-1-0-7': 'a field not defined for this request was sent',
   'badRequest-1-0-8': 'the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)',
+  'tooMany-1-0-1':
+    'the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started',
   'unavailable-1-0-1': 'service busy: no database connection came free within DB_POOL_WAIT_MS; try again',
   // auth
   'auth-10-3': 'invalid credentials at login',
@@ -125,6 +127,7 @@ export const Codes = {
   BadSeparator: 'badRequest-115-2-2',
   UnreadableTable: 'badRequest-115-3-1',
   TooManyUploads: 'tooMany-115-0-2',
+  TooManyQueuedJobs: 'tooMany-1-0-1',
   StorageQuotaExceeded: 'badRequest-115-0-3',
   FileInUse: 'conflict-115-5-1',
   AnalysisNotFound: 'notFound-120-1-1',

@@ -40,6 +40,8 @@ export interface AppConfig {
   uploadIdleSeconds: number;
   /** Uploads one user may have in progress at once in this process (file uploads and image init). */
   maxUploadsPerUser: number;
+  /** Jobs (dataset builds, image tasks, analyses, predictions) one user may have waiting to run (0: no limit). */
+  maxQueuedJobsPerUser: number;
   /** Bytes of uploaded files one user may keep stored (0: no quota). */
   userStorageQuotaBytes: number;
   /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxy(env),
     uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
     maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
+    maxQueuedJobsPerUser: int(env, 'MAX_QUEUED_JOBS_PER_USER', 100, 0, 1_000_000),
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),

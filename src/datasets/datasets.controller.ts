@@ -56,6 +56,7 @@ export class DatasetsController {
     Codes.DatasetNameTaken,
     Codes.UnknownFeature,
     Codes.ImpossibleFeatureType,
+    Codes.TooManyQueuedJobs,
   )
   @Post('file/:fileId/createDataset')
   @HttpCode(200)

@@ -82,7 +82,7 @@ export class ImageUploadController {
   }
 
   @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', 'Empty')
-  @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing)
+  @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
   commit(@Param('taskId', ParseIdPipe) taskId: string) {

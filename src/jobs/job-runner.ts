@@ -86,6 +86,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   private readonly endedListeners: ((e: JobEnded) => void)[] = [];
   private ticking = false;
   private stopped = false;
+  private tickAgain = false;
 
   constructor(
     private readonly db: DataSource,
@@ -125,19 +126,27 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
 
   /** One scheduler tick: recover expired leases, then claim and start what fits. Tests call it directly. */
   async tick(): Promise<number> {
-    if (this.ticking || this.stopped) return 0;
+    if (this.stopped) return 0;
+    if (this.ticking) {
+      // a job ended (or was enqueued) during this tick: look again once it is over
+      this.tickAgain = true;
+      return 0;
+    }
     this.ticking = true;
     let started = 0;
     try {
-      await this.recoverExpired();
-      for (;;) {
-        const free = this.freeCores();
-        if (free <= 0) break;
-        const job = await this.claim(free);
-        if (!job) break;
-        this.start(job);
-        started++;
-      }
+      do {
+        this.tickAgain = false;
+        await this.recoverExpired();
+        for (;;) {
+          const free = this.freeCores();
+          if (free <= 0) break;
+          const job = await this.claim(free);
+          if (!job) break;
+          this.start(job);
+          started++;
+        }
+      } while (this.tickAgain && !this.stopped);
     } catch (e) {
       this.logger.error(`job tick failed: ${(e as Error).message}`);
     } finally {
@@ -209,6 +218,9 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
       .then((outcome) => {
         this.running.delete(job.id);
         this.emit(job, outcome);
+        // its cores are free: take the next job now rather than at the next poll (short jobs, such as
+        // predictions, would otherwise run one per JOB_POLL_MS)
+        if (this.config.runWorkers) void this.tick();
       });
     this.running.set(job.id, { controller, cost: job.cost, done });
   }

@@ -4,6 +4,8 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobKind, JobPayloads, JOB_DEFINITIONS, JOB_KINDS, SubjectKind } from './job-kinds';
 import { SubjectStates } from './job-state';
 import { JobHandler } from './jobs.types';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
 
 export interface EnqueueOptions {
   /** The project the job works for: deleting the project deletes the job. */
@@ -21,6 +23,9 @@ export interface EnqueueOptions {
 const SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
 /** The subject's table: the job is for its user. */
 const SUBJECT_TABLE: Record<SubjectKind, string> = { task: 'tasks', analysis: 'analyses', prediction: 'predictions' };
+
+/** The first key of the advisory lock that serializes one user's enqueues (the second is the user's id). */
+const QUEUE_LOCK = 0x5167_0001;
 
 /** Handlers by kind, one per kind; the union over kinds that the runner dispatches on. */
 type AnyHandler = { [K in JobKind]: JobHandler<K> }[JobKind];
@@ -66,9 +71,15 @@ export class JobsService {
     if (options.running && !(await this.states.start(definition.subject, subjectId, manager))) {
       throw new Error(`${definition.subject} ${subjectId} cannot run (gone or settled)`);
     }
+    const [subject]: { user_id: string | null }[] = await manager.query(
+      `SELECT user_id FROM ${SUBJECT_TABLE[definition.subject]} WHERE id = $1`,
+      [subjectId],
+    );
+    const userId = subject?.user_id ?? null;
+    if (userId !== null) await this.checkQueue(manager, userId);
     const rows: { id: string }[] = await manager.query(
       `INSERT INTO jobs (kind, project_id, ${SUBJECT_COLUMN[definition.subject]}, payload, cost, max_attempts, user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, (SELECT user_id FROM ${SUBJECT_TABLE[definition.subject]} WHERE id = $3)) RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
       [
         kind,
         options.projectId ?? null,
@@ -76,11 +87,29 @@ export class JobsService {
         JSON.stringify(payload),
         Math.max(1, Math.min(options.cost ?? 1, this.config.workerCores)),
         options.maxAttempts ?? this.config.jobMaxAttempts,
+        userId,
       ],
     );
     const id = String(rows[0].id);
     // Inside a transaction the job is visible only after commit: the poll finds it then at the latest.
     setImmediate(() => this.listeners.forEach((l) => l()));
     return id;
+  }
+
+  /**
+   * At most MAX_QUEUED_JOBS_PER_USER jobs of one user wait to run: a client that queues predictions by the hundred
+   * per second is told to wait (tooMany-1-0-1) rather than fill the table. Concurrent enqueues of one user take
+   * turns on an advisory lock held to the end of the caller's transaction, so they cannot pass the limit together.
+   */
+  private async checkQueue(manager: EntityManager, userId: string): Promise<void> {
+    const max = this.config.maxQueuedJobsPerUser;
+    if (!max) return;
+    await manager.query(`SELECT pg_advisory_xact_lock($1, $2)`, [QUEUE_LOCK, Number(userId) % 2 ** 31]);
+    const [{ n }]: { n: number }[] = await manager.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND state = 'queued'`, [
+      userId,
+    ]);
+    if (n >= max) {
+      throw new ApiError(Codes.TooManyQueuedJobs, `you have ${n} jobs waiting to run (at most ${max}): retry when some have started`);
+    }
   }
 }

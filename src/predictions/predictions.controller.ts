@@ -16,7 +16,13 @@ export class PredictionsController {
   constructor(private readonly predictions: PredictionsService) {}
 
   @ApiEnvelope("Predict a dataset with a model of an analysis' result", 'PredictionRef')
-  @ApiErrors(...bodyErrors(PredictDto), Codes.AnalysisUnfinished, Codes.SignatureIndexUnavailable, Codes.PredictionColumnsMissing)
+  @ApiErrors(
+    ...bodyErrors(PredictDto),
+    Codes.AnalysisUnfinished,
+    Codes.SignatureIndexUnavailable,
+    Codes.PredictionColumnsMissing,
+    Codes.TooManyQueuedJobs,
+  )
   @Post('analysis/:analysisId/predict/:datasetId')
   @HttpCode(200)
   @Access(Permission.ProjectExecute, 'analysisId')

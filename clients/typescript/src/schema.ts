@@ -2092,6 +2092,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
@@ -2121,7 +2122,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2533,6 +2534,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-120-0-1`: outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }
@@ -2566,7 +2568,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3390,6 +3392,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `notFound-120-1-1`: unknown analysis (other than result)
@@ -3414,7 +3417,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-110-1-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "badRequest-150-0-1" | "badRequest-150-3-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "badRequest-150-0-1" | "badRequest-150-3-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3855,6 +3858,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `conflict-130-3-1`: the upload is already committed
@@ -3876,7 +3880,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
