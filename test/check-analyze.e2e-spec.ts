@@ -56,6 +56,17 @@ describe('check analyze', () => {
     expect(r.errors.map((e) => e.message)).toContain('No sample has an event');
   });
 
+  it('reports an outcome beyond ±1e100, whose squares would overflow into null metrics', async () => {
+    const r = await check(`x,y\n${rows(40, (i) => `${i},${i}e160`)}`, { outcome: { regression: 'y' } });
+    expect(r.errors).toEqual([
+      {
+        code: 'badRequest-120-0-13',
+        message:
+          'The column "y" holds values beyond ±1e100 (such as 1.00e+160): rescale it (the engine squares values, which would overflow)',
+      },
+    ]);
+  });
+
   it('reports nothing for an analysable dataset, and starts nothing', async () => {
     const r = await check(`x,z,label\n${rows(80, (i) => `${i},${(i * 7) % 11},${i % 2 ? 'a' : 'b'}`)}`, {
       outcome: { classification: 'label' },

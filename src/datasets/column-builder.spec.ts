@@ -55,6 +55,17 @@ describe('fastNumber', () => {
   });
 });
 
+describe('parseNumber', () => {
+  it('reads a decimal beyond the range of a double as text, as Infinity is (it would be stored as an infinity)', () => {
+    for (const s of ['1e400', '-1e309', 'Infinity', '-Infinity']) expect(parseNumber(s)).toBeNaN();
+    expect(parseNumber('1.7976931348623157e308')).toBe(Number.MAX_VALUE);
+    expect(parseNumber('1e-400')).toBe(0); // underflow is a number: zero
+    const c = new ColumnBuilder('c');
+    for (const cell of ['1', '2', '1e400']) c.push(cell);
+    expect(c.finish().levels).toEqual(['1', '2', '1e400']);
+  });
+});
+
 describe('ColumnBuilder.pushField', () => {
   it.each([
     ['numbers', ['1', ' 2 ', 'NA', '3.5', '', '-1e3', '0.1234567890123456789', '?']],

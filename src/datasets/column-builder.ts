@@ -9,10 +9,15 @@ export function isMissing(raw: string): boolean {
 
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A decimal number (no hex, no Infinity), or NaN. */
+/**
+ * A decimal number (no hex, no Infinity), or NaN. A decimal beyond the range of a double (`1e400`) is text, as
+ * `Infinity` is: it would be stored as an infinity and break every computation it enters.
+ */
 export function parseNumber(raw: string): number {
   const s = raw.trim();
-  return NUMBER.test(s) ? Number(s) : NaN;
+  if (!NUMBER.test(s)) return NaN;
+  const v = Number(s);
+  return Number.isFinite(v) ? v : NaN;
 }
 
 const POW10 = Array.from({ length: 23 }, (_, e) => Number(`1e${e}`));

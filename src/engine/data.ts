@@ -153,8 +153,25 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
       if (keep.some((i) => out.y[i] < 0)) problems.push('Survival times must not be negative');
     }
   }
-  if (featureColumns(data, params).length === 0) problems.push('No feature is left to model the outcome');
+  const features = featureColumns(data, params);
+  if (features.length === 0) problems.push('No feature is left to model the outcome');
+  for (const c of [...cols(data, outcomeColumns(params)), ...features]) {
+    const big = isCoded(c) ? undefined : c.values.find((v) => Math.abs(v) > MAX_MAGNITUDE);
+    if (big !== undefined) {
+      problems.push(
+        `The column "${c.name}" holds values beyond ±1e100 (such as ${big.toPrecision(3)}): rescale it (the engine squares values, which would overflow)`,
+      );
+    }
+  }
   return problems;
+}
+
+/** The largest magnitude a numerical outcome or feature may have: sums of squares of 1e100 stay far from overflow. */
+export const MAX_MAGNITUDE = 1e100;
+
+/** The named columns that exist. */
+function cols(data: EngineDataset, names: string[]): EngineColumn[] {
+  return names.map((n) => findColumn(data, n)).filter((c): c is EngineColumn => c !== undefined);
 }
 
 /** Columns that are model inputs: numerical and categorical, never identifiers, the outcome or the grouping feature. */

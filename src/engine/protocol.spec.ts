@@ -134,6 +134,21 @@ describe('input validation', () => {
     expect(validateAnalysisInput(iris, base({ classification: 'nope' }))[0]).toMatch(/does not exist/);
   });
 
+  it('refuses outcomes and features beyond ±1e100 (their squares overflow: null metrics, no association found)', () => {
+    const scaled = (name: string, by: number): EngineDataset => ({
+      sampleCount: iris.sampleCount,
+      columns: iris.columns.map((c) => (c.name === name && 'values' in c ? { ...c, values: c.values.map((v) => v * by) } : c)),
+    });
+    const name = iris.columns[0].name;
+    expect(validateAnalysisInput(scaled(name, 1e160), base({ classification: 'species' }))).toEqual([
+      `The column "${name}" holds values beyond ±1e100 (such as 5.10e+160): rescale it (the engine squares values, which would overflow)`,
+    ]);
+    expect(validateAnalysisInput(scaled(name, 1e160), base({ regression: name }))[0]).toMatch(
+      /^The column ".*" holds values beyond ±1e100/,
+    );
+    expect(validateAnalysisInput(scaled(name, 1e90), base({ classification: 'species' }))).toEqual([]);
+  });
+
   it('drops samples with a missing outcome', () => {
     const codes = Int32Array.from((iris.columns[4] as { codes: Int32Array }).codes);
     codes[0] = -1;
