@@ -10,6 +10,7 @@ import { LoginFailures1763800800000 } from './1763800800000-login-failures';
 import { UploadSlots1763800900000 } from './1763800900000-upload-slots';
 import { JobUsers1763801000000 } from './1763801000000-job-users';
 import { JobClaims1763801100000 } from './1763801100000-job-claims';
+import { TaskUsers1763801200000 } from './1763801200000-task-users';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   UploadSlots1763800900000,
   JobUsers1763801000000,
   JobClaims1763801100000,
+  TaskUsers1763801200000,
 ];

@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pollUntil, TestApp } from './utils';
+import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, pollUntil, TestApp } from './utils';
 
 /**
  * Uploads under hostile clients: slow ones must not stall the service, silent ones are cut, one user
@@ -457,5 +457,81 @@ describe('image initUpload: early refusal, bounded memory', () => {
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'file first' }));
     expect(expectSuccess(ok)).toEqual({ taskId: expect.any(String) });
     expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
+  });
+});
+
+describe('the storage quota counts datasets and images too', () => {
+  const QUOTA = 8000;
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ USER_STORAGE_QUOTA_BYTES: String(QUOTA) });
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses a dataset that would take the user over USER_STORAGE_QUOTA_BYTES (one upload made into copies without end)', async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, 'copies');
+    // random numbers: the stored columns are about as large as the text (constant ones would pack to a few bytes)
+    const csv = Buffer.from('a,b\n' + Array.from({ length: 100 }, () => `${Math.random()},${Math.random()}\n`).join(''));
+    expectSuccess(await t.http().post(`${API}/file/rows/upload`).set('Authorization', user.auth).send(csv));
+    const create = (name: string) =>
+      t
+        .http()
+        .post(`${API}/file/rows/createDataset`)
+        .set('Authorization', user.auth)
+        .send({ projectId: Number(projectId), name, fileSizeInBytes: csv.length });
+    // datasets are made one by one until the next would not fit: the file, each dataset's stored size and the
+    // dataset to come (counted at the file's size until it is built) must stay within the quota
+    let kept = csv.length;
+    const made: { id: string; size: number }[] = [];
+    for (let i = 0; ; i++) {
+      expect(i).toBeLessThan(10);
+      const res = await create(`copy ${i}`);
+      if (kept + csv.length > QUOTA) {
+        expectError(res, 'badRequest-115-0-3');
+        expect(res.body.message).toMatch(/^a dataset of this file would take you over your storage quota of 8000 bytes/);
+        break;
+      }
+      const { taskId } = expectSuccess(res);
+      const task = await pollUntil(t, user.auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished');
+      const size = expectSuccess(await t.http().get(`${API}/dataset/${task.datasetId}`).set('Authorization', user.auth)).sizeInBytes;
+      made.push({ id: task.datasetId, size });
+      kept += size;
+    }
+    expect(made.length).toBeGreaterThan(0);
+    // the room left is what an upload under another id may take; deleting a dataset gives its size back
+    const upload = (n: number) => t.http().post(`${API}/file/other/upload`).set('Authorization', user.auth).send(Buffer.alloc(n, 'a'));
+    expectError(await upload(QUOTA - kept + 1), 'badRequest-115-0-3');
+    expectSuccess(await t.http().post(`${API}/dataset/${made[0].id}/delete`).set('Authorization', user.auth));
+    expectError(await upload(QUOTA - kept + made[0].size + 1), 'badRequest-115-0-3');
+    expectSuccess(await upload(QUOTA - kept + made[0].size));
+  }, 60_000);
+
+  it("refuses an image that would take the upload's owner over the quota", async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, 'scans');
+    const init = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', user.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
+      .attach('file', Buffer.from('sampleId\ns1\ns2\ns3\n'), 'init.csv');
+    const { taskId } = expectSuccess(init);
+    // only the header is read at add: the rest of the bytes count as the image's
+    const image = (size: number) => Buffer.concat([pngHeader(2, 2), Buffer.alloc(size - 33)]);
+    const add = (sampleId: string, size: number) =>
+      t
+        .http()
+        .post(`${API}/image/${taskId}/add`)
+        .set('Authorization', user.auth)
+        .field('sampleId', sampleId)
+        .attach('file', image(size), 'x.png');
+    expectSuccess(await add('s1', 6000));
+    const refused = await add('s2', 2500);
+    expectError(refused, 'badRequest-115-0-3');
+    expect(refused.body.message).toMatch(/^this image would take you over your storage quota of 8000 bytes \(6000 kept/);
+    expectSuccess(await add('s2', 1500));
   });
 });

@@ -42,7 +42,7 @@ export const ERROR_CODES = {
   'badRequest-115-2-2': 'separator not a single character',
   'badRequest-115-3-1': 'the file could not be read as a table (the task error names the row and column)',
   'tooMany-115-0-2': 'the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends',
-  'badRequest-115-0-3': 'the upload would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)',
+  'badRequest-115-0-3': 'the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)',
   'conflict-115-5-1': 'the file cannot be deleted or replaced: a dataset is still being created from it',
   // analyses
   'notFound-120-1-1': 'unknown analysis (other than result)',

@@ -57,6 +57,7 @@ export class DatasetsController {
     Codes.UnknownFeature,
     Codes.ImpossibleFeatureType,
     Codes.TooManyQueuedJobs,
+    Codes.StorageQuotaExceeded,
   )
   @Post('file/:fileId/createDataset')
   @HttpCode(200)

@@ -73,6 +73,8 @@ export class DatasetsService {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
       const still = await tx.query(`SELECT 1 FROM files WHERE id = $1 AND state = 'stored'`, [file.id]);
       if (!still.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+      // the dataset is a copy of the file: it counts against the quota as the file does
+      await this.files.assertRoom(tx, userId, file.sizeInBytes, 'a dataset of this file');
       const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`, [
         userId,
         projectId,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
@@ -75,7 +75,7 @@ export class FilesService {
       release = await this.slots.take(userId);
       await this.sweepStaleUploads();
       const quota = this.config.userStorageQuotaBytes;
-      const room = quota ? quota - (await this.bytesKeptApartFrom(userId, fileId)) : Infinity;
+      const room = quota ? quota - (await this.bytesKept(this.db.manager, userId, fileId)) : Infinity;
       const tooBig = (size: number): ApiError | undefined => {
         if (size > this.config.maxTabularFileBytes) {
           return new ApiError(Codes.BodyTooLarge, `the file is larger than the limit of ${this.config.maxTabularFileBytes} bytes`);
@@ -154,12 +154,9 @@ export class FilesService {
       await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
       const quota = this.config.userStorageQuotaBytes;
       if (quota) {
-        const [{ kept }] = await tx.query(
-          `SELECT coalesce(sum(size_in_bytes), 0)::bigint AS kept FROM files
-            WHERE user_id = $1 AND state = 'stored' AND file_id <> $2`,
-          [userId, fileId],
-        );
-        if (Number(kept) + size > quota) {
+        // this upload's own row is still 'uploading': left out, as the file it replaces
+        const kept = await this.bytesKept(tx, userId, fileId, filePk);
+        if (kept + size > quota) {
           throw new ApiError(Codes.StorageQuotaExceeded, `the upload would exceed your storage quota of ${quota} bytes`);
         }
       }
@@ -179,13 +176,41 @@ export class FilesService {
   }
 
   /** Bytes the user keeps apart from the file `fileId` (which an upload replaces): stored files and other uploads. */
-  private async bytesKeptApartFrom(userId: string, fileId: string): Promise<number> {
-    const [{ kept }] = await this.db.query(
-      `SELECT coalesce(sum(size_in_bytes), 0)::bigint AS kept FROM files
-        WHERE user_id = $1 AND NOT (state = 'stored' AND file_id = $2)`,
-      [userId, fileId],
+  /**
+   * The bytes a user keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress
+   * too, but for `uploadPk`; `replacing`: the stored file an upload replaces, which does not count), the datasets the user's tasks
+   * made, the files of their dataset builds still running (each becomes a dataset), and the images of their
+   * image uploads not yet built. A file made into datasets counts once as a file and once per dataset.
+   */
+  private async bytesKept(manager: EntityManager, userId: string, replacing?: string, uploadPk?: string): Promise<number> {
+    const [{ kept }] = await manager.query(
+      `SELECT (SELECT coalesce(sum(size_in_bytes), 0) FROM files
+                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
+            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
+            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
+                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
+            + (SELECT coalesce(sum(octet_length(s.image)), 0) FROM tasks t JOIN image_samples s ON s.task_id = t.id
+                WHERE t.user_id = $1 AND t.state IN ('pending', 'running')) AS kept`,
+      [userId, replacing ?? null, uploadPk ?? null],
     );
     return Number(kept);
+  }
+
+  /**
+   * Refuses (badRequest-115-0-3) to store `adding` more bytes for the user when that would exceed the quota. Takes
+   * the user's files lock for the rest of `tx`, so two requests cannot both pass the quota.
+   */
+  async assertRoom(tx: EntityManager, userId: string, adding: number, what: string): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+    const quota = this.config.userStorageQuotaBytes;
+    if (!quota) return;
+    const kept = await this.bytesKept(tx, userId);
+    if (kept + adding > quota) {
+      throw new ApiError(
+        Codes.StorageQuotaExceeded,
+        `${what} would take you over your storage quota of ${quota} bytes (${kept} kept in uploaded files, datasets and uploads in progress): delete what you no longer need`,
+      );
+    }
   }
 
   /** Rows of uploads whose process was killed: never touched again, invisible, swept here. */

@@ -61,6 +61,7 @@ export class ImageUploadController {
     Codes.ImageTooLarge,
     Codes.ImageAlreadyAdded,
     Codes.AddAfterCommit,
+    Codes.StorageQuotaExceeded,
   )
   @Post(':taskId/add')
   @HttpCode(200)

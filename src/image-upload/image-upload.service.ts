@@ -143,6 +143,7 @@ export class ImageUploadService {
         );
       }
       assertPixelLimit(header, this.config.maxImagePixels);
+      await this.files.assertRoom(tx, task.user_id, file.size, 'this image');
       const updated = await returning(
         tx,
         `UPDATE image_samples SET image = $3, mime = $4, added_at = now()
@@ -198,8 +199,8 @@ export class ImageUploadService {
 
   /** The image upload task, locked; other task kinds are unknown here. */
   private async imageTask(tx: EntityManager, taskId: string, lock: 'FOR SHARE' | 'FOR UPDATE') {
-    const rows = await tx.query(`SELECT kind, state, project_id FROM tasks WHERE id = $1 ${lock}`, [taskId]);
+    const rows = await tx.query(`SELECT kind, state, project_id, user_id FROM tasks WHERE id = $1 ${lock}`, [taskId]);
     if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    return rows[0] as { kind: string; state: string; project_id: string };
+    return rows[0] as { kind: string; state: string; project_id: string; user_id: string };
   }
 }

@@ -1908,7 +1908,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
-             *     - `badRequest-115-0-3`: the upload would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
+             *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `conflict-115-5-1`: the file cannot be deleted or replaced: a dataset is still being created from it
              */
             200: {
@@ -2105,6 +2105,7 @@ export interface operations {
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `badRequest-115-2-1`: fileSizeInBytes does not match the uploaded file
              *     - `badRequest-115-2-2`: separator not a single character
+             *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              */
             200: {
                 headers: {
@@ -2122,7 +2123,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2" | "badRequest-115-0-3";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3795,6 +3796,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `badRequest-130-2-1`: sampleId not in the init file
              *     - `badRequest-130-2-2`: image format not allowed or content not an image
@@ -3818,7 +3820,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
