@@ -1,10 +1,12 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsDefined, IsObject, IsOptional, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, Matches, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { Codes } from '../../common/error-codes';
 import { code, ValidateBoolean, ValidateId, ValidateInt, ValidateText } from '../../common/validation';
 import { FEATURE_TYPES } from '../column-codec';
 import type { FeatureType } from '../../engine/types';
+
+const SEPARATOR_RULE = 'separator must be a single character of the Basic Multilingual Plane (not an emoji)';
 
 /** A map from feature name to a feature type. */
 @ValidatorConstraint({ name: 'featureTypeMap' })
@@ -62,7 +64,9 @@ export class CreateDatasetDto {
   @ValidateInt('fileSizeInBytes', { min: 0, description: 'size of the uploaded file, as a check' })
   fileSizeInBytes: number;
 
-  @ValidateText('separator', { optional: true, min: 1, max: 1, code: Codes.BadSeparator, message: 'separator must be a single character' })
+  @ValidateText('separator', { optional: true, min: 1, max: 1, code: Codes.BadSeparator, message: SEPARATOR_RULE })
+  // one UTF-16 unit: the parser splits by them, and an emoji (two) left halves of it in the names and values
+  @Matches(/^[^\uD800-\uDFFF]$/, code(Codes.BadSeparator, SEPARATOR_RULE))
   separator?: string;
 
   @Layout('hasFeatureHeaders', true)
