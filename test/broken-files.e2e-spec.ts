@@ -112,7 +112,7 @@ describe('createDataset request faults', () => {
     expectError(await create({ ...ok, description: 'd'.repeat(256) }), 'badRequest-110-0-3');
     expectError(await create({ ...ok, separator: ';;' }), 'badRequest-115-2-2');
     // two UTF-16 units: the parser split by halves of it, and the build failed on an internal fault
-    expectError(await create({ ...ok, separator: '\u{1F600}' }), 'badRequest-115-2-2');
+    for (const separator of ['\u{1F600}', '"', '\n', '\r']) expectError(await create({ ...ok, separator }), 'badRequest-115-2-2');
     expectError(await create({ ...ok, hasFeatureHeaders: 'yes' }), 'badRequest-1-0-6');
     expectError(await create({ ...ok, fileSizeInBytes: '10' }), 'badRequest-1-0-6');
     expectError(await create({ name: 'fine name', fileSizeInBytes: size }), 'badRequest-1-0-5');

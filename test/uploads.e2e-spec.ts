@@ -220,6 +220,20 @@ describe('the files routes', () => {
     await t.close();
   });
 
+  it('refuses a file sent as a form (its envelope was stored as the file), and takes the raw bytes under any other type', async () => {
+    const user = await createUser(t);
+    const upload = (id: string) => t.http().post(`${API}/file/${id}/upload`).set('Authorization', user.auth);
+    const form = await upload('form').attach('file', Buffer.from('a,b\n1,2\n'), 'rows.csv');
+    expectError(form, 'badRequest-1-0-4');
+    expect(form.body.message).toBe("send the file's bytes as the body (curl --data-binary @file.csv), not a form");
+    expectError(await upload('urlencoded').type('form').send('a=1'), 'badRequest-1-0-4');
+    for (const type of ['text/csv', 'application/octet-stream', 'text/plain']) {
+      expect(expectSuccess(await upload('raw').set('Content-Type', type).send(Buffer.from('a,b\n1,2\n'))).sizeInBytes).toBe(8);
+    }
+    const files = expectSuccess(await t.http().get(`${API}/files/0/10`).set('Authorization', user.auth));
+    expect(files.data.map((f: { fileId: string }) => f.fileId)).toEqual(['raw']);
+  });
+
   it('lists the caller’s files only, with size, creation time and use; deletes them (owner only)', async () => {
     const [user, other] = [await createUser(t), await createUser(t)];
     const projectId = await createProject(t, user.auth);

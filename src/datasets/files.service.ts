@@ -72,6 +72,10 @@ export class FilesService {
     let filePk: string | undefined;
     try {
       this.checkFileId(fileId);
+      if (/^\s*(multipart\/|application\/x-www-form-urlencoded)/i.test(req.headers['content-type'] ?? '')) {
+        // the form's envelope would be stored as the file (and read as a broken table)
+        throw new ApiError(Codes.MalformedBody, "send the file's bytes as the body (curl --data-binary @file.csv), not a form");
+      }
       release = await this.slots.take(userId);
       await this.sweepStaleUploads();
       const quota = this.config.userStorageQuotaBytes;

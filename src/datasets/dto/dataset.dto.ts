@@ -6,7 +6,8 @@ import { code, ValidateBoolean, ValidateId, ValidateInt, ValidateText } from '..
 import { FEATURE_TYPES } from '../column-codec';
 import type { FeatureType } from '../../engine/types';
 
-const SEPARATOR_RULE = 'separator must be a single character of the Basic Multilingual Plane (not an emoji)';
+const SEPARATOR_RULE =
+  'separator must be a single character of the Basic Multilingual Plane (not an emoji), other than a quote or a line break';
 
 /** A map from feature name to a feature type. */
 @ValidatorConstraint({ name: 'featureTypeMap' })
@@ -65,8 +66,9 @@ export class CreateDatasetDto {
   fileSizeInBytes: number;
 
   @ValidateText('separator', { optional: true, min: 1, max: 1, code: Codes.BadSeparator, message: SEPARATOR_RULE })
-  // one UTF-16 unit: the parser splits by them, and an emoji (two) left halves of it in the names and values
-  @Matches(/^[^\uD800-\uDFFF]$/, code(Codes.BadSeparator, SEPARATOR_RULE))
+  // one UTF-16 unit: the parser splits by them, and an emoji (two) left halves of it in the names and values; a
+  // quote (which opens quoted fields) or a line break (which ends rows) cannot separate fields
+  @Matches(/^[^\uD800-\uDFFF"\r\n]$/, code(Codes.BadSeparator, SEPARATOR_RULE))
   separator?: string;
 
   @Layout('hasFeatureHeaders', true)
