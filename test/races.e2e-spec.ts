@@ -166,3 +166,30 @@ describe('a file a dataset is being created from', () => {
     expectSuccess(await paused.http().post(`${API}/file/cohort.csv/delete`).set('Authorization', owner.auth));
   });
 });
+
+describe('concurrent changes of the feature types of one dataset', () => {
+  it('all succeed, one after the other (they deadlocked: HTTP 500), and the last one written wins whole', async () => {
+    const owner = await createUser(t);
+    const p = await createProject(t, owner.auth);
+    const width = 3000;
+    const names = Array.from({ length: width }, (_, i) => `c${i}`);
+    const csv = `${names.join(',')}\n${names.map((_, i) => i).join(',')}\n${names.map((_, i) => i + 1).join(',')}\n`;
+    const ds = await uploadDataset(t, owner.auth, p, csv);
+    // the same columns named in opposite orders, half to categorical, half back to numerical
+    const body = (type: string, reversed: boolean) => ({
+      featureTypes: Object.fromEntries((reversed ? [...names].reverse() : names).map((n) => [n, type])),
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        post(`/dataset/${ds}/changeFeatureTypes`, owner.auth, body(i % 2 ? 'categorical' : 'numerical', i % 4 < 2)),
+      ),
+    );
+    expect(answers.map(outcome)).toEqual(Array(8).fill('success'));
+    const types = new Set(
+      expectSuccess(await t.http().get(`${API}/dataset/${ds}/features`).set('Authorization', owner.auth)).features.map(
+        (f: { type: string }) => f.type,
+      ),
+    );
+    expect(types.size).toBe(1); // one request's types throughout, never a mix
+  }, 60_000);
+});

@@ -72,6 +72,19 @@ describe('GlobalExceptionFilter', () => {
     expect(answer(new BadRequestException('Validation failed (numeric string is expected)'))).toEqual(envelope('malformed request'));
   });
 
+  it('answers a deadlock or serialization failure PostgreSQL undid as service busy (retry), not 500', () => {
+    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    for (const code of ['40P01', '40001']) {
+      const { h, res } = host();
+      filter.catch(Object.assign(new Error('deadlock detected'), { code }), h);
+      expect([res.statusCode, res.body]).toEqual([
+        200,
+        { code: 'unavailable-1-0-1', message: 'the service is busy: try again shortly', status: 'error' },
+      ]);
+    }
+    spy.mockRestore();
+  });
+
   it('answers an unknown fault with 500 and a correlation id, logging the cause but not sending it', () => {
     const logged: unknown[] = [];
     const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((m: unknown) => void logged.push(m));

@@ -30,6 +30,9 @@ const MULTIPART_FAULTS: Record<string, string> = {
   'Unexpected end of file': 'the multipart body ended before its closing boundary',
 };
 
+/** SQLSTATEs of a transaction PostgreSQL undid and that succeeds when retried: deadlock_detected, serialization_failure. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+
 interface BodyParserError {
   type?: string;
   status?: number;
@@ -55,6 +58,12 @@ export class GlobalExceptionFilter implements ExceptionFilter {
     }
     if (exception instanceof ApiError) {
       res.status(200).json({ code: exception.code, message: exception.message, status: 'error' });
+      return;
+    }
+    if (exception instanceof Error && RETRYABLE_SQLSTATES.has((exception as { code?: unknown }).code as string)) {
+      // PostgreSQL chose this transaction to undo (a deadlock, a serialization failure): the request may be retried
+      this.logger.warn({ msg: 'transaction undone by PostgreSQL', method: req.method, path: req.path, error: exception.message });
+      res.status(200).json({ code: Codes.ServiceBusy, message: 'the service is busy: try again shortly', status: 'error' });
       return;
     }
     if (exception instanceof Error && exception.message === POOL_WAIT_TIMEOUT) {
