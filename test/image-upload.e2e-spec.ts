@@ -299,6 +299,16 @@ describe('init errors (and nothing left behind)', () => {
     expect(await taskRows(projectId)).toBe(1); // only the tabular upload's task of beforeAll
   });
 
+  it("describes a broken init file in the service's words, not the CSV parser's", async () => {
+    const at = async (csv: string) =>
+      errorMessage(await init(owner.auth, csv, { projectId: Number(projectId), name: 'quotes' }), 'badRequest-130-0-1');
+    expect(await at('id,label\ns1,x"y\ns2,z\n')).toMatch(/^the init file: line 2: a quote inside a field that does not start with one/);
+    expect(await at('id,label\ns1,"x"y\n')).toMatch(/^the init file: line 2: text after the closing quote of a field/);
+    expect(await at('id,label\ns1,a,b\n')).toBe(
+      'the init file: line 2: 3 fields where the first row has 2 (every row must have as many; is the separator "," right?)',
+    );
+  });
+
   it('names the row of a duplicate sample id', async () => {
     const message = errorMessage(
       await init(owner.auth, 'id\na\nb\na\n', { projectId: Number(projectId), name: 'dups' }),

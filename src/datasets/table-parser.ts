@@ -240,7 +240,7 @@ function defaultCapacity(width: number): number {
   return Math.max(16, Math.min(1024, Math.floor(1048576 / Math.max(1, width))));
 }
 
-function describeCsvError(err: Error & { code?: string; lines?: number; record?: unknown[] }, separator: string): string {
+export function describeCsvError(err: Error & { code?: string; lines?: number; record?: unknown[] }, separator: string): string {
   const at = `line ${err.lines ?? '?'}`;
   const quoting = `quote the whole field and double each quote inside it ("say ""hi""")`;
   switch (err.code) {

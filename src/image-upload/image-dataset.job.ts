@@ -10,7 +10,7 @@ import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { IMAGE_FEATURES } from './image-features';
 import type { MeasureRequest, MeasureResponse } from './image-features.worker';
-import { parseSampleTable } from './sample-table';
+import { parseSampleTableInWorker } from './sample-table';
 
 /** Images decoded by one worker thread: at most this many, or this many bytes. */
 const BATCH_IMAGES = 32;
@@ -69,7 +69,7 @@ export class ImageDatasetJob implements OnModuleInit {
     if (!uploads.length) throw new JobFailure(Codes.ImageDatasetFailed, 'the uploaded sample table is gone');
     let sampleTable;
     try {
-      sampleTable = parseSampleTable(uploads[0].csv as Buffer, uploads[0].has_feature_headers as boolean);
+      sampleTable = await parseSampleTableInWorker(uploads[0].csv as Buffer, uploads[0].has_feature_headers as boolean, signal);
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure(e.code, e.message);
       throw e;

@@ -19,7 +19,7 @@ import { ImageTaskPayload } from './image-dataset.job';
 import { assertPixelLimit, readImageHeader } from './image-format';
 import { readInitForm } from './init-form';
 import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
-import { parseSampleTable } from './sample-table';
+import { parseSampleTableInWorker } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
 
@@ -86,7 +86,7 @@ export class ImageUploadService {
 
   private async open(userId: string, projectId: string, dto: ImageInitAttributesDto, csv: Buffer): Promise<{ taskId: string }> {
     const hasFeatureHeaders = dto.hasFeatureHeaders ?? true;
-    const table = parseSampleTable(csv, hasFeatureHeaders);
+    const table = await parseSampleTableInWorker(csv, hasFeatureHeaders);
 
     const payload: ImageTaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
