@@ -67,6 +67,20 @@ describe('check analyze', () => {
     ]);
   });
 
+  it('reports a grouping feature with a single group (every metric of the analysis came out null)', async () => {
+    const r = await check(
+      `g,x,label\n${rows(40, (i) => `site,${i},${i % 2 ? 'a' : 'b'}`)}`,
+      { outcome: { classification: 'label' }, groupingFeature: 'g' },
+      { g: 'identifier' },
+    );
+    expect(r.errors).toEqual([
+      {
+        code: 'badRequest-120-0-13',
+        message: 'The grouping feature "g" has a single group among the samples with an outcome: at least 2 are needed to hold one out',
+      },
+    ]);
+  });
+
   it('reports nothing for an analysable dataset, and starts nothing', async () => {
     const r = await check(`x,z,label\n${rows(80, (i) => `${i},${(i * 7) % 11},${i % 2 ? 'a' : 'b'}`)}`, {
       outcome: { classification: 'label' },

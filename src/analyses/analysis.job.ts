@@ -45,11 +45,24 @@ export class AnalysisJob implements OnModuleInit {
     if (!a) throw new Error(`analysis ${analysisId} is gone`);
     const data = await this.columns.loadForEngine(String(a.dataset_id));
     const { datasetId: _d, name: _n, ...engineParams } = a.parameters;
+    let output: AnalysisOutput;
     try {
-      return await runAnalysisInWorker(data, engineParams, Number(a.seed), report, signal);
+      output = await runAnalysisInWorker(data, engineParams, Number(a.seed), report, signal);
     } catch (e) {
       if (e instanceof AnalysisInputError) throw new JobFailure(Codes.DatasetNotAnalysable, e.message);
       throw e;
     }
+    // a finished analysis states its performance: metrics that could not be estimated (NaN, written as null) fail it
+    for (const [key, model] of Object.entries(output.models)) {
+      const missing = Object.entries(model.performance).filter(([, v]) => !Number.isFinite(v));
+      if (missing.length) {
+        throw new JobFailure(
+          Codes.DatasetNotAnalysable,
+          `the ${key} model's ${missing.map(([m]) => m).join(', ')} could not be estimated from the held-out samples: ` +
+            'check that each class (or event status) has enough samples, and groups if a grouping feature is used',
+        );
+      }
+    }
+    return output;
   }
 }

@@ -153,6 +153,7 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
       if (keep.some((i) => out.y[i] < 0)) problems.push('Survival times must not be negative');
     }
   }
+  if (keep.length > 0 && params.groupingFeature !== undefined) problems.push(...groupProblems(data, params, out, keep));
   const features = featureColumns(data, params);
   if (features.length === 0) problems.push('No feature is left to model the outcome');
   for (const c of [...cols(data, outcomeColumns(params)), ...features]) {
@@ -164,6 +165,36 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
     }
   }
   return problems;
+}
+
+/**
+ * What makes a grouping unusable for cross-validation, which holds whole groups out: a single group (nothing to
+ * hold out: every estimate was empty, and the result all null), or a class found in one group only (a model trained
+ * without that group never sees the class).
+ */
+function groupProblems(data: EngineDataset, params: AnalysisParameters, out: OutcomeValues, keep: number[]): string[] {
+  const name = params.groupingFeature as string;
+  const column = findColumn(data, name);
+  if (!column) return [];
+  const labels = labelsOf(column);
+  // a sample without a group value is a group of its own, as the folds treat it
+  const groupOf = (i: number) => labels[i] ?? `\u0000missing-${i}`;
+  const groups = new Set(keep.map(groupOf));
+  if (groups.size < 2) {
+    return [`The grouping feature "${name}" has a single group among the samples with an outcome: at least 2 are needed to hold one out`];
+  }
+  if (taskOf(params) !== 'classification') return [];
+  const groupsOfClass = new Map<number, Set<string>>();
+  for (const i of keep) {
+    const set = groupsOfClass.get(out.y[i]) ?? new Set<string>();
+    set.add(groupOf(i));
+    groupsOfClass.set(out.y[i], set);
+  }
+  const lonely = [...groupsOfClass].filter(([, g]) => g.size < 2).map(([c]) => `"${out.classes[c]}"`);
+  if (!lonely.length) return [];
+  return [
+    `The class${lonely.length > 1 ? 'es' : ''} ${lonely.slice(0, 5).join(', ')} of the outcome ${lonely.length > 1 ? 'are' : 'is'} found in a single group of "${name}": a model trained without that group never sees ${lonely.length > 1 ? 'them' : 'it'} (each class needs at least 2 groups)`,
+  ];
 }
 
 /** The largest magnitude a numerical outcome or feature may have: sums of squares of 1e100 stay far from overflow. */

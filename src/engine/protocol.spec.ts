@@ -149,6 +149,38 @@ describe('input validation', () => {
     expect(validateAnalysisInput(scaled(name, 1e90), base({ classification: 'species' }))).toEqual([]);
   });
 
+  it('refuses a grouping with a single group, or with a class found in one group only (every metric came out null)', () => {
+    const species = (iris.columns.find((c) => c.name === 'species') as { codes: Int32Array }).codes;
+    const grouped = (group: (i: number) => string): EngineDataset => {
+      const labels = Array.from({ length: iris.sampleCount }, (_, i) => group(i));
+      const levels = [...new Set(labels)];
+      const codes = Int32Array.from(labels, (l) => levels.indexOf(l));
+      return { sampleCount: iris.sampleCount, columns: [...iris.columns, { name: 'site', type: 'identifier', codes, levels }] };
+    };
+    const params = { ...base({ classification: 'species' }), groupingFeature: 'site' };
+    expect(
+      validateAnalysisInput(
+        grouped(() => 'one'),
+        params,
+      ),
+    ).toEqual(['The grouping feature "site" has a single group among the samples with an outcome: at least 2 are needed to hold one out']);
+    // setosa only at site A: holding site A out leaves no setosa to train on
+    expect(
+      validateAnalysisInput(
+        grouped((i) => (species[i] === 0 ? 'A' : `B${i % 3}`)),
+        params,
+      ),
+    ).toEqual([
+      'The class "setosa" of the outcome is found in a single group of "site": a model trained without that group never sees it (each class needs at least 2 groups)',
+    ]);
+    expect(
+      validateAnalysisInput(
+        grouped((i) => `s${i % 7}`),
+        params,
+      ),
+    ).toEqual([]);
+  });
+
   it('drops samples with a missing outcome', () => {
     const codes = Int32Array.from((iris.columns[4] as { codes: Int32Array }).codes);
     codes[0] = -1;
