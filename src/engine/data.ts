@@ -143,6 +143,12 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
   else if (keep.length < 10) problems.push(`Too few samples with an outcome: ${keep.length} (at least 10 are needed)`);
   if (keep.length > 0) {
     if (task === 'classification') {
+      const long = out.classes.filter((c) => c.length > MAX_CLASS_LABEL);
+      if (long.length) {
+        problems.push(
+          `The outcome has a class label longer than ${MAX_CLASS_LABEL} characters ("${long[0].slice(0, 40)}..."): shorten it (each prediction repeats the labels)`,
+        );
+      }
       const present = new Set(keep.map((i) => out.y[i]));
       if (present.size < 2) problems.push('The outcome has a single class');
       if (present.size > MAX_CLASSES) problems.push(`The outcome has ${present.size} classes (at most ${MAX_CLASSES} are supported)`);
@@ -196,6 +202,9 @@ function groupProblems(data: EngineDataset, params: AnalysisParameters, out: Out
     `The class${lonely.length > 1 ? 'es' : ''} ${lonely.slice(0, 5).join(', ')} of the outcome ${lonely.length > 1 ? 'are' : 'is'} found in a single group of "${name}": a model trained without that group never sees ${lonely.length > 1 ? 'them' : 'it'} (each class needs at least 2 groups)`,
   ];
 }
+
+/** The longest class label of a classification outcome (as a column name). */
+export const MAX_CLASS_LABEL = 200;
 
 /** The largest magnitude a numerical outcome or feature may have: sums of squares of 1e100 stay far from overflow. */
 export const MAX_MAGNITUDE = 1e100;

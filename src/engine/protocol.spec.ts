@@ -181,6 +181,18 @@ describe('input validation', () => {
     ).toEqual([]);
   });
 
+  it('refuses a class label over 200 characters (a 500,000-character label made a 515-byte dataset predict 100 MB)', () => {
+    const species = iris.columns.find((c) => c.name === 'species') as { codes: Int32Array; levels: string[] };
+    const long = 'v'.repeat(201);
+    const renamed: EngineDataset = {
+      sampleCount: iris.sampleCount,
+      columns: iris.columns.map((c) => (c.name === 'species' ? { ...c, levels: [species.levels[0], long, species.levels[2]] } : c)),
+    };
+    expect(validateAnalysisInput(renamed, base({ classification: 'species' }))).toEqual([
+      `The outcome has a class label longer than 200 characters ("${'v'.repeat(40)}..."): shorten it (each prediction repeats the labels)`,
+    ]);
+  });
+
   it('drops samples with a missing outcome', () => {
     const codes = Int32Array.from((iris.columns[4] as { codes: Int32Array }).codes);
     codes[0] = -1;

@@ -20,6 +20,16 @@ function sampleIds(data: EngineDataset): string[] | undefined {
 type ResultRow = PredictionRow & { sampleId?: string };
 
 /** The prediction job: apply the analysis's saved pipeline to the dataset in an engine process; store the rows. */
+/** The largest result a prediction stores (PostgreSQL's own limit on a JSON array is 256 MiB). */
+const MAX_RESULT_BYTES = 200 * 2 ** 20;
+
+/** The size of `rows` as JSON, without building that text (a result can be hundreds of MiB). */
+function resultSize(rows: object[]): number {
+  let size = 2;
+  for (const r of rows) size += Buffer.byteLength(JSON.stringify(r)) + 1;
+  return size;
+}
+
 @Injectable()
 export class PredictionJob implements OnModuleInit {
   constructor(
@@ -57,6 +67,15 @@ export class PredictionJob implements OnModuleInit {
       if (out.input) throw new JobFailure(Codes.PredictionInputRejected, out.error);
       throw new Error(out.error); // retried; fails with predictionFailed after the last attempt
     }
-    return (out.rows ?? []).map(({ row, ...rest }) => (ids ? { row, sampleId: ids[row], ...rest } : { row, ...rest }));
+    const rows = (out.rows ?? []).map(({ row, ...rest }) => (ids ? { row, sampleId: ids[row], ...rest } : { row, ...rest }));
+    // PostgreSQL holds a JSON array of at most 256 MiB: a larger result failed three times as an internal fault
+    const size = resultSize(rows);
+    if (size > MAX_RESULT_BYTES) {
+      throw new JobFailure(
+        Codes.PredictionInputRejected,
+        `the predictions of ${rows.length} samples take ${Math.round(size / 2 ** 20)} MiB, over the ${MAX_RESULT_BYTES / 2 ** 20} MiB a prediction may hold: predict on part of the samples at a time`,
+      );
+    }
+    return rows;
   }
 }
