@@ -51,7 +51,7 @@ function verifyJsonBytes(_req: Request, _res: Response, buf: Buffer, encoding: s
  * -1-0-6). A fault is not answered here but kept on the request for the AccessGuard, which answers it
  * after the token check (without a valid token: 403, as for any other request).
  */
-function jsonBodies(limit: number) {
+function jsonBodies(limit: number, idleMs: number) {
   const parse = express.json({ limit, strict: true, verify: verifyJsonBytes });
   return (req: AuthedRequest, res: Response, next: NextFunction) => {
     const fault = (code: ErrorCode, message: string) => {
@@ -61,7 +61,21 @@ function jsonBodies(limit: number) {
     };
     // A file upload's body is the file, whatever Content-Type the client sent: never parse it here.
     if (RAW_UPLOAD.test(req.path)) return next();
-    return parse(req, res, (err?: { type?: string; code?: ErrorCode; message?: string }) => {
+    let stalled = false;
+    const idle = new IdleCut(idleMs, () => {
+      // a body trickled a byte at a time held its socket for Node's 5 minutes: cut as uploads are
+      stalled = true;
+      res.status(200).set('Connection', 'close');
+      res.json({
+        code: Codes.BodyStalled,
+        message: `nothing was received for ${Math.round(idleMs / 1000)} s: the request is cut`,
+        status: 'error',
+      });
+      res.on('finish', () => req.socket.destroy());
+    });
+    parse(req, res, (err?: { type?: string; code?: ErrorCode; message?: string }) => {
+      idle.stop(req);
+      if (stalled) return;
       if (!err) {
         try {
           assertSafeJson(req.body);
@@ -76,7 +90,33 @@ function jsonBodies(limit: number) {
       if (err.type === 'entity.too.large') return fault(Codes.BodyTooLarge, `JSON body over ${limit} bytes`);
       return fault(Codes.MalformedBody, 'malformed JSON body');
     });
+    // the parser reads the body from now on (it set the stream flowing in this tick), or it does not read it at all
+    if (req.readableFlowing && !req.complete) idle.watch(req);
   };
+}
+
+/** Calls `onIdle` when a request body sends nothing for `ms`; each piece received starts the wait again. */
+class IdleCut {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly arm = () => {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(this.onIdle, this.ms);
+  };
+
+  constructor(
+    private readonly ms: number,
+    private readonly onIdle: () => void,
+  ) {}
+
+  watch(req: Request): void {
+    req.on('data', this.arm);
+    this.arm();
+  }
+
+  stop(req: Request): void {
+    clearTimeout(this.timer);
+    req.off('data', this.arm);
+  }
 }
 
 /** Builds the HTTP application (not listening yet): middleware, global prefix, OpenAPI document and page. */
@@ -88,7 +128,11 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
     logger: logger ?? false,
   });
   app.disable('x-powered-by');
-  answerClientErrors(app.getHttpServer());
+  const server = app.getHttpServer();
+  answerClientErrors(server);
+  // beyond it Node closes new connections at once: idle sockets by the ten thousand exhausted the process's
+  // file descriptors (then every request, PostgreSQL connections and spool files failed)
+  server.maxConnections = options.config.maxConnections;
   app.set('query parser', parseQueryString);
   // req.ip: the connection's peer, or with TRUST_PROXY the client that trusted proxies name in X-Forwarded-For
   app.set('trust proxy', options.config.trustProxy);
@@ -98,7 +142,7 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
   // the answers' check needs the document, which is built below from the routes registered after this
   let checkResponse: ResponseCheck | undefined;
   if (options.checkErrorCodes) app.use(checkDeclaredCodes(routes, () => checkResponse));
-  app.use(jsonBodies(options.config.maxJsonBodyBytes));
+  app.use(jsonBodies(options.config.maxJsonBodyBytes, options.config.uploadIdleSeconds * 1000));
   app.setGlobalPrefix(API_PREFIX);
 
   const document = buildOpenApiDocument(app, routes);

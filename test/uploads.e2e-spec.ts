@@ -133,6 +133,41 @@ describe('upload limits', () => {
     expect(files.data).toEqual([expect.objectContaining({ fileId: 'f1', sizeInBytes: 8 })]);
   });
 
+  it('cuts a JSON body that sends nothing for UPLOAD_IDLE_TIMEOUT_SECONDS too (it was held for 5 minutes)', async () => {
+    const user = await createUser(t);
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString('utf8')));
+    const closed = new Promise<void>((done) => socket.on('close', () => done()));
+    const started = Date.now();
+    socket.write(
+      `POST ${API}/createProject HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"name":`,
+    );
+    await closed;
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(data).toMatch(/^HTTP\/1\.1 200/);
+    expect(data).toContain('"code":"badRequest-1-0-8"');
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE owner_id = $1', [user.userId]);
+    expect(n).toBe(0);
+    // a body that keeps coming is not cut, however long it takes in all
+    const slow = net.connect(port, '127.0.0.1');
+    let answer = '';
+    slow.on('data', (d) => (answer += d.toString('utf8')));
+    const answered = new Promise<void>((done) => slow.on('close', () => done()));
+    const body = '{"name":"slow but steady"}';
+    slow.write(
+      `POST ${API}/createProject HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+    );
+    for (const c of body) {
+      slow.write(c);
+      await new Promise((r) => setTimeout(r, 100)); // 2.7 s in all, never 1 s silent
+    }
+    await answered;
+    expect(answer).toContain('"status":"success"');
+  });
+
   it('bounds the uploads one user has in progress (tooMany-115-0-2); other users are not affected', async () => {
     const [user, other] = [await createUser(t), await createUser(t)];
     const open = [await slowUpload(port, user, 'a', 100), await slowUpload(port, user, 'b', 100)];
@@ -471,6 +506,36 @@ describe('image initUpload: early refusal, bounded memory', () => {
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'file first' }));
     expect(expectSuccess(ok)).toEqual({ taskId: expect.any(String) });
     expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  it('closes connections beyond it at once (idle sockets by the ten thousand exhausted the file descriptors), and takes new ones as they end', async () => {
+    const t = await createTestApp({ MAX_CONNECTIONS: '3' });
+    try {
+      const port = await listening(t);
+      const idle = await Promise.all(
+        Array.from(
+          { length: 3 },
+          () =>
+            new Promise<net.Socket>((resolve) => {
+              const s = net.connect(port, '127.0.0.1', () => resolve(s));
+            }),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      const refused = await new Promise<string>((resolve) => {
+        http
+          .get({ host: '127.0.0.1', port, path: `${API}/health/live` }, (res) => resolve(String(res.statusCode)))
+          .on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      });
+      expect(refused).toMatch(/ECONNRESET|socket hang up/);
+      for (const s of idle) s.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await t.http().get(`${API}/health/live`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });
 

@@ -38,6 +38,8 @@ export interface AppConfig {
   trustProxy: false | number | string[];
   /** A request body (file upload, multipart) that sends nothing for this long is cut. */
   uploadIdleSeconds: number;
+  /** Connections the HTTP server keeps open at once; more are closed as they come. */
+  maxConnections: number;
   /** Uploads one user may have in progress at once in this process (file uploads and image init). */
   maxUploadsPerUser: number;
   /** Jobs (dataset builds, image tasks, analyses, predictions) one user may have waiting to run (0: no limit). */
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     trustProxy: trustProxy(env),
     uploadIdleSeconds: int(env, 'UPLOAD_IDLE_TIMEOUT_SECONDS', 30, 1, 3600),
     maxUploadsPerUser: int(env, 'MAX_UPLOADS_PER_USER', 4, 1, 1000),
+    maxConnections: int(env, 'MAX_CONNECTIONS', 10_000, 1, 1_000_000),
     maxQueuedJobsPerUser: int(env, 'MAX_QUEUED_JOBS_PER_USER', 100, 0, 1_000_000),
     userStorageQuotaBytes: int(env, 'USER_STORAGE_QUOTA_BYTES', 10 * 1024 * 1024 * 1024, 0),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 20, 2, 1000),

@@ -25,7 +25,7 @@ export interface ApiRoute {
  * Codes any route can answer: the JSON body parser runs before routing (malformed, too large, not
  * UTF-8 or breaking the text rule, also in the query string), and a busy database pool.
  */
-const EVERY_ROUTE: ErrorCode[] = [Codes.BodyTooLarge, Codes.MalformedBody, Codes.WrongType, Codes.ServiceBusy];
+const EVERY_ROUTE: ErrorCode[] = [Codes.BodyTooLarge, Codes.MalformedBody, Codes.WrongType, Codes.ServiceBusy, Codes.BodyStalled];
 
 const CATALOGUE_ORDER = new Map(Object.keys(ERROR_CODES).map((c, i) => [c, i]));
 

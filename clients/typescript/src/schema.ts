@@ -1240,6 +1240,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              */
             200: {
@@ -1258,7 +1259,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1357,6 +1358,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `auth-10-3`: invalid credentials at login
              *     - `auth-10-4`: too many failed logins for this username or from this address: try again after the window (LOGIN_FAILURE_WINDOW_SECONDS)
@@ -1377,7 +1379,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "auth-10-3" | "auth-10-4";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "auth-10-3" | "auth-10-4";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1407,6 +1409,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              */
             200: {
@@ -1425,7 +1428,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1468,6 +1471,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-100-0-1`: project name not 1 to 60 characters
              *     - `badRequest-100-0-2`: project description over 255 characters
@@ -1488,7 +1492,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "badRequest-100-0-1" | "badRequest-100-0-2";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-100-0-1" | "badRequest-100-0-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1528,6 +1532,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              */
@@ -1547,7 +1552,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-100-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1588,6 +1593,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              */
             200: {
@@ -1606,7 +1612,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1647,6 +1653,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              */
             200: {
@@ -1665,7 +1672,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1705,6 +1712,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              */
@@ -1724,7 +1732,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-100-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1770,6 +1778,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
              *     - `badRequest-10-0-2`: permission value not one of read, write, execute
@@ -1792,7 +1801,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-2" | "badRequest-10-0-3" | "notFound-100-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-2" | "badRequest-10-0-3" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1838,6 +1847,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
              *     - `badRequest-10-0-3`: a project cannot be shared with (or unshared from) its owner
@@ -1859,7 +1869,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-3" | "notFound-100-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-3" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -1968,6 +1978,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              */
             200: {
@@ -1986,7 +1997,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2025,6 +2036,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-115-1-1`: unknown file or task
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
@@ -2046,7 +2058,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-115-1-1" | "badRequest-115-0-1" | "conflict-115-5-1";
+                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-115-1-1" | "badRequest-115-0-1" | "conflict-115-5-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2092,6 +2104,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
@@ -2123,7 +2136,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2" | "badRequest-115-0-3";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2" | "badRequest-115-0-3";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2163,6 +2176,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-115-1-1`: unknown file or task
              */
@@ -2182,7 +2196,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-115-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-115-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2222,6 +2236,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
@@ -2241,7 +2256,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-110-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2284,6 +2299,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              */
@@ -2303,7 +2319,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-100-1-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2343,6 +2359,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
@@ -2362,7 +2379,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-110-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2402,6 +2419,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
@@ -2421,7 +2439,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-110-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2467,6 +2485,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-110-3-1`: unknown feature name in featureTypes
@@ -2489,7 +2508,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2535,6 +2554,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
@@ -2569,7 +2589,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2615,6 +2635,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-120-0-1`: outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }
@@ -2648,7 +2669,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2688,6 +2709,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
@@ -2707,7 +2729,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-120-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2750,6 +2772,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              */
@@ -2769,7 +2792,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-100-1-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2809,6 +2832,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
@@ -2828,7 +2852,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-120-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2868,6 +2892,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -2888,7 +2913,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-120-2-1" | "notFound-120-2-3";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-2-1" | "notFound-120-2-3";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2928,6 +2953,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
@@ -2947,7 +2973,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-120-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -2991,6 +3017,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3012,7 +3039,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3058,6 +3085,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3079,7 +3107,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3124,6 +3152,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3146,7 +3175,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3192,6 +3221,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3214,7 +3244,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3258,6 +3288,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3279,7 +3310,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3325,6 +3356,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -3346,7 +3378,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3393,6 +3425,7 @@ export interface operations {
              *     - `badRequest-1-0-5`: a required field is missing
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
@@ -3418,7 +3451,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "badRequest-150-0-1" | "badRequest-150-3-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "badRequest-150-0-1" | "badRequest-150-3-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3458,6 +3491,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-150-1-1`: unknown prediction
              */
@@ -3477,7 +3511,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-150-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3519,6 +3553,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-150-1-1`: unknown prediction
              *     - `notFound-150-2-1`: prediction has no result: not finished
@@ -3540,7 +3575,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-150-1-1" | "notFound-150-2-1" | "badRequest-150-0-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1" | "notFound-150-2-1" | "badRequest-150-0-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3584,6 +3619,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
@@ -3603,7 +3639,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-120-1-1";
+                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3643,6 +3679,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-150-1-1`: unknown prediction
              */
@@ -3662,7 +3699,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-150-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3860,6 +3897,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-130-1-1`: unknown image upload task
@@ -3882,7 +3920,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3922,6 +3960,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-130-1-1`: unknown image upload task
              */
@@ -3941,7 +3980,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "unavailable-1-0-1" | "notFound-130-1-1";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-130-1-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
