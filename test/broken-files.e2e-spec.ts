@@ -148,3 +148,24 @@ describe('createDataset request faults', () => {
     await t.db.query(`DELETE FROM datasets WHERE project_id = $1`, [projectId]);
   });
 });
+
+describe('a dataset build stopped by a fault of the service', () => {
+  it('fails with internal-115-4-1 and a reference to the log, not a file-reading code nor the fault itself', async () => {
+    const broken = await createTestApp({ JOB_MAX_ATTEMPTS: '1' });
+    try {
+      const user = await createUser(broken);
+      const p = await createProject(broken, user.auth, 'faults');
+      // the service's own tables are broken under it (as a fault of ours would be)
+      await broken.db.query('ALTER TABLE dataset_columns RENAME TO dataset_columns_away');
+      const task = await uploadTask(broken, user.auth, p, 'a,b\n1,2\n3,4\n');
+      await broken.db.query('ALTER TABLE dataset_columns_away RENAME TO dataset_columns');
+      expect(task.state).toBe('failed');
+      expect(task.error?.code).toBe('internal-115-4-1');
+      expect(task.error?.message).toMatch(
+        /^the task stopped on an internal fault \(logged with job \d+\): retry, or report it with this number$/,
+      );
+    } finally {
+      await broken.close();
+    }
+  });
+});

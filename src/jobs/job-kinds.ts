@@ -48,7 +48,7 @@ interface JobDefinition<K extends JobKind> {
 
 export const JOB_DEFINITIONS: { [K in JobKind]: JobDefinition<K> } = {
   // a tabular build that gives up is reported as an unreadable table, as the API has always said
-  createDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.UnreadableTable },
+  createDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.DatasetBuildFailed },
   imageDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.ImageDatasetFailed },
   analysis: { subject: 'analysis', subjectId: (p) => p.analysisId, failureCode: Codes.AnalysisFailed },
   prediction: { subject: 'prediction', subjectId: (p) => p.predictionId, failureCode: Codes.PredictionFailed },

@@ -2117,7 +2117,7 @@ export interface operations {
              *     - `notFound-115-1-1`: unknown file or task
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `badRequest-115-2-1`: fileSizeInBytes does not match the uploaded file
-             *     - `badRequest-115-2-2`: separator not a single character
+             *     - `badRequest-115-2-2`: separator not a single character (of the Basic Multilingual Plane, other than a quote or a line break)
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              */
             200: {
