@@ -94,6 +94,10 @@ describe('predictions', () => {
       await t.http().get(`${API}/prediction/${predictionId}/result`).query({ format: 'xml' }).set('Authorization', owner.auth),
       'badRequest-150-0-2',
     );
+    // any other parameter, a bracketed one among them, is refused (format[]=csv answered JSON)
+    for (const q of ['format[]=csv', 'format[a]=csv', 'fromat=csv', 'modelKey=best']) {
+      expectError(await t.http().get(`${API}/prediction/${predictionId}/result?${q}`).set('Authorization', owner.auth), 'badRequest-1-0-7');
+    }
 
     const list = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/predictions/0/10`).set('Authorization', owner.auth));
     expect(list.totalCount).toBeGreaterThanOrEqual(1);

@@ -45,12 +45,17 @@ export class PredictionsController {
   }
 
   @ApiEnvelope('The predictions of a finished prediction (JSON, or CSV with format=csv)', 'PredictionResult', { csv: true })
-  @ApiErrors(Codes.BadResultFormat, Codes.PredictionUnfinished)
+  @ApiErrors(Codes.BadResultFormat, Codes.PredictionUnfinished, Codes.UnknownField)
   @Get('prediction/:predictionId/result')
   @Access(Permission.ProjectRead, 'predictionId')
   @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
-  async result(@Param('predictionId', ParseIdPipe) predictionId: string, @Query('format') format: unknown) {
+  async result(@Param('predictionId', ParseIdPipe) predictionId: string, @Query() query: Record<string, unknown>) {
+    // format is the only parameter: `format[]=csv` or a misspelling answered JSON as if nothing was asked
+    const unknown = Object.keys(query).filter((k) => k !== 'format');
+    if (unknown.length)
+      throw new ApiError(Codes.UnknownField, `unknown query parameter ${JSON.stringify(unknown[0].slice(0, 40))}: only format`);
+    const format = query.format;
     if (format === undefined || format === 'json') return this.predictions.result(predictionId);
     if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
     const csv = await this.predictions.resultCsv(predictionId);

@@ -3553,6 +3553,7 @@ export interface operations {
              *     - `badRequest-1-0-3`: body larger than the configured limit
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-150-1-1`: unknown prediction
@@ -3575,7 +3576,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1" | "notFound-150-2-1" | "badRequest-150-0-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1" | "notFound-150-2-1" | "badRequest-150-0-2";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
