@@ -242,6 +242,31 @@ describe("requests Node's HTTP parser refuses get a JSON answer, not a bare stat
   });
 });
 
+describe('a malformed id in a body is described by its kind, never echoed as [object Object] or a rounded number', () => {
+  it('answers badRequest-1-0-2 naming what was sent', async () => {
+    const u = await createUser(t);
+    const create = (projectId: string) =>
+      t
+        .http()
+        .post(`${API}/file/rows.csv/createDataset`)
+        .set('Authorization', u.auth)
+        .set('Content-Type', 'application/json')
+        .send(`{"projectId":${projectId},"name":"rows","fileSizeInBytes":1}`);
+    const messages: string[] = [];
+    for (const raw of ['{"$gt":0}', '9223372036854775807', '[1]', '"12a"']) {
+      const res = await create(raw);
+      expectError(res, 'badRequest-1-0-2');
+      messages.push(res.body.message);
+    }
+    expect(messages).toEqual([
+      'malformed project id (a JSON object): ids are positive integers, as numbers or strings of digits',
+      'malformed project id (a JSON number): ids are positive integers, as numbers or strings of digits',
+      'malformed project id (a JSON array): ids are positive integers, as numbers or strings of digits',
+      'malformed project id "12a": ids are positive integers, as numbers or strings of digits',
+    ]);
+  });
+});
+
 describe("finding 8: reading a prediction needs read on the model's project and on the dataset's", () => {
   it("refuses a reader of the model's project alone, and leaves the prediction out of its list", async () => {
     const ownerA = await createUser(t);

@@ -132,7 +132,14 @@ function authContext(r: AuthRow): AuthContext {
 
 function validId(kind: ResourceKind, rawId: unknown): string {
   const id = toId(rawId);
-  if (!id) throw new ApiError(Codes.MalformedId, `malformed ${kind} id "${String(rawId).slice(0, 40)}"`);
+  if (!id) {
+    // a string is echoed as sent; anything else only by its kind ("[object Object]", or a rounded number, misled)
+    const what =
+      typeof rawId === 'string'
+        ? `"${rawId.slice(0, 40)}"`
+        : `(a JSON ${Array.isArray(rawId) ? 'array' : rawId === null ? 'null' : typeof rawId})`;
+    throw new ApiError(Codes.MalformedId, `malformed ${kind} id ${what}: ids are positive integers, as numbers or strings of digits`);
+  }
   return id;
 }
 
