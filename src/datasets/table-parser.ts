@@ -335,6 +335,11 @@ function rowsConsumer(o: TableOptions): Consumer {
     },
     finish() {
       if (!builders) throw new TableError('the file is empty');
+      if (rows === 0 && names?.some((n) => n.includes('\r'))) {
+        throw new TableError(
+          'the lines of the file end with a carriage return alone (old Mac line ends): save it with LF or CRLF line ends',
+        );
+      }
       if (rows === 0) throw new TableError('the file has a header but no data rows');
       if (builders.length < 1 || (o.hasSampleHeaders && builders.length < 2)) {
         throw new TableError('the table has no feature columns');
