@@ -267,6 +267,22 @@ describe('a malformed id in a body is described by its kind, never echoed as [ob
   });
 });
 
+describe('names are visible: not only spaces, no control characters', () => {
+  it('refuses blank names and terminal escapes with the name codes, and takes any other text', async () => {
+    const u = await createUser(t);
+    const create = (name: string) => t.http().post(`${API}/createProject`).set('Authorization', u.auth).send({ name });
+    for (const name of ['   ', '\u0007\u001b[31m', 'a\tb', 'x\u0085']) expectError(await create(name), 'badRequest-100-0-1');
+    for (const name of ['Cohort A', 'é', '  padded  ', '数据']) expectSuccess(await create(name));
+    const p = await createProject(t, u.auth, 'names');
+    const dataset = await t
+      .http()
+      .post(`${API}/file/rows.csv/createDataset`)
+      .set('Authorization', u.auth)
+      .send({ projectId: Number(p), name: '    ', fileSizeInBytes: 1 });
+    expectError(dataset, 'badRequest-110-0-2');
+  });
+});
+
 describe("finding 8: reading a prediction needs read on the model's project and on the dataset's", () => {
   it("refuses a reader of the model's project alone, and leaves the prediction out of its list", async () => {
     const ownerA = await createUser(t);

@@ -25,12 +25,12 @@ export const ERROR_CODES = {
   'auth-10-4': 'too many failed logins for this username or from this address: try again after the window (LOGIN_FAILURE_WINDOW_SECONDS)',
   // projects
   'notFound-100-1-1': 'unknown project',
-  'badRequest-100-0-1': 'project name not 1 to 60 characters',
+  'badRequest-100-0-1': 'project name not 1 to 60 characters, blank or holding control characters',
   'badRequest-100-0-2': 'project description over 255 characters',
   // datasets
   'notFound-110-1-1': 'unknown dataset',
   'conflict-110-0-1': 'dataset name already used in the project',
-  'badRequest-110-0-2': 'dataset name not 3 to 60 characters',
+  'badRequest-110-0-2': 'dataset name not 3 to 60 characters, blank or holding control characters',
   'badRequest-110-0-3': 'dataset description over 255 characters',
   'badRequest-110-3-1': 'unknown feature name in featureTypes',
   'badRequest-110-3-2': 'feature type not possible for that column',
@@ -57,7 +57,7 @@ export const ERROR_CODES = {
   'badRequest-120-0-7': 'coreCount not a positive integer',
   'badRequest-120-0-8': 'maxSignatureSize not an integer from 1 to 1000',
   'badRequest-120-0-9': 'maxVisualizedSignatureCount not an integer from 1 to 50',
-  'badRequest-120-0-10': 'name not a string of 1 to 120 characters',
+  'badRequest-120-0-10': 'name not a string of 1 to 120 characters, blank or holding control characters',
   'badRequest-120-0-11': 'groupingFeature is not a feature of the dataset',
   'badRequest-120-0-12': 'groupingFeature is not an identifier feature',
   'badRequest-120-0-13':

@@ -147,19 +147,45 @@ function field(name: string, o: FieldOptions, doc: ApiPropertyOptions, ...checks
   );
 }
 
-/** A string of `min` to `max` characters; out of range gets `code` (default: the type code) and `message`. */
+/**
+ * A name shown in lists: something besides spaces, and no control characters (a terminal escape, a bell). The
+ * empty string is left to the length check, so that it gets one violation.
+ */
+function visible(value: unknown): boolean {
+  if (typeof value !== 'string' || value === '') return true;
+  if (!/\S/.test(value)) return false;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return false;
+  }
+  return true;
+}
+
+/**
+ * A string of `min` to `max` characters; out of range gets `code` (default: the type code) and `message`. With
+ * `visible` (names), also not only spaces and without control characters, under the same code.
+ */
 export function ValidateText(
   name: string,
-  o: FieldOptions & { min?: number; max: number; code?: ErrorCode; message?: string },
+  o: FieldOptions & { min?: number; max: number; code?: ErrorCode; message?: string; visible?: boolean },
 ): PropertyDecorator {
   const typeCode = o.typeCode ?? Codes.WrongType;
   const range = o.message ?? `${name} must be a string of ${o.min ?? 0} to ${o.max} characters`;
+  const names = o.visible
+    ? [
+        ValidateBy(
+          { name: 'visibleText', validator: { validate: visible } },
+          code(o.code ?? typeCode, `${name} must not be blank nor hold control characters`),
+        ),
+      ]
+    : [];
   return field(
     name,
     o,
     { type: String, minLength: o.min, maxLength: o.max },
     IsString(code(typeCode, typeCode === (o.code ?? typeCode) ? range : `${name} must be a string`)),
     Length(o.min ?? 0, o.max, code(o.code ?? typeCode, range)),
+    ...names,
   );
 }
 

@@ -1473,7 +1473,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
-             *     - `badRequest-100-0-1`: project name not 1 to 60 characters
+             *     - `badRequest-100-0-1`: project name not 1 to 60 characters, blank or holding control characters
              *     - `badRequest-100-0-2`: project description over 255 characters
              */
             200: {
@@ -2109,7 +2109,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
-             *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters
+             *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters, blank or holding control characters
              *     - `badRequest-110-0-3`: dataset description over 255 characters
              *     - `badRequest-110-3-1`: unknown feature name in featureTypes
              *     - `badRequest-110-3-2`: feature type not possible for that column
@@ -2567,7 +2567,7 @@ export interface operations {
              *     - `badRequest-120-0-7`: coreCount not a positive integer
              *     - `badRequest-120-0-8`: maxSignatureSize not an integer from 1 to 1000
              *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not an integer from 1 to 50
-             *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters
+             *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters, blank or holding control characters
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature
              *     - `badRequest-120-0-13`: the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why
@@ -2647,7 +2647,7 @@ export interface operations {
              *     - `badRequest-120-0-7`: coreCount not a positive integer
              *     - `badRequest-120-0-8`: maxSignatureSize not an integer from 1 to 1000
              *     - `badRequest-120-0-9`: maxVisualizedSignatureCount not an integer from 1 to 50
-             *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters
+             *     - `badRequest-120-0-10`: name not a string of 1 to 120 characters, blank or holding control characters
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature
              *     - `badRequest-120-0-13`: the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why
@@ -3756,7 +3756,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
-             *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters
+             *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters, blank or holding control characters
              *     - `badRequest-110-0-3`: dataset description over 255 characters
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-130-0-1`: the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line

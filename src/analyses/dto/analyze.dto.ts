@@ -92,7 +92,7 @@ export class AnalyzeDto {
   })
   maxVisualizedSignatureCount?: number;
 
-  @ValidateText('name', { nullIs: 'value', min: 1, max: 120, typeCode: Codes.BadAnalysisName })
+  @ValidateText('name', { nullIs: 'value', min: 1, max: 120, typeCode: Codes.BadAnalysisName, visible: true })
   name: string;
 
   // feature names are at most 200 characters (the table parser's limit): a longer one names no feature

@@ -24,7 +24,13 @@ export class FeatureTypeMap implements ValidatorConstraintInterface {
 
 /** A dataset's name: 3 to 60 characters (uniqueness in the project is checked by the service). */
 export function DatasetName(): PropertyDecorator {
-  return ValidateText('name', { min: 3, max: 60, code: Codes.DatasetNameLength, message: 'name must be 3 to 60 characters' });
+  return ValidateText('name', {
+    min: 3,
+    max: 60,
+    code: Codes.DatasetNameLength,
+    message: 'name must be 3 to 60 characters',
+    visible: true,
+  });
 }
 
 /** A dataset's optional description: at most 255 characters. */

@@ -2,7 +2,7 @@ import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidateText } from '../../common/validation';
 
 export class CreateProjectDto {
-  @ValidateText('name', { min: 1, max: 60, code: Codes.ProjectNameLength, message: 'name must be 1 to 60 characters' })
+  @ValidateText('name', { min: 1, max: 60, code: Codes.ProjectNameLength, message: 'name must be 1 to 60 characters', visible: true })
   name: string;
 
   @ValidateText('description', {
