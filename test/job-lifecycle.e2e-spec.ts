@@ -165,7 +165,9 @@ it('an image task stops within 2 s when its project is deleted: job row gone, no
   expectSuccess(await t.http().post(`${API}/project/${p}/delete`).set('Authorization', owner.auth));
   const start = Date.now();
   expect(await jobRowsOf(t, 'task_id', taskId)).toBe(0);
-  expect((await ended).outcome).toBe('cancelled');
+  // aborted while it measures the images ('cancelled'), or, deleted while its sample table is parsed on the
+  // engine's thread, dropped as it finds its rows gone ('discarded'): either way stopped, nothing written
+  expect(['cancelled', 'discarded']).toContain((await ended).outcome);
   expect(Date.now() - start).toBeLessThan(2000);
   expect(runner.runningCount()).toBe(0);
   const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM datasets WHERE name = $1', [name]);
