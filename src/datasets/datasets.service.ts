@@ -38,10 +38,6 @@ export function toDatasetView(r: DatasetRow): DatasetView {
   return v;
 }
 
-/**
- * Tabular datasets as the API shows them: creation from an uploaded file (queues the createDataset job),
- * task status, reads, feature types, deletes.
- */
 /** Columns whose values changeFeatureTypes reads at once (to check a time to event): bounds its memory. */
 const VALUE_BATCH = 64;
 
@@ -58,6 +54,10 @@ function assertPossible(
   if (why) throw new ApiError(Codes.ImpossibleFeatureType, why);
 }
 
+/**
+ * Tabular datasets as the API shows them: creation from an uploaded file (queues the createDataset job),
+ * task status, reads, feature types, deletes.
+ */
 @Injectable()
 export class DatasetsService {
   constructor(
@@ -167,7 +167,7 @@ export class DatasetsService {
     await this.db.transaction(async (tx) => {
       // changes of one dataset take turns on its row: each locked the column rows in its own order, and two
       // changes of thousands of columns at once deadlocked (HTTP 500)
-      const [ds] = await tx.query('SELECT sample_count FROM datasets WHERE id = $1 FOR NO KEY UPDATE', [datasetId]);
+      const [ds] = await tx.query('SELECT 1 FROM datasets WHERE id = $1 FOR NO KEY UPDATE', [datasetId]);
       if (!ds) throw new ApiError(Codes.DatasetNotFound);
       const cols = await tx.query(
         `SELECT c.idx, c.name, c.encoding, c.levels, c.distinct_count, d.sample_count

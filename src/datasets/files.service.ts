@@ -179,7 +179,6 @@ export class FilesService {
     });
   }
 
-  /** Bytes the user keeps apart from the file `fileId` (which an upload replaces): stored files and other uploads. */
   /**
    * The bytes a user keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress
    * too, but for `uploadPk`; `replacing`: the stored file an upload replaces, which does not count), the datasets the user's tasks

@@ -47,7 +47,7 @@ interface JobDefinition<K extends JobKind> {
 }
 
 export const JOB_DEFINITIONS: { [K in JobKind]: JobDefinition<K> } = {
-  // a tabular build that gives up is reported as an unreadable table, as the API has always said
+  // a build that gives up on a fault of ours has its own code; an unreadable file is a JobFailure (badRequest-115-3-1)
   createDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.DatasetBuildFailed },
   imageDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.ImageDatasetFailed },
   analysis: { subject: 'analysis', subjectId: (p) => p.analysisId, failureCode: Codes.AnalysisFailed },

@@ -19,7 +19,6 @@ function sampleIds(data: EngineDataset): string[] | undefined {
 
 type ResultRow = PredictionRow & { sampleId?: string };
 
-/** The prediction job: apply the analysis's saved pipeline to the dataset in an engine process; store the rows. */
 /** The largest result a prediction stores (PostgreSQL's own limit on a JSON array is 256 MiB). */
 const MAX_RESULT_BYTES = 200 * 2 ** 20;
 
@@ -30,6 +29,7 @@ function resultSize(rows: object[]): number {
   return size;
 }
 
+/** The prediction job: apply the analysis's saved pipeline to the dataset in an engine process; store the rows. */
 @Injectable()
 export class PredictionJob implements OnModuleInit {
   constructor(
