@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { datasetFromCsv } from './csv';
 import { eventIndicator, type FeatureMeta } from './data';
 import { logChiSquareSurvival, logFSurvival, logGammaQ, logStudentTTwoSided } from './distributions';
+import { REFERENCE_TEST_SAMPLES, RememberingTest } from './independence';
 import { createIndependenceTest, type IndependenceTestInput } from './independence-tests';
 import type { Task } from './metrics';
 import { design, type Target } from './models/common';
@@ -494,3 +495,122 @@ describe('cache', () => {
     }
   });
 });
+
+describe('cost and remembered results', () => {
+  it("a test's cost grows with the samples and, for a multinomial outcome, with the information's (K - 1) K / 2 blocks", () => {
+    const input = synthetic('classification', 1000);
+    expect(createIndependenceTest(input).cost).toBeCloseTo(1000 / REFERENCE_TEST_SAMPLES, 12);
+    // ten classes: 9 x 10 / 2 = 45 blocks
+    const ten = { ...input, target: { y: Float64Array.from({ length: 1000 }, (_, i) => i % 10), classCount: 10 } };
+    expect(createIndependenceTest(ten).cost).toBeCloseTo((45 * 1000) / REFERENCE_TEST_SAMPLES, 12);
+    expect(createIndependenceTest(synthetic('survival', 1000)).cost).toBeCloseTo(1000 / REFERENCE_TEST_SAMPLES, 12);
+    // Fisher's z costs a few dot products: no cost, the budget is never divided
+    expect(createIndependenceTest(synthetic('regression', 1000)).cost).toBeUndefined();
+  });
+
+  it('a remembering test answers a repeated (X, set Z) without testing again, with the same result', () => {
+    const inner = createIndependenceTest(synthetic('classification'));
+    let calls = 0;
+    const counting = {
+      description: inner.description,
+      cost: inner.cost,
+      test: (x: number, z: readonly number[]) => (calls++, inner.test(x, z)),
+    };
+    const remembering = new RememberingTest(counting);
+    const first = remembering.test(4, [0, 1]);
+    expect(remembering.test(4, [1, 0])).toEqual(first);
+    expect(calls).toBe(1);
+    expect(remembering.test(1, [0, 4])).toEqual(inner.test(1, [0, 4]));
+    expect(calls).toBe(2);
+    expect(remembering.cost).toBe(inner.cost);
+  });
+
+  it('a ten-class multinomial test matches a direct maximum-likelihood fit (chord steps change no result)', () => {
+    // the deviance drop of adding x to z, against fits of both models by plain Newton with a fresh information per step
+    const rng = new Rng(8);
+    const n = 600;
+    const cols = normals(rng, n, 3);
+    const y = Float64Array.from(cols, ([a, b]) => {
+      const s = 1.5 * a - b + rng.normal();
+      return Math.max(0, Math.min(9, Math.floor(s * 2 + 5)));
+    });
+    const input: IndependenceTestInput = {
+      X: design(cols),
+      columnFeature: Int32Array.from([0, 1, 2]),
+      featureCount: 3,
+      categorical: new Uint8Array(3),
+      target: { y, classCount: 10 },
+      task: 'classification',
+    };
+    const r = createIndependenceTest(input).test(0, [1, 2]);
+    expect(r.df).toBe(9);
+    const reference =
+      multinomialDeviance(
+        cols.map(([, b, c]) => [b, c]),
+        y,
+        10,
+      ) - multinomialDeviance(cols, y, 10);
+    expectRelative(r.statistic, reference, 1e-6);
+  });
+});
+
+/** -2 log-likelihood of a multinomial logit fitted by gradient-free-of-tricks Newton (dense, fresh information each step). */
+function multinomialDeviance(rows: number[][], y: Float64Array, K: number): number {
+  const n = rows.length;
+  const p = rows[0].length + 1;
+  const x = rows.map((r) => [1, ...r]);
+  const w = K - 1;
+  const beta = new Float64Array(w * p);
+  const probs = (i: number): number[] => {
+    const eta = Array.from({ length: w }, (_, k) => x[i].reduce((s, v, j) => s + v * beta[k * p + j], 0));
+    const m = Math.max(0, ...eta);
+    const e = eta.map((v) => Math.exp(v - m));
+    const total = Math.exp(-m) + e.reduce((a, b) => a + b, 0);
+    return e.map((v) => v / total);
+  };
+  const deviance = (): number => {
+    let d = 0;
+    for (let i = 0; i < n; i++) {
+      const pr = probs(i);
+      d -= Math.log(y[i] > 0 ? pr[y[i] - 1] : 1 - pr.reduce((a, b) => a + b, 0));
+    }
+    return 2 * d;
+  };
+  for (let it = 0; it < 50; it++) {
+    const P = w * p;
+    const g = new Float64Array(P);
+    const H = Array.from({ length: P }, () => new Float64Array(P));
+    for (let i = 0; i < n; i++) {
+      const pr = probs(i);
+      for (let k = 0; k < w; k++) {
+        const r = (y[i] === k + 1 ? 1 : 0) - pr[k];
+        for (let j = 0; j < p; j++) g[k * p + j] += r * x[i][j];
+        for (let l = 0; l < w; l++) {
+          const c = pr[k] * ((k === l ? 1 : 0) - pr[l]);
+          for (let j = 0; j < p; j++) for (let m = 0; m < p; m++) H[k * p + j][l * p + m] += c * x[i][j] * x[i][m];
+        }
+      }
+    }
+    // Gaussian elimination of H step = g
+    const A = H.map((row, a) => [...row, g[a]]);
+    for (let c = 0; c < P; c++) {
+      for (let r = c + 1; r < P; r++) {
+        const f = A[r][c] / A[c][c];
+        for (let k = c; k <= P; k++) A[r][k] -= f * A[c][k];
+      }
+    }
+    const step = new Float64Array(P);
+    for (let r = P - 1; r >= 0; r--) {
+      let s = A[r][P];
+      for (let k = r + 1; k < P; k++) s -= A[r][k] * step[k];
+      step[r] = s / A[r][r];
+    }
+    let change = 0;
+    for (let a = 0; a < P; a++) {
+      beta[a] += step[a];
+      change = Math.max(change, Math.abs(step[a]));
+    }
+    if (change < 1e-12) break;
+  }
+  return deviance();
+}

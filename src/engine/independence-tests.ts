@@ -14,7 +14,7 @@
  * Q and the null fit T ~ Z are cached by Z, since SES tests many X against the same Z.
  */
 import { logChiSquareSurvival, logFSurvival, logStudentTTwoSided } from './distributions';
-import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
+import { type ConditionalIndependenceTest, type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from './independence';
 import type { SelectionInput } from './selection';
 
 /** What a test reads of the selector's input (selection.ts): the preprocessed design, its features, the outcome. */
@@ -35,6 +35,13 @@ const MAX_HALVINGS = 30;
  * and the step it saves costs an exponential and a logarithm per sample.
  */
 const NEWTON_TOLERANCE = 1e-7;
+/**
+ * Newton's information costs far more than its score (multinomial: (K - 1)^2 / 2 blocks of p^2 sums over the samples,
+ * against K - 1 score vectors), and changes little between steps near the optimum. A step reuses the last factored
+ * information (a chord step) while the decrement falls at least by this factor per step; otherwise the information is
+ * computed afresh. The fit converges to the same optimum (to NEWTON_TOLERANCE) either way.
+ */
+const CHORD_RATIO = 0.03;
 /**
  * The cache of conditioning sets keeps CACHE_NUMBERS / (8 n) of them (an entry holds about 8 vectors of n numbers
  * when |Z| <= 3: the basis, the null fit's linear predictor and state): about 32 MB, 2,500 sets at n = 200.
@@ -311,10 +318,10 @@ interface Likelihood {
   deviance(eta: Float64Array, state: Float64Array): number;
   /**
    * The score (gradient of the log-likelihood) and the information (minus its Hessian, lower triangle, row-major
-   * P x P) of the coefficients of `columns`, from the `state` of eta. Coefficient k * columns.length + j
-   * multiplies column j in part k.
+   * P x P) of the coefficients of `columns`, from the `state` of eta; the score alone when `information` is null.
+   * Coefficient k * columns.length + j multiplies column j in part k.
    */
-  derivatives(columns: readonly Float64Array[], state: Float64Array, score: Float64Array, information: Float64Array): void;
+  derivatives(columns: readonly Float64Array[], state: Float64Array, score: Float64Array, information: Float64Array | null): void;
 }
 
 interface Fit {
@@ -333,14 +340,14 @@ function evaluate(likelihood: Likelihood, beta: Float64Array, eta: Float64Array)
 }
 
 /**
- * Solves A x = b for the symmetric positive (semi)definite A (lower triangle given) by Cholesky; a singular or
- * nearly singular A (e.g. under separation, where the weights vanish) gets a growing ridge. False if nothing works.
+ * Cholesky factor L (lower, row-major P x P) of the symmetric positive (semi)definite A (lower triangle given); a
+ * singular or nearly singular A (e.g. under separation, where the weights vanish) gets a growing ridge. False if
+ * nothing works.
  */
-function solveSymmetric(A: Float64Array, b: Float64Array, x: Float64Array, P: number): boolean {
+function factorSymmetric(A: Float64Array, L: Float64Array, P: number): boolean {
   let maxDiagonal = 0;
   for (let a = 0; a < P; a++) maxDiagonal = Math.max(maxDiagonal, Math.abs(A[a * P + a]));
   if (!(maxDiagonal > 0) || !Number.isFinite(maxDiagonal)) return false;
-  const L = new Float64Array(P * P);
   for (let attempt = 0, ridge = 0; attempt < 8; attempt++, ridge = maxDiagonal * 10 ** (attempt * 2 - 14)) {
     let ok = true;
     for (let a = 0; a < P && ok; a++) {
@@ -356,20 +363,23 @@ function solveSymmetric(A: Float64Array, b: Float64Array, x: Float64Array, P: nu
         } else L[a * P + c] = s / L[c * P + c];
       }
     }
-    if (!ok) continue;
-    for (let a = 0; a < P; a++) {
-      let s = b[a];
-      for (let k = 0; k < a; k++) s -= L[a * P + k] * x[k];
-      x[a] = s / L[a * P + a];
-    }
-    for (let a = P - 1; a >= 0; a--) {
-      let s = x[a];
-      for (let k = a + 1; k < P; k++) s -= L[k * P + a] * x[k];
-      x[a] = s / L[a * P + a];
-    }
-    return true;
+    if (ok) return true;
   }
   return false;
+}
+
+/** Solves L L' x = b for the factor of factorSymmetric. */
+function solveFactored(L: Float64Array, b: Float64Array, x: Float64Array, P: number): void {
+  for (let a = 0; a < P; a++) {
+    let s = b[a];
+    for (let k = 0; k < a; k++) s -= L[a * P + k] * x[k];
+    x[a] = s / L[a * P + a];
+  }
+  for (let a = P - 1; a >= 0; a--) {
+    let s = x[a];
+    for (let k = a + 1; k < P; k++) s -= L[k * P + a] * x[k];
+    x[a] = s / L[a * P + a];
+  }
 }
 
 /**
@@ -397,23 +407,36 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
   const information = new Float64Array(P * P);
   const step = new Float64Array(P);
   const direction = scratch?.direction ?? new Float64Array(eta.length);
+  const factor = new Float64Array(P * P);
+  let factored = false;
+  let previous = Infinity;
   for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
-    likelihood.derivatives(columns, state, score, information);
-    if (!solveSymmetric(information, score, step, P)) break;
-    const decrement = dot(score, step, P);
+    // A chord step first (the last information's factor, the score only): kept when the decrement fell fast enough
+    let decrement = NaN;
+    if (factored) {
+      likelihood.derivatives(columns, state, score, null);
+      solveFactored(factor, score, step, P);
+      decrement = dot(score, step, P);
+    }
+    if (!(decrement <= CHORD_RATIO * previous)) {
+      likelihood.derivatives(columns, state, score, information);
+      factored = factorSymmetric(information, factor, P);
+      if (!factored) break;
+      solveFactored(factor, score, step, P);
+      decrement = dot(score, step, P);
+    }
     if (!(decrement > 0)) break;
+    previous = decrement;
     if (decrement < NEWTON_TOLERANCE && !exact) {
       deviance -= decrement;
       break;
     }
     if (decrement < NEWTON_TOLERANCE * 1e-3) break;
-    direction.fill(0);
-    for (let k = 0; k < w; k++)
-      for (let j = 0; j < p; j++) {
-        const s = step[k * p + j];
-        if (s === 0) continue;
-        const col = columns[j];
-        for (let i = 0; i < n; i++) direction[i * w + k] += s * col[i];
+    for (let i = 0; i < n; i++)
+      for (let k = 0; k < w; k++) {
+        let d = 0;
+        for (let j = 0; j < p; j++) d += step[k * p + j] * columns[j][i];
+        direction[i * w + k] = d;
       }
     let t = 1;
     let accepted = false;
@@ -511,7 +534,7 @@ class Binomial implements Likelihood {
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array): void {
+  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null): void {
     const P = columns.length;
     const n = mu.length;
     for (let i = 0; i < n; i++) {
@@ -519,7 +542,7 @@ class Binomial implements Likelihood {
       this.weight[i] = mu[i] * (1 - mu[i]);
     }
     for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, n);
-    weightedCross(columns, this.weight, information, P, 0, 0, true);
+    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true);
   }
 }
 
@@ -529,6 +552,8 @@ class Multinomial implements Likelihood {
   readonly stateLength: number;
   private readonly weight: Float64Array;
   private readonly residual: Float64Array;
+  /** x_ij x_im for each pair of columns m <= j, pair after pair (grown as needed) */
+  private products = new Float64Array(0);
 
   /** state: the fitted probabilities of classes 1 .. K - 1, sample-major */
   constructor(
@@ -556,7 +581,7 @@ class Multinomial implements Likelihood {
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array): void {
+  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array | null): void {
     const w = this.width;
     const p = columns.length;
     const P = w * p;
@@ -564,12 +589,31 @@ class Multinomial implements Likelihood {
     for (let k = 0; k < w; k++) {
       for (let i = 0; i < n; i++) this.residual[i] = (this.y[i] === k + 1 ? 1 : 0) - prob[i * w + k];
       for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
-      // information block (k, l) for l <= k: sum_i p_ik (delta_kl - p_il) x_ij x_im
-      for (let l = 0; l <= k; l++) {
-        for (let i = 0; i < n; i++) this.weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
-        weightedCross(columns, this.weight, information, P, k * p, l * p, k === l);
-      }
     }
+    if (!information) return;
+    // The products x_ij x_im of each pair of columns (m <= j), which every block weighs differently.
+    const pairs = (p * (p + 1)) / 2;
+    if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
+    const products = this.products;
+    for (let j = 0, at = 0; j < p; j++)
+      for (let m = 0; m <= j; m++, at += n) {
+        const a = columns[j];
+        const b = columns[m];
+        for (let i = 0; i < n; i++) products[at + i] = a[i] * b[i];
+      }
+    // information block (k, l) for l <= k: sum_i p_ik (delta_kl - p_il) x_ij x_im, symmetric in (j, m) within the block
+    for (let k = 0; k < w; k++)
+      for (let l = 0; l <= k; l++) {
+        const weight = this.weight;
+        for (let i = 0; i < n; i++) weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
+        for (let j = 0, at = 0; j < p; j++)
+          for (let m = 0; m <= j; m++, at += n) {
+            let s = 0;
+            for (let i = 0; i < n; i++) s += weight[i] * products[at + i];
+            information[(k * p + j) * P + l * p + m] = s;
+            if (k !== l) information[(k * p + m) * P + l * p + j] = s;
+          }
+      }
   }
 }
 
@@ -621,8 +665,9 @@ class CoxPartial implements Likelihood {
     return -2 * loglik;
   }
 
-  derivatives(columns: readonly Float64Array[], risk: Float64Array, score: Float64Array, information: Float64Array): void {
+  derivatives(columns: readonly Float64Array[], risk: Float64Array, score: Float64Array, information: Float64Array | null): void {
     const { order, groupStart, event } = this;
+    const second = information !== null;
     const p = columns.length;
     const S1 = new Float64Array(p);
     const S2 = new Float64Array(p * p);
@@ -630,7 +675,7 @@ class CoxPartial implements Likelihood {
     const D2 = new Float64Array(p * p);
     const x = new Float64Array(p);
     score.fill(0);
-    information.fill(0);
+    information?.fill(0);
     let S0 = 0;
     for (let g = 0; g + 1 < groupStart.length; g++) {
       let D0 = 0;
@@ -645,7 +690,7 @@ class CoxPartial implements Likelihood {
         for (let a = 0; a < p; a++) {
           const ra = r * x[a];
           S1[a] += ra;
-          for (let b = 0; b <= a; b++) S2[a * p + b] += ra * x[b];
+          if (second) for (let b = 0; b <= a; b++) S2[a * p + b] += ra * x[b];
         }
         if (event[i]) {
           deaths++;
@@ -654,7 +699,7 @@ class CoxPartial implements Likelihood {
             const ra = r * x[a];
             score[a] += x[a];
             D1[a] += ra;
-            for (let b = 0; b <= a; b++) D2[a * p + b] += ra * x[b];
+            if (second) for (let b = 0; b <= a; b++) D2[a * p + b] += ra * x[b];
           }
         }
       }
@@ -664,7 +709,9 @@ class CoxPartial implements Likelihood {
         for (let a = 0; a < p; a++) {
           const ma = (S1[a] - f * D1[a]) / s0;
           score[a] -= ma;
-          for (let b = 0; b <= a; b++) information[a * p + b] += (S2[a * p + b] - f * D2[a * p + b]) / s0 - ma * ((S1[b] - f * D1[b]) / s0);
+          if (information)
+            for (let b = 0; b <= a; b++)
+              information[a * p + b] += (S2[a * p + b] - f * D2[a * p + b]) / s0 - ma * ((S1[b] - f * D1[b]) / s0);
         }
       }
     }
@@ -676,6 +723,7 @@ class CoxPartial implements Likelihood {
 /** Likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions (more), no penalty. */
 class LogisticTest extends ResidualTest<Fit> {
   readonly description: string;
+  readonly cost: number;
   /** null when fewer than two classes occur (nothing to test) */
   private readonly likelihood: Likelihood | null;
   /** samples per class, over the classes that occur */
@@ -700,6 +748,9 @@ class LogisticTest extends ResidualTest<Fit> {
     if (present.length < 2) this.likelihood = null;
     else if (present.length === 2) this.likelihood = new Binomial(Uint8Array.from(coded));
     else this.likelihood = new Multinomial(coded, present.length);
+    // the information's blocks (K - 1) K / 2 dominate a test's work, each a pass over the samples
+    const blocks = (this.width * (this.width + 1)) / 2;
+    this.cost = (blocks * this.n) / REFERENCE_TEST_SAMPLES;
   }
 
   private get width(): number {
@@ -749,6 +800,7 @@ class LogisticTest extends ResidualTest<Fit> {
 /** Likelihood ratio of nested Cox models, Efron's ties; with Z empty the null model is beta = 0. */
 class CoxTest extends ResidualTest<Fit> {
   readonly description = 'likelihood-ratio test of Cox regressions (Efron ties)';
+  readonly cost: number;
   /** null when there is no event (nothing to test) */
   private readonly likelihood: CoxPartial | null;
   private scratch?: Scratch;
@@ -757,6 +809,7 @@ class CoxTest extends ResidualTest<Fit> {
     super(input);
     const event = Uint8Array.from(input.target.event ?? [], (e) => (e === 1 ? 1 : 0));
     this.likelihood = event.some((e) => e === 1) && event.length === this.n ? new CoxPartial(input.target.y, event) : null;
+    this.cost = this.n / REFERENCE_TEST_SAMPLES;
   }
 
   protected nominalDf(x: number): number {

@@ -19,4 +19,40 @@ export interface ConditionalIndependenceTest {
   readonly description: string;
   /** p(X, T | Z): `x` and `z` are feature indices (0 .. featureCount - 1); `z` never contains `x`. */
   test(x: number, z: readonly number[]): IndependenceTestResult;
+  /**
+   * The work of one test relative to a logistic-regression test on REFERENCE_TEST_SAMPLES samples (1 or less: no more
+   * than that); SES divides its default test budget by it (ses.ts, defaultTestBudget). Absent: 1.
+   */
+  readonly cost?: number;
+}
+
+/** The sample count at which a likelihood-ratio test of logistic regressions has cost 1 (see `cost`). */
+export const REFERENCE_TEST_SAMPLES = 5000;
+
+/**
+ * A test whose results are remembered by (X, the set Z): the SES settings of one analysis, fitted on the same rows,
+ * ask many of the same tests (a result depends on X and the set Z only, not on alpha or maxK).
+ */
+export class RememberingTest implements ConditionalIndependenceTest {
+  private readonly results = new Map<string, IndependenceTestResult>();
+
+  constructor(private readonly inner: ConditionalIndependenceTest) {}
+
+  get description(): string {
+    return this.inner.description;
+  }
+
+  get cost(): number | undefined {
+    return this.inner.cost;
+  }
+
+  test(x: number, z: readonly number[]): IndependenceTestResult {
+    const key = `${x}|${[...z].sort((a, b) => a - b).join(',')}`;
+    let r = this.results.get(key);
+    if (!r) {
+      r = this.inner.test(x, z);
+      this.results.set(key, r);
+    }
+    return r;
+  }
 }

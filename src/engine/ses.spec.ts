@@ -206,6 +206,9 @@ describe('ses with a causal-graph oracle', () => {
     // the default: 3 x featureCount with a floor, so that narrow data is selected in full
     expect(defaultTestBudget(10)).toBe(MIN_TEST_BUDGET);
     expect(defaultTestBudget(20_000)).toBe(60_000);
+    // a test costing more than the reference logistic test divides it (10 classes on 1,440 samples: cost 12.96)
+    expect(defaultTestBudget(64, (45 * 1440) / 5000)).toBe(771);
+    expect(defaultTestBudget(64, 0.1)).toBe(MIN_TEST_BUDGET);
     oracle = new Oracle(names, edges);
     r = ses(oracle, 10, { maxK: 2, alpha: 0.05, maxSize: 25 });
     expect([...r.reference].sort()).toEqual([0, 1, 2, 3, 4]);

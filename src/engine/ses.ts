@@ -22,7 +22,7 @@ export interface SesOptions {
   alpha: number;
   /** never more than this many features in the reference signature */
   maxSize: number;
-  /** how many tests SES may run (default: defaultTestBudget(featureCount)); the screening always runs in full */
+  /** how many tests SES may run (default: defaultTestBudget(featureCount, test.cost)); the screening always runs in full */
   testBudget?: number;
 }
 
@@ -32,9 +32,13 @@ export const MIN_TEST_BUDGET = 10_000;
 /**
  * JADBio's default budget, 3 x the number of features, keeps wide data fast. On narrow data it would stop SES
  * after a step or two (30 features: 90 tests, of which the screening takes 30), so it has a floor.
+ * A test that costs more than a logistic test on 5,000 samples (independence.ts, `cost`: many samples, or a
+ * multinomial test, whose information has (K - 1) K / 2 blocks) divides the budget by its cost, so that the work,
+ * not the count of tests, is bounded: a 10-class outcome on 1,440 samples (cost 12.96) gets 771 tests, not 10,000
+ * (each fits a multinomial model with 9 x (|Z| + 2) coefficients). The screening still runs in full.
  */
-export function defaultTestBudget(featureCount: number): number {
-  return Math.max(3 * featureCount, MIN_TEST_BUDGET);
+export function defaultTestBudget(featureCount: number, cost = 1): number {
+  return Math.floor(Math.max(3 * featureCount, MIN_TEST_BUDGET) / Math.max(1, cost));
 }
 
 export interface SesResult {
@@ -73,7 +77,7 @@ function forEachSubset(n: number, m: number, visit: (positions: readonly number[
 export function ses(test: ConditionalIndependenceTest, featureCount: number, options: SesOptions): SesResult {
   const { maxK, alpha, maxSize } = options;
   const logAlpha = Math.log(alpha);
-  const budget = options.testBudget ?? defaultTestBudget(featureCount);
+  const budget = options.testBudget ?? defaultTestBudget(featureCount, test.cost);
   let testsRun = 0;
 
   // A NaN log p (a test that could not be computed) counts as no evidence of dependence: p = 1.
