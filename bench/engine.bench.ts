@@ -11,9 +11,9 @@
 import * as os from 'node:os';
 import { runAnalysis } from '../src/engine';
 import { metricNames } from '../src/engine/metrics';
-import { Rng } from '../src/engine/rng';
 import type { AnalysisOutput, AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
 import { heldOutPerformance, holdout, loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
+import { syntheticWide } from './synthetic-shapes';
 import { causeOf, SYNTHETIC_OUTCOMES, syntheticTruth } from './synthetic-truth';
 
 function arg(name: string, fallback: string): string {
@@ -90,18 +90,6 @@ function row(
 }
 
 /** n x p standard normal features; class = 1 when x0 + x1 - x2 + 0.5 x3 + noise > 0. */
-function syntheticDataset(n: number, p: number, seed: number): EngineDataset {
-  const rng = new Rng(seed);
-  const columns = Array.from({ length: p }, (_, j) => ({ name: `g${j}`, type: 'numerical' as const, values: new Float64Array(n) }));
-  const codes = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < p; j++) columns[j].values[i] = rng.normal();
-    const s = columns[0].values[i] + columns[1].values[i] - columns[2].values[i] + 0.5 * columns[3].values[i] + 0.5 * rng.normal();
-    codes[i] = s > 0 ? 1 : 0;
-  }
-  return { sampleCount: n, columns: [...columns, { name: 'class', type: 'categorical', codes, levels: ['a', 'b'] }] };
-}
-
 function print(r: Row): void {
   const f = (v: number): string => v.toFixed(4);
   process.stdout.write(
@@ -132,8 +120,8 @@ async function main(): Promise<void> {
   }
   if (synthetic) {
     const outcome: Outcome = { classification: 'class' };
-    const train = syntheticDataset(200, 20000, 11);
-    const test = syntheticDataset(100, 20000, 12);
+    const train = syntheticWide(200, 20000, 11);
+    const test = syntheticWide(100, 20000, 12);
     const m = await measured(train, parameters(outcome, 'preliminary', threads));
     const r = row('synthetic200x20k', 'preliminary', outcome, m, heldOutPerformance(m.result.pipelines.best[0], test, outcome), 2);
     rows.push(r);

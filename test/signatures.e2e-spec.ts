@@ -1,10 +1,21 @@
 /**
- * Signatures as a user meets them (issue 10): synthetic data of 200 samples x 1,000 noise features in which five
- * features cause the outcome and two near-copies of cause1 are added, analysed with `typical` thoroughness
- * through the API. The reference signature must hold the causes (a copy counting as cause1), few others, never a
- * copy beside its original; the copies must show up as equivalent signatures; every shown signature has a model.
+ * Signatures as a user meets them (issues 10 and 20): synthetic data of 200 samples x 1,000 noise features in which
+ * five features cause the outcome and two copies of cause1 are added, analysed with `typical` thoroughness through
+ * the API. The reference signature must hold the causes (a copy counting as cause1), few others, never a copy beside
+ * its original, whichever selector wins; the copies must show up as equivalent signatures; every shown signature has
+ * a model; causes are far more stable over the folds than other features. Besides the default truths (strong effects,
+ * near copies), issue 20's classification case: effects 0.6 to 1, an exact copy, the class the sign of the score
+ * plus normal noise of sd 0.5 (where LASSO used to win with a cause beside its copy).
  */
-import { causeOf, SYNTHETIC_OUTCOMES, SyntheticTask, syntheticTruth, toCsv } from '../bench/synthetic-truth';
+import {
+  causeOf,
+  EFFECT_SIZES,
+  SYNTHETIC_OUTCOMES,
+  SyntheticTask,
+  syntheticTruth,
+  toCsv,
+  type TruthOptions,
+} from '../bench/synthetic-truth';
 import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TestApp, uploadDataset } from './utils';
 
 jest.setTimeout(600_000);
@@ -34,12 +45,17 @@ interface Model {
   featureSelection: string;
   signatures: string[][];
   signatureCount: number;
+  stability: Record<string, number>;
 }
 type Entry = { name: string | string[]; value: number; cis: [number, number] };
 
-async function analyse(task: SyntheticTask): Promise<{ analysisId: string; best: Model; plots: Record<string, Entry[]> }> {
-  const datasetId = await uploadDataset(t, auth, projectId, toCsv(syntheticTruth(task, 200, 1000, 1)), {
-    name: `synthetic-${task}`,
+async function analyse(
+  name: string,
+  task: SyntheticTask,
+  options: TruthOptions,
+): Promise<{ analysisId: string; best: Model; plots: Record<string, Entry[]> }> {
+  const datasetId = await uploadDataset(t, auth, projectId, toCsv(syntheticTruth(task, 200, 1000, 1, options)), {
+    name: `synthetic ${name}`,
     featureTypes: FEATURE_TYPES[task],
   });
   const { analysisId } = expectSuccess(
@@ -47,7 +63,7 @@ async function analyse(task: SyntheticTask): Promise<{ analysisId: string; best:
       .http()
       .post(`${API}/dataset/${datasetId}/analyze`)
       .set('Authorization', auth)
-      .send({ name: `truth ${task}`, outcome: SYNTHETIC_OUTCOMES[task], thoroughness: 'typical', coreCount: 2 }),
+      .send({ name: `truth ${name}`, outcome: SYNTHETIC_OUTCOMES[task], thoroughness: 'typical', coreCount: 2 }),
   );
   const status = await pollUntil<{ state: string }>(
     t,
@@ -64,19 +80,47 @@ async function analyse(task: SyntheticTask): Promise<{ analysisId: string; best:
   return { analysisId, best: result.models.best, plots: Object.assign({}, ...plots.plots) };
 }
 
-describe.each<SyntheticTask>(['classification', 'regression', 'survival'])('signatures on synthetic %s data (typical)', (task) => {
+const CASES: [string, SyntheticTask, TruthOptions][] = [
+  ['classification', 'classification', {}],
+  ['regression', 'regression', {}],
+  ['survival', 'survival', {}],
+  [
+    'classification, effects 0.6 to 1, an exact copy',
+    'classification',
+    { effects: EFFECT_SIZES.medium, exactCopy: true, normalNoise: 0.5 },
+  ],
+];
+
+describe.each(CASES)('signatures on synthetic %s data (typical)', (name, task, options) => {
   let run: Awaited<ReturnType<typeof analyse>>;
 
   beforeAll(async () => {
-    run = await analyse(task);
+    run = await analyse(name, task, options);
   });
 
-  it('finds the causes in the reference signature, with at most 3 other features', () => {
+  it('finds the causes in the reference signature, with at most 2 other features, whichever selector wins', () => {
     const reference = run.best.signatures[0];
     const causes = new Set(reference.map(causeOf).filter((c) => c !== undefined));
     expect(causes.size).toBeGreaterThanOrEqual(4);
-    expect(reference.filter((f) => causeOf(f) === undefined).length).toBeLessThanOrEqual(3);
-    expect(run.best.featureSelection).toMatch(/^Statistically equivalent signatures \(SES\): maxK = [23], alpha = 0\.0[15], /);
+    expect(reference.filter((f) => causeOf(f) === undefined).length).toBeLessThanOrEqual(2);
+    expect(run.best.featureSelection).toMatch(
+      /^(Statistically equivalent signatures \(SES\): maxK = [23], alpha = 0\.0[15], |LASSO: .*\(c = [0-9.]+\))/,
+    );
+  });
+
+  it('reports how stable each feature is: causes (or their equivalents) in most folds, other features less', () => {
+    const shown = new Set(run.best.signatures.flat());
+    expect(Object.keys(run.best.stability).sort()).toEqual([...shown].sort());
+    const stability = run.plots['Feature Stability'] as unknown as { name: string; value: number }[];
+    expect(Object.fromEntries(stability.map((e) => [e.name, e.value]))).toEqual(run.best.stability);
+    for (let j = 1; j < stability.length; j++) expect(stability[j].value).toBeLessThanOrEqual(stability[j - 1].value);
+    const causes = [...shown].filter((f) => causeOf(f) !== undefined).map((f) => run.best.stability[f]);
+    const others = [...shown].filter((f) => causeOf(f) === undefined).map((f) => run.best.stability[f]);
+    const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+    // the weakest cause (effect 1.0 of 1.5) enters SES's signature in about half the folds; a chance feature of
+    // these 200 samples (survival) in two thirds
+    expect(mean(causes)).toBeGreaterThanOrEqual(0.75);
+    if (others.length > 0) expect(mean(others)).toBeLessThan(mean(causes));
   });
 
   it('never puts a copy beside its original, and shows the copies as equivalent signatures', () => {
@@ -109,7 +153,9 @@ describe.each<SyntheticTask>(['classification', 'regression', 'survival'])('sign
 
   if (task === 'classification') {
     it('predicts with signatureIndex 1 and 2, each with its own model', async () => {
-      const heldOut = await uploadDataset(t, auth, projectId, toCsv(syntheticTruth(task, 60, 1000, 2)), { name: 'synthetic-held-out' });
+      const heldOut = await uploadDataset(t, auth, projectId, toCsv(syntheticTruth(task, 60, 1000, 2, options)), {
+        name: `held-out ${name}`,
+      });
       const outputs: number[][] = [];
       for (const signatureIndex of [0, 1, 2]) {
         const { predictionId } = expectSuccess(

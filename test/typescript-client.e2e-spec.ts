@@ -88,6 +88,7 @@ describe('the TypeScript client', () => {
     expect(out.plots).toEqual({
       'Feature Importance': best.signatures[0].length,
       'Progressive Feature Importance': best.signatures[0].length,
+      'Feature Stability': new Set(best.signatures.flat()).size,
     });
     expect(out.predictions).toHaveLength(569);
     expect(out.csv.trim().split('\n')).toHaveLength(570);

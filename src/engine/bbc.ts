@@ -74,12 +74,29 @@ function summarize(values: Record<string, number[]>): Estimate {
 const better = (a: number, b: number): boolean => !Number.isNaN(a) && (Number.isNaN(b) || a > b);
 
 /**
- * Bootstrap Bias Corrected CV (Tsamardinos, Greasidou & Borboudakis 2018): B bootstraps of the rows of
- * the out-of-fold matrix; in each, the configuration with the best primary metric on the in-bag rows is
- * scored on the out-of-bag rows. The mean is the estimate, the 2.5 / 97.5 percentiles the 95% interval.
+ * How BBC-CV picks the configuration of a bootstrap when not simply by the best in-bag metric: the in-bag metric of
+ * each candidate per bootstrap (`inBag[b][j]`, the same bootstraps that `rng` draws), and the choice from them.
  */
-export function bbcEstimate(oof: OofMatrix, candidates: number[], metrics: string[], ctx: MetricContext, B: number, rng: Rng): Estimate {
-  const primary = candidates.map((c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx));
+export interface ChoiceRule {
+  inBag: Float64Array[];
+  choose(values: Float64Array): number;
+}
+
+/**
+ * Bootstrap Bias Corrected CV (Tsamardinos, Greasidou & Borboudakis 2018): B bootstraps of the rows of
+ * the out-of-fold matrix; in each, the configuration with the best primary metric on the in-bag rows (or the one
+ * `rule` chooses from the in-bag metrics) is scored on the out-of-bag rows. The mean is the estimate, the 2.5 / 97.5 percentiles the 95% interval.
+ */
+export function bbcEstimate(
+  oof: OofMatrix,
+  candidates: number[],
+  metrics: string[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+  rule?: ChoiceRule,
+): Estimate {
+  const primary = rule ? [] : candidates.map((c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx));
   const others = new Map<string, RepeatedEvaluator>();
   const values: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));
   const n = ctx.outcome.y.length;
@@ -87,19 +104,22 @@ export function bbcEstimate(oof: OofMatrix, candidates: number[], metrics: strin
   for (let b = 0; b < B; b++) {
     const w = bootstrapWeights(ctx, rng);
     let best = 0;
-    let bestValue = NaN;
-    primary.forEach((ev, k) => {
-      const v = ev.evaluate(w);
-      if (better(v, bestValue)) {
-        best = k;
-        bestValue = v;
-      }
-    });
+    if (rule) best = rule.choose(rule.inBag[b]);
+    else {
+      let bestValue = NaN;
+      primary.forEach((ev, k) => {
+        const v = ev.evaluate(w);
+        if (better(v, bestValue)) {
+          best = k;
+          bestValue = v;
+        }
+      });
+    }
     for (let i = 0; i < n; i++) out[i] = w[i] > 0 ? 0 : 1;
     const c = candidates[best];
     for (const m of metrics) {
       const key = `${c}:${m}`;
-      let ev = m === metrics[0] ? primary[best] : others.get(key);
+      let ev = m === metrics[0] && !rule ? primary[best] : others.get(key);
       if (!ev) {
         ev = new RepeatedEvaluator(m, oof[c] as Float64Array[], ctx);
         others.set(key, ev);

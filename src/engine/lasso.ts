@@ -1,5 +1,6 @@
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
+import { EQUIVALENCE_ALPHA } from './equivalents';
 import type { FeatureSelector, Selection, SelectionInput } from './selection';
 
 /**
@@ -739,7 +740,7 @@ export class LassoSelector implements FeatureSelector {
         : task === 'regression'
           ? 'linear regression'
           : 'Cox regression (Breslow ties)';
-    return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c})`;
+    return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c}); redundant members dropped and equivalents found with SES's tests (alpha = ${EQUIVALENCE_ALPHA})`;
   }
 
   fit(input: SelectionInput): Selection {

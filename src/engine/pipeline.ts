@@ -44,6 +44,8 @@ export interface TaskSpec {
   select?: SelectorSpec[];
   /** selection task: signatures to return at most per selector (the reference first); default 1 */
   signatureLimit?: number;
+  /** selection task: equivalents for selectors without their own (SelectionInput.equivalents) */
+  equivalents?: boolean;
   /** identity of the training rows, for caching preprocessing within a worker */
   cacheKey?: string;
   /** return the fitted pipeline */
@@ -156,11 +158,13 @@ function runSelection(data: TaskData, spec: TaskSpec, selectors: SelectorSpec[])
     task: data.task,
     maxSize: data.maxSignatureSize,
     signatureLimit: Math.max(1, spec.signatureLimit ?? 1),
+    equivalents: spec.equivalents,
   };
   const toFeatures = (sig: number[]): number[] => sig.map((k) => fc.pre.steps[k].feature);
-  const selections = fitSelectors(selectors, input).map((sel) => ({
+  const selections = fitSelectors(selectors, input).map((sel): Selection => ({
     signatures: sel.signatures.map(toFeatures),
     signatureCount: sel.signatureCount,
+    ...(sel.classes ? { classes: sel.classes.map(toFeatures) } : {}),
   }));
   return { id: spec.id, predictions: new Float64Array(0), selections };
 }

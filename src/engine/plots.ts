@@ -1,6 +1,6 @@
 import { bootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from './bbc';
 import { Rng } from './rng';
-import type { FeatureImportanceEntry, ProgressiveFeatureImportanceEntry } from './types';
+import type { FeatureImportanceEntry, FeatureStabilityEntry, ProgressiveFeatureImportanceEntry } from './types';
 
 /** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
 function bootstrapValues(sets: RepeatedEvaluator[], ctx: MetricContext, B: number, rng: Rng): { point: number[]; boot: Float64Array[] } {
@@ -66,4 +66,31 @@ export function progressiveImportance(
       pct(point, k),
     ),
   }));
+}
+
+/**
+ * `Feature Stability`: for every feature of the shown signatures, the fraction of the cross-validation folds (every
+ * repeat) whose reference signature of the same selector setting holds the feature or one of its equivalents (its
+ * class in the final selection). Listed from the most to the least stable, then in the order the signatures name them.
+ */
+export function featureStability(
+  names: (feature: number) => string,
+  shown: readonly (readonly number[])[],
+  classes: readonly (readonly number[])[] | undefined,
+  folds: readonly (readonly number[])[],
+): FeatureStabilityEntry[] {
+  const seen = new Set<number>();
+  const entries: FeatureStabilityEntry[] = [];
+  for (const sig of shown)
+    for (const f of sig) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      const members = classes?.find((q) => q.includes(f)) ?? [f];
+      const hits = folds.filter((fold) => fold.some((g) => members.includes(g))).length;
+      entries.push({ name: names(f), value: folds.length > 0 ? hits / folds.length : 0 });
+    }
+  return entries
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => b.e.value - a.e.value || a.i - b.i)
+    .map(({ e }) => e);
 }

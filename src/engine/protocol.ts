@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { bbcEstimate, configurationsToDrop, Estimate, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
+import { inBagValues, simplicityOrder, TieRule } from './winner';
 import { prepareData } from './data';
 import { EngineAbortError } from './errors';
 import { foldRows, planFolds } from './folds';
@@ -7,7 +8,7 @@ import { buildGrid, Configuration } from './grid';
 import { metricNames } from './metrics';
 import { describeModel } from './models';
 import { outputWidth, TaskData, TaskResult, TaskSpec } from './pipeline';
-import { featureImportance, progressiveImportance } from './plots';
+import { featureImportance, featureStability, progressiveImportance } from './plots';
 import { createRunner, TaskRunner } from './pool';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
@@ -73,26 +74,14 @@ class Progress {
 interface KeyedModel {
   key: string;
   config: Configuration;
-  candidates: number[];
-}
-
-function argBest(candidates: number[], score: (c: number) => number): number {
-  let best = candidates[0];
-  let bestV = score(best);
-  for (const c of candidates) {
-    const v = score(c);
-    if (!Number.isNaN(v) && (Number.isNaN(bestV) || v > bestV)) {
-      best = c;
-      bestV = v;
-    }
-  }
-  return best;
+  /** positions (in the surviving configurations) the winner rule chooses among */
+  positions: number[];
 }
 
 /**
  * Runs an analysis: every configuration of the grid through stratified, group-aware repeated K-fold CV
- * (BBCD-CV dropping on larger grids), the winner by pooled out-of-fold metric, BBC-CV estimates and
- * intervals, final refits on all samples, and the feature-importance plots.
+ * (BBCD-CV dropping on larger grids), the winner rule (winner.ts), BBC-CV estimates and intervals for that rule,
+ * final refits on all samples, the stability of each feature over the folds, and the feature-importance plots.
  */
 export async function runAnalysis(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): Promise<AnalysisOutput> {
   const threads = Math.max(0, Math.floor(options.threads ?? params.coreCount ?? os.cpus().length));
@@ -138,6 +127,8 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const alive = new Set(configs.map((c) => c.index));
     const interpretableAll = configs.filter((c) => c.interpretable).map((c) => c.index);
     const dropping = configs.length >= DROP_MIN_CONFIGURATIONS;
+    // the reference signature of each selector setting on each training fold (signature sizes, stability)
+    const foldSignatures = new Map<string, number[][]>();
     for (let r = 0; r < plan.repeats; r++) {
       for (let k = 0; k < plan.k; k++) {
         const { train, test } = foldRows(plan, r, k);
@@ -151,6 +142,10 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
           1,
         );
         progress.add(chosen.tasks);
+        for (const [key, sel] of chosen.bySelector) {
+          if (!foldSignatures.has(key)) foldSignatures.set(key, []);
+          (foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
+        }
         const specs: TaskSpec[] = [...alive].map((c) => ({
           id: c,
           config: configs[c],
@@ -181,21 +176,38 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       }
     }
 
-    // 2. Winners by pooled out-of-fold metric.
+    // 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts).
     const ones = new Float64Array(n).fill(1);
-    const pooled = new Map<number, number>();
-    for (const c of alive) pooled.set(c, new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx).evaluate(ones));
     const aliveList = [...alive].sort((a, b) => a - b);
-    const best = argBest(aliveList, (c) => pooled.get(c) as number);
-    const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], candidates: aliveList }];
-    const interpAlive = aliveList.filter((c) => configs[c].interpretable);
-    if (params.modelsConsidered === 'all' && !configs[best].interpretable && interpAlive.length > 0) {
-      const ib = argBest(interpAlive, (c) => pooled.get(c) as number);
-      keyed.push({ key: 'interpretable', config: configs[ib], candidates: interpAlive });
+    const pooled = Float64Array.from(aliveList, (c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx).evaluate(ones));
+    const pooledOf = new Map(aliveList.map((c, j) => [c, pooled[j]]));
+    const meanSize = (c: Configuration): number => {
+      const sigs = foldSignatures.get(selectorKey(c.selector)) ?? [];
+      return sigs.length > 0 ? sigs.reduce((s, sig) => s + sig.length, 0) / sigs.length : 0;
+    };
+    const simplest = [...aliveList].sort((a, b) =>
+      simplicityOrder(configs[a], configs[b], meanSize, (c) => pooledOf.get(c.index) as number),
+    );
+    const rank = new Int32Array(aliveList.length);
+    simplest.forEach((c, r) => (rank[aliveList.indexOf(c)] = r));
+    const inBag = inBagValues(oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0));
+    const rule = new TieRule(inBag, rank);
+    const everyPosition = aliveList.map((_, j) => j);
+    const best = aliveList[rule.choose(pooled)];
+    const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], positions: everyPosition }];
+    const interpPositions = everyPosition.filter((j) => configs[aliveList[j]].interpretable);
+    if (params.modelsConsidered === 'all' && !configs[best].interpretable && interpPositions.length > 0) {
+      const ib = aliveList[rule.choose(pooled, interpPositions)];
+      keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
     }
 
-    // 3. BBC-CV estimates.
-    const estimates: Estimate[] = keyed.map((km, i) => bbcEstimate(oof, km.candidates, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, i)));
+    // 3. BBC-CV estimates, each bootstrap choosing by the same rule on its in-bag samples.
+    const estimates: Estimate[] = keyed.map((km) =>
+      bbcEstimate(oof, aliveList, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0), {
+        inBag,
+        choose: (values) => rule.choose(values, km.positions),
+      }),
+    );
 
     // 4. Selection on all samples for each winner, then one refit per signature shown (each can be used to predict).
     const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -206,6 +218,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       all,
       'all',
       shown,
+      true,
     );
     const selections = keyed.map((km) => finalSelection.bySelector.get(selectorKey(km.config.selector)) as Selection);
     const finalSpecs: TaskSpec[] = [];
@@ -283,7 +296,17 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         new Rng(seed, 0x1f2, i),
       );
       // Feature Importance is listed from the most to the least important feature.
-      plots[km.key] = { 'Feature Importance': order.map((j) => importance[j]), 'Progressive Feature Importance': progressive };
+      const stability = featureStability(
+        (f) => prepared.features[f].name,
+        selections[i].signatures,
+        selections[i].classes,
+        foldSignatures.get(selectorKey(km.config.selector)) ?? [],
+      );
+      plots[km.key] = {
+        'Feature Importance': order.map((j) => importance[j]),
+        'Progressive Feature Importance': progressive,
+        'Feature Stability': stability,
+      };
     }
 
     // 6. Reports.
@@ -304,6 +327,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         signatureCount: selections[i].signatureCount,
         performance: estimates[i].estimate,
         performanceCis: estimates[i].cis,
+        stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
       };
       if (f.modelView && !empty) report.modelView = f.modelView;
       models[km.key] = report;
@@ -344,6 +368,7 @@ async function select(
   rows: Int32Array,
   cacheKey: string,
   signatureLimit: number,
+  equivalents = false,
 ): Promise<{ bySelector: Map<string, Selection>; tasks: number }> {
   const distinct = new Map<string, Configuration>();
   for (const c of configs) if (!distinct.has(selectorKey(c.selector))) distinct.set(selectorKey(c.selector), c);
@@ -359,15 +384,18 @@ async function select(
       select,
       signatureLimit,
       cacheKey,
+      equivalents,
     })),
     (res) => groups[res.id].forEach((spec, j) => bySelector.set(selectorKey(spec), (res.selections as Selection[])[j])),
   );
   return { bySelector, tasks: groups.length };
 }
 
-/** Selector settings grouped into tasks: one per setting, except that LASSO settings share one path per task. */
+/**
+ * Selector settings grouped into tasks: the SES settings share one task (and the results of their tests), the LASSO
+ * settings another (one path); "all" is a task of its own.
+ */
 function selectionTasks(specs: SelectorSpec[]): SelectorSpec[][] {
-  const shared = specs.filter((s) => s.kind === 'lasso');
-  const alone = specs.filter((s) => s.kind !== 'lasso').map((s) => [s]);
-  return shared.length > 0 ? [...alone, shared] : alone;
+  const groups = [specs.filter((s) => s.kind === 'ses'), specs.filter((s) => s.kind === 'all'), specs.filter((s) => s.kind === 'lasso')];
+  return groups.filter((g) => g.length > 0);
 }

@@ -1,8 +1,9 @@
-import type { ConditionalIndependenceTest } from './independence';
+import { type ConditionalIndependenceTest, RememberingTest } from './independence';
 import { createIndependenceTest } from './independence-tests';
 import { LassoSelector } from './lasso';
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
+import { equivalenceClasses } from './equivalents';
 import { enumerateSignatures, ses } from './ses';
 
 /** What a feature selector sees: the preprocessed training design and which input feature each column comes from. */
@@ -19,6 +20,11 @@ export interface SelectionInput {
   maxSize: number;
   /** how many signatures to return at most (the reference first); the count of all is `signatureCount` */
   signatureLimit: number;
+  /**
+   * Give selectors without an equivalence analysis of their own (LASSO) that of equivalents.ts (the final selection
+   * on all samples does; the cross-validation folds do not).
+   */
+  equivalents?: boolean;
 }
 
 /** What a selector found: feature (step) indices, the reference signature first, then equivalent ones. */
@@ -26,6 +32,8 @@ export interface Selection {
   signatures: number[][];
   /** how many equivalent signatures exist in all (can be far more than `signatures` holds) */
   signatureCount: number;
+  /** per member of the reference signature, in its order: the member, then the features equivalent to it */
+  classes?: number[][];
 }
 
 /**
@@ -84,22 +92,51 @@ export class SesSelector implements FeatureSelector {
   }
 
   fit(input: SelectionInput): Selection {
-    const result = ses(this.createTest(input), input.featureCount, { maxK: this.maxK, alpha: this.alpha, maxSize: input.maxSize });
-    return { signatures: enumerateSignatures(result, input.signatureLimit), signatureCount: result.signatureCount };
+    return this.fitWith(this.createTest(input), input);
+  }
+
+  /** SES with a given test of `input`'s data (several settings can share one RememberingTest). */
+  fitWith(test: ConditionalIndependenceTest, input: SelectionInput): Selection {
+    const result = ses(test, input.featureCount, { maxK: this.maxK, alpha: this.alpha, maxSize: input.maxSize });
+    return {
+      signatures: enumerateSignatures(result, input.signatureLimit),
+      signatureCount: result.signatureCount,
+      classes: result.classes,
+    };
   }
 }
 
 export type SelectorSpec = { kind: 'ses'; maxK: number; alpha: number } | { kind: 'lasso'; c: number } | { kind: 'all' };
 
-/** Fits several selectors on the same training data (one task; they may share work). */
+/** Fits several selectors on the same training data (one task; they share work: one LASSO path, one remembering SES test). */
 export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Selection[] {
   // LASSO settings differ only in how they pick a lambda on one path: computed once here
   const lassoCs = specs.flatMap((s) => (s.kind === 'lasso' ? [s.c] : []));
   const lasso = lassoCs.length > 0 ? LassoSelector.fitMany(input, lassoCs) : [];
+  // SES settings (and the equivalence analysis) share one test that remembers its results: the same (X, Z) gives the
+  // same p whatever alpha and maxK
+  let shared: RememberingTest | undefined;
+  const test = (): RememberingTest => (shared ??= new RememberingTest(createIndependenceTest(input)));
   return specs.map((spec) => {
-    if (spec.kind === 'lasso') return lasso[lassoCs.indexOf(spec.c)];
+    if (spec.kind === 'lasso') {
+      const found = lasso[lassoCs.indexOf(spec.c)];
+      return input.equivalents ? withEquivalents(test(), input, found.signatures[0]) : found;
+    }
+    if (spec.kind === 'ses') return new SesSelector(spec.maxK, spec.alpha).fitWith(test(), input);
     return createSelector(spec).fit(spec.kind === 'all' ? { ...input, maxSize: Infinity } : input);
   });
+}
+
+/** A signature with the equivalents of its members (equivalents.ts), as SES gives them. */
+function withEquivalents(test: ConditionalIndependenceTest, input: SelectionInput, signature: number[]): Selection {
+  const result = equivalenceClasses(test, input.featureCount, signature);
+  let count = 1;
+  for (const q of result.classes) count = Math.min(Number.MAX_SAFE_INTEGER, count * q.length);
+  const signatures = enumerateSignatures(
+    { reference: result.reference, classes: result.classes, signatureCount: count, testsRun: 0 },
+    input.signatureLimit,
+  );
+  return { signatures, signatureCount: count, classes: result.classes };
 }
 
 /** A selector's identity: configurations with equal keys share one selection per fold. */

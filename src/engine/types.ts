@@ -76,6 +76,11 @@ export interface ModelReport {
   signatureCount: number;
   performance: Record<string, number>;
   performanceCis: Record<string, [number, number]>;
+  /**
+   * For every feature of the shown signatures: the fraction of cross-validation folds in which the selector chose it
+   * or one of its equivalents (the values of the `Feature Stability` plot, by feature name).
+   */
+  stability?: Record<string, number>;
   modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
 }
 
@@ -91,9 +96,16 @@ export interface ProgressiveFeatureImportanceEntry {
   cis: [number, number];
 }
 
+export interface FeatureStabilityEntry {
+  name: string;
+  /** fraction of the cross-validation folds (0 to 1) */
+  value: number;
+}
+
 export interface ModelPlots {
   'Feature Importance'?: FeatureImportanceEntry[];
   'Progressive Feature Importance'?: ProgressiveFeatureImportanceEntry[];
+  'Feature Stability'?: FeatureStabilityEntry[];
 }
 
 /**

@@ -167,6 +167,12 @@ export const PAYLOAD_SCHEMAS = {
       signatureCount: int('equivalent signatures found in all'),
       performance: { type: 'object', additionalProperties: { type: 'number' }, description: 'metric name -> estimate' },
       performanceCis: { type: 'object', additionalProperties: CIS, description: 'metric name -> 95% interval' },
+      stability: {
+        type: 'object',
+        additionalProperties: { type: 'number', minimum: 0, maximum: 1 },
+        description:
+          'feature of a shown signature -> fraction of the cross-validation folds in which the selector chose it or one of its equivalents',
+      },
       modelView: obj(
         {
           featureNames: arrayOf(str()),
@@ -192,12 +198,20 @@ export const PAYLOAD_SCHEMAS = {
   ProgressiveFeatureImportance: arrayOf(
     obj({ name: arrayOf(str()), value: num(), cis: CIS }, ['name', 'value', 'cis'], 'features added one at a time'),
   ),
+  FeatureStability: arrayOf(
+    obj(
+      { name: str('a feature of a shown signature'), value: { type: 'number', minimum: 0, maximum: 1 } },
+      ['name', 'value'],
+      'fraction of the cross-validation folds whose signature held the feature or one of its equivalents',
+    ),
+  ),
   /** One plot by its name: `{ "Feature Importance": [...] }`. */
   Plot: {
     type: 'object',
     properties: {
       'Feature Importance': ref('FeatureImportance'),
       'Progressive Feature Importance': ref('ProgressiveFeatureImportance'),
+      'Feature Stability': ref('FeatureStability'),
     },
     description: 'plot name -> plot values (more plot names may be added)',
   },

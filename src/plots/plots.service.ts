@@ -5,7 +5,7 @@ import { Codes } from '../common/error-codes';
 import type { ModelPlots } from '../engine/types';
 
 /** Plot names in the order clients see them (api-v1's Plot resource). */
-const ORDER = ['Feature Importance', 'Progressive Feature Importance'];
+const ORDER = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
 
 function names(plots: ModelPlots): string[] {
   const present = Object.keys(plots).filter((k) => Array.isArray((plots as Record<string, unknown>)[k]));

@@ -123,8 +123,9 @@ class JourneyTest(unittest.TestCase):
         for metric, value in best["performance"].items():
             self.assertIsInstance(value, float)
             self.assertIn(f"estimate {metric}: {value:.3f}", text)
-        self.assertEqual(sorted(seen["plots"]), ["Feature Importance", "Progressive Feature Importance"])
-        self.assertEqual(sorted(k for p in seen["allPlots"] for k in p), ["Feature Importance", "Progressive Feature Importance"])
+        plots = ["Feature Importance", "Feature Stability", "Progressive Feature Importance"]
+        self.assertEqual(sorted(seen["plots"]), plots)
+        self.assertEqual(sorted(k for p in seen["allPlots"] for k in p), plots)
         self.assertEqual(len(seen["predictions"]), 569)
         self.assertIn(seen["predictions"][0]["prediction"], ["malignant", "benign"])
         self.assertEqual(len(seen["csv"].splitlines()), 570)

@@ -1072,6 +1072,10 @@ export interface components {
             performanceCis?: {
                 [key: string]: number[];
             };
+            /** @description feature of a shown signature -> fraction of the cross-validation folds in which the selector chose it or one of its equivalents */
+            stability?: {
+                [key: string]: number;
+            };
             modelView?: {
                 featureNames: string[];
                 coefficients: number[] | number[][];
@@ -1107,10 +1111,16 @@ export interface components {
             /** @description 95% interval (lower, upper) */
             cis: number[];
         }[];
+        FeatureStability: {
+            /** @description a feature of a shown signature */
+            name: string;
+            value: number;
+        }[];
         /** @description plot name -> plot values (more plot names may be added) */
         Plot: {
             "Feature Importance"?: components["schemas"]["FeatureImportance"];
             "Progressive Feature Importance"?: components["schemas"]["ProgressiveFeatureImportance"];
+            "Feature Stability"?: components["schemas"]["FeatureStability"];
         };
         AvailablePlots: {
             /**

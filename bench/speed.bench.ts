@@ -1,0 +1,101 @@
+/**
+ * Speed of analyses on the shapes of issue 21: wall time, CPU time (the process, worker threads included) and peak
+ * RSS of runAnalysis for each shape, and the ratio to the figures of a previous run (`--before file.json`, written
+ * by `--out file.json`). Shapes: the four shared datasets at typical; a synthetic 10-class 1,800 x 64 set with 6
+ * informative features at typical; the same with every feature informative (as the pixels of digits are); 200 x
+ * 20,000 at preliminary; 1,000 x 1,000 (classification, 5 causes) at typical.
+ *
+ *   npm run bench:speed [-- --shapes breast_cancer,mc10] [--threads 2] [--out after.json] [--before before.json]
+ *
+ * The ingest and model-fit figures have their own benches (bench:ingest, bench:models).
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { runAnalysis } from '../src/engine';
+import type { AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
+import { loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
+import { syntheticMulticlass, syntheticWide } from './synthetic-shapes';
+import { SYNTHETIC_OUTCOMES, syntheticTruth } from './synthetic-truth';
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+interface Shape {
+  name: string;
+  level: Thoroughness;
+  outcome: Outcome;
+  data: () => EngineDataset;
+}
+
+const SHAPES: Shape[] = [
+  ...SHARED_DATASETS.map((d): Shape => ({ name: d.name, level: 'typical', outcome: d.outcome, data: () => loadShared(d.name) })),
+  {
+    name: 'mc10',
+    level: 'typical',
+    outcome: { classification: 'class' },
+    data: () => syntheticMulticlass(1800, 64, 10, 6, 3),
+  },
+  {
+    name: 'mc10-dense',
+    level: 'typical',
+    outcome: { classification: 'class' },
+    data: () => syntheticMulticlass(1800, 64, 10, 64, 3, 0.5),
+  },
+  { name: 'wide200x20k', level: 'preliminary', outcome: { classification: 'class' }, data: () => syntheticWide(200, 20000, 11) },
+  {
+    name: 'truth1000x1000',
+    level: 'typical',
+    outcome: SYNTHETIC_OUTCOMES.classification,
+    data: () => syntheticTruth('classification', 1000, 993, 1),
+  },
+];
+
+interface Figures {
+  seconds: number;
+  cpuSeconds: number;
+  peakRssMb: number;
+}
+
+async function measure(data: EngineDataset, params: AnalysisParameters, threads: number): Promise<Figures & { model: string }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  try {
+    const result = await runAnalysis(data, params, { seed: 1, threads });
+    const cpu = process.cpuUsage(c0);
+    return {
+      seconds: Number(process.hrtime.bigint() - t0) / 1e9,
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20,
+      model: `${result.models.best.featureSelection.split(':')[0]} | ${result.models.best.model.split(';')[0]}`,
+    };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function main(): Promise<void> {
+  const threads = Number(arg('threads', String(os.cpus().length)));
+  const only = arg('shapes', SHAPES.map((s) => s.name).join(',')).split(',');
+  const beforeFile = arg('before', '');
+  const before: Record<string, Figures> = beforeFile ? (JSON.parse(fs.readFileSync(beforeFile, 'utf8')) as Record<string, Figures>) : {};
+  const out: Record<string, Figures> = {};
+  console.log(`signet speed benchmark: ${threads} threads, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
+  console.log('shape            level         wall s   CPU s  peak MB   ratio(wall)  ratio(CPU)  best');
+  for (const shape of SHAPES.filter((s) => only.includes(s.name))) {
+    const f = await measure(shape.data(), parameters(shape.outcome, shape.level, threads), threads);
+    out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, peakRssMb: f.peakRssMb };
+    const b = before[shape.name];
+    const ratio = (x: number, y?: number): string => (y ? (x / y).toFixed(2) : '-').padStart(11);
+    console.log(
+      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)}  ${f.model}`,
+    );
+  }
+  const file = arg('out', '');
+  if (file) fs.writeFileSync(file, JSON.stringify(out, null, 2));
+}
+
+void main();
