@@ -40,7 +40,7 @@ function choleskySolve(l: Float64Array, P: number, b: Float64Array): void {
   }
 }
 
-/** sum_i a[ao + i] * b[bo + i] over n entries, four partial sums. */
+/** sum_i a[ao + i] * b[bo + i] over i < n, in four partial sums. */
 function columnDot(a: Float64Array, ao: number, b: Float64Array, bo: number, n: number): number {
   let s0 = 0;
   let s1 = 0;
@@ -87,8 +87,7 @@ export class LogisticRegression implements Model {
     for (let i = 0; i < n; i++) {
       const xi = i * d;
       if (H === 1) {
-        let s = w[0];
-        for (let j = 0; j < d; j++) s += w[1 + j] * data[xi + j];
+        const s = w[0] + columnDot(w, 1, data, xi, d);
         const p = 1 / (1 + Math.exp(-s));
         out[i * 2] = 1 - p;
         out[i * 2 + 1] = p;
@@ -98,8 +97,7 @@ export class LogisticRegression implements Model {
       let m = -Infinity;
       for (let h = 0; h < H; h++) {
         const wh = h * D;
-        let s = w[wh];
-        for (let j = 0; j < d; j++) s += w[wh + 1 + j] * data[xi + j];
+        const s = w[wh] + columnDot(w, wh + 1, data, xi, d);
         out[o + h] = s;
         if (s > m) m = s;
       }
@@ -177,34 +175,32 @@ export class LogisticRegression implements Model {
     for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) xt[(j + 1) * n + i] = data[i * d + j];
     const wx = new Float64Array(D * n);
     const weight = new Float64Array(n);
+    // start at the intercepts of the class frequencies (log-odds; for softmax heads, centred log-frequencies)
+    const freq = new Float64Array(K);
+    for (let i = 0; i < n; i++) freq[y[i]]++;
+    const logFreq = Array.from(freq, (f) => Math.log(Math.max(f, 0.5) / n));
+    if (H === 1) w[0] = logFreq[1] - logFreq[0];
+    else {
+      const mean = logFreq.reduce((a, b) => a + b, 0) / K;
+      for (let h = 0; h < H; h++) w[h * D] = logFreq[h] - mean;
+    }
     let obj = this.objective(X, y, w, p);
+    // Near the optimum (a full step that gained < 1e-4) the next steps reuse the factored Hessian (chord steps)
+    // while each gains less than a tenth of the one before; otherwise the Hessian is rebuilt.
+    let factored = false;
+    let reuse = false;
+    let lastGain = Infinity;
     for (let iter = 0; iter < 100; iter++) {
       this.gradient(X, y, w, p, g);
-      // the negative Hessian of the log-likelihood, lower triangle, block (h, l <= h) at a time: entry (a, b) of a
-      // block is the dot product of column a weighted by p_ih (1[h = l] - p_il) with column b
-      hd.fill(0);
-      for (let h = 0; h < H; h++) {
-        const ch = H === 1 ? 1 : h;
-        for (let l = 0; l <= h; l++) {
-          const cl = H === 1 ? 1 : l;
-          for (let i = 0; i < n; i++) weight[i] = p[i * K + ch] * ((h === l ? 1 : 0) - p[i * K + cl]);
-          for (let a = 0; a < D; a++) for (let i = 0; i < n; i++) wx[a * n + i] = weight[i] * xt[a * n + i];
-          for (let a = 0; a < D; a++) {
-            const row = (h * D + a) * P + l * D;
-            const bMax = l === h ? a : d;
-            for (let b = 0; b <= bMax; b++) hd[row + b] = columnDot(wx, a * n, xt, b * n, n);
-          }
-        }
-      }
-      for (let q = 0; q < P; q++) {
-        for (let r = 0; r <= q; r++) hd[q * P + r] /= n;
-        hd[q * P + q] += this.penalty(q, d) + 1e-12;
-      }
+      const chord: boolean = reuse && factored;
       const step = Float64Array.from(g);
-      if (cholesky(hd, P)) choleskySolve(hd, P, step);
+      if (chord) choleskySolve(hd, P, step);
       else {
-        // not numerically positive definite: a least-squares solve of the full matrix (rebuilt from the gradient's point)
-        step.set(this.fallbackStep(X, y, w, p, g));
+        this.hessian(X, p, xt, wx, weight, hd);
+        factored = cholesky(hd, P);
+        if (factored) choleskySolve(hd, P, step);
+        // not numerically positive definite: a general solve of the full matrix
+        else step.set(this.fallbackStep(X, y, w, p, g));
       }
       let t = 1;
       let nextObj = obj;
@@ -221,9 +217,17 @@ export class LogisticRegression implements Model {
       }
       if (!accepted) {
         this.probabilities(X, w, p);
+        if (chord) {
+          reuse = false;
+          continue;
+        }
         break;
       }
-      const done = Math.abs(nextObj - obj) < 1e-12 * (1 + Math.abs(obj));
+      const gain = nextObj - obj;
+      const contracting: boolean = !chord || gain < 0.1 * lastGain;
+      const done = Math.abs(gain) < 1e-12 * (1 + Math.abs(obj)) && contracting;
+      reuse = t === 1 && gain < 1e-4 * (1 + Math.abs(obj)) && contracting;
+      lastGain = gain;
       const swap = w;
       w = cand;
       cand = swap;
@@ -231,6 +235,61 @@ export class LogisticRegression implements Model {
       if (done) break;
     }
     return w;
+  }
+
+  /**
+   * The negative Hessian of the mean log-likelihood plus the penalty, lower triangle, into hd (P x P), at the
+   * probabilities p; xt is the column-major design with a first column of ones, wx and weight scratch.
+   */
+  private hessian(X: Design, p: Float64Array, xt: Float64Array, wx: Float64Array, weight: Float64Array, hd: Float64Array): void {
+    const K = this.classCount;
+    const { rows: n, cols: d } = X;
+    const H = this.heads;
+    const D = d + 1;
+    const P = H * D;
+    {
+      // the negative Hessian of the log-likelihood, lower triangle, block (h, l <= h) at a time: entry (a, b) of a
+      // block is the dot product of column a weighted by p_ih (1[h = l] - p_il) with column b
+      hd.fill(0);
+      for (let h = 0; h < H; h++) {
+        const ch = H === 1 ? 1 : h;
+        for (let l = 0; l <= h; l++) {
+          const cl = H === 1 ? 1 : l;
+          for (let i = 0; i < n; i++) weight[i] = p[i * K + ch] * ((h === l ? 1 : 0) - p[i * K + cl]);
+          for (let a = 0; a < D; a++) for (let i = 0; i < n; i++) wx[a * n + i] = weight[i] * xt[a * n + i];
+          for (let a = 0; a < D; a++) {
+            const row = (h * D + a) * P + l * D;
+            const bMax = l === h ? a : d;
+            let b = 0;
+            // four columns per pass over the weighted column a
+            for (; b + 3 <= bMax; b += 4) {
+              const ao = a * n;
+              const b0 = b * n;
+              let s0 = 0;
+              let s1 = 0;
+              let s2 = 0;
+              let s3 = 0;
+              for (let i = 0; i < n; i++) {
+                const v = wx[ao + i];
+                s0 += v * xt[b0 + i];
+                s1 += v * xt[b0 + n + i];
+                s2 += v * xt[b0 + 2 * n + i];
+                s3 += v * xt[b0 + 3 * n + i];
+              }
+              hd[row + b] = s0;
+              hd[row + b + 1] = s1;
+              hd[row + b + 2] = s2;
+              hd[row + b + 3] = s3;
+            }
+            for (; b <= bMax; b++) hd[row + b] = columnDot(wx, a * n, xt, b * n, n);
+          }
+        }
+      }
+      for (let q = 0; q < P; q++) {
+        for (let r = 0; r <= q; r++) hd[q * P + r] /= n;
+        hd[q * P + q] += this.penalty(q, d) + 1e-12;
+      }
+    }
   }
 
   /** Newton's step by a general solve, for a Hessian that Cholesky rejects (rounding at an extreme fit). */
