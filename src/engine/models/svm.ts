@@ -5,6 +5,23 @@ export type Kernel = 'linear' | 'rbf';
 
 const TAU = 1e-12;
 
+/** sum_j a[ao + j] * b[bo + j] over j < d, in four partial sums. */
+function dotAt(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += a[ao + j] * b[bo + j];
+    s1 += a[ao + j + 1] * b[bo + j + 1];
+    s2 += a[ao + j + 2] * b[bo + j + 2];
+    s3 += a[ao + j + 3] * b[bo + j + 3];
+  }
+  for (; j < d; j++) s0 += a[ao + j] * b[bo + j];
+  return s0 + s1 + (s2 + s3);
+}
+
 /** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
 interface SmoState {
   l: number;
@@ -315,9 +332,7 @@ function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps = 1e-3):
     for (let s = 0; s < active; s++) {
       const i = index[s];
       const xi = i * d;
-      let dot = w[d];
-      for (let j = 0; j < d; j++) dot += w[j] * data[xi + j];
-      const G = y[i] * dot - 1;
+      const G = y[i] * (w[d] + dotAt(w, 0, data, xi, d)) - 1;
       let PG = 0;
       if (alpha[i] === 0) {
         if (G > pgMaxOld) {
@@ -404,16 +419,7 @@ export class KernelRows {
         out[k] = full[k * n + i];
         continue;
       }
-      const xk = k * d;
-      let s0 = 0;
-      let s1 = 0;
-      let j = 0;
-      for (; j + 1 < d; j += 2) {
-        s0 += data[xi + j] * data[xk + j];
-        s1 += data[xi + j + 1] * data[xk + j + 1];
-      }
-      if (j < d) s0 += data[xi + j] * data[xk + j];
-      const dot = s0 + s1;
+      const dot = dotAt(data, xi, data, k * d, d);
       out[k] = rbf ? Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot)) : dot;
     }
   }
