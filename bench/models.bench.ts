@@ -365,8 +365,10 @@ function main(): void {
         (python ? `scikit-learn (${python}) with ${threads} thread(s)` : 'scikit-learn not found: our times only') +
         `\nmatrices (standardized): ${shapes}\n\n`,
     );
+    const h = (a: string, b: string, c: string): string => `${a.padStart(10)} ${b.padStart(10)} ${c.padStart(6)}`;
     process.stdout.write(
-      `${'fit'.padEnd(30)} ${'ours'.padStart(10)} ${'sklearn'.padStart(10)} ${'ratio'.padStart(6)}  quality (training; ours | sklearn)\n`,
+      `${''.padEnd(30)} ${'CPU time (median)'.padEnd(28)}  ${'wall time (median)'.padEnd(28)}\n` +
+        `${'fit'.padEnd(30)} ${h('ours', 'sklearn', 'ratio')}  ${h('ours', 'sklearn', 'ratio')}  quality (training; ours | sklearn)\n`,
     );
     for (const fit of fits) {
       const m = matrices[fit.matrix];
