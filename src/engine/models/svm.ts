@@ -36,12 +36,16 @@ interface SmoState {
   /** active variables first: active[0, activeSize) */
   active: Int32Array;
   activeSize: number;
+  /** the next working variable i and its violation, found while updating G (-1: choose it afresh) */
+  nextI: number;
+  nextGmax: number;
 }
 
 /** G of the inactive variables from G_bar and the free variables' rows (free variables are never inactive). */
 function reconstructGradient(st: SmoState): void {
   const { l, n, alpha, G, y, C, active, activeSize } = st;
   if (activeSize === l) return;
+  st.nextI = -1;
   for (let s = activeSize; s < l; s++) G[active[s]] = st.Gbar[active[s]] + st.p[active[s]];
   for (let s = 0; s < activeSize; s++) {
     const i = active[s];
@@ -66,6 +70,7 @@ function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): vo
 /** LIBSVM's do_shrinking: variables at a bound beyond the largest violations leave the active set. */
 function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
   const { alpha, G, y, C, active } = st;
+  st.nextI = -1;
   let gmax1 = -Infinity;
   let gmax2 = -Infinity;
   for (let s = 0; s < st.activeSize; s++) {
@@ -102,20 +107,24 @@ function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
  */
 function selectPair(st: SmoState, QD: Float64Array, eps: number, pair: Int32Array): boolean {
   const { n, alpha, G, y, C, active, activeSize } = st;
-  let Gmax = -Infinity;
-  let i = -1;
-  for (let s = 0; s < activeSize; s++) {
-    const t = active[s];
-    if (y[t] === 1) {
-      if (alpha[t] < C && -G[t] >= Gmax) {
-        Gmax = -G[t];
+  let Gmax = st.nextGmax;
+  let i = st.nextI;
+  if (i < 0) {
+    Gmax = -Infinity;
+    for (let s = 0; s < activeSize; s++) {
+      const t = active[s];
+      if (y[t] === 1) {
+        if (alpha[t] < C && -G[t] >= Gmax) {
+          Gmax = -G[t];
+          i = t;
+        }
+      } else if (alpha[t] > 0 && G[t] >= Gmax) {
+        Gmax = G[t];
         i = t;
       }
-    } else if (alpha[t] > 0 && G[t] >= Gmax) {
-      Gmax = G[t];
-      i = t;
     }
   }
+  st.nextI = -1;
   if (i < 0) return false;
   const Ki = st.kRow(i < n ? i : i - n);
   const QDi = QD[i];
@@ -182,7 +191,7 @@ export function smo(
   const G = Float64Array.from(p);
   const Gbar = new Float64Array(l);
   const active = Int32Array.from({ length: l }, (_, t) => t);
-  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l };
+  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l, nextI: -1, nextGmax: -Infinity };
   const pair = new Int32Array(2);
   let unshrink = false;
   let counter = Math.min(l, 1000) + 1;
@@ -258,22 +267,31 @@ export function smo(
         alpha[j] = sum;
       }
     }
-    // G_t += Q_ti di + Q_tj dj over the active variables, with Q_ti = y_t y_i K(i, t)
+    // G_t += Q_ti di + Q_tj dj over the active variables, with Q_ti = y_t y_i K(i, t); the same pass finds the
+    // next iteration's i as selectPair would (largest violation, the last of equals)
     const ci = yi * (alpha[i] - oi);
     const cj = yj * (alpha[j] - oj);
     const activeSize = st.activeSize;
-    if (activeSize === l) {
-      for (let t = 0; t < l; t++) {
-        const bt = t < n ? t : t - n;
-        G[t] += y[t] * (Ki[bt] * ci + Kj[bt] * cj);
-      }
-    } else {
-      for (let s = 0; s < activeSize; s++) {
-        const t = active[s];
-        const bt = t < n ? t : t - n;
-        G[t] += y[t] * (Ki[bt] * ci + Kj[bt] * cj);
+    let Gmax = -Infinity;
+    let next = -1;
+    for (let s = 0; s < activeSize; s++) {
+      const t = active[s];
+      const bt = t < n ? t : t - n;
+      const yt = y[t];
+      const Gt = G[t] + yt * (Ki[bt] * ci + Kj[bt] * cj);
+      G[t] = Gt;
+      if (yt === 1) {
+        if (alpha[t] < C && -Gt >= Gmax) {
+          Gmax = -Gt;
+          next = t;
+        }
+      } else if (alpha[t] > 0 && Gt >= Gmax) {
+        Gmax = Gt;
+        next = t;
       }
     }
+    st.nextI = next;
+    st.nextGmax = Gmax;
     // G_bar_t = sum over upper-bound variables u of C Q_tu
     if (oi >= C !== alpha[i] >= C) addUpperBound(st, i, alpha[i] >= C ? C : -C, Ki);
     if (oj >= C !== alpha[j] >= C) addUpperBound(st, j, alpha[j] >= C ? C : -C, Kj);
@@ -389,8 +407,8 @@ interface Expansion {
  * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
  */
 export class KernelRows {
-  private readonly full: Float64Array | null;
-  private readonly computed: Uint8Array;
+  /** rows computed so far (n <= maxFull: every row is kept once computed), else null */
+  private readonly kept: (Float64Array | undefined)[] | null;
   private readonly cache = new Map<number, Float64Array>();
   private readonly sq: Float64Array;
   readonly diagonal: Float64Array;
@@ -403,20 +421,21 @@ export class KernelRows {
   ) {
     const { rows: n, cols: d, data } = X;
     this.sq = new Float64Array(n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) this.sq[i] += data[i * d + j] ** 2;
+    for (let i = 0; i < n; i++) this.sq[i] = dotAt(data, i * d, data, i * d, d);
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
-    this.full = n <= maxFull ? new Float64Array(n * n) : null;
-    this.computed = new Uint8Array(this.full ? n : 0);
+    this.kept = n <= maxFull ? new Array<Float64Array | undefined>(n) : null;
   }
 
   private fill(i: number, out: Float64Array): void {
     const { rows: n, cols: d, data } = this.X;
     const xi = i * d;
     const rbf = this.kernel === 'rbf';
-    const full = this.full;
+    const kept = this.kept;
     for (let k = 0; k < n; k++) {
-      if (full && this.computed[k]) {
-        out[k] = full[k * n + i];
+      // K is symmetric: a row computed before already holds this entry
+      const rk = kept ? kept[k] : undefined;
+      if (rk) {
+        out[k] = rk[i];
         continue;
       }
       const dot = dotAt(data, xi, data, k * d, d);
@@ -426,11 +445,12 @@ export class KernelRows {
 
   row(i: number): Float64Array {
     const n = this.X.rows;
-    if (this.full) {
-      const r = this.full.subarray(i * n, (i + 1) * n);
-      if (!this.computed[i]) {
+    if (this.kept) {
+      let r = this.kept[i];
+      if (!r) {
+        r = new Float64Array(n);
         this.fill(i, r);
-        this.computed[i] = 1;
+        this.kept[i] = r;
       }
       return r;
     }
