@@ -39,6 +39,8 @@ interface SmoState {
   /** the next working variable i and its violation, found while updating G (-1: choose it afresh) */
   nextI: number;
   nextGmax: number;
+  /** false until shrinking first reorders `active` (until then active[s] = s) */
+  permuted: boolean;
 }
 
 /** G of the inactive variables from G_bar and the free variables' rows (free variables are never inactive). */
@@ -93,6 +95,7 @@ function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
     if (alpha[t] >= C) out = y[t] === 1 ? -G[t] > gmax1 : -G[t] > gmax2;
     else if (alpha[t] <= 0) out = y[t] === 1 ? G[t] > gmax2 : G[t] > gmax1;
     if (!out) continue;
+    st.permuted = true;
     st.activeSize--;
     active[s] = active[st.activeSize];
     active[st.activeSize] = t;
@@ -191,7 +194,7 @@ export function smo(
   const G = Float64Array.from(p);
   const Gbar = new Float64Array(l);
   const active = Int32Array.from({ length: l }, (_, t) => t);
-  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l, nextI: -1, nextGmax: -Infinity };
+  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l, nextI: -1, nextGmax: -Infinity, permuted: false };
   const pair = new Int32Array(2);
   let unshrink = false;
   let counter = Math.min(l, 1000) + 1;
@@ -274,8 +277,9 @@ export function smo(
     const activeSize = st.activeSize;
     let Gmax = -Infinity;
     let next = -1;
+    const permuted = st.permuted;
     for (let s = 0; s < activeSize; s++) {
-      const t = active[s];
+      const t = permuted ? active[s] : s;
       const bt = t < n ? t : t - n;
       const yt = y[t];
       const Gt = G[t] + yt * (Ki[bt] * ci + Kj[bt] * cj);
@@ -407,8 +411,8 @@ interface Expansion {
  * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
  */
 export class KernelRows {
-  /** rows computed so far (n <= maxFull: every row is kept once computed), else null */
-  private readonly kept: (Float64Array | undefined)[] | null;
+  /** rows computed so far (n <= maxFull: every row is kept once computed; empty: not yet), else null */
+  private readonly kept: Float64Array[] | null;
   private readonly cache = new Map<number, Float64Array>();
   private readonly sq: Float64Array;
   readonly diagonal: Float64Array;
@@ -423,7 +427,8 @@ export class KernelRows {
     this.sq = new Float64Array(n);
     for (let i = 0; i < n; i++) this.sq[i] = dotAt(data, i * d, data, i * d, d);
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
-    this.kept = n <= maxFull ? new Array<Float64Array | undefined>(n) : null;
+    const none = new Float64Array(0);
+    this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
   }
 
   private fill(i: number, out: Float64Array): void {
@@ -433,9 +438,8 @@ export class KernelRows {
     const kept = this.kept;
     for (let k = 0; k < n; k++) {
       // K is symmetric: a row computed before already holds this entry
-      const rk = kept ? kept[k] : undefined;
-      if (rk) {
-        out[k] = rk[i];
+      if (kept && kept[k].length > 0) {
+        out[k] = kept[k][i];
         continue;
       }
       const dot = dotAt(data, xi, data, k * d, d);
@@ -447,7 +451,7 @@ export class KernelRows {
     const n = this.X.rows;
     if (this.kept) {
       let r = this.kept[i];
-      if (!r) {
+      if (r.length === 0) {
         r = new Float64Array(n);
         this.fill(i, r);
         this.kept[i] = r;
