@@ -32,20 +32,16 @@ export interface Split {
   score: number;
 }
 
-/** Fills `out` with the node's rows sorted by feature `f` (ties by row index). */
-export type SortedRows = (f: number, out: Int32Array) => void;
-
 /**
  * What a criterion decides at a node: the leaf's values and the best split. The tree grower calls it with
- * the node's rows (`idx`) and the features drawn for the node; `sortedRows` gives the rows by feature when
- * `sortedColumns` is set (the grower then keeps per-column orders down the tree, so no node sorts).
+ * its row buffer and the node's range [lo, hi) in it (rows may repeat, as in a bootstrap), and the features
+ * drawn for the node. The grower keeps every node's rows in the order it was given them (partitions are stable).
  */
 export interface NodeRule {
   /** numbers per leaf */
   width: number;
-  sortedColumns: boolean;
-  leafValue(idx: Int32Array, out: number[]): void;
-  bestSplit(idx: Int32Array, features: Int32Array, sortedRows: SortedRows): Split | null;
+  leafValue(rows: Int32Array, lo: number, hi: number, out: number[]): void;
+  bestSplit(rows: Int32Array, lo: number, hi: number, features: Int32Array): Split | null;
 }
 
 /** A threshold t with a <= t < b. */
@@ -55,99 +51,222 @@ function midpoint(a: number, b: number): number {
 }
 
 /**
- * Gini (classification: class proportions in leaves) or squared error (regression: means), over every
- * threshold between distinct values. `size` is the root's row count (scratch buffers reused by every node).
+ * Each column's distinct values ascending and each row's rank among them (`rank[f][row]`). Computed once per
+ * fit (a forest shares it across its trees): nodes then order their rows by a column with a counting sort of
+ * ranks, or a histogram of classes per rank, instead of comparing values.
  */
-function cartRule(X: Design, target: Target, criterion: 'gini' | 'mse', minLeafParam: number, size: number): NodeRule {
-  const { y } = target;
-  const d = X.cols;
-  const data = X.data;
+export interface RankedColumns {
+  rank: Int32Array[];
+  values: Float64Array[];
+}
+
+export function rankColumns(X: Design): RankedColumns {
+  const { rows: n, cols: d, data } = X;
+  const rank: Int32Array[] = [];
+  const values: Float64Array[] = [];
+  const col = new Float64Array(n);
+  for (let f = 0; f < d; f++) {
+    for (let i = 0; i < n; i++) col[i] = data[i * d + f];
+    const sorted = col.slice().sort();
+    let u = 0;
+    for (let k = 0; k < n; k++) if (k === 0 || sorted[k] !== sorted[u - 1]) sorted[u++] = sorted[k];
+    const distinct = sorted.slice(0, u);
+    const r = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      let a = 0;
+      let b = u - 1;
+      while (a < b) {
+        const mid = (a + b) >> 1;
+        if (distinct[mid] < col[i]) a = mid + 1;
+        else b = mid;
+      }
+      r[i] = a;
+    }
+    rank.push(r);
+    values.push(distinct);
+  }
+  return { rank, values };
+}
+
+/**
+ * Gini (classification: class proportions in leaves) or squared error (regression: means), over every
+ * threshold between distinct values of the node. `size` is the root's row count (scratch buffers are sized once
+ * and reused by every node). The node's rows come in ascending row order, so ordering them by a column with ties
+ * kept in that order gives exactly the order of a presort with ties by row index: sums run in the same order.
+ *
+ * Per drawn feature, Gini counts classes per distinct value (a histogram) when the column has few distinct values
+ * for the node's size; otherwise both criteria order the node's rows by rank (counting sort, or a sort of
+ * packed rank keys when the column has many more distinct values than the node has rows) and scan them.
+ * Gini's scores are sums of squared integer counts, so both ways give the same numbers to the bit.
+ */
+function cartRule(
+  X: Design,
+  target: Target,
+  criterion: 'gini' | 'mse',
+  minLeafParam: number,
+  size: number,
+  ranked: RankedColumns,
+): NodeRule {
+  const y = target.y;
   const K = criterion === 'gini' ? (target.classCount ?? 2) : 1;
+  const cls = criterion === 'gini' ? Int32Array.from(y) : new Int32Array(0);
   const minLeaf = Math.max(1, minLeafParam);
+  let maxDistinct = 1;
+  for (const v of ranked.values) maxDistinct = Math.max(maxDistinct, v.length);
   const sorted = new Int32Array(size);
-  const xs = new Float64Array(size);
+  const sortedRank = new Int32Array(size);
+  const keys = new Float64Array(size);
+  const bucket = new Int32Array(maxDistinct + 1);
+  const hist = criterion === 'gini' ? new Int32Array(maxDistinct * K) : new Int32Array(0);
   const totals = new Float64Array(K);
   const left = new Float64Array(K);
+  let bestFeature = -1;
+  let bestThreshold = 0;
+  let bestScore = -Infinity;
+
+  /** Fills sorted[0, n) with rows[lo, hi) ordered by rank of column f (ties in their order), sortedRank alike. */
+  const order = (rows: Int32Array, lo: number, hi: number, f: number): void => {
+    const n = hi - lo;
+    const rank = ranked.rank[f];
+    const R = ranked.values[f].length;
+    if (R <= 4 * n) {
+      bucket.fill(0, 0, R + 1);
+      for (let k = lo; k < hi; k++) bucket[rank[rows[k]] + 1]++;
+      for (let q = 1; q <= R; q++) bucket[q] += bucket[q - 1];
+      for (let k = lo; k < hi; k++) {
+        const r = rows[k];
+        const q = rank[r];
+        const at = bucket[q]++;
+        sorted[at] = r;
+        sortedRank[at] = q;
+      }
+      return;
+    }
+    // rank * n + position: distinct exact doubles, ordered by rank then position
+    const kv = keys.subarray(0, n);
+    for (let m = 0; m < n; m++) kv[m] = rank[rows[lo + m]] * n + m;
+    kv.sort();
+    for (let m = 0; m < n; m++) {
+      const q = Math.floor(kv[m] / n);
+      sorted[m] = rows[lo + kv[m] - q * n];
+      sortedRank[m] = q;
+    }
+  };
+
+  const consider = (f: number, score: number, a: number, b: number, threshold: number, values: Float64Array): void => {
+    if (score > threshold && score > bestScore) {
+      bestScore = score;
+      bestFeature = f;
+      bestThreshold = midpoint(values[a], values[b]);
+    }
+  };
+
+  const giniHistogram = (rows: Int32Array, lo: number, hi: number, f: number, parentScore: number): void => {
+    const n = hi - lo;
+    const rank = ranked.rank[f];
+    const values = ranked.values[f];
+    const R = values.length;
+    hist.fill(0, 0, R * K);
+    for (let k = lo; k < hi; k++) {
+      const r = rows[k];
+      hist[rank[r] * K + cls[r]]++;
+    }
+    left.fill(0);
+    let sqL = 0;
+    let sqR = 0;
+    for (let c = 0; c < K; c++) sqR += totals[c] * totals[c];
+    let nL = 0;
+    let prev = -1;
+    for (let q = 0; q < R; q++) {
+      const base = q * K;
+      let cnt = 0;
+      for (let c = 0; c < K; c++) cnt += hist[base + c];
+      if (cnt === 0) continue;
+      if (prev >= 0 && nL >= minLeaf && n - nL >= minLeaf) consider(f, sqL / nL + sqR / (n - nL), prev, q, parentScore + 1e-12, values);
+      for (let c = 0; c < K; c++) {
+        const h = hist[base + c];
+        if (h === 0) continue;
+        sqL += 2 * left[c] * h + h * h;
+        sqR -= 2 * (totals[c] - left[c]) * h - h * h;
+        left[c] += h;
+      }
+      nL += cnt;
+      prev = q;
+    }
+  };
+
   return {
     width: K,
-    sortedColumns: true,
-    leafValue(idx, out) {
+    leafValue(rows, lo, hi, out) {
+      const n = hi - lo;
       if (criterion === 'gini') {
-        const counts = new Array<number>(K).fill(0);
-        for (const i of idx) counts[y[i]]++;
-        for (const c of counts) out.push(c / idx.length);
+        left.fill(0);
+        for (let k = lo; k < hi; k++) left[cls[rows[k]]]++;
+        for (let c = 0; c < K; c++) out.push(left[c] / n);
       } else {
         let s = 0;
-        for (const i of idx) s += y[i];
-        out.push(s / idx.length);
+        for (let k = lo; k < hi; k++) s += y[rows[k]];
+        out.push(s / n);
       }
     },
-    bestSplit(idx, features, sortedRows) {
-      const n = idx.length;
-      let best: Split | null = null;
+    bestSplit(rows, lo, hi, features) {
+      const n = hi - lo;
+      bestFeature = -1;
+      bestScore = -Infinity;
       let parentScore: number;
       let totalSum = 0;
       totals.fill(0);
       if (criterion === 'gini') {
-        for (const i of idx) totals[y[i]]++;
+        for (let k = lo; k < hi; k++) totals[cls[rows[k]]]++;
         parentScore = 0;
         for (let c = 0; c < K; c++) parentScore += (totals[c] * totals[c]) / n;
       } else {
-        for (const i of idx) totalSum += y[i];
+        for (let k = lo; k < hi; k++) totalSum += y[rows[k]];
         parentScore = (totalSum * totalSum) / n;
       }
       for (const f of features) {
-        sortedRows(f, sorted);
-        for (let m = 0; m < n; m++) xs[m] = data[sorted[m] * d + f];
-        if (xs[0] === xs[n - 1]) continue;
+        const values = ranked.values[f];
+        if (criterion === 'gini' && values.length * K <= 2 * n) {
+          giniHistogram(rows, lo, hi, f, parentScore);
+          continue;
+        }
+        order(rows, lo, hi, f);
+        if (sortedRank[0] === sortedRank[n - 1]) continue;
         if (criterion === 'gini') {
           left.fill(0);
           let sqL = 0;
           let sqR = 0;
           for (let c = 0; c < K; c++) sqR += totals[c] * totals[c];
           for (let m = 0; m < n - 1; m++) {
-            const c = y[sorted[m]];
+            const c = cls[sorted[m]];
             sqL += 2 * left[c] + 1;
             sqR -= 2 * (totals[c] - left[c]) - 1;
             left[c]++;
             const nL = m + 1;
-            if (xs[m] === xs[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
-            const score = sqL / nL + sqR / (n - nL);
-            if (score > parentScore + 1e-12 && (!best || score > best.score))
-              best = { feature: f, threshold: midpoint(xs[m], xs[m + 1]), score };
+            if (sortedRank[m] === sortedRank[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
+            consider(f, sqL / nL + sqR / (n - nL), sortedRank[m], sortedRank[m + 1], parentScore + 1e-12, values);
           }
         } else {
           let sL = 0;
+          const threshold = parentScore + 1e-9 * Math.abs(parentScore) + 1e-12;
           for (let m = 0; m < n - 1; m++) {
             sL += y[sorted[m]];
             const nL = m + 1;
-            if (xs[m] === xs[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
+            if (sortedRank[m] === sortedRank[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
             const sR = totalSum - sL;
-            const score = (sL * sL) / nL + (sR * sR) / (n - nL);
-            if (score > parentScore + 1e-9 * Math.abs(parentScore) + 1e-12 && (!best || score > best.score))
-              best = { feature: f, threshold: midpoint(xs[m], xs[m + 1]), score };
+            consider(f, (sL * sL) / nL + (sR * sR) / (n - nL), sortedRank[m], sortedRank[m + 1], threshold, values);
           }
         }
       }
-      return best;
+      return bestFeature < 0 ? null : { feature: bestFeature, threshold: bestThreshold, score: bestScore };
     },
   };
 }
 
-/** For each column, all rows sorted by value (ties by row index); shared by the trees of a forest. */
-export function presortRows(X: Design): Int32Array[] {
-  const { rows: n, cols: d, data } = X;
-  return Array.from({ length: d }, (_, f) => {
-    const o = Int32Array.from({ length: n }, (_, i) => i);
-    o.sort((a, b) => data[a * d + f] - data[b * d + f] || a - b);
-    return o;
-  });
-}
-
 /**
- * Grows one tree on the rows `idx` (rows may repeat, as in a bootstrap). Survival: `idx` sorted by time, and
- * every node keeps that order. Classification and regression: `idx` sorted ascending; splits then use
- * per-column orders derived from `presorted` (computed when absent) and partitioned down the tree.
+ * Grows one tree on the rows `idx` (rows may repeat, as in a bootstrap). Survival: `idx` sorted by time.
+ * Classification and regression: `idx` sorted ascending; splits use the columns' ranks (`ranked`, computed when
+ * absent). Every node keeps its rows in idx's order: a split partitions the node's range of one row buffer stably.
  */
 export function growTree(
   X: Design,
@@ -157,42 +276,27 @@ export function growTree(
   params: TreeParams,
   rng: Rng,
   eventTimes: Float64Array = new Float64Array(0),
-  presorted?: Int32Array[],
+  ranked?: RankedColumns,
 ): TreeArrays {
   const m = idx.length;
   const rule =
-    criterion === 'logrank' ? logrankRule(X, target, params, rng, eventTimes) : cartRule(X, target, criterion, params.minLeaf, m);
+    criterion === 'logrank'
+      ? logrankRule(X, target, params, rng, eventTimes)
+      : cartRule(X, target, criterion, params.minLeaf, m, ranked ?? rankColumns(X));
   const feature: number[] = [];
   const threshold: number[] = [];
   const leftArr: number[] = [];
   const rightArr: number[] = [];
   const value: number[] = [];
   const d = X.cols;
+  const data = X.data;
+  const y = target.y;
   const allFeatures = Int32Array.from({ length: d }, (_, j) => j);
   const mtry = params.mtry > 0 && params.mtry < d ? params.mtry : d;
   const pool = Int32Array.from(allFeatures);
-
-  // A node is a range [lo, hi) of positions (position p holds row idx[p]) in every order below: the orders are
-  // partitioned stably at each split, so a node's positions stay contiguous and keep their relative order.
-  // Sorted columns: one order per column, the rows by that column's value. Otherwise one order, idx's own.
-  let orders: Int32Array[] = [Int32Array.from({ length: m }, (_, p) => p)];
-  if (rule.sortedColumns && d > 0) {
-    const global = presorted ?? presortRows(X);
-    const count = new Int32Array(X.rows);
-    const start = new Int32Array(X.rows);
-    for (const r of idx) count[r]++;
-    for (let p = m - 1; p >= 0; p--) start[idx[p]] = p;
-    orders = global.map((g) => {
-      const o = new Int32Array(m);
-      let k = 0;
-      for (const r of g) for (let c = 0; c < count[r]; c++) o[k++] = start[r] + c;
-      return o;
-    });
-  }
-  const base = orders[0];
-  const goesLeft = new Uint8Array(m);
+  const minNode = 2 * Math.max(1, params.minLeaf);
+  const rows = Int32Array.from(idx);
   const tmp = new Int32Array(m);
-  const rowsBuf = new Int32Array(m);
 
   const grow = (lo: number, hi: number, depth: number): number => {
     const id = feature.length;
@@ -200,15 +304,13 @@ export function growTree(
     threshold.push(0);
     leftArr.push(-1);
     rightArr.push(-1);
-    const rows = rowsBuf.subarray(0, hi - lo);
-    for (let k = lo; k < hi; k++) rows[k - lo] = idx[base[k]];
-    rule.leafValue(rows, value);
-    if (depth >= params.maxDepth || rows.length < 2 * Math.max(1, params.minLeaf)) return id;
+    rule.leafValue(rows, lo, hi, value);
+    if (depth >= params.maxDepth || hi - lo < minNode) return id;
     if (criterion === 'gini') {
-      const first = target.y[rows[0]];
-      let pure = true;
-      for (let k = 1; k < rows.length && pure; k++) pure = target.y[rows[k]] === first;
-      if (pure) return id;
+      const first = y[rows[lo]];
+      let k = lo + 1;
+      while (k < hi && y[rows[k]] === first) k++;
+      if (k === hi) return id;
     }
     let features = allFeatures;
     if (mtry < d) {
@@ -220,31 +322,23 @@ export function growTree(
       }
       features = pool.subarray(0, mtry);
     }
-    const split = rule.bestSplit(rows, features, (f, out) => {
-      const o = orders[f];
-      for (let k = lo; k < hi; k++) out[k - lo] = idx[o[k]];
-    });
+    const split = rule.bestSplit(rows, lo, hi, features);
     if (!split) return id;
-    let nLeft = 0;
+    // stable partition of [lo, hi): left rows in place, right rows through tmp
+    const f = split.feature;
+    const thr = split.threshold;
+    let a = lo;
+    let b = 0;
     for (let k = lo; k < hi; k++) {
-      const p = base[k];
-      const left = X.data[idx[p] * d + split.feature] <= split.threshold ? 1 : 0;
-      goesLeft[p] = left;
-      nLeft += left;
+      const r = rows[k];
+      if (data[r * d + f] <= thr) rows[a++] = r;
+      else tmp[b++] = r;
     }
+    const nLeft = a - lo;
+    for (let k = 0; k < b; k++) rows[a + k] = tmp[k];
     if (nLeft === 0 || nLeft === hi - lo) return id;
-    for (const o of orders) {
-      let a = lo;
-      let b = lo + nLeft;
-      for (let k = lo; k < hi; k++) {
-        const p = o[k];
-        if (goesLeft[p]) tmp[a++] = p;
-        else tmp[b++] = p;
-      }
-      o.set(tmp.subarray(lo, hi), lo);
-    }
-    feature[id] = split.feature;
-    threshold[id] = split.threshold;
+    feature[id] = f;
+    threshold[id] = thr;
     const l = grow(lo, lo + nLeft, depth + 1);
     const r = grow(lo + nLeft, hi, depth + 1);
     leftArr[id] = l;

@@ -1,5 +1,5 @@
 import { Rng } from '../rng';
-import { accumulateTree, Criterion, growTree, presortRows, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import { accumulateTree, Criterion, growTree, rankColumns, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
 import { distinctEventTimes, sortByTime } from './survival-tree';
 
@@ -35,14 +35,14 @@ export class RandomForest implements Model {
     const eventTimes: Float64Array | undefined =
       this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
     const seed = Math.floor(rng.next() * 4294967296);
-    const presorted = this.task === 'survival' ? undefined : presortRows(X);
+    const ranked = this.task === 'survival' ? undefined : rankColumns(X);
     this.trees = [];
     for (let t = 0; t < this.treeCount; t++) {
       const treeRng = new Rng(seed, t);
       let idx: Int32Array = new Int32Array(n);
       for (let i = 0; i < n; i++) idx[i] = treeRng.int(n);
       idx = this.task === 'survival' ? sortByTime(idx, target.y) : idx.sort();
-      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes, presorted));
+      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes, ranked));
     }
     this.outputWidth = this.trees[0]?.width ?? 1;
     return this;

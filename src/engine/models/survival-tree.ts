@@ -106,11 +106,11 @@ export function logrankRule(
   const minLeaf = Math.max(1, params.minLeaf);
   return {
     width: 1,
-    sortedColumns: false,
-    leafValue(idx, out) {
-      out.push(leafMortality(target, eventTimes, idx));
+    leafValue(rows, lo, hi, out) {
+      out.push(leafMortality(target, eventTimes, rows.subarray(lo, hi)));
     },
-    bestSplit(idx, features) {
+    bestSplit(rows, lo, hi, features) {
+      const idx = rows.subarray(lo, hi);
       const n = idx.length;
       const isLeft = new Uint8Array(n);
       let best: Split | null = null;

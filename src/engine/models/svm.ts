@@ -5,29 +5,117 @@ export type Kernel = 'linear' | 'rbf';
 
 const TAU = 1e-12;
 
+/** sum_j a[ao + j] * b[bo + j] over j < d, in four partial sums. */
+function dotAt(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += a[ao + j] * b[bo + j];
+    s1 += a[ao + j + 1] * b[bo + j + 1];
+    s2 += a[ao + j + 2] * b[bo + j + 2];
+    s3 += a[ao + j + 3] * b[bo + j + 3];
+  }
+  for (; j < d; j++) s0 += a[ao + j] * b[bo + j];
+  return s0 + s1 + (s2 + s3);
+}
+
+/** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
+interface SmoState {
+  l: number;
+  n: number;
+  kRow: (i: number) => Float64Array;
+  p: Float64Array;
+  y: Int8Array;
+  C: number;
+  alpha: Float64Array;
+  G: Float64Array;
+  Gbar: Float64Array;
+  /** active variables first: active[0, activeSize) */
+  active: Int32Array;
+  activeSize: number;
+  /** the next working variable i and its violation, found while updating G (-1: choose it afresh) */
+  nextI: number;
+  nextGmax: number;
+  /** false until shrinking first reorders `active` (until then active[s] = s) */
+  permuted: boolean;
+}
+
+/** G of the inactive variables from G_bar and the free variables' rows (free variables are never inactive). */
+function reconstructGradient(st: SmoState): void {
+  const { l, n, alpha, G, y, C, active, activeSize } = st;
+  if (activeSize === l) return;
+  st.nextI = -1;
+  for (let s = activeSize; s < l; s++) G[active[s]] = st.Gbar[active[s]] + st.p[active[s]];
+  for (let s = 0; s < activeSize; s++) {
+    const i = active[s];
+    if (alpha[i] <= 0 || alpha[i] >= C) continue;
+    const Ki = st.kRow(i < n ? i : i - n);
+    const ai = alpha[i] * y[i];
+    for (let r = activeSize; r < l; r++) {
+      const t = active[r];
+      G[t] += ai * y[t] * Ki[t < n ? t : t - n];
+    }
+  }
+  st.activeSize = l;
+}
+
+/** G_bar_t += c Q_tu for every t (u reached the upper bound: c = C; left it: c = -C). */
+function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): void {
+  const { l, n, y, Gbar } = st;
+  const cu = c * y[u];
+  for (let t = 0; t < l; t++) Gbar[t] += cu * y[t] * Ku[t < n ? t : t - n];
+}
+
+/** LIBSVM's do_shrinking: variables at a bound beyond the largest violations leave the active set. */
+function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
+  const { alpha, G, y, C, active } = st;
+  st.nextI = -1;
+  let gmax1 = -Infinity;
+  let gmax2 = -Infinity;
+  for (let s = 0; s < st.activeSize; s++) {
+    const t = active[s];
+    if (y[t] === 1) {
+      if (alpha[t] < C && -G[t] >= gmax1) gmax1 = -G[t];
+      if (alpha[t] > 0 && G[t] >= gmax2) gmax2 = G[t];
+    } else {
+      if (alpha[t] < C && -G[t] >= gmax2) gmax2 = -G[t];
+      if (alpha[t] > 0 && G[t] >= gmax1) gmax1 = G[t];
+    }
+  }
+  if (!unshrink && gmax1 + gmax2 <= eps * 10) {
+    unshrink = true;
+    reconstructGradient(st);
+  }
+  for (let s = 0; s < st.activeSize; s++) {
+    const t = active[s];
+    let out = false;
+    if (alpha[t] >= C) out = y[t] === 1 ? -G[t] > gmax1 : -G[t] > gmax2;
+    else if (alpha[t] <= 0) out = y[t] === 1 ? G[t] > gmax2 : G[t] > gmax1;
+    if (!out) continue;
+    st.permuted = true;
+    st.activeSize--;
+    active[s] = active[st.activeSize];
+    active[st.activeSize] = t;
+    s--;
+  }
+  return unshrink;
+}
+
 /**
- * The dual problem of LIBSVM (Chang & Lin; Fan, Chen & Lin 2005 second-order working-set selection):
- * min 1/2 a'Qa + p'a  subject to  y'a = const, 0 <= a_i <= C_i.
- * `qRow(i, out)` fills row i of Q. Returns alpha and rho.
+ * The working pair over the active variables (Fan, Chen & Lin's second-order rule) into `pair`, or false when
+ * they satisfy the stopping rule; pair[0] = i, pair[1] = j.
  */
-function smo(
-  l: number,
-  qRow: (i: number, out: Float64Array) => void,
-  QD: Float64Array,
-  p: Float64Array,
-  y: Int8Array,
-  C: number,
-  eps = 1e-3,
-): { alpha: Float64Array; rho: number } {
-  const alpha = new Float64Array(l);
-  const G = Float64Array.from(p);
-  const Qi = new Float64Array(l);
-  const Qj = new Float64Array(l);
-  const maxIter = Math.max(200000, 100 * l);
-  for (let iter = 0; iter < maxIter; iter++) {
-    let Gmax = -Infinity;
-    let i = -1;
-    for (let t = 0; t < l; t++) {
+function selectPair(st: SmoState, QD: Float64Array, eps: number, pair: Int32Array): boolean {
+  const { n, alpha, G, y, C, active, activeSize } = st;
+  let Gmax = st.nextGmax;
+  let i = st.nextI;
+  if (i < 0) {
+    Gmax = -Infinity;
+    for (let s = 0; s < activeSize; s++) {
+      const t = active[s];
       if (y[t] === 1) {
         if (alpha[t] < C && -G[t] >= Gmax) {
           Gmax = -G[t];
@@ -38,30 +126,25 @@ function smo(
         i = t;
       }
     }
-    if (i < 0) break;
-    qRow(i, Qi);
-    let Gmax2 = -Infinity;
-    let j = -1;
-    let objMin = Infinity;
-    for (let t = 0; t < l; t++) {
-      if (y[t] === 1) {
-        if (alpha[t] > 0) {
-          const gd = Gmax + G[t];
-          if (G[t] >= Gmax2) Gmax2 = G[t];
-          if (gd > 0) {
-            const q = QD[i] + QD[t] - 2 * y[i] * Qi[t];
-            const o = -(gd * gd) / (q > 0 ? q : TAU);
-            if (o <= objMin) {
-              j = t;
-              objMin = o;
-            }
-          }
-        }
-      } else if (alpha[t] < C) {
-        const gd = Gmax - G[t];
-        if (-G[t] >= Gmax2) Gmax2 = -G[t];
+  }
+  st.nextI = -1;
+  if (i < 0) return false;
+  const Ki = st.kRow(i < n ? i : i - n);
+  const QDi = QD[i];
+  let Gmax2 = -Infinity;
+  let j = -1;
+  let objMin = Infinity;
+  for (let s = 0; s < activeSize; s++) {
+    const t = active[s];
+    const yt = y[t];
+    if (yt === 1) {
+      if (alpha[t] > 0) {
+        const Gt = G[t];
+        if (Gt >= Gmax2) Gmax2 = Gt;
+        const gd = Gmax + Gt;
         if (gd > 0) {
-          const q = QD[i] + QD[t] + 2 * y[i] * Qi[t];
+          // QD_i + QD_t - 2 y_i Q_it with Q_it = y_i y_t K_it
+          const q = QDi + QD[t] - 2 * Ki[t < n ? t : t - n];
           const o = -(gd * gd) / (q > 0 ? q : TAU);
           if (o <= objMin) {
             j = t;
@@ -69,13 +152,75 @@ function smo(
           }
         }
       }
+    } else if (alpha[t] < C) {
+      const Gt = G[t];
+      if (-Gt >= Gmax2) Gmax2 = -Gt;
+      const gd = Gmax - Gt;
+      if (gd > 0) {
+        const q = QDi + QD[t] - 2 * Ki[t < n ? t : t - n];
+        const o = -(gd * gd) / (q > 0 ? q : TAU);
+        if (o <= objMin) {
+          j = t;
+          objMin = o;
+        }
+      }
     }
-    if (Gmax + Gmax2 < eps || j < 0) break;
-    qRow(j, Qj);
+  }
+  pair[0] = i;
+  pair[1] = j;
+  return !(Gmax + Gmax2 < eps || j < 0);
+}
+
+/**
+ * The dual problem of LIBSVM (Chang & Lin; Fan, Chen & Lin 2005 second-order working-set selection), with
+ * LIBSVM's shrinking: min 1/2 a'Qa + p'a  subject to  y'a = const, 0 <= a_i <= C, where
+ * Q_st = y_s y_t K(s mod n, t mod n) over the n samples' kernel rows `kRow` (l = n for classification, 2n for
+ * regression). Every min(l, 1000) iterations, variables at a bound that the largest violations say will stay
+ * there leave the active set; their gradients are rebuilt (from G_bar, the upper-bound variables' share)
+ * before the solution is declared optimal on all l (`shrinking` false: never). Returns alpha and rho.
+ */
+export function smo(
+  l: number,
+  n: number,
+  kRow: (i: number) => Float64Array,
+  QD: Float64Array,
+  p: Float64Array,
+  y: Int8Array,
+  C: number,
+  eps = 1e-3,
+  shrinking = true,
+): { alpha: Float64Array; rho: number } {
+  const alpha = new Float64Array(l);
+  const G = Float64Array.from(p);
+  const Gbar = new Float64Array(l);
+  const active = Int32Array.from({ length: l }, (_, t) => t);
+  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l, nextI: -1, nextGmax: -Infinity, permuted: false };
+  const pair = new Int32Array(2);
+  let unshrink = false;
+  let counter = Math.min(l, 1000) + 1;
+  const maxIter = Math.max(200000, 100 * l);
+  for (let iter = 0; iter < maxIter; iter++) {
+    if (shrinking && --counter === 0) {
+      counter = Math.min(l, 1000);
+      unshrink = shrink(st, eps, unshrink);
+    }
+    if (!selectPair(st, QD, eps, pair)) {
+      if (st.activeSize === l) break;
+      reconstructGradient(st);
+      if (!selectPair(st, QD, eps, pair)) break;
+      counter = 1;
+    }
+    const i = pair[0];
+    const j = pair[1];
+    const Ki = kRow(i < n ? i : i - n);
+    const Kj = kRow(j < n ? j : j - n);
+    const yi = y[i];
+    const yj = y[j];
+    const Qij = yi * yj * Ki[j < n ? j : j - n];
     const oi = alpha[i];
     const oj = alpha[j];
-    if (y[i] !== y[j]) {
-      let q = QD[i] + QD[j] + 2 * Qi[j];
+    if (yi !== yj) {
+      let q = QD[i] + QD[j] + 2 * Qij;
       if (q <= 0) q = TAU;
       const delta = (-G[i] - G[j]) / q;
       const diff = alpha[i] - alpha[j];
@@ -100,7 +245,7 @@ function smo(
         alpha[i] = C + diff;
       }
     } else {
-      let q = QD[i] + QD[j] - 2 * Qi[j];
+      let q = QD[i] + QD[j] - 2 * Qij;
       if (q <= 0) q = TAU;
       const delta = (G[i] - G[j]) / q;
       const sum = alpha[i] + alpha[j];
@@ -125,10 +270,37 @@ function smo(
         alpha[j] = sum;
       }
     }
-    const di = alpha[i] - oi;
-    const dj = alpha[j] - oj;
-    for (let t = 0; t < l; t++) G[t] += Qi[t] * di + Qj[t] * dj;
+    // G_t += Q_ti di + Q_tj dj over the active variables, with Q_ti = y_t y_i K(i, t); the same pass finds the
+    // next iteration's i as selectPair would (largest violation, the last of equals)
+    const ci = yi * (alpha[i] - oi);
+    const cj = yj * (alpha[j] - oj);
+    const activeSize = st.activeSize;
+    let Gmax = -Infinity;
+    let next = -1;
+    const permuted = st.permuted;
+    for (let s = 0; s < activeSize; s++) {
+      const t = permuted ? active[s] : s;
+      const bt = t < n ? t : t - n;
+      const yt = y[t];
+      const Gt = G[t] + yt * (Ki[bt] * ci + Kj[bt] * cj);
+      G[t] = Gt;
+      if (yt === 1) {
+        if (alpha[t] < C && -Gt >= Gmax) {
+          Gmax = -Gt;
+          next = t;
+        }
+      } else if (alpha[t] > 0 && Gt >= Gmax) {
+        Gmax = Gt;
+        next = t;
+      }
+    }
+    st.nextI = next;
+    st.nextGmax = Gmax;
+    // G_bar_t = sum over upper-bound variables u of C Q_tu
+    if (oi >= C !== alpha[i] >= C) addUpperBound(st, i, alpha[i] >= C ? C : -C, Ki);
+    if (oj >= C !== alpha[j] >= C) addUpperBound(st, j, alpha[j] >= C ? C : -C, Kj);
   }
+  reconstructGradient(st);
   let ub = Infinity;
   let lb = -Infinity;
   let free = 0;
@@ -151,7 +323,9 @@ function smo(
 }
 
 /**
- * Linear C-SVM by dual coordinate descent (Hsieh et al. 2008, LIBLINEAR's L1-loss solver); the bias is an
+ * Linear C-SVM by dual coordinate descent (Hsieh et al. 2008, LIBLINEAR's L1-loss solver with its shrinking:
+ * a variable at a bound whose gradient points out of the box by more than last pass's largest violation leaves
+ * the active set; on convergence of the active set, one more pass over all variables confirms it); the bias is an
  * extra constant feature. Much faster than SMO for linear kernels.
  */
 function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps = 1e-3): Expansion {
@@ -164,30 +338,62 @@ function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps = 1e-3):
     for (let j = 0; j < d; j++) s += data[i * d + j] ** 2;
     QD[i] = s;
   }
-  const order = Int32Array.from({ length: n }, (_, i) => i);
+  const index = Int32Array.from({ length: n }, (_, i) => i);
+  let active = n;
+  let pgMaxOld = Infinity;
+  let pgMinOld = -Infinity;
   for (let iter = 0; iter < 1000; iter++) {
-    rng.shuffle(order);
-    let maxPG = -Infinity;
-    let minPG = Infinity;
-    for (const i of order) {
-      let dot = w[d];
-      for (let j = 0; j < d; j++) dot += w[j] * data[i * d + j];
-      const G = y[i] * dot - 1;
-      let PG: number;
-      if (alpha[i] === 0) PG = Math.min(G, 0);
-      else if (alpha[i] === C) PG = Math.max(G, 0);
-      else PG = G;
-      if (PG > maxPG) maxPG = PG;
-      if (PG < minPG) minPG = PG;
+    for (let k = 0; k < active - 1; k++) {
+      const j = k + rng.int(active - k);
+      const t = index[k];
+      index[k] = index[j];
+      index[j] = t;
+    }
+    let pgMax = -Infinity;
+    let pgMin = Infinity;
+    for (let s = 0; s < active; s++) {
+      const i = index[s];
+      const xi = i * d;
+      const G = y[i] * (w[d] + dotAt(w, 0, data, xi, d)) - 1;
+      let PG = 0;
+      if (alpha[i] === 0) {
+        if (G > pgMaxOld) {
+          active--;
+          index[s] = index[active];
+          index[active] = i;
+          s--;
+          continue;
+        }
+        if (G < 0) PG = G;
+      } else if (alpha[i] === C) {
+        if (G < pgMinOld) {
+          active--;
+          index[s] = index[active];
+          index[active] = i;
+          s--;
+          continue;
+        }
+        if (G > 0) PG = G;
+      } else PG = G;
+      if (PG > pgMax) pgMax = PG;
+      if (PG < pgMin) pgMin = PG;
       if (Math.abs(PG) > 1e-12) {
         const old = alpha[i];
         alpha[i] = Math.min(Math.max(old - G / QD[i], 0), C);
         const delta = (alpha[i] - old) * y[i];
-        for (let j = 0; j < d; j++) w[j] += delta * data[i * d + j];
+        for (let j = 0; j < d; j++) w[j] += delta * data[xi + j];
         w[d] += delta;
       }
     }
-    if (maxPG - minPG < eps) break;
+    if (pgMax - pgMin <= eps) {
+      if (active === n) break;
+      active = n;
+      pgMaxOld = Infinity;
+      pgMinOld = -Infinity;
+      continue;
+    }
+    pgMaxOld = pgMax > 0 ? pgMax : Infinity;
+    pgMinOld = pgMin < 0 ? pgMin : -Infinity;
   }
   return { coef: new Float64Array(0), sv: new Float64Array(0), w: w.slice(0, d), rho: -w[d] };
 }
@@ -201,11 +407,12 @@ interface Expansion {
 }
 
 /**
- * Kernel rows K(i, .) of the training samples: the whole matrix when it is small (n <= 3000, at most 72 MB),
- * otherwise computed on demand with a cache of recent rows, so memory stays bounded for large n.
+ * Kernel rows K(i, .) of the training samples, computed when first asked for: into one n x n matrix when it is
+ * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
  */
 export class KernelRows {
-  private readonly full: Float64Array | null;
+  /** rows computed so far (n <= maxFull: every row is kept once computed; empty: not yet), else null */
+  private readonly kept: Float64Array[] | null;
   private readonly cache = new Map<number, Float64Array>();
   private readonly sq: Float64Array;
   readonly diagonal: Float64Array;
@@ -218,30 +425,39 @@ export class KernelRows {
   ) {
     const { rows: n, cols: d, data } = X;
     this.sq = new Float64Array(n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) this.sq[i] += data[i * d + j] ** 2;
+    for (let i = 0; i < n; i++) this.sq[i] = dotAt(data, i * d, data, i * d, d);
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
-    this.full = n <= maxFull ? new Float64Array(n * n) : null;
-    if (this.full) {
-      for (let i = 0; i < n; i++) {
-        for (let k = 0; k <= i; k++) {
-          const v = this.value(i, k);
-          this.full[i * n + k] = v;
-          this.full[k * n + i] = v;
-        }
-      }
-    }
+    const none = new Float64Array(0);
+    this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
   }
 
-  private value(i: number, k: number): number {
-    const { cols: d, data } = this.X;
-    let dot = 0;
-    for (let j = 0; j < d; j++) dot += data[i * d + j] * data[k * d + j];
-    return this.kernel === 'linear' ? dot : Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot));
+  private fill(i: number, out: Float64Array): void {
+    const { rows: n, cols: d, data } = this.X;
+    const xi = i * d;
+    const rbf = this.kernel === 'rbf';
+    const kept = this.kept;
+    for (let k = 0; k < n; k++) {
+      // K is symmetric: a row computed before already holds this entry
+      if (kept && kept[k].length > 0) {
+        out[k] = kept[k][i];
+        continue;
+      }
+      const dot = dotAt(data, xi, data, k * d, d);
+      out[k] = rbf ? Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot)) : dot;
+    }
   }
 
   row(i: number): Float64Array {
     const n = this.X.rows;
-    if (this.full) return this.full.subarray(i * n, (i + 1) * n);
+    if (this.kept) {
+      let r = this.kept[i];
+      if (r.length === 0) {
+        r = new Float64Array(n);
+        this.fill(i, r);
+        this.kept[i] = r;
+      }
+      return r;
+    }
     let r = this.cache.get(i);
     if (r) {
       this.cache.delete(i);
@@ -249,7 +465,7 @@ export class KernelRows {
       return r;
     }
     r = new Float64Array(n);
-    for (let k = 0; k < n; k++) r[k] = this.value(i, k);
+    this.fill(i, r);
     if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(i, r);
     return r;
@@ -339,11 +555,7 @@ export class SVM implements Model {
     const p = new Float64Array(n).fill(-1);
     this.machines = heads.map((cls) => {
       const y = labels(cls);
-      const qRow = (i: number, out: Float64Array): void => {
-        const Ki = K.row(i);
-        for (let k = 0; k < n; k++) out[k] = y[i] * y[k] * Ki[k];
-      };
-      const { alpha, rho } = smo(n, qRow, QD, p, y, this.C);
+      const { alpha, rho } = smo(n, n, (i) => K.row(i), QD, p, y, this.C);
       const coef = new Float64Array(n);
       for (let i = 0; i < n; i++) coef[i] = alpha[i] * y[i];
       return expansion(X, this.kernel, coef, rho);
@@ -437,14 +649,7 @@ export class SVR implements Model {
       p[i + n] = this.epsilon + z[i];
       QD[i] = QD[i + n] = K.diagonal[i];
     }
-    const qRow = (i: number, out: Float64Array): void => {
-      const Kr = K.row(i % n);
-      for (let k = 0; k < n; k++) {
-        out[k] = y[i] * Kr[k];
-        out[k + n] = -y[i] * Kr[k];
-      }
-    };
-    const { alpha, rho } = smo(l, qRow, QD, p, y, this.C);
+    const { alpha, rho } = smo(l, n, (i) => K.row(i), QD, p, y, this.C);
     const coef = new Float64Array(n);
     for (let i = 0; i < n; i++) coef[i] = alpha[i] - alpha[i + n];
     this.machine = expansion(X, this.kernel, coef, rho);
