@@ -277,6 +277,54 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     }
   }
 
+  // Multinomial: exp(eta_ci - shift_i) and their sum per sample, updated only where eta changed since (a block's
+  // step changes one class's row), so a block's weights cost n exponentials instead of K n.
+  const expEta = family === 'multinomial' ? new Float64Array(K * n) : new Float64Array(0);
+  const seenEta = family === 'multinomial' ? new Float64Array(K * n).fill(NaN) : new Float64Array(0);
+  const sumExp = family === 'multinomial' ? new Float64Array(n) : new Float64Array(0);
+  const shift = family === 'multinomial' ? new Float64Array(n) : new Float64Array(0);
+  function softmaxTerms(): void {
+    for (let i = 0; i < n; i++) {
+      let changed = 0;
+      let far = false;
+      for (let c = 0; c < K; c++) {
+        const e = eta[c * n + i];
+        if (e !== seenEta[c * n + i]) changed++;
+        if (!(Math.abs(e - shift[i]) < 30)) far = true;
+      }
+      if (changed === 0) continue;
+      if (far || changed > 1) {
+        // afresh (first call, several rows moved, or a value far from the shift): the max as the shift
+        let mx = -Infinity;
+        for (let c = 0; c < K; c++) mx = Math.max(mx, eta[c * n + i]);
+        shift[i] = mx;
+        let total = 0;
+        for (let c = 0; c < K; c++) {
+          const e = eta[c * n + i];
+          seenEta[c * n + i] = e;
+          total += expEta[c * n + i] = Math.exp(e - mx);
+        }
+        sumExp[i] = total;
+        continue;
+      }
+      for (let c = 0; c < K; c++) {
+        const e = eta[c * n + i];
+        if (e === seenEta[c * n + i]) continue;
+        const x = Math.exp(e - shift[i]);
+        const after = sumExp[i] + x - expEta[c * n + i];
+        if (after < 0.25 * sumExp[i]) {
+          // the sum lost most of itself: the difference would lose digits, so sum afresh
+          shift[i] = Infinity;
+          i--;
+          break;
+        }
+        seenEta[c * n + i] = e;
+        sumExp[i] = after;
+        expEta[c * n + i] = x;
+      }
+    }
+  }
+
   // the working quadratic of one block (class) at the current eta: weights v, gradient residual rw, sum of v
   let xmz = 0;
   /**
@@ -305,12 +353,9 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
       }
     } else {
       const off = k * n;
+      softmaxTerms();
       for (let i = 0; i < n; i++) {
-        let mx = -Infinity;
-        for (let c = 0; c < K; c++) mx = Math.max(mx, eta[c * n + i]);
-        let s = 0;
-        for (let c = 0; c < K; c++) s += Math.exp(eta[c * n + i] - mx);
-        let q = Math.exp(eta[off + i] - mx) / s;
+        let q = expEta[off + i] / sumExp[i];
         if (q < PFM) {
           q = 0;
           v[i] = 0;
