@@ -1,7 +1,7 @@
 /**
  * Tabular ingest: how fast a stored CSV becomes a dataset (issue 21: >= 50 MB/s on a 441 MB CSV, under 1 GB
  * for the process that parses).
- *   npm run bench:ingest [-- --rows 1000000] [-- --file some.csv] [-- --build-only]
+ *   npm run bench:ingest [-- --rows 1000000] [-- --file some.csv] [-- --build-only] [-- --profile out.cpuprofile]
  * Writes (once, kept in the temp dir) a plain CSV of `rows` x 40 with a header, 438 MB for 1,000,000 rows:
  * an integer id, 34 measurements (10-11 significant digits, a third negative, two with 2% empty cells, one in
  * scientific notation), an integer age, three categories (site, grade, sex) and a yes/no label. Uploads it
@@ -11,12 +11,15 @@
  * of each process involved: the engine process that parses (its worker thread included), this process (the
  * service: jobs, deflate, the PostgreSQL client) and PostgreSQL's processes. Then the parser alone
  * (parseTable on the file, in this process) for where the time goes.
- * The output gives the ratio to BEFORE (below).
+ * It counts the service's garbage collections during the build, and with --profile writes a V8 CPU profile of
+ * the service process over the build alone. The output gives the ratio to BEFORE (below).
  */
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as inspector from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { liveEngineProcesses } from '../src/common/engine-process';
 import { parseTable } from '../src/datasets/table-parser';
 import { call, startServer } from './server';
@@ -213,6 +216,7 @@ async function main() {
   let usage: ReturnType<ReturnType<typeof processSampler>['stop']>;
   let serviceCpuS: number;
   let servicePeakMb: number;
+  let gcs = { minor: 0, major: 0, ms: 0 };
   try {
     const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
     let t = Date.now();
@@ -222,6 +226,24 @@ async function main() {
     );
 
     global.gc?.();
+    const profile = arg('profile');
+    const session = profile ? new inspector.Session() : undefined;
+    if (session) {
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+    }
+    gcs = { minor: 0, major: 0, ms: 0 };
+    const gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const kind = (e as { detail?: { kind?: number } }).detail?.kind;
+        if (kind === 1)
+          gcs.minor++; // NODE_PERFORMANCE_GC_MINOR
+        else gcs.major++;
+        gcs.ms += e.duration;
+      }
+    });
+    gcObserver.observe({ entryTypes: ['gc'] });
     const sampler = processSampler(dir);
     let peakRss = process.memoryUsage.rss();
     const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
@@ -237,6 +259,12 @@ async function main() {
     clearInterval(rssTimer);
     servicePeakMb = peakRss / 1048576;
     usage = sampler.stop();
+    gcObserver.disconnect();
+    if (session && profile) {
+      const { profile: out } = await session.post('Profiler.stop');
+      fs.writeFileSync(profile, JSON.stringify(out));
+      session.disconnect();
+    }
     serviceCpuS = cpuOfThisProcess() - cpu0 - usage.ownCpuS;
     if (task.state !== 'finished') throw new Error(`task failed: ${JSON.stringify(task.error)}`);
     const ds = await call(s, 'GET', `/dataset/${task.datasetId}`);
@@ -254,6 +282,7 @@ async function main() {
       `build:         ${built.wallS.toFixed(1)} s wall, ${speed.toFixed(1)} MB/s${ratio(speed, beforeSpeed)} (target >= 50 MB/s: ${speed >= 50 ? 'met' : 'MISSED'}); ${built.sampleCount} x ${built.featureCount}, stored ${built.storedMb.toFixed(1)} MB`,
       `CPU time:      engine process (parse) ${usage.engineCpuS.toFixed(1)} s${ratio(usage.engineCpuS, BEFORE.engineCpuS)}, service (read, deflate, write) ${serviceCpuS.toFixed(1)} s${ratio(serviceCpuS, BEFORE.serviceCpuS)}, PostgreSQL ${usage.postgresCpuS.toFixed(1)} s${ratio(usage.postgresCpuS, BEFORE.postgresCpuS)}`,
       `peak memory:   engine process ${usage.enginePeakMb.toFixed(0)} MB (target < 1024 MB: ${usage.enginePeakMb < 1024 ? 'met' : 'MISSED'}), service process ${servicePeakMb.toFixed(0)} MB (this process: it holds the columns while they are written)`,
+      `service GC:    ${gcs.major} major (incl. incremental marking), ${gcs.minor} minor, ${(gcs.ms / 1000).toFixed(1)} s in pauses`,
     ].join('\n') + '\n',
   );
 
