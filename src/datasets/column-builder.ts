@@ -111,6 +111,12 @@ export interface ParsedColumn {
   levels?: string[];
   missingCount: number;
   distinctCount: number;
+  /**
+   * The column as stored (packColumn's deflate of `values` or `codes`), when it was packed where it was
+   * parsed; `values` and `codes` are then gone, and `negative` says whether a number column holds a value < 0.
+   */
+  packed?: Uint8Array;
+  negative?: boolean;
 }
 
 /**

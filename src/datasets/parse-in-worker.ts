@@ -1,7 +1,7 @@
 import { EngineWorker } from '../common/engine-process';
 import { workerScript } from '../common/worker-thread';
-import { ParsedTable, TableError, TableOptions } from './table-parser';
-import type { ParseInput, ParseOutput } from './table-parser.worker';
+import { ParsedTable, TableError } from './table-parser';
+import type { ParseInput, ParseOutput, ParserThreadOptions } from './table-parser.worker';
 
 const SCRIPT = workerScript(__dirname, __filename, 'table-parser.worker');
 
@@ -19,9 +19,14 @@ export function liveParserThreads(): number {
  * parseTable on a worker thread of an engine process (engine-process.ts, at a lower priority): this thread
  * reads the chunks (from PostgreSQL) while that one parses, and the event loop stays free. At most
  * IN_FLIGHT chunks wait in between. The columns come back on the engine process's data pipe. A fault in
- * the file rejects with TableError; aborting `signal`, or a failure of `chunks`, stops the thread.
+ * the file rejects with TableError; aborting `signal`, or a failure of `chunks`, stops the thread. With
+ * `pack`, the columns come back packed as stored (packTable: deflated there, not on this event loop).
  */
-export async function parseTableInWorker(chunks: AsyncIterable<Buffer>, options: TableOptions, signal?: AbortSignal): Promise<ParsedTable> {
+export async function parseTableInWorker(
+  chunks: AsyncIterable<Buffer>,
+  options: ParserThreadOptions,
+  signal?: AbortSignal,
+): Promise<ParsedTable> {
   signal?.throwIfAborted();
   const worker = new EngineWorker(SCRIPT, { workerData: options });
   live++;
