@@ -50,7 +50,7 @@ const HEADER_BYTES = SIGNATURE.length + 8;
  * A node-postgres Submittable that runs a binary COPY TO STDOUT of one bytea column and unpacks its tuples
  * (int16 field count, int32 length, the bytes) as the CopyData messages arrive, whatever their boundaries.
  */
-class CopyOut {
+export class CopyOut {
   readonly ready: Buffer[] = [];
   done = false;
   failure: Error | undefined;
