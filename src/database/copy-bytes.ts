@@ -9,12 +9,20 @@ import type { Pool, PoolClient } from 'pg';
  *
  * The pieces are copied into buffers of `pieceBytes` (the last one shorter), each yielded once full; the
  * connection's socket is paused while `aheadPieces` wait unread, so memory stays bounded whatever the size.
+ * A caller done with a full piece may put it in `spare`: it is filled again rather than a new one allocated
+ * (each new large buffer counts towards V8's external memory, and GCs follow).
  * `query` must be fixed SQL with its values written in (COPY takes no parameters). Stopping the iteration
  * early, or a failure, closes the connection (a COPY cannot be stopped halfway otherwise).
  */
-export async function* copyBytes(pool: Pool, query: string, pieceBytes: number, aheadPieces = 2): AsyncGenerator<Buffer> {
+export async function* copyBytes(
+  pool: Pool,
+  query: string,
+  pieceBytes: number,
+  aheadPieces = 2,
+  spare: Buffer[] = [],
+): AsyncGenerator<Buffer> {
   const client = await pool.connect();
-  const copy = new CopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`, pieceBytes);
+  const copy = new CopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`, pieceBytes, spare);
   const stream = (client as PoolClient & { connection: { stream: NodeJS.ReadableStream } }).connection.stream;
   let wake: (() => void) | undefined;
   copy.onProgress = () => {
@@ -71,6 +79,8 @@ export class CopyOut {
   constructor(
     private readonly text: string,
     private readonly pieceBytes: number,
+    /** Full pieces the caller is done with, to fill again. */
+    private readonly spare: Buffer[] = [],
   ) {}
 
   submit(connection: { query(text: string): void }): void {
@@ -158,7 +168,7 @@ export class CopyOut {
   /** Copies bytes into the current piece (the message's buffer is the driver's, reused after this call). */
   private put(data: Buffer, from: number, length: number): void {
     while (length > 0) {
-      this.piece ??= Buffer.allocUnsafeSlow(this.pieceBytes);
+      this.piece ??= this.spare.pop() ?? Buffer.allocUnsafeSlow(this.pieceBytes);
       const take = Math.min(length, this.pieceBytes - this.pieceFill);
       data.copy(this.piece, this.pieceFill, from, from + take);
       this.pieceFill += take;

@@ -43,7 +43,7 @@ export class CreateDatasetJob implements OnModuleInit {
         pack: true,
       };
       // parsed, and packed as stored, on a worker thread of an engine process while this one reads the file from PostgreSQL
-      const table = await parseTableInWorker(file.chunks, options, signal);
+      const table = await parseTableInWorker(file.chunks, options, signal, file.release);
       this.logger.log(`task ${job.taskId}: parsed in ${(Date.now() - started) / 1000} s`);
       return this.columns.typeColumns(table, overrides);
     } catch (e) {

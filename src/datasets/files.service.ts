@@ -287,23 +287,34 @@ export class FilesService {
   }
 
   /** The stored file: its size, and its bytes piece by piece (one look-up of the file for both). */
-  async open(filePk: string): Promise<{ sizeInBytes: number; chunks: AsyncGenerator<Buffer> }> {
+  async open(filePk: string): Promise<{ sizeInBytes: number; chunks: AsyncGenerator<Buffer>; release: (chunk: Buffer) => void }> {
     const found = await this.db.query('SELECT size_in_bytes FROM files WHERE id = $1', [filePk]);
     if (!found.length) throw new FinalJobError('the uploaded file was deleted before the dataset was created from it');
     const sizeInBytes = Number(found[0].size_in_bytes);
-    return { sizeInBytes, chunks: this.chunks(filePk, sizeInBytes) };
+    const spare: Buffer[] = [];
+    // a piece the caller no longer needs is filled again (a shorter last piece is simply let go)
+    const release = (chunk: Buffer) => {
+      if (chunk.length === READ_PIECE_BYTES && spare.length < 8) spare.push(chunk);
+    };
+    return { sizeInBytes, chunks: this.chunks(filePk, sizeInBytes, spare), release };
   }
 
   /**
    * The file's bytes in order, in pieces of READ_PIECE_BYTES: one binary COPY of its chunks (copy-bytes.ts:
    * raw bytes, where a SELECT gives bytea as hex text), one snapshot for the whole file; the next pieces are
-   * read while the caller works on these.
+   * read while the caller works on these, into the `spare` ones it released.
    */
-  private async *chunks(filePk: string, sizeInBytes: number): AsyncGenerator<Buffer> {
+  private async *chunks(filePk: string, sizeInBytes: number, spare: Buffer[]): AsyncGenerator<Buffer> {
     if (!/^\d+$/.test(filePk)) throw new Error(`not a file key: ${filePk}`);
     const pool = poolOf(this.db);
     let read = 0;
-    for await (const piece of copyBytes(pool, `SELECT data FROM file_chunks WHERE file_pk = ${filePk} ORDER BY seq`, READ_PIECE_BYTES)) {
+    for await (const piece of copyBytes(
+      pool,
+      `SELECT data FROM file_chunks WHERE file_pk = ${filePk} ORDER BY seq`,
+      READ_PIECE_BYTES,
+      2,
+      spare,
+    )) {
       read += piece.length;
       yield piece;
     }

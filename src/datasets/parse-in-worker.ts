@@ -21,23 +21,29 @@ export function liveParserThreads(): number {
  * IN_FLIGHT chunks wait in between. The columns come back on the engine process's data pipe. A fault in
  * the file rejects with TableError; aborting `signal`, or a failure of `chunks`, stops the thread. With
  * `pack`, the columns come back packed as stored (packTable: deflated there, not on this event loop).
+ * `release` gets each chunk back once the thread has taken it (its bytes are past the pipe): it may be reused.
  */
 export async function parseTableInWorker(
   chunks: AsyncIterable<Buffer>,
   options: ParserThreadOptions,
   signal?: AbortSignal,
+  release?: (chunk: Buffer) => void,
 ): Promise<ParsedTable> {
   signal?.throwIfAborted();
   const worker = new EngineWorker(SCRIPT, { workerData: options });
   live++;
   worker.once('exit', () => live--);
   let inFlight = 0;
+  /** The chunks sent and not yet taken, in order: each is handed to `release` once taken (past the pipe). */
+  const sent: Buffer[] = [];
   let space: (() => void) | undefined;
   let failed: Error | undefined;
   const result = new Promise<ParsedTable>((resolve, reject) => {
     worker.on('message', (m: ParseOutput) => {
       if ('taken' in m) {
         inFlight--;
+        const chunk = sent.shift();
+        if (chunk) release?.(chunk);
         space?.();
         space = undefined;
         return;
@@ -62,6 +68,7 @@ export async function parseTableInWorker(
       while (inFlight >= IN_FLIGHT && !failed) await new Promise<void>((r) => (space = r));
       if (failed) break;
       inFlight++;
+      if (release) sent.push(chunk);
       // only the chunk's own bytes go to the engine process, whatever buffer it is a view of
       worker.postMessage({ chunk } satisfies ParseInput);
     }
