@@ -6,10 +6,12 @@
  * an integer id, 34 measurements (10-11 significant digits, a third negative, two with 2% empty cells, one in
  * scientific notation), an integer age, three categories (site, grade, sex) and a yes/no label. Uploads it
  * to the real service (its own embedded PostgreSQL, 127.0.0.1 only; the upload is timed apart), then times
- * createDataset from the request to the finished task: the file read back from PostgreSQL, parsed in an engine
- * process, typed, deflated and written, as every build runs. While it runs it samples the CPU time and memory
- * of each process involved: the engine process that parses (its worker thread included), this process (the
- * service: jobs, deflate, the PostgreSQL client) and PostgreSQL's processes. Then the parser alone
+ * createDataset from the request to the finished task: the file read back from PostgreSQL (binary COPY),
+ * parsed and deflated in an engine process, typed and written, as every build runs. While it runs it samples
+ * the CPU time and memory of each process involved: the engine process that parses and deflates (its threads
+ * included), this process (the service: jobs, the PostgreSQL client) and PostgreSQL's processes, and gives
+ * the CPU-based throughput (the file's MB per CPU second: what the wall figure would be with the cores to
+ * itself, since the engine process yields them under SCHED_IDLE). Then the parser alone
  * (parseTable on the file, in this process) for where the time goes.
  * It counts the service's garbage collections during the build, and with --profile writes a V8 CPU profile of
  * the service process over the build alone. The output gives the ratio to BEFORE (below).
@@ -29,6 +31,17 @@ import { call, startServer } from './server';
  * machine shared with other engineers' tests (load 6-7): wall s and CPU s of the three parts; two runs, 32.3
  * and 32.5 s. The engine process runs under SCHED_IDLE, so its wall time stretches with other load: compare
  * CPU times first. The parser alone took 5.5-6.1 s CPU (6.7 s wall when the machine was quieter).
+ *
+ * Measured since (same machine, never quiet: load 10-22 through 2026-11-25 00:00-00:45; CPU times grow
+ * with load too, the parser alone took 5.7 s CPU at load 12 where it took 3.5 s at load 4.5):
+ * - at 540be9f (the byte-level fast path; chunks read as hex text): 39.7 s wall at load 11-13, engine
+ *   3.9 s, service 10.6 s, PostgreSQL 4.0 s (the service's GCs were not counted yet: ~194 by the profile).
+ * - binary COPY, deflate in the engine process (its CPU now includes it: ~2.5 s), Buffers down the data
+ *   pipe, reused read pieces (two runs, load 11-12): 28.4 and 42.9 s wall (15.4 and 10.2 MB/s), engine
+ *   6.3-6.5 s, service 7.1-7.4 s, PostgreSQL 3.0-3.4 s, 140-142 major GCs; engine peak 529-540 MB, service
+ *   563-569 MB; 67-69 MB/s per CPU second of the engine process, 59-61 MB/s were the engine's and the
+ *   service's work fully overlapped (only the reading overlaps the parse; the deflate and the writes follow
+ *   it), 25-26 MB/s for all three processes on one core. Not measured on an idle machine (none came).
  */
 const BEFORE = { wallS: 32.4, engineCpuS: 6.5, serviceCpuS: 12.6, postgresCpuS: 4.3, rows: 1_000_000 };
 
@@ -280,7 +293,9 @@ async function main() {
   process.stdout.write(
     [
       `build:         ${built.wallS.toFixed(1)} s wall, ${speed.toFixed(1)} MB/s${ratio(speed, beforeSpeed)} (target >= 50 MB/s: ${speed >= 50 ? 'met' : 'MISSED'}); ${built.sampleCount} x ${built.featureCount}, stored ${built.storedMb.toFixed(1)} MB`,
-      `CPU time:      engine process (parse) ${usage.engineCpuS.toFixed(1)} s${ratio(usage.engineCpuS, BEFORE.engineCpuS)}, service (read, deflate, write) ${serviceCpuS.toFixed(1)} s${ratio(serviceCpuS, BEFORE.serviceCpuS)}, PostgreSQL ${usage.postgresCpuS.toFixed(1)} s${ratio(usage.postgresCpuS, BEFORE.postgresCpuS)}`,
+      `CPU time:      engine process (parse, deflate) ${usage.engineCpuS.toFixed(1)} s${ratio(usage.engineCpuS, BEFORE.engineCpuS)}, service (read, write) ${serviceCpuS.toFixed(1)} s${ratio(serviceCpuS, BEFORE.serviceCpuS)}, PostgreSQL ${usage.postgresCpuS.toFixed(1)} s${ratio(usage.postgresCpuS, BEFORE.postgresCpuS)}`,
+      // what the build would run at with a core to itself: the engine process waits under SCHED_IDLE when others want the cores
+      `CPU-based:     ${(mb / usage.engineCpuS).toFixed(1)} MB/s per CPU second of the engine process, ${(mb / Math.max(usage.engineCpuS, serviceCpuS)).toFixed(1)} MB/s were the engine's and the service's work fully overlapped, ${(mb / (usage.engineCpuS + serviceCpuS + usage.postgresCpuS)).toFixed(1)} MB/s on one core for all three`,
       `peak memory:   engine process ${usage.enginePeakMb.toFixed(0)} MB (target < 1024 MB: ${usage.enginePeakMb < 1024 ? 'met' : 'MISSED'}), service process ${servicePeakMb.toFixed(0)} MB (this process: it holds the columns while they are written)`,
       `service GC:    ${gcs.major} major (incl. incremental marking), ${gcs.minor} minor, ${(gcs.ms / 1000).toFixed(1)} s in pauses`,
     ].join('\n') + '\n',
