@@ -98,9 +98,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Be
   };
 }
 
-/** The real service on 127.0.0.1 with its own embedded PostgreSQL in a temp dir, and a user's token. */
-export async function startServer(env: Record<string, string> = {}): Promise<BenchServer> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+/**
+ * The real service on 127.0.0.1 with its own embedded PostgreSQL in a temp dir (`dir` when given: a bench
+ * that finds PostgreSQL's processes by it), and a user's token.
+ */
+export async function startServer(
+  env: Record<string, string> = {},
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-')),
+): Promise<BenchServer> {
   fs.chmodSync(dir, 0o755);
   const pg = await startEmbeddedPostgres(dir, await freePort());
   await ensureDatabase(pg.url('postgres'), 'bench');

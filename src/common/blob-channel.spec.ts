@@ -29,6 +29,22 @@ describe('blob channel (large typed arrays beside the IPC message)', () => {
     expect(buffers.map((b) => b.byteLength)).toEqual([160_000, 160_000]);
   });
 
+  it('takes a Buffer (a file chunk, a view of a larger one) down the pipe too, and gives it back as a Buffer', async () => {
+    const whole = Buffer.alloc(300_000);
+    for (let i = 0; i < whole.length; i++) whole[i] = i % 251;
+    const chunk = whole.subarray(1_000, 201_000);
+    const { skeleton, blobs } = extractBlobs({ chunk });
+    expect(blobs).toHaveLength(1);
+    expect(JSON.stringify(skeleton)).toContain('"byteLength":200000');
+    const pipe = new PassThrough({ highWaterMark: 1000 });
+    const reader = new BlobReader(pipe);
+    void writeBlobs(pipe, blobs);
+    const { message } = await restoreBlobs(skeleton, 1, reader);
+    const back = (message as { chunk: Buffer }).chunk;
+    expect(Buffer.isBuffer(back)).toBe(true);
+    expect(back.equals(chunk)).toBe(true);
+  });
+
   it('a pipe that closes rejects the reads still waiting', async () => {
     const pipe = new PassThrough();
     const reader = new BlobReader(pipe);

@@ -24,7 +24,8 @@ const TYPES = {
   BigInt64Array,
   BigUint64Array,
 } as const;
-type TypeName = keyof typeof TYPES;
+/** A Buffer's name here (its constructor's is not Buffer but an internal subclass of Uint8Array). */
+type TypeName = keyof typeof TYPES | 'Buffer';
 
 interface Placeholder {
   __engineBlob: number;
@@ -43,6 +44,9 @@ function isPlain(v: object): boolean {
 }
 
 function typeName(v: ArrayBufferView): TypeName | undefined {
+  // a Buffer too (a file's chunks): missed here, it went through the serialized IPC message, copied on
+  // this event loop into a serializer buffer grown by doubling (garbage-collector pressure)
+  if (Buffer.isBuffer(v)) return 'Buffer';
   const name = v.constructor.name;
   return name in TYPES ? (name as TypeName) : undefined;
 }
@@ -159,8 +163,7 @@ export async function restoreBlobs(
   for (const p of places) {
     const buffer = await reader.read(p.byteLength);
     buffers.push(buffer);
-    const Type = TYPES[p.type];
-    arrays.push(new Type(buffer));
+    arrays.push(p.type === 'Buffer' ? Buffer.from(buffer) : new TYPES[p.type](buffer));
   }
   const put = (v: unknown, depth: number): unknown => {
     if (v === null || typeof v !== 'object' || depth > 8 || ArrayBuffer.isView(v)) return v;

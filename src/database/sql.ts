@@ -31,8 +31,12 @@ export async function prepared<T>(db: DataSource, text: string, values: unknown[
     name = `signet_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     statementNames.set(text, name);
   }
-  const pool = (db.driver as PostgresDriver).master as Pool;
-  return (await pool.query({ name, text, values })).rows as T[];
+  return (await poolOf(db).query({ name, text, values })).rows as T[];
+}
+
+/** The node-postgres pool under TypeORM's connection: for what TypeORM cannot do (prepared statements, COPY). */
+export function poolOf(db: DataSource): Pool {
+  return (db.driver as PostgresDriver).master as Pool;
 }
 
 /** Tables whose rows other rows refer to, as keepRow locks them. */

@@ -34,7 +34,7 @@ describe('fastNumber', () => {
       cells.push(v.toPrecision(1 + (i % 17)), String(v), v.toFixed(i % 9), v.toExponential(i % 12));
     }
     for (const s of cells) {
-      const fast = fastNumber(s, 0, s.length);
+      const fast = fastNumber(Buffer.from(s), 0, s.length);
       // NaN means "not taken": the caller falls back to the general rule, which must then read a number
       const value = Number.isNaN(fast) ? general(s) : fast;
       expect(Object.is(value, Number(s))).toBe(true);
@@ -43,12 +43,12 @@ describe('fastNumber', () => {
 
   it('takes nothing that is not a plain number, so the general rule decides', () => {
     for (const s of ['', ' 1', '1 ', '-', '+', '.', 'e5', '1e', '1e+', '1.2.3', '12abc', '0x10', 'Infinity', 'NaN', 'NA', '--1', '1,5']) {
-      expect(fastNumber(s, 0, s.length)).toBeNaN();
+      expect(fastNumber(Buffer.from(s), 0, Buffer.byteLength(s))).toBeNaN();
     }
   });
 
   it('reads a field inside a line without its neighbours', () => {
-    const line = 'a,12.5,-3e2,x';
+    const line = Buffer.from('a,12.5,-3e2,x');
     expect(fastNumber(line, 2, 6)).toBe(12.5);
     expect(fastNumber(line, 7, 11)).toBe(-300);
     expect(fastNumber(line, 12, 13)).toBeNaN();
@@ -66,21 +66,28 @@ describe('parseNumber', () => {
   });
 });
 
-describe('ColumnBuilder.pushField', () => {
+describe('ColumnBuilder.pushBytes', () => {
   it.each([
-    ['numbers', ['1', ' 2 ', 'NA', '3.5', '', '-1e3', '0.1234567890123456789', '?']],
-    ['numbers, then text', ['1', ' 2 ', 'NA', '3.5', '', 'abc', '4', '?']],
-  ])('gives the same column as push() of each cell (%s)', (_, cells) => {
-    const line = cells.join(',');
+    ['numbers', ['1', ' 2 ', 'NA', '3.5', '', '-1e3', '0.1234567890123456789', '?', '1e400', '-0', '-', '1e', '2e+', '7']],
+    ['numbers, then text', ['1', ' 2 ', 'NA', '3.5', '', 'abc', '4', '?', 'é', '']],
+  ])('gives the same column as push() of each cell, and so does pushCellAt (%s)', (_, cells) => {
+    const line = Buffer.from(cells.join(','));
     const a = new ColumnBuilder('c');
     const b = new ColumnBuilder('c');
+    const c = new ColumnBuilder('c');
     let from = 0;
+    let at = 0;
     for (const cell of cells) {
       a.push(cell);
-      b.pushField(line, from, from + cell.length);
-      from += cell.length + 1;
+      b.pushBytes(line, from, from + Buffer.byteLength(cell));
+      from += Buffer.byteLength(cell) + 1;
+      const end = c.pushCellAt(line, at, line.length, 44);
+      expect(end).toBe(from - 1); // the cell's end: the comma after it, or the line's end
+      at = end + 1;
     }
-    expect(b.finish()).toEqual(a.finish());
+    const expected = a.finish();
+    expect(b.finish()).toEqual(expected);
+    expect(c.finish()).toEqual(expected);
   });
 });
 
@@ -90,6 +97,18 @@ describe('distinctNumbers', () => {
     expect(distinctNumbers(new Float64Array(0))).toBe(0);
     const many = Float64Array.from({ length: 100000 }, (_, i) => (i % 777) * 0.1);
     expect(distinctNumbers(many)).toBe(777);
+  });
+
+  it.each([
+    ['mostly distinct measurements', (i: number) => (i % 5 === 0 ? NaN : Math.round(Math.sin(i) * 1e6) / 1e3)],
+    ['integers with repeats, zeros of both signs', (i: number) => (i % 3 === 0 ? (i % 2 ? -0 : 0) : (i * 7919) % 250000)],
+    ['a few levels', (i: number) => [1.5, -2, 1e300, 5e-324][i % 4]],
+  ])('counts as a Set does over a column long enough to be split in buckets: %s', (_, cell) => {
+    for (const n of [1, 4095, 4097, 300001]) {
+      const values = Float64Array.from({ length: n }, (_, i) => cell(i));
+      const expected = new Set(Array.from(values).filter((v) => !Number.isNaN(v))).size; // a Set takes -0 as 0
+      expect(distinctNumbers(values)).toBe(expected);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
-import { packColumn, unpackColumn } from './column-codec';
+import { impossibleType, packColumn, packTable, unpackColumn } from './column-codec';
 
 /** 200,000 measurements with 10 significant digits (what repeated-string search cannot shrink). */
 function measurements(n: number): Float64Array {
@@ -39,5 +39,39 @@ describe('packColumn / unpackColumn', () => {
     const back = await unpackColumn('f64', await packColumn({ encoding: 'f64', values: view }), 1000);
     expect(back.length).toBe(1000);
     expect(Array.from(back.slice(0, 4))).toEqual([1, 2, 3, 0]);
+  });
+});
+
+describe('packTable (a build packs its columns where it parsed them)', () => {
+  it('gives each column the bytes packColumn gives, lets its array go, and keeps what typing needs', async () => {
+    const big = measurements(100_000);
+    const columns = [
+      { name: 'big', encoding: 'f64' as const, values: big, missingCount: 0, distinctCount: 100_000 },
+      { name: 'time', encoding: 'f64' as const, values: Float64Array.from([3, NaN, 0, 7]), missingCount: 1, distinctCount: 3 },
+      { name: 'delta', encoding: 'f64' as const, values: Float64Array.from([3, -0.5, 2]), missingCount: 0, distinctCount: 3 },
+      {
+        name: 'site',
+        encoding: 'dict' as const,
+        codes: Int32Array.from([0, 1, -1, 0]),
+        levels: ['a', 'b'],
+        missingCount: 1,
+        distinctCount: 2,
+      },
+    ];
+    const expected = await Promise.all(columns.map((c) => packColumn(c)));
+    await packTable({ sampleCount: 4, columns }, 2);
+    columns.forEach((c, i) => {
+      expect(c.values).toBeUndefined();
+      expect(Buffer.from(c.packed).equals(expected[i])).toBe(true);
+      // a plain Uint8Array that owns its memory or a large zlib buffer: it can move to another thread and down the data pipe
+      expect(c.packed!.constructor).toBe(Uint8Array);
+    });
+    expect(
+      Buffer.from(await unpackColumn('f64', Buffer.from(columns[0].packed), big.length).then((a) => a.buffer)).equals(
+        Buffer.from(big.buffer),
+      ),
+    ).toBe(true);
+    expect(impossibleType(columns[1], 'timeToEvent')).toBeUndefined();
+    expect(impossibleType(columns[2], 'timeToEvent')).toBe('"delta" has negative values, so it cannot be a time to event');
   });
 });

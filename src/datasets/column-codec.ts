@@ -3,6 +3,7 @@ import { deflateRaw, deflateRawSync, inflateRaw, inflateRawSync, constants } fro
 import type { EngineColumn, FeatureType } from '../engine/types';
 import { parseNumber } from './column-builder';
 import type { ParsedTable } from './table-parser';
+import { inLanes } from './write-batches';
 
 const deflate = promisify(deflateRaw);
 const inflate = promisify(inflateRaw);
@@ -43,6 +44,28 @@ export async function packColumn(c: { encoding: 'f64' | 'dict'; values?: Float64
   }
   // one output buffer of the input's size (deflate never grows data by much) rather than a list of 16 KiB pieces
   return deflate(bytes, { level: constants.Z_BEST_SPEED, strategy, chunkSize: outputChunk(bytes.length + 1024) });
+}
+
+/**
+ * Packs every column of a parsed table (packColumn, `lanes` at a time on libuv's pool) and lets its typed
+ * array go: what a build sends back from the engine process is then the stored form, and the service
+ * only writes it. A number column keeps whether it holds a negative value (for impossibleType).
+ */
+export async function packTable(table: ParsedTable, lanes: number): Promise<void> {
+  await inLanes(table.columns, lanes, async (c) => {
+    if (c.encoding === 'f64') c.negative = hasNegative(c.values as Float64Array);
+    const packed = await packColumn(c);
+    // transferable as it is when large (zlib's own output buffer); a small one may sit in Node's shared pool: copied
+    c.packed =
+      packed.buffer.byteLength >= 65536 ? new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength) : new Uint8Array(packed);
+    c.values = undefined;
+    c.codes = undefined;
+  });
+}
+
+function hasNegative(values: Float64Array): boolean {
+  for (let i = 0; i < values.length; i++) if (values[i] < 0) return true;
+  return false;
 }
 
 /** zlib's output buffer size for a result of about `bytes` (at least its minimum, at most 64 MiB). */
@@ -117,7 +140,7 @@ export const FEATURE_TYPES: readonly FeatureType[] = ['numerical', 'categorical'
 
 /** Why `type` is not possible for the column, or undefined when it is. */
 export function impossibleType(
-  c: { name: string; encoding: 'f64' | 'dict'; values?: Float64Array; levels?: string[]; distinctCount: number },
+  c: { name: string; encoding: 'f64' | 'dict'; values?: Float64Array; negative?: boolean; levels?: string[]; distinctCount: number },
   type: FeatureType,
 ): string | undefined {
   const numeric = c.encoding === 'f64' || (c.levels ?? []).every((l) => !Number.isNaN(parseNumber(l)));
@@ -126,8 +149,12 @@ export function impossibleType(
     return `"${c.name}" holds text ("${String(bad).slice(0, 40)}"), so it cannot be ${type}`;
   }
   if (type === 'timeToEvent') {
-    const values = c.encoding === 'f64' ? Array.from(c.values ?? []) : (c.levels ?? []).map(parseNumber);
-    if (values.some((v) => v < 0)) return `"${c.name}" has negative values, so it cannot be a time to event`;
+    // a column packed where it was parsed has only its `negative` flag left
+    const negative =
+      c.encoding === 'f64' && !c.values
+        ? c.negative === true
+        : (c.encoding === 'f64' ? Array.from(c.values ?? []) : (c.levels ?? []).map(parseNumber)).some((v) => v < 0);
+    if (negative) return `"${c.name}" has negative values, so it cannot be a time to event`;
   }
   if (type === 'event' && c.distinctCount !== 2) {
     return `"${c.name}" has ${c.distinctCount} distinct values; an event column needs exactly two (event / censored)`;

@@ -63,17 +63,20 @@ export class ColumnStore {
     // Columns go in batches of up to 1,000 columns or 16 MiB: few round trips for wide (omics) tables, bounded
     // buffers for long ones. A batch is deflated (large columns on libuv's thread pool, one lane per core;
     // small ones right here) while the transaction writes the one before: at most two batches are held
-    // packed. Each typed array is let go once packed.
-    const batches = batchesOf(stored.map((c) => (c.values ?? c.codes)?.byteLength ?? 0));
+    // packed. Each typed array is let go once packed. A tabular build's columns come packed already (packTable,
+    // in the engine process): they are only written.
+    const batches = batchesOf(stored.map((c) => (c.packed ?? c.values ?? c.codes)?.byteLength ?? 0));
     const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
     const pack = (batch: number[]): Promise<Buffer[]> =>
       inLanes(batch, lanes, async (i) => {
         const c = stored[i];
         try {
-          return await packColumn(c);
+          // packed where it was parsed (a tabular build), or here
+          return c.packed ? Buffer.from(c.packed.buffer, c.packed.byteOffset, c.packed.byteLength) : await packColumn(c);
         } finally {
           c.values = undefined;
           c.codes = undefined;
+          c.packed = undefined;
         }
       });
 

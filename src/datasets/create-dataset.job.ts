@@ -9,7 +9,7 @@ import { FilesService } from './files.service';
 import { parseTableInWorker } from './parse-in-worker';
 import { TableError } from './table-parser';
 
-/** The createDataset job: parse the stored file on a worker thread and type its columns; store them as a dataset. */
+/** The createDataset job: parse the stored file and pack its columns on a worker thread, type them; store them as a dataset. */
 @Injectable()
 export class CreateDatasetJob implements OnModuleInit {
   private readonly logger = new Logger('Datasets');
@@ -40,9 +40,10 @@ export class CreateDatasetJob implements OnModuleInit {
         hasSamplesInRows: job.hasSamplesInRows,
         textColumns,
         sizeInBytes: file.sizeInBytes,
+        pack: true,
       };
-      // parsed on a worker thread while this one reads the file from PostgreSQL
-      const table = await parseTableInWorker(file.chunks, options, signal);
+      // parsed, and packed as stored, on a worker thread of an engine process while this one reads the file from PostgreSQL
+      const table = await parseTableInWorker(file.chunks, options, signal, file.release);
       this.logger.log(`task ${job.taskId}: parsed in ${(Date.now() - started) / 1000} s`);
       return this.columns.typeColumns(table, overrides);
     } catch (e) {

@@ -1,4 +1,4 @@
-import { parseTable, TableError } from './table-parser';
+import { parseTable, parseTableText, TableError } from './table-parser';
 
 const OPTIONS = { separator: ',', hasFeatureHeaders: true, hasSampleHeaders: false, hasSamplesInRows: true };
 
@@ -63,5 +63,137 @@ describe('parseTable with the file size known', () => {
       expect(c.values?.buffer.byteLength).toBeGreaterThan(8 * 20000);
       expect(c.values?.buffer.byteLength).toBeLessThanOrEqual(8 * 20000 * 1.125);
     }
+  });
+});
+
+describe('the fast path (plain text read on bytes) and the strict reader (csv-parse) give the same table', () => {
+  // A deterministic generator (32-bit LCG), so a failure names a file that can be made again.
+  const generator = (seed: number) => () => (seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff) / 0x7fffffff;
+  const MISSING = ['', 'NA', 'na', 'NaN', '?', 'null', 'NULL', ' NA '];
+  /** A cell of a numerical column, written as files write numbers, now and then missing. */
+  const numberCell = (rnd: () => number, i: number): string => {
+    const v = (rnd() - 0.5) * 10 ** Math.floor(rnd() * 14 - 6);
+    if (rnd() < 0.05) return MISSING[i % MISSING.length];
+    switch (i % 9) {
+      case 0:
+        return v.toPrecision(1 + (i % 17));
+      case 1:
+        return v.toExponential(i % 8);
+      case 2:
+        return v.toFixed(i % 6);
+      case 3:
+        return String(Math.round(v * 1000));
+      case 4:
+        return ` ${v.toPrecision(6)} `; // spaces around: the general rule trims them
+      case 5:
+        return `+${Math.abs(v).toPrecision(4)}`;
+      case 6:
+        return (v * 1e20).toPrecision(19).toUpperCase(); // a mantissa past 2^53, E for the exponent
+      case 7:
+        return `.${String(i).padStart(3, '0')}`;
+      default:
+        return String(v);
+    }
+  };
+  const CATEGORIES = ['north', 'south', 'é', 'x y', ' padded ', '中文', '1', '2.5'];
+  /** Columns: numbers, categories, numbers that turn to text late (1e400, a hex, Infinity), an integer id. */
+  const table = (rows: number, seed: number): string[][] => {
+    const rnd = generator(seed);
+    const lines = [['id', 'a', 'b', 'site', 'late', 'c']];
+    for (let i = 0; i < rows; i++) {
+      const late = i === rows - 3 ? ['1e400', '0x10', 'Infinity'][seed % 3] : numberCell(rnd, i + 3);
+      lines.push([
+        String(i + 1),
+        numberCell(rnd, i),
+        numberCell(rnd, i + 1),
+        CATEGORIES[Math.floor(rnd() * 8)],
+        late,
+        numberCell(rnd, i + 2),
+      ]);
+    }
+    return lines;
+  };
+  const write = (lines: string[][], sep: string, eol: string) => lines.map((l) => l.join(sep)).join(eol) + eol;
+
+  it.each([
+    [',', '\n', 1],
+    [',', '\r\n', 2],
+    [';', '\n', 3],
+    ['\t', '\r\n', 4],
+    ['|', '\n', 5],
+    ['§', '\n', 6], // two bytes in UTF-8
+  ])('separator %j, line ends %j (file %i)', async (sep, eol, seed) => {
+    const text = write(table(3000, seed), sep, eol);
+    const options = { ...OPTIONS, separator: sep };
+    const strict = parseTableText(text, options);
+    expect(strict.columns.map((c) => c.encoding)).toEqual(['f64', 'f64', 'f64', 'dict', 'dict', 'f64']);
+    for (const size of [1 << 20, 4096, 997]) {
+      expect(await parseTable(chunked(text, size), options)).toEqual(strict);
+      expect(await parseTable(chunked(text, size), { ...options, sizeInBytes: Buffer.byteLength(text) })).toEqual(strict);
+    }
+  });
+
+  it('with a separator that numbers are written with (a point), a BOM, sample names and text columns', async () => {
+    const lines = [['name', 'p', 'q', 'r']];
+    for (let i = 0; i < 500; i++) lines.push([`s${i}`, String(i * 7), i % 11 ? String(-i) : 'NA', String(i % 3)]);
+    const text = '\uFEFF' + write(lines, '.', '\n');
+    const options = { ...OPTIONS, separator: '.', hasSampleHeaders: true, textColumns: new Set(['r']) };
+    const strict = parseTableText(text, options);
+    expect(strict.columns.map((c) => c.name)).toEqual(['name', 'p', 'q', 'r']);
+    expect(strict.columns[3].encoding).toBe('dict');
+    for (const size of [1 << 20, 5, 1]) expect(await parseTable(chunked(text, size), options)).toEqual(strict);
+  });
+
+  it('without a header, with empty lines and no newline at the end', async () => {
+    const text = '1,2,x\r\n\r\n3,4.5e-3,y\r\n\r\n-0,NA,x\r\n5,6,z';
+    const options = { ...OPTIONS, hasFeatureHeaders: false };
+    const strict = parseTableText(text, options);
+    expect(strict.sampleCount).toBe(4);
+    for (const size of [1 << 20, 3, 1]) expect(await parseTable(chunked(text, size), options)).toEqual(strict);
+  });
+
+  it('reads a file that is plain for its first megabytes and quoted later as the strict reader does', async () => {
+    const lines = table(22000, 7);
+    lines[19000][3] = '"a, quoted ""name"""'; // a separator and quotes inside a field
+    lines[19001][3] = '"two\nlines"';
+    const text = write(lines, ',', '\r\n');
+    expect(text.indexOf('"')).toBeGreaterThan(1 << 20);
+    const strict = parseTableText(text, OPTIONS);
+    expect(strict.columns[3].levels).toEqual(expect.arrayContaining(['a, quoted "name"', 'two\nlines']));
+    for (const size of [1 << 20, 65536, 1000]) expect(await parseTable(chunked(text, size), OPTIONS)).toEqual(strict);
+  });
+
+  it('names the line of a ragged row deep in a long file, one field short or one too many, as the strict reader does', async () => {
+    for (const [cut, fields] of [
+      [(l: string[]) => l.slice(0, 5), 5],
+      [(l: string[]) => [...l, '1'], 7],
+    ] as const) {
+      const lines = table(5000, 8);
+      lines[4321] = cut(lines[4321]);
+      const message = `line 4322: ${fields} fields where the first row has 6 (every row must have as many; is the separator "," right?)`;
+      await expect(parseTable(chunked(write(lines, ',', '\n'), 4096), OPTIONS)).rejects.toThrow(new TableError(message));
+      lines[0][0] = '"id"'; // the whole file through csv-parse
+      await expect(parseTable(chunked(write(lines, ',', '\n'), 4096), OPTIONS)).rejects.toThrow(new TableError(message));
+    }
+  });
+
+  it('reports bad UTF-8, a NUL byte and a character cut at the end where it did', async () => {
+    const good = Buffer.from(write(table(2000, 9), ',', '\n'));
+    const bad = Buffer.concat([good.subarray(0, 50000), Buffer.from([0xc3, 0x28]), good.subarray(50000)]);
+    const chunks = async function* (b: Buffer, size: number) {
+      for (let i = 0; i < b.length; i += size) yield b.subarray(i, i + size);
+    };
+    await expect(parseTable(chunks(bad, 1), OPTIONS)).rejects.toThrow(
+      /^the file is not valid UTF-8 text \(bad bytes between byte 50001 and 50002,/,
+    );
+    await expect(parseTable(chunks(bad, 16384), OPTIONS)).rejects.toThrow(
+      /^the file is not valid UTF-8 text \(bad bytes between byte 49152 and 65536, near line \d+\); save it as UTF-8$/,
+    );
+    const nul = Buffer.concat([good.subarray(0, 70000), Buffer.from([0]), good.subarray(70000)]);
+    await expect(parseTable(chunks(nul, 16384), OPTIONS)).rejects.toThrow(/^the file holds a NUL byte \(binary content\) near line \d+$/);
+    const cut = Buffer.concat([good, Buffer.from('é').subarray(0, 1)]);
+    await expect(parseTable(chunks(cut, 16384), OPTIONS)).rejects.toThrow(
+      new TableError('the file ends in the middle of a UTF-8 character'),
+    );
   });
 });

@@ -1,3 +1,5 @@
+import { isAscii } from 'node:buffer';
+import { TextDecoder } from 'node:util';
 import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
@@ -58,9 +60,9 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     relax_column_count: false,
     max_record_size: maxField,
   });
-  const decoder = new TextDecoder('utf-8', { fatal: true });
   const consume = options.hasSamplesInRows ? rowsConsumer(options) : columnsConsumer(options);
   const sep = options.separator;
+  const sepBytes = Buffer.from(sep, 'utf8');
 
   // Every record must have as many fields as the first, whichever path read it.
   let width: number | undefined;
@@ -74,43 +76,64 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     consume.record(fields, line);
   };
 
-  // Fast path: while the text has no quote character, CSV is plain lines of separated fields (RFC 4180),
-  // split here directly; at the first quote the rest of the file goes through csv-parse.
+  // Fast path: while the file has no quote character, CSV is plain lines of separated fields (RFC 4180), split
+  // here directly on the bytes (UTF-8 keeps every separator and line break whole: no byte of a longer character
+  // can be taken for one); at the first quote the rest of the file goes through csv-parse, as text.
   let fast = sep !== '"' && sep !== '\n' && sep !== '\r';
-  let carry = '';
+  // While the fast path reads bytes, this decoder only checks them: an ASCII chunk needs no check, unless the
+  // chunk before it ended inside a character (`unsure`: the last chunk checked was not ASCII).
+  const checker = new TextDecoder('utf-8', { fatal: true });
+  let unsure = false;
+  // The strict path's text, from the start of the line holding the first quote (a BOM there is content).
+  let decoder: TextDecoder | undefined;
+  let carry: Buffer[] = []; // the start of a line whose end is in a later chunk
+  let carried = 0; // its bytes
   let line = 0; // lines read by the fast path
-  // One line, text[from, stop) with a trailing CR dropped. Once the width is known, a well-formed line goes
+  const tooLarge = (bytes: Buffer, from: number, end: number) => end - from > maxField && charsIn(bytes, from, end) > maxField;
+  // One line, bytes[from, stop) with a trailing CR dropped. Once the width is known, a well-formed line goes
   // straight into the columns: no string is made for it, nor an array of its fields.
-  const fastLine = (text: string, from: number, stop: number) => {
+  const fastLine = (bytes: Buffer, from: number, stop: number) => {
     line++;
-    const end = stop > from && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop;
+    if (line === 1) from = afterBoms(bytes, from, stop);
+    const end = stop > from && bytes[stop - 1] === 13 ? stop - 1 : stop;
     if (end === from) return;
-    if (end - from > maxField) throw new TableError(`line ${line}: a field is too large`);
-    if (width !== undefined && consume.line?.(text, from, end, sep, width)) return;
-    record(text.slice(from, end).split(sep), line);
+    if (tooLarge(bytes, from, end)) throw new TableError(`line ${line}: a field is too large`);
+    if (width !== undefined && consume.line?.(bytes, from, end, sepBytes, width)) return;
+    record(bytes.toString('utf8', from, end).split(sep), line);
   };
-  // Lines are read in place in the decoded chunk (a flat string); only a line split across chunks is joined.
-  const fastLines = (text: string, final: boolean) => {
+  const takeCarry = (): Buffer => {
+    const joined = carry.length === 1 ? carry[0] : Buffer.concat(carry, carried);
+    carry = [];
+    carried = 0;
+    return joined;
+  };
+  // Lines are read in place in the chunk; only a line split across chunks is joined.
+  const fastLines = (bytes: Buffer, final: boolean) => {
     let start = 0;
-    if (carry) {
-      const nl = text.indexOf('\n');
+    if (carried) {
+      const nl = bytes.indexOf(10);
       if (nl < 0 && !final) {
-        carry += text;
+        carry.push(bytes);
+        carried += bytes.length;
         return;
       }
-      const joined = carry + (nl < 0 ? text : text.slice(0, nl));
-      carry = '';
+      carry.push(nl < 0 ? bytes : bytes.subarray(0, nl));
+      carried += nl < 0 ? bytes.length : nl;
+      const joined = takeCarry();
       fastLine(joined, 0, joined.length);
       if (nl < 0) return;
       start = nl + 1;
     }
-    for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
-      fastLine(text, start, nl);
+    for (let nl = bytes.indexOf(10, start); nl >= 0; nl = bytes.indexOf(10, start)) {
+      fastLine(bytes, start, nl);
       start = nl + 1;
     }
-    if (start < text.length) {
-      if (final) fastLine(text, start, text.length);
-      else carry = text.slice(start);
+    if (start < bytes.length) {
+      if (final) fastLine(bytes, start, bytes.length);
+      else {
+        carry.push(bytes.subarray(start));
+        carried += bytes.length - start;
+      }
     }
   };
   const where = () => (fast ? line + 1 : line + parser.info.lines);
@@ -120,41 +143,64 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     let first = true;
     try {
       for await (const chunk of chunks) {
-        let text: string;
-        try {
-          text = decoder.decode(chunk, { stream: true });
-        } catch {
-          throw new TableError(
+        const badBytes = () =>
+          new TableError(
             `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${where()}); save it as UTF-8`,
           );
-        }
-        if (text.indexOf('\u0000') >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
-        offset += chunk.length;
-        if (first && text.length) {
-          first = false;
-          if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-          if (options.sizeInBytes) consume.expect(expectedLines(text, chunk.length, options.sizeInBytes), options.sizeInBytes);
-        }
-        if (fast && text.indexOf('"') < 0) {
-          fastLines(text, false);
-          if (carry.length > maxField) throw new TableError(`line ${line + 1}: a field is too large`);
-          continue;
-        }
+        let text: string;
         if (fast) {
+          const ascii = isAscii(chunk);
+          if (!ascii || unsure) {
+            try {
+              checker.decode(chunk, { stream: true });
+            } catch {
+              throw badBytes();
+            }
+            unsure = !ascii;
+          }
+          if (chunk.indexOf(0) >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
+          offset += chunk.length;
+          if (first && chunk.length) {
+            first = false;
+            if (options.sizeInBytes) consume.expect(expectedLines(chunk, options.sizeInBytes), options.sizeInBytes);
+          }
+          if (chunk.indexOf(34) < 0) {
+            fastLines(chunk, false);
+            if (carried > maxField) {
+              const joined = takeCarry();
+              if (tooLarge(joined, 0, joined.length)) throw new TableError(`line ${line + 1}: a field is too large`);
+              carry.push(joined);
+              carried = joined.length;
+            }
+            continue;
+          }
+          // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
           fast = false;
-          text = carry + text;
-          carry = '';
+          decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+          carry.push(chunk);
+          carried += chunk.length;
+          const rest = takeCarry();
+          text = decoder.decode(line === 0 ? rest.subarray(afterBoms(rest, 0, rest.length)) : rest, { stream: true });
+        } else {
+          try {
+            text = (decoder as TextDecoder).decode(chunk, { stream: true });
+          } catch {
+            throw badBytes();
+          }
+          if (text.indexOf('\u0000') >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
+          offset += chunk.length;
         }
         // a fault found in this text destroys the parser, which then never drains: stop at its close too
         if (!parser.write(text)) await drainedOrClosed(parser);
         if (parser.destroyed) return; // the loop below reports the parser's error
       }
       try {
-        decoder.decode();
+        if (!fast) (decoder as TextDecoder).decode();
+        else if (unsure) checker.decode();
       } catch {
         throw new TableError('the file ends in the middle of a UTF-8 character');
       }
-      if (fast) fastLines('', true);
+      if (fast) fastLines(Buffer.alloc(0), true);
       parser.end();
     } catch (e) {
       parser.destroy(e as Error);
@@ -220,11 +266,32 @@ export function parseTableText(text: string, options: TableOptions): ParsedTable
 }
 
 /** Lines a file of `size` bytes should hold, from the lines in its first chunk (a little over: rows vary). */
-function expectedLines(text: string, bytes: number, size: number): number {
+function expectedLines(chunk: Buffer, size: number): number {
   let lines = 0;
-  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) lines++;
-  if (lines < 2 || bytes >= size) return lines + 1;
-  return Math.ceil(((size * lines) / bytes) * 1.05);
+  for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) lines++;
+  if (lines < 2 || chunk.length >= size) return lines + 1;
+  return Math.ceil(((size * lines) / chunk.length) * 1.05);
+}
+
+const BOM = [0xef, 0xbb, 0xbf];
+
+/**
+ * Where the first line starts once the byte order marks before it are dropped: up to two, as the text path
+ * always dropped them (TextDecoder drops one, the first line's check another; csv-parse, a third).
+ */
+function afterBoms(bytes: Buffer, from: number, end: number): number {
+  for (let k = 0; k < 2 && end - from >= 3 && BOM.every((b, i) => bytes[from + i] === b); k++) from += 3;
+  return from;
+}
+
+/** Characters (UTF-16 code units, as csv-parse counts a record's size) in the UTF-8 bytes[from, end). */
+function charsIn(bytes: Buffer, from: number, end: number): number {
+  let n = 0;
+  for (let k = from; k < end; k++) {
+    const b = bytes[k];
+    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+  }
+  return n;
 }
 
 /**
@@ -271,9 +338,22 @@ interface Consumer {
   /** The file should have about `lines` lines in its `size` bytes (before the first record). */
   expect(lines: number, size: number): void;
   record(fields: string[], line: number): void;
-  /** Takes the unquoted line text[start, end) when it has exactly `width` fields; false (nothing taken) otherwise. */
-  line?(text: string, start: number, end: number, separator: string, width: number): boolean;
+  /**
+   * Takes the unquoted line in the UTF-8 bytes[start, end) when it has exactly `width` fields split by the
+   * bytes of `separator`; false otherwise, when the caller must fail (some of its fields may have been taken).
+   */
+  line?(bytes: Buffer, start: number, end: number, separator: Buffer, width: number): boolean;
   finish(): ParsedTable;
+}
+
+/** Bytes a number can be written with (digits, signs, point, exponent): a separator among them is not read in the same pass as the numbers. */
+const NUMBER_BYTES = new Set(Array.from('0123456789+-.eE', (c) => c.charCodeAt(0)));
+
+/** Whether the bytes of `separator` stand at bytes[k] (before `end`). */
+function startsAt(bytes: Buffer, k: number, end: number, separator: Buffer): boolean {
+  if (k + separator.length > end) return false;
+  for (let i = 1; i < separator.length; i++) if (bytes[k + i] !== separator[i]) return false;
+  return true;
 }
 
 /** Samples in rows: the usual table, one column per feature. */
@@ -307,28 +387,40 @@ function rowsConsumer(o: TableOptions): Consumer {
       for (let j = 0; j < b.length; j++) b[j].push(fields[j]);
       rows++;
     },
-    line(text, start, end, separator, width) {
+    line(bytes, start, end, separator, width) {
       if (!builders || builders.length !== width) return false;
-      if (width === 1) {
-        // no separator may stand in the line; indexOf would look for one to the end of the chunk, line after line
-        const code = separator.charCodeAt(0);
-        for (let k = start; k < end; k++) if (text.charCodeAt(k) === code) return false;
-        builders[0].pushField(text, start, end);
+      if (separator.length === 1 && !NUMBER_BYTES.has(separator[0])) {
+        // each cell read up to the separator in one pass (its number parsed on the way)
+        const code = separator[0];
+        for (let j = 0, k = start; ; j++) {
+          k = builders[j].pushCellAt(bytes, k, end, code);
+          if (k === end) {
+            if (j !== width - 1) return false;
+            break;
+          }
+          if (j === width - 1) return false;
+          k++;
+        }
         rows++;
         return true;
       }
+      // a separator of several bytes, or one that numbers are written with: find where each field ends first
       if (ends.length < width) ends = new Int32Array(width);
+      const first = separator[0];
+      const size = separator.length;
       let n = 0;
-      for (let at = text.indexOf(separator, start); at >= 0 && at < end; at = text.indexOf(separator, at + 1)) {
+      for (let k = start; k < end; k++) {
+        if (bytes[k] !== first || (size > 1 && !startsAt(bytes, k, end, separator))) continue;
         if (n === width - 1) return false;
-        ends[n++] = at;
+        ends[n++] = k;
+        k += size - 1;
       }
       if (n !== width - 1) return false;
       ends[n] = end;
       let from = start;
       for (let j = 0; j < width; j++) {
-        builders[j].pushField(text, from, ends[j]);
-        from = ends[j] + 1;
+        builders[j].pushBytes(bytes, from, ends[j]);
+        from = ends[j] + size;
       }
       rows++;
       return true;

@@ -1,7 +1,11 @@
+import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { buffersOf } from '../common/worker-thread';
+import { packTable } from './column-codec';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
 
+/** The thread's workerData: the parser's options, and whether to pack the columns as stored (packTable). */
+export type ParserThreadOptions = TableOptions & { pack?: boolean };
 /** From the main thread: the file's chunks in order, then the end. (A failure to read them ends the thread.) */
 export type ParseInput = { chunk: Uint8Array } | { end: true };
 /** To the main thread: one `taken` per chunk consumed (flow control), then the table or the fault. */
@@ -30,9 +34,12 @@ async function main(): Promise<void> {
   let out: ParseOutput;
   let transfer: ArrayBuffer[] = [];
   try {
-    const table = await parseTable(chunks(), workerData as TableOptions);
+    const options = workerData as ParserThreadOptions;
+    const table = await parseTable(chunks(), options);
+    // packed here, off the service's event loop and at the engine's priority (libuv's pool, one lane per core)
+    if (options.pack) await packTable(table, Math.max(1, Math.min(4, os.availableParallelism())));
     out = { ok: true, table };
-    transfer = buffersOf(table.columns.flatMap((c) => [c.values, c.codes].filter((a) => a !== undefined)));
+    transfer = buffersOf(table.columns.flatMap((c) => [c.values, c.codes, c.packed].filter((a) => a !== undefined)));
   } catch (e) {
     out = { ok: false, tableError: e instanceof TableError, message: (e as Error).message || String(e) };
   }
