@@ -203,6 +203,20 @@ describe('trees, forests and SVMs', () => {
     const rbf = new SVM('rbf', 1, 1).fit(X, target, new Rng(1));
     expect(accuracy(rbf.predict(X), y, 3)).toBeGreaterThan(0.95);
     roundTrip(rbf, X);
+    // three classes with a kernel: one machine per pair of classes (LIBSVM's one-vs-one)
+    expect(rbf.scheme).toBe('ovo');
+    expect(rbf.pairs).toEqual([
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ]);
+    // a pipeline saved before one-vs-one (no scheme) is read as one-vs-rest: one column per machine
+    const { scheme: _scheme, pairs: _pairs, ...old } = rbf.toJSON();
+    expect(SVM.fromJSON(old).scheme).toBe('ovr');
+    // a class absent from the training rows: its pairs always vote for the other class, and it is never predicted
+    const absent = Float64Array.from(target.y, (v) => (v === 2 ? 1 : v));
+    const two = new SVM('rbf', 1, 1).fit(X, { y: absent, classCount: 3 }, new Rng(1)).predict(X);
+    for (let i = 0; i < X.rows; i++) expect(two[i * 3 + 2]).toBeLessThan(Math.max(two[i * 3], two[i * 3 + 1]));
   });
 
   it('kernel rows computed on demand (large n) equal the precomputed matrix', () => {

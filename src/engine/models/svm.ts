@@ -522,14 +522,19 @@ function expansionFromJSON(j: Record<string, unknown>): Expansion {
 }
 
 /**
- * C-SVM classifier (one-vs-rest for more than two classes). Outputs scores that order like the decision
+ * C-SVM classifier (more than two classes: one-vs-one with a kernel, as LIBSVM; one-vs-rest with the linear solver). Outputs scores that order like the decision
  * values: the logistic of the decision value (binary, column 1 = second class) or a softmax of the
- * one-vs-rest decision values; these are scores for AUC, not calibrated probabilities.
+ * one-vs-rest decision values (one-vs-one: of the class scores of `pairScores`); these are scores for AUC, not
+ * calibrated probabilities. Pipelines saved before one-vs-one (no `scheme`) still predict one-vs-rest.
  */
 export class SVM implements Model {
   outputWidth = 2;
   classCount = 2;
   machines: Expansion[] = [];
+  /** 'ovr': a machine per class against the rest (two classes, linear kernels); 'ovo': a machine per pair of classes */
+  scheme: 'ovr' | 'ovo' = 'ovr';
+  /** ovo: the classes (a, b) of each machine; a positive decision votes for a */
+  pairs: [number, number][] = [];
 
   constructor(
     readonly kernel: Kernel,
@@ -551,6 +556,7 @@ export class SVM implements Model {
       return this;
     }
     const K = new KernelRows(X, this.kernel, this.gamma);
+    if (this.classCount > 2) return this.fitPairs(X, target, K);
     const QD = K.diagonal;
     const p = new Float64Array(n).fill(-1);
     this.machines = heads.map((cls) => {
@@ -563,6 +569,53 @@ export class SVM implements Model {
     return this;
   }
 
+  /**
+   * More than two classes with a kernel: one machine per pair of classes on the samples of those two, as LIBSVM
+   * (and scikit-learn's SVC) do; each solves a problem of about 2n / K samples instead of n, so K classes cost about
+   * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once and shared by the pairs.
+   */
+  private fitPairs(X: Design, target: Target, K: KernelRows): this {
+    const n = X.rows;
+    this.scheme = 'ovo';
+    this.pairs = [];
+    this.machines = [];
+    for (let a = 0; a < this.classCount; a++)
+      for (let b = a + 1; b < this.classCount; b++) {
+        const idx: number[] = [];
+        for (let i = 0; i < n; i++) if (target.y[i] === a || target.y[i] === b) idx.push(i);
+        const y = Int8Array.from(idx, (i) => (target.y[i] === a ? 1 : -1));
+        const coef = new Float64Array(n);
+        let rho: number;
+        if (y.includes(1) && y.includes(-1)) {
+          const rows = new Map<number, Float64Array>();
+          const row = (i: number): Float64Array => {
+            let r = rows.get(i);
+            if (!r) {
+              const full = K.row(idx[i]);
+              r = new Float64Array(idx.length);
+              for (let k = 0; k < idx.length; k++) r[k] = full[idx[k]];
+              rows.set(i, r);
+            }
+            return r;
+          };
+          const fitted = smo(
+            idx.length,
+            idx.length,
+            row,
+            Float64Array.from(idx, (i) => K.diagonal[i]),
+            new Float64Array(idx.length).fill(-1),
+            y,
+            this.C,
+          );
+          idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
+          rho = fitted.rho;
+        } else rho = y.includes(1) ? -1 : 1; // a class absent from these rows: the pair always votes for the other
+        this.machines.push(expansion(X, this.kernel, coef, rho));
+        this.pairs.push([a, b]);
+      }
+    return this;
+  }
+
   /** Raw decision values, one column per machine. */
   decisionValues(X: Design): Float64Array {
     const m = this.machines.length;
@@ -572,7 +625,7 @@ export class SVM implements Model {
   }
 
   predict(X: Design): Float64Array {
-    const f = this.decisionValues(X);
+    const f = this.scheme === 'ovo' ? this.pairScores(this.decisionValues(X), X.rows) : this.decisionValues(X);
     const K = this.classCount;
     const out = new Float64Array(X.rows * K);
     for (let i = 0; i < X.rows; i++) {
@@ -591,9 +644,31 @@ export class SVM implements Model {
     return out;
   }
 
+  /**
+   * One score per class from the pairs' decision values, as scikit-learn's one-vs-rest shaped decision function of
+   * SVC: the votes of a class plus its summed confidence squashed into (-1/3, 1/3), so ties of votes are broken by
+   * confidence and no confidence outweighs a vote.
+   */
+  private pairScores(f: Float64Array, rows: number): Float64Array {
+    const K = this.classCount;
+    const m = this.pairs.length;
+    const votes = new Float64Array(rows * K);
+    const confidence = new Float64Array(rows * K);
+    for (let i = 0; i < rows; i++)
+      this.pairs.forEach(([a, b], k) => {
+        const v = f[i * m + k];
+        votes[i * K + (v > 0 ? a : b)]++;
+        confidence[i * K + a] += v;
+        confidence[i * K + b] -= v;
+      });
+    return votes.map((v, j) => v + confidence[j] / (3 * (Math.abs(confidence[j]) + 1)));
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       type: 'svm',
+      scheme: this.scheme,
+      ...(this.scheme === 'ovo' ? { pairs: this.pairs } : {}),
       kernel: this.kernel,
       C: this.C,
       gammaFactor: this.gammaFactor,
@@ -608,6 +683,11 @@ export class SVM implements Model {
     m.classCount = json.classCount as number;
     m.outputWidth = m.classCount;
     m.machines = (json.machines as Record<string, unknown>[]).map(expansionFromJSON);
+    // pipelines saved before one-vs-one have no scheme: one-vs-rest
+    if (json.scheme === 'ovo') {
+      m.scheme = 'ovo';
+      m.pairs = json.pairs as [number, number][];
+    }
     return m;
   }
 }
