@@ -9,9 +9,9 @@ import { computeMetrics, metricNames } from '../src/engine/metrics';
 import { Rng } from '../src/engine/rng';
 import type { AnalysisParameters, EngineColumn, EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
 
-// the shared datasets stand beside the repository (../shared/data); from dist/bench that is four levels up
-export const DATA_DIR =
-  process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '../..' : '../../..', 'shared', 'data');
+// the datasets live in the repository's test/data (its README says where each comes from); this file runs
+// from bench/ (ts-jest) or dist/bench/ (npm run bench); SIGNET_DATA_DIR names another folder of the same files
+export const DATA_DIR = process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '..' : '../..', 'test', 'data');
 
 export interface SharedDataset {
   name: string;

@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { ensureDatabase, startEmbeddedPostgres } from '../src/database/embedded-postgres';
 import { UsersService } from '../src/auth/users.service';
+import { DATA_DIR } from './engine-datasets';
 
 const run = promisify(execFile);
 
@@ -145,11 +146,11 @@ export async function call<T = any>(s: BenchClient, method: 'GET' | 'POST', rout
 }
 
 /** Samples the process's resident memory every 100 ms; `peak()` gives the highest seen, in MB. */
-/** Uploads the shared breast_cancer.csv into a new project and waits for its dataset task to end. */
+/** Uploads test/data/breast_cancer.csv (or SIGNET_DATA_DIR's) into a new project and waits for its dataset task to end. */
 export async function breastCancerDataset(
   s: BenchClient,
 ): Promise<{ projectId: string; taskId: string; task: { state: string; datasetId?: string } }> {
-  const csv = fs.readFileSync(path.resolve(__dirname, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv'));
+  const csv = fs.readFileSync(path.join(DATA_DIR, 'breast_cancer.csv'));
   await fetch(`${s.base}/file/bc/upload`, { method: 'POST', headers: { authorization: s.auth, 'content-type': 'text/csv' }, body: csv });
   const { projectId } = await call<{ projectId: string }>(s, 'POST', '/createProject', { name: 'bench' });
   const { taskId } = await call<{ taskId: string }>(s, 'POST', '/file/bc/createDataset', {

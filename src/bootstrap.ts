@@ -29,11 +29,15 @@ export async function prepare(
   return { config, logger, root, log, db };
 }
 
-/** SIGINT/SIGTERM: close the application (jobs handed back), then the embedded PostgreSQL, then exit. */
+/**
+ * SIGINT/SIGTERM: close the application (jobs handed back), then the embedded PostgreSQL, then exit. A second
+ * signal while that runs (npm forwards the one it gets; Ctrl-C reaches every process of the terminal's group) is
+ * ignored rather than killing the process halfway, with its PostgreSQL still running.
+ */
 export function onShutdown(log: Logger, close: () => Promise<void>, db: ResolvedDatabase): void {
   let closing = false;
   const shutdown = async (signal: string) => {
-    if (closing) return;
+    if (closing) return log.log(`${signal}: already shutting down`);
     closing = true;
     log.log(`${signal}: shutting down; running jobs are handed back to the queue`);
     const force = setTimeout(() => process.exit(1), 20_000);
@@ -45,8 +49,8 @@ export function onShutdown(log: Logger, close: () => Promise<void>, db: Resolved
       process.exit(0);
     }
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
 }
 
 export function fatal(what: string) {

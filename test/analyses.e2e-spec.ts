@@ -8,7 +8,7 @@ import {
   expectError,
   expectSuccess,
   pollUntil,
-  SHARED_DATA,
+  TEST_DATA,
   TestApp,
   uploadDataset,
 } from './utils';
@@ -24,7 +24,7 @@ beforeAll(async () => {
   owner = await createUser(t);
   projectId = await createProject(t, owner.auth, 'analyses');
   for (const f of ['iris', 'diabetes', 'lung']) {
-    datasets[f] = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(SHARED_DATA, `${f}.csv`)), { name: f });
+    datasets[f] = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${f}.csv`)), { name: f });
   }
   const change = await t
     .http()
@@ -214,7 +214,7 @@ describe('deleting a running analysis', () => {
   it('stops its computation within 2 seconds and frees its cores', async () => {
     const quota = await createUser(t, undefined, 1);
     const p = await createProject(t, quota.auth, 'quota');
-    const ds = await uploadDataset(t, quota.auth, p, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const ds = await uploadDataset(t, quota.auth, p, fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv')));
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'long' };
     const { analysisId } = expectSuccess(await t.http().post(`${API}/dataset/${ds}/analyze`).set('Authorization', quota.auth).send(body));
     // the user's single core is taken

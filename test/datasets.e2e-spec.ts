@@ -8,7 +8,7 @@ import {
   createUser,
   expectError,
   expectSuccess,
-  SHARED_DATA,
+  TEST_DATA,
   TestApp,
   uploadDataset,
   uploadTask,
@@ -26,7 +26,7 @@ afterAll(async () => {
   await t.close();
 });
 
-const shared = (name: string) => fs.readFileSync(path.join(SHARED_DATA, name));
+const shared = (name: string) => fs.readFileSync(path.join(TEST_DATA, name));
 
 describe('the shared datasets', () => {
   it.each([

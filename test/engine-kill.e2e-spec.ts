@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
-import { SHARED_DATA } from './utils';
+import { TEST_DATA } from './utils';
 import { freePort } from './free-port';
 
 /**
@@ -113,7 +113,7 @@ it('kill -9 of the service mid-analysis and mid-dataset-build: after a restart b
       );
 
     const { projectId } = await call('/createProject', { name: 'kill' });
-    const cancerTask = await createDataset(projectId, 'cancer', fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const cancerTask = await createDataset(projectId, 'cancer', fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv')));
     const cancer = (await ended(`/task/${cancerTask}/status`)).datasetId!;
     const { analysisId } = await call(`/dataset/${cancer}/analyze`, {
       outcome: { classification: 'diagnosis' },

@@ -13,7 +13,7 @@ import {
   expectError,
   expectSuccess,
   pollUntil,
-  SHARED_DATA,
+  TEST_DATA,
   TestApp,
   uploadDataset,
 } from './utils';
@@ -27,8 +27,8 @@ import {
 
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createUser>>;
-const IRIS = fs.readFileSync(path.join(SHARED_DATA, 'iris.csv'));
-const CANCER = fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv'));
+const IRIS = fs.readFileSync(path.join(TEST_DATA, 'iris.csv'));
+const CANCER = fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv'));
 
 beforeAll(async () => {
   t = await createTestApp({ WORKER_CORES: '2' });

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
+import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
 /**
  * The job system across processes: worker processes (`node dist/src/worker-main.js`, what `npm run worker`
@@ -73,8 +73,8 @@ beforeAll(async () => {
   projectId = await createProject(t, owner.auth, 'jobs');
   // datasets are created by a worker too: the API process runs none
   const w = worker();
-  iris = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')), { name: 'iris' });
-  cancer = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')), { name: 'cancer' });
+  iris = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, 'iris.csv')), { name: 'iris' });
+  cancer = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv')), { name: 'cancer' });
   w.kill('SIGTERM');
   await new Promise((r) => w.once('exit', r));
 }, 120_000);

@@ -7,7 +7,7 @@ import { createApp } from '../src/app';
 import { loadConfig } from '../src/config/config';
 import { createRootLogger, nestLogger, textLine } from '../src/common/logger';
 import { UsersService } from '../src/auth/users.service';
-import { API, freshDatabase, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
+import { API, freshDatabase, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
 /** The real app logging JSON lines into memory, as it writes them to stdout in production. */
 describe('logs', () => {
@@ -98,7 +98,7 @@ describe('logs', () => {
     const auth = `Bearer ${token}`;
     const t = { http } as unknown as TestApp;
     const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'logs' })).body.payload.projectId;
-    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(TEST_DATA, 'iris.csv')));
     const started = await http()
       .post(`${API}/dataset/${datasetId}/analyze`)
       .set('Authorization', auth)
@@ -122,7 +122,7 @@ describe('logs', () => {
     const t = { http } as unknown as TestApp;
     const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'cancel' })).body.payload
       .projectId;
-    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(SHARED_DATA, 'breast_cancer.csv')));
+    const datasetId = await uploadDataset(t, auth, projectId, fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv')));
     const started = await http()
       .post(`${API}/dataset/${datasetId}/analyze`)
       .set('Authorization', auth)

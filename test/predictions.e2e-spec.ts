@@ -8,7 +8,7 @@ import {
   expectError,
   expectSuccess,
   pollUntil,
-  SHARED_DATA,
+  TEST_DATA,
   TestApp,
   uploadDataset,
 } from './utils';
@@ -23,7 +23,7 @@ let header: string;
 
 /** iris split in two: every 5th row held out, with an id column for sample ids. */
 function split(): { train: string; test: string } {
-  const lines = fs.readFileSync(path.join(SHARED_DATA, 'iris.csv'), 'utf8').trim().split('\n');
+  const lines = fs.readFileSync(path.join(TEST_DATA, 'iris.csv'), 'utf8').trim().split('\n');
   header = `id,${lines[0]}`;
   const rows = lines.slice(1).map((l, i) => `s${i + 1},${l}`);
   heldOut = rows.filter((_, i) => i % 5 === 0);

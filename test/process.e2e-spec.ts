@@ -6,8 +6,9 @@ import { promisify } from 'node:util';
 import { freePort } from './free-port';
 
 /**
- * The service as an operator runs it: `node dist/src/main.js` (what `npm start` runs after building) on a
- * fresh data directory with the embedded PostgreSQL, the CLI beside it, then SIGTERM.
+ * The service as an operator runs it: `node dist/src/main.js` (what `npm start` runs once dist is current) on a
+ * fresh data directory with the embedded PostgreSQL, the CLI beside it, then SIGTERM; and the README's commands
+ * themselves, `npm start` and `npm run worker`, stopped by a signal to npm.
  */
 const ROOT = path.resolve(__dirname, '..');
 const run = promisify(execFile);
@@ -40,6 +41,43 @@ function postgresProcessesOf(pgDir: string): number[] {
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
+/** Every live descendant of `pid` (Linux /proc), with its command line. */
+function descendantsOf(pid: number): { pid: number; cmd: string }[] {
+  const parentOf = new Map<number, number>();
+  for (const d of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      // state, then ppid, after the command in parentheses
+      if (stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z')
+        parentOf.set(Number(d), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length;) {
+    frontier = [...parentOf].filter(([, ppid]) => frontier.includes(ppid)).map(([p]) => p);
+    found.push(...frontier);
+  }
+  return found.flatMap((p) => {
+    try {
+      return [{ pid: p, cmd: fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').join(' ').trim() }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Whether `pid` is still a live process (a zombie is not: it has exited). */
+function running(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 describe('the service process', () => {
@@ -168,4 +206,77 @@ describe('the service process', () => {
     expect((res as { code: number }).code).toBe(2);
     expect((res as { stderr: string }).stderr).toContain('PORT must be an integer');
   });
+});
+
+describe("the README's commands, stopped by a signal", () => {
+  const dist = path.join(ROOT, 'dist', 'src', 'main.js');
+  // dist is current (npm test builds first; a run of this file alone gets it built here), so neither command rebuilds
+  beforeAll(() => run(process.execPath, [require.resolve('typescript/bin/tsc'), '-b', 'tsconfig.build.json'], { cwd: ROOT }), 120_000);
+
+  /**
+   * Runs `npm <args>` in its own process group on a fresh data directory until `ready`, checks that it started
+   * without rebuilding dist, sends `signal` to npm (or to the whole group, as Ctrl-C in a terminal does), and
+   * asserts that npm exits and nothing it started (node, the embedded PostgreSQL) is left 10 s later.
+   */
+  async function startThenStop(
+    args: string[],
+    signal: NodeJS.Signals,
+    to: 'npm' | 'group',
+    ready: (port: number, out: () => string) => Promise<unknown>,
+  ) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-npm-'));
+    const port = await freePort();
+    const env = { ...process.env, DATA_DIR: dir, PORT: String(port), EMBEDDED_PG_PORT: String(await freePort()), LOG_FORMAT: 'json' };
+    const built = fs.statSync(dist).mtimeMs;
+    const npm = spawn('npm', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let out = '';
+    npm.stdout.on('data', (d) => (out += d));
+    npm.stderr.on('data', (d) => (out += d));
+    const done = exited(npm);
+    let tree: { pid: number; cmd: string }[] = [];
+    try {
+      await ready(port, () => out);
+      expect(fs.statSync(dist).mtimeMs).toBe(built);
+      tree = descendantsOf(npm.pid as number);
+      // npm's shell execs node: node is npm's child and gets the signal npm forwards
+      expect(tree.map((p) => p.cmd)).toEqual(expect.arrayContaining([expect.stringMatching(/^node dist\/src\/(main|worker-main)\.js$/)]));
+      expect(postgresProcessesOf(path.join(dir, 'pg')).length).toBeGreaterThan(0);
+      const t0 = Date.now();
+      process.kill(to === 'group' ? -(npm.pid as number) : (npm.pid as number), signal);
+      await done;
+      while (tree.some((p) => running(p.pid)) && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 100));
+      expect(tree.filter((p) => running(p.pid))).toEqual([]);
+      expect(postgresProcessesOf(path.join(dir, 'pg'))).toEqual([]);
+      expect(Date.now() - t0).toBeLessThan(10_000);
+      expect(out).toContain(`${signal}: shutting down`);
+    } finally {
+      for (const p of tree) if (running(p.pid)) process.kill(p.pid, 'SIGKILL');
+      if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  const serving = (port: number) =>
+    waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/api/public/v1/health/ready`)).ok ? true : undefined), 60_000);
+
+  it(
+    'npm start: SIGTERM to npm leaves no node or PostgreSQL within 10 s',
+    () => startThenStop(['start'], 'SIGTERM', 'npm', serving),
+    120_000,
+  );
+
+  it(
+    'npm start: Ctrl-C (SIGINT to the whole process group, PostgreSQL included) leaves nothing within 10 s',
+    () => startThenStop(['start'], 'SIGINT', 'group', serving),
+    120_000,
+  );
+
+  it(
+    'npm run worker: SIGINT to npm leaves no node or PostgreSQL within 10 s',
+    () =>
+      startThenStop(['run', 'worker'], 'SIGINT', 'npm', (_port, out) =>
+        waitFor(async () => (out().includes('worker started with') ? true : undefined), 60_000),
+      ),
+    120_000,
+  );
 });

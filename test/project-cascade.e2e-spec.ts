@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, SHARED_DATA, TestApp, uploadDataset } from './utils';
+import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -48,7 +48,7 @@ it('deleting a project removes every row that belongs to it, and nothing of othe
       .set('Authorization', owner.auth)
       .send({ username: friend.username, permissions: ['read'] }),
   );
-  const ds = await uploadDataset(t, owner.auth, p, fs.readFileSync(path.join(SHARED_DATA, 'iris.csv')));
+  const ds = await uploadDataset(t, owner.auth, p, fs.readFileSync(path.join(TEST_DATA, 'iris.csv')));
   const { analysisId } = expectSuccess(
     await t
       .http()

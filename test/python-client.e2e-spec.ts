@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { freePort } from './free-port';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
+import { createTestApp, createUser, TEST_DATA, TestApp } from './utils';
 
 /**
  * The Python client (clients/python) against the real app listening on a free port: its unittest suite,
@@ -30,7 +30,7 @@ describe('the Python client', () => {
       SIGNET_URL: url,
       SIGNET_USERNAME: username,
       SIGNET_PASSWORD: `password-${username}`,
-      SIGNET_DATA: path.join(SHARED_DATA, 'breast_cancer.csv'),
+      SIGNET_DATA: path.join(TEST_DATA, 'breast_cancer.csv'),
       PYTHONDONTWRITEBYTECODE: '1',
     };
     const res = await run('python3', ['-m', 'unittest', 'discover', '-s', 'tests', '-t', '.', '-v'], {

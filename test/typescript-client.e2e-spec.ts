@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { SignetClient, SignetError } from '../clients/typescript/src/client';
 import { journey } from '../clients/typescript/examples/journey';
 import { OpenApiDoc, responseValidator } from './response-schemas';
-import { createTestApp, createUser, SHARED_DATA, TestApp } from './utils';
+import { createTestApp, createUser, TEST_DATA, TestApp } from './utils';
 
 /**
  * The TypeScript client (clients/typescript: types generated from the OpenAPI document, calls through
@@ -62,7 +62,7 @@ describe('the TypeScript client', () => {
       url,
       username,
       password: `password-${username}`,
-      data: path.join(SHARED_DATA, 'breast_cancer.csv'),
+      data: path.join(TEST_DATA, 'breast_cancer.csv'),
       print: (l) => lines.push(l),
       onClient: (client) =>
         client.api.use({

@@ -102,8 +102,8 @@ export function expectSuccess<T = any>(res: { status: number; body: { payload?: 
   return res.body.payload as T;
 }
 
-/** The shared datasets beside the repository (`../shared/data`). */
-export const SHARED_DATA = path.resolve(__dirname, '..', '..', 'shared', 'data');
+/** The datasets the tests upload, in the repository (`test/data`, whose README says where each comes from). */
+export { TEST_DATA } from './data';
 
 /** Polls `GET <path>` until `done(payload)` holds; returns that payload. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the payload they expect

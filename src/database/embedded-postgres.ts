@@ -334,6 +334,7 @@ async function startOwned(
     );
   }
   log(`embedded PostgreSQL started on 127.0.0.1:${port}`);
+  const pid = runningServer(pgDir)?.pid;
   let stopped = false;
   return {
     url: urlFor(password, port),
@@ -342,7 +343,12 @@ async function startOwned(
       if (stopped) return;
       stopped = true;
       try {
-        await server.stop();
+        // server.stop() sends SIGINT and waits for the server's exit event, which never comes when the server has
+        // already exited (a Ctrl-C in a terminal reaches every process of its group, PostgreSQL included): the
+        // server's pid going away ends the wait too
+        if (pid === undefined) await server.stop();
+        else if (!(await Promise.race([server.stop().then(() => true), waitUntil(() => !alive(pid), 15_000)])))
+          process.kill(pid, 'SIGQUIT');
       } finally {
         releaseOwnership(dataDir);
       }

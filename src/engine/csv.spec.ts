@@ -1,11 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { TEST_DATA as DATA } from '../../test/data';
 import { columnType, textColumnsOf, toEngineColumn } from '../datasets/column-codec';
 import { parseTable, parseTableText, TableError, TableOptions } from '../datasets/table-parser';
 import { datasetFromCsv } from './csv';
 import type { EngineDataset, FeatureType } from './types';
-
-const DATA = path.resolve(__dirname, '..', '..', '..', 'shared', 'data');
 
 /** The dataset an upload of `text` gives the engine: parseTable on a stream of small chunks, typed as stored. */
 async function asUploaded(text: string, types: Record<string, FeatureType> = {}): Promise<EngineDataset> {

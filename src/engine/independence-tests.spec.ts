@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { TEST_DATA as DATA, TEST_REFERENCES } from '../../test/data';
 import { datasetFromCsv } from './csv';
 import { eventIndicator, type FeatureMeta } from './data';
 import { logChiSquareSurvival, logFSurvival, logGammaQ, logStudentTTwoSided } from './distributions';
@@ -10,10 +11,6 @@ import { design, type Target } from './models/common';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import type { EngineDataset, FeatureType } from './types';
-
-// the shared datasets and reference values stand beside the repository (../shared)
-const SHARED = path.resolve(__dirname, '..', '..', '..', 'shared');
-const DATA = `${SHARED}/data`;
 
 interface ReferenceCase {
   x: string;
@@ -28,7 +25,7 @@ interface ReferenceSet {
   n?: number;
   cases: ReferenceCase[];
 }
-const REFERENCES = JSON.parse(fs.readFileSync(`${SHARED}/spec/references/ci-tests.json`, 'utf8')) as Record<string, ReferenceSet>;
+const REFERENCES = JSON.parse(fs.readFileSync(path.join(TEST_REFERENCES, 'ci-tests.json'), 'utf8')) as Record<string, ReferenceSet>;
 
 function load(file: string, types: Record<string, FeatureType> = {}): EngineDataset {
   return datasetFromCsv(fs.readFileSync(`${DATA}/${file}`, 'utf8'), types);

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { TEST_DATA as DATA, TEST_REFERENCES } from '../../test/data';
 import { datasetFromCsv } from './csv';
 import { chooseLambda, LassoFamily, LassoPath, lassoPath, LassoSelector } from './lasso';
 import type { Task } from './metrics';
@@ -7,10 +8,6 @@ import type { Design, Target } from './models/common';
 import { Rng } from './rng';
 import type { SelectionInput } from './selection';
 import type { EngineColumn } from './types';
-
-// the shared datasets and references stand beside the repository (../shared)
-const SHARED = path.resolve(__dirname, '..', '..', '..', 'shared');
-const DATA = path.join(SHARED, 'data');
 
 interface At {
   lambda: number;
@@ -25,7 +22,7 @@ interface Reference {
   path_length: number;
   at: At[];
 }
-const REF = JSON.parse(fs.readFileSync(path.join(SHARED, 'spec', 'references', 'lasso-glmnet.json'), 'utf8')) as Record<string, Reference>;
+const REF = JSON.parse(fs.readFileSync(path.join(TEST_REFERENCES, 'lasso-glmnet.json'), 'utf8')) as Record<string, Reference>;
 
 /** The named columns of a shared dataset as a design, the rows with every column present when `complete`. */
 function load(

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { TEST_DATA as DATA } from '../../test/data';
 import { datasetFromCsv } from './csv';
 import { eventIndicator } from './data';
 import { concordanceIndex } from './metrics';
@@ -13,9 +13,6 @@ import { LogisticRegression } from './models/logistic';
 import { KernelRows, smo, SVM, SVR } from './models/svm';
 import { Rng } from './rng';
 import type { NumericColumn } from './types';
-
-// the shared datasets stand beside the repository (../shared/data)
-const DATA = path.resolve(__dirname, '..', '..', '..', 'shared', 'data');
 
 function roundTrip(model: Model, X: Design): void {
   const before = model.predict(X);

@@ -173,8 +173,8 @@ export class ImageUploadService {
           `${counts.missing} of ${counts.total} samples have no image: ${(counts.first as string[]).join(', ')}${more}`,
         );
       }
-      // the task shows running from commit on: pending means it still takes images
-      await this.jobs.enqueue('imageDataset', { taskId }, { projectId: String(task.project_id), manager: tx, running: true });
+      // the task shows running from commit on (JOB_DEFINITIONS: pending means it still takes images)
+      await this.jobs.enqueue('imageDataset', { taskId }, { projectId: String(task.project_id), manager: tx });
     });
     return {};
   }

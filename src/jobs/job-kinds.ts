@@ -44,14 +44,19 @@ interface JobDefinition<K extends JobKind> {
   subjectId: (payload: JobPayloads[K]) => string;
   /** The code a failure gets when the job gives up on an error that carries none (a crash, a lost worker). */
   failureCode: ErrorCode;
+  /**
+   * What the subject shows while its job waits to run, from enqueue and again when a stopping worker hands it back:
+   * `pending` (not started), or `running` for an image task, whose `pending` means it still takes images.
+   */
+  waitsAs: 'pending' | 'running';
 }
 
 export const JOB_DEFINITIONS: { [K in JobKind]: JobDefinition<K> } = {
   // a build that gives up on a fault of ours has its own code; an unreadable file is a JobFailure (badRequest-115-3-1)
-  createDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.DatasetBuildFailed },
-  imageDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.ImageDatasetFailed },
-  analysis: { subject: 'analysis', subjectId: (p) => p.analysisId, failureCode: Codes.AnalysisFailed },
-  prediction: { subject: 'prediction', subjectId: (p) => p.predictionId, failureCode: Codes.PredictionFailed },
+  createDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.DatasetBuildFailed, waitsAs: 'pending' },
+  imageDataset: { subject: 'task', subjectId: (p) => p.taskId, failureCode: Codes.ImageDatasetFailed, waitsAs: 'running' },
+  analysis: { subject: 'analysis', subjectId: (p) => p.analysisId, failureCode: Codes.AnalysisFailed, waitsAs: 'pending' },
+  prediction: { subject: 'prediction', subjectId: (p) => p.predictionId, failureCode: Codes.PredictionFailed, waitsAs: 'pending' },
 };
 
 export const JOB_KINDS = Object.keys(JOB_DEFINITIONS) as JobKind[];

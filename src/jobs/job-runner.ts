@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
@@ -34,6 +34,11 @@ export const RESERVE_AFTER_SECONDS = 30;
 /** At most one progress write per job per this interval. */
 const PROGRESS_WRITE_MS = 1000;
 /**
+ * The waits between tries to hand a job back when a try fails (the database busy or restarting): five tries within
+ * about 4 s, well inside the process's forced exit (20 s). After the last, the job waits out its lease.
+ */
+const HAND_BACK_RETRY_MS = [250, 500, 1000, 2000];
+/**
  * What a client reads of a failure that is not a JobFailure: the messages written for clients (FinalJobError, an
  * engine crash), else a reference to the log. A fault of ours (SQL, a library's or Node's words, a path) is
  * never shown.
@@ -60,6 +65,13 @@ export interface JobEnded {
   outcome: JobOutcome;
 }
 
+/** Why a job was aborted: its worker is stopping, and hands it back. */
+class ShuttingDown extends Error {
+  constructor() {
+    super('worker shutting down');
+  }
+}
+
 /** Why a job was aborted: its row is gone (subject deleted) or another worker holds it. */
 class Cancelled extends Error {
   /** `subjectDeleted`: its subject (analysis, task, prediction) was deleted, rather than the job taken over */
@@ -79,7 +91,7 @@ class Cancelled extends Error {
  * is stored only while this runner still holds it.
  */
 @Injectable()
-export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Jobs');
   readonly workerId = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly running = new Map<string, Running>();
@@ -112,10 +124,22 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     this.logger.log(`worker ${this.workerId} polling every ${this.config.jobPollMs} ms, ${this.config.workerCores} cores`);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Shutdown (app.close(), on SIGTERM / SIGINT): claim nothing more, stop the running jobs and hand each back to the
+   * queue without spending its attempt, so that the next worker (this one restarted, or another) takes it at once.
+   * Before the application's shutdown hooks, while the database connections are certainly open.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Stops taking jobs, hands the running ones back, and returns once every one has ended here. */
+  async stop(): Promise<void> {
     this.stopped = true;
-    for (const r of this.running.values()) r.controller.abort(new Error('worker shutting down'));
-    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+    for (const r of this.running.values()) r.controller.abort(new ShuttingDown());
+    // a tick under way may still be claiming a job: start() aborts any it starts from now on
+    while (this.ticking) await new Promise((r) => setTimeout(r, 10));
+    await this.drain();
   }
 
   private freeCores(): number {
@@ -223,6 +247,8 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
         if (this.config.runWorkers) void this.tick();
       });
     this.running.set(job.id, { controller, cost: job.cost, done });
+    // claimed by a tick that was under way when the runner stopped: straight back to the queue
+    if (this.stopped) controller.abort(new ShuttingDown());
   }
 
   /** "analysis 12 (job 40)": what the log lines name. */
@@ -294,18 +320,7 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
   /** A job's run threw: hand it back (shutdown), drop it (cancelled), retry it or give up. */
   private async ended(job: JobRow, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
     const reason = e instanceof Error ? e.message : String(e);
-    if (signal.aborted && this.stopped) {
-      // Shutting down: hand the job back at once rather than waiting for the lease to expire.
-      await this.db
-        .query(
-          `UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
-                  lease_expires_at = NULL, updated_at = now() WHERE id = $1 AND lease_owner = $2`,
-          [job.id, this.workerId],
-        )
-        .catch(() => undefined);
-      this.logger.log(this.fields(job, 'job.handedBack'), `${this.describe(job)} handed back: shutting down`);
-      return 'handedBack';
-    }
+    if (signal.aborted && signal.reason instanceof ShuttingDown) return this.handBack(job);
     if (signal.aborted) {
       // deleted subject: "analysis.cancelled" (or task / prediction); another worker took it over: "job.cancelled"
       const deleted = signal.reason instanceof Cancelled && signal.reason.subjectDeleted;
@@ -342,6 +357,53 @@ export class JobRunner implements OnApplicationBootstrap, OnApplicationShutdown 
     if (error.message !== reason)
       this.logger.error(this.fields(job, 'job.fault', { reason }), `${this.describe(job)} internal fault: ${reason}`);
     return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
+  }
+
+  /**
+   * Hands a job stopped by shutdown back to the queue at once, rather than leaving it to wait out its lease: queued
+   * again with the attempt it was on given back (a clean stop is no failure of the job), its subject waiting as it
+   * did before it started (job-state.ts). A failed try (database busy or restarting) is logged and tried again, up
+   * to HAND_BACK_RETRY_MS; after the last, the job is taken again when its lease expires, that attempt spent.
+   */
+  private async handBack(job: JobRow): Promise<JobOutcome> {
+    const definition = JOB_DEFINITIONS[job.kind];
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const handed = await this.db.transaction(async (tx) => {
+          const rows = await returning(
+            tx,
+            `UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
+                    lease_expires_at = NULL, updated_at = now()
+              WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING id`,
+            [job.id, this.workerId],
+          );
+          if (rows.length) await this.jobs.states.handBack(tx, definition.subject, job.subject_id, definition.waitsAs);
+          return rows.length > 0;
+        });
+        if (!handed) {
+          // deleted meanwhile, or already taken by another worker (its lease had expired)
+          this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded on shutdown: no longer this worker's`);
+          return 'discarded';
+        }
+        this.logger.log(this.fields(job, 'job.handedBack'), `${this.describe(job)} handed back to the queue: shutting down`);
+        return 'handedBack';
+      } catch (e) {
+        const reason = e instanceof Error ? e.message : String(e);
+        const wait = HAND_BACK_RETRY_MS[attempt];
+        if (wait === undefined) {
+          this.logger.error(
+            this.fields(job, 'job.handBackFailed', { reason }),
+            `${this.describe(job)} could not be handed back (${attempt + 1} tries, last: ${reason}): it is taken again when its lease expires, in at most ${this.config.jobLeaseSeconds} s`,
+          );
+          return 'retried';
+        }
+        this.logger.warn(
+          this.fields(job, 'job.handBackRetry', { reason }),
+          `${this.describe(job)} hand-back failed, trying again in ${wait} ms: ${reason}`,
+        );
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
   }
 
   /**

@@ -7,13 +7,15 @@ import type { Finished } from './jobs.types';
  * The one state machine of long-running work, as clients see it on the subject (task, analysis,
  * prediction):
  *
- *   pending --start--> running --finish--> finished
- *      |                  |  \--fail----> failed
- *      \------fail--------+-----------------^
+ *   pending --start------> running --finish--> finished
+ *      |    <--hand back--    |  \--fail----> failed
+ *      \------fail------------+-----------------^
  *   any state --delete of the subject--> cancelled (the row goes, and its job row with it)
  *
- * A retry restarts a running subject (running -> running). `fail` never overwrites a finished or failed
- * subject: the first failure recorded is the one the client sees.
+ * A retry restarts a running subject (running -> running). A worker that stops hands its running jobs
+ * back: their subjects wait again as they did before they started (pending; an image task stays running,
+ * see JOB_DEFINITIONS' waitsAs). `fail` never overwrites a finished or failed subject: the first failure
+ * recorded is the one the client sees.
  */
 export type SubjectState = 'pending' | 'running' | 'finished' | 'failed';
 
@@ -120,6 +122,21 @@ export class SubjectStates {
       [id],
     );
     return rows.length > 0;
+  }
+
+  /**
+   * running -> pending, in the transaction that hands its job back to the queue: the subject is again "not yet
+   * started" (no start time, no progress) until a worker takes the job. A subject that waits as running (an
+   * image task) keeps its state.
+   */
+  async handBack(tx: EntityManager, subject: SubjectKind, id: string, waitsAs: 'pending' | 'running'): Promise<void> {
+    if (waitsAs === 'running') return;
+    const s = SUBJECTS[subject];
+    const sets = [`state = 'pending'`];
+    if (s.updatedAt) sets.push('updated_at = now()');
+    if (s.times) sets.push('start_time = NULL');
+    if (s.progress) sets.push('progress = NULL');
+    await tx.query(`UPDATE ${s.table} SET ${sets.join(', ')} WHERE id = $1 AND state = 'running'`, [id]);
   }
 
   /** Locks a running subject for its finish; false when it is gone (deleted) or no longer running. */

@@ -15,8 +15,6 @@ export interface EnqueueOptions {
   maxAttempts?: number;
   /** Enqueue inside the caller's transaction, so the job exists if and only if the caller's rows do. */
   manager?: EntityManager;
-  /** Show the subject as running from now on (an image task: pending means "still taking images"). */
-  running?: boolean;
 }
 
 /** The jobs table's column that links a job to its subject (foreign key, ON DELETE CASCADE). */
@@ -68,7 +66,8 @@ export class JobsService {
     const manager = options.manager ?? this.db.manager;
     const definition = JOB_DEFINITIONS[kind];
     const subjectId = definition.subjectId(payload);
-    if (options.running && !(await this.states.start(definition.subject, subjectId, manager))) {
+    // a kind whose subject waits as running (an image task) shows running from now on
+    if (definition.waitsAs === 'running' && !(await this.states.start(definition.subject, subjectId, manager))) {
       throw new Error(`${definition.subject} ${subjectId} cannot run (gone or settled)`);
     }
     const [subject]: { user_id: string | null }[] = await manager.query(

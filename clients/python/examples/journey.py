@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """
-The whole journey on the shared breast-cancer dataset: login, project, upload, dataset, a preliminary
-analysis waited for with progress, the result and both plots, a prediction and its rows (JSON and CSV).
+The whole journey on the breast-cancer dataset of the repository's test/data: login, project, upload,
+dataset, a preliminary analysis waited for with progress, the result and both plots, a prediction and its
+rows (JSON and CSV).
 
     SIGNET_URL=http://localhost:8080 SIGNET_USERNAME=admin SIGNET_PASSWORD=... python3 examples/journey.py
 
-(``SIGNET_TOKEN`` instead of the username and password works too.) Run from ``clients/python``, or with
-the package installed (``pip install ./clients/python``).
+(``SIGNET_TOKEN`` instead of the username and password works too; ``SIGNET_DATA`` names another CSV
+file.) Run from ``clients/python``, or with the package installed (``pip install ./clients/python``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ sys.path.insert(0, os.path.dirname(HERE))  # the package beside this folder, whe
 
 from signet_client import SignetClient  # noqa: E402
 
-DEFAULT_DATA = os.path.join(HERE, "..", "..", "..", "..", "shared", "data", "breast_cancer.csv")
+# the repository's test data: clients/python/examples -> the repository root -> test/data
+DEFAULT_DATA = os.path.join(HERE, "..", "..", "..", "test", "data", "breast_cancer.csv")
 
 
 def main(out=sys.stdout) -> Dict[str, Any]:

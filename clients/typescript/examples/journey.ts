@@ -1,6 +1,6 @@
 /**
- * The whole journey on the shared breast-cancer dataset: login, project, upload, dataset, a preliminary
- * analysis waited for with progress, the result and both plots, a prediction and its rows.
+ * The whole journey on the breast-cancer dataset of the repository's test/data: login, project, upload, dataset,
+ * a preliminary analysis waited for with progress, the result and both plots, a prediction and its rows.
  *
  *   cd clients/typescript && npm ci
  *   SIGNET_URL=http://localhost:8080 SIGNET_USERNAME=admin SIGNET_PASSWORD=... npm run journey
@@ -12,7 +12,8 @@ import { SignetClient } from '../src/client';
 
 /** The package folder, whether this runs from examples/ (ts-jest) or from dist/examples/ (npm run journey). */
 const PACKAGE = path.basename(path.dirname(__dirname)) === 'dist' ? path.resolve(__dirname, '..', '..') : path.resolve(__dirname, '..');
-const DEFAULT_DATA = path.resolve(PACKAGE, '..', '..', '..', 'shared', 'data', 'breast_cancer.csv');
+/** The repository's test data: clients/typescript -> the repository root -> test/data. */
+const DEFAULT_DATA = path.resolve(PACKAGE, '..', '..', 'test', 'data', 'breast_cancer.csv');
 
 export interface JourneyOptions {
   url: string;

@@ -1,0 +1,156 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
+
+/**
+ * A worker that stops cleanly (SIGTERM / SIGINT: the service closes its Nest application, app.close()) hands its
+ * running jobs back: queued again with no attempt spent, the subject pending, taken at once by the next worker
+ * rather than after its lease (the default 30 s here). `reader` serves HTTP and runs no workers; each worker is a
+ * whole application on the same database, started and closed as the service's process would be.
+ */
+let reader: TestApp;
+let worker: TestApp | undefined;
+let owner: Awaited<ReturnType<typeof createUser>>;
+let projectId: string;
+let cancer: string;
+
+async function startWorker(): Promise<void> {
+  if (worker) throw new Error('one worker at a time: stop the running one first');
+  worker = await createTestApp({ WORKER_CORES: '1', JOB_LEASE_SECONDS: '30' }, reader.databaseUrl);
+}
+
+async function stopWorker(): Promise<number> {
+  const t0 = Date.now();
+  await worker?.close();
+  worker = undefined;
+  return Date.now() - t0;
+}
+
+async function analyze(): Promise<string> {
+  const res = await reader
+    .http()
+    .post(`${API}/dataset/${cancer}/analyze`)
+    .set('Authorization', owner.auth)
+    .send({ outcome: { classification: 'diagnosis' }, thoroughness: 'preliminary', coreCount: 1, name: 'hand-back' });
+  return expectSuccess(res).analysisId as string;
+}
+
+async function jobOf(analysisId: string) {
+  const [job] = await reader.db.query(
+    `SELECT state, attempts, lease_owner IS NOT NULL AS leased, lease_expires_at IS NOT NULL AS lease FROM jobs WHERE analysis_id = $1`,
+    [analysisId],
+  );
+  return job as { state: string; attempts: number; leased: boolean; lease: boolean };
+}
+
+interface Status {
+  state: string;
+  startTime?: string;
+  executionTimeInSeconds?: number;
+  progress?: number;
+}
+const status = (id: string) => `/analysis/${id}/status`;
+/** Running, and past its first progress report: the engine is mid-way. */
+const midRun = (s: Status) => s.state === 'running' && (s.progress ?? 0) > 0;
+
+beforeAll(async () => {
+  reader = await createTestApp({ RUN_WORKERS: 'false' });
+  owner = await createUser(reader, undefined, 4);
+  projectId = await createProject(reader, owner.auth, 'hand-back');
+  // the dataset is built by a worker too; each test then starts its own
+  await startWorker();
+  cancer = await uploadDataset(reader, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, 'breast_cancer.csv')));
+  await stopWorker();
+}, 120_000);
+
+afterEach(async () => {
+  await stopWorker();
+  await reader.db.query(`DROP TRIGGER IF EXISTS fail_hand_back ON jobs`);
+});
+
+afterAll(async () => {
+  await stopWorker();
+  await reader.close();
+});
+
+it('an analysis stopped three times mid-run by a clean shutdown finishes on its first attempt, pending while it waits', async () => {
+  await startWorker();
+  const id = await analyze();
+  for (let stop = 1; stop <= 3; stop++) {
+    await pollUntil<Status>(reader, owner.auth, status(id), midRun, 120_000);
+    expect((await jobOf(id)).attempts).toBe(1);
+    expect(await stopWorker()).toBeLessThan(10_000);
+    // back in the queue at once, the attempt given back, its status that of an analysis not yet started
+    expect(await jobOf(id)).toEqual({ state: 'queued', attempts: 0, leased: false, lease: false });
+    const waiting = expectSuccess(
+      await reader
+        .http()
+        .get(`${API}${status(id)}`)
+        .set('Authorization', owner.auth),
+    );
+    expect(waiting).toEqual({
+      analysisId: id,
+      projectId,
+      parameters: expect.objectContaining({ thoroughness: 'preliminary' }),
+      state: 'pending',
+    });
+    // the restarted worker takes it at once: well before the 30 s lease would have let it
+    const restarted = Date.now();
+    await startWorker();
+    await pollUntil<Status>(reader, owner.auth, status(id), (s) => s.state === 'running', 10_000);
+    expect(Date.now() - restarted).toBeLessThan(10_000);
+  }
+  const end = await pollUntil<Status>(reader, owner.auth, status(id), (s) => s.state === 'finished' || s.state === 'failed', 300_000);
+  expect(end.state).toBe('finished');
+  // the job row is marked done just after the result is stored
+  let job = await jobOf(id);
+  for (let i = 0; i < 50 && job.state === 'running'; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    job = await jobOf(id);
+  }
+  expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 1 });
+  const result = expectSuccess(await reader.http().get(`${API}/analysis/${id}/result`).set('Authorization', owner.auth));
+  expect(result.models.best.performance['Area Under the ROC Curve']).toBeGreaterThan(0.9);
+}, 600_000);
+
+/**
+ * Makes the next `failures` hand-backs fail in the database (a trigger that raises while a sequence, which no
+ * rollback undoes, counts the tries).
+ */
+async function failHandBacks(failures: number): Promise<void> {
+  await reader.db.query(
+    `DROP TRIGGER IF EXISTS fail_hand_back ON jobs; DROP SEQUENCE IF EXISTS hand_back_tries; CREATE SEQUENCE hand_back_tries`,
+  );
+  await reader.db.query(`
+    CREATE OR REPLACE FUNCTION fail_hand_back() RETURNS trigger AS $$
+    BEGIN
+      IF OLD.state = 'running' AND NEW.state = 'queued' AND nextval('hand_back_tries') <= ${failures} THEN
+        RAISE EXCEPTION 'injected: the database refused the hand-back';
+      END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql`);
+  await reader.db.query(`CREATE TRIGGER fail_hand_back BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fail_hand_back()`);
+}
+const tries = async () =>
+  Number((await reader.db.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM hand_back_tries`))[0].n);
+
+it('a hand-back that fails is tried again, and after its last try the job is left to its lease, never lost', async () => {
+  await startWorker();
+  const id = await analyze();
+  await pollUntil<Status>(reader, owner.auth, status(id), midRun, 120_000);
+
+  // two failures, then the third try hands it back
+  await failHandBacks(2);
+  expect(await stopWorker()).toBeLessThan(10_000);
+  expect(await tries()).toBe(3);
+  expect(await jobOf(id)).toEqual({ state: 'queued', attempts: 0, leased: false, lease: false });
+
+  // every try fails: the worker still stops (bounded), and the job keeps its lease, to be taken again when it expires
+  await startWorker();
+  await pollUntil<Status>(reader, owner.auth, status(id), midRun, 120_000);
+  await failHandBacks(1000);
+  expect(await stopWorker()).toBeLessThan(10_000);
+  expect(await tries()).toBe(5);
+  expect(await jobOf(id)).toEqual({ state: 'running', attempts: 1, leased: true, lease: true });
+  expectSuccess(await reader.http().post(`${API}/analysis/${id}/delete`).set('Authorization', owner.auth));
+}, 300_000);
