@@ -15,6 +15,7 @@
  */
 import { logChiSquareSurvival, logFSurvival, logStudentTTwoSided } from './distributions';
 import { type ConditionalIndependenceTest, type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from './independence';
+import { solveCholesky } from './linalg';
 import type { SelectionInput } from './selection';
 
 /** What a test reads of the selector's input (selection.ts): the preprocessed design, its features, the outcome. */
@@ -368,20 +369,6 @@ function factorSymmetric(A: Float64Array, L: Float64Array, P: number): boolean {
   return false;
 }
 
-/** Solves L L' x = b for the factor of factorSymmetric. */
-function solveFactored(L: Float64Array, b: Float64Array, x: Float64Array, P: number): void {
-  for (let a = 0; a < P; a++) {
-    let s = b[a];
-    for (let k = 0; k < a; k++) s -= L[a * P + k] * x[k];
-    x[a] = s / L[a * P + a];
-  }
-  for (let a = P - 1; a >= 0; a--) {
-    let s = x[a];
-    for (let k = a + 1; k < P; k++) s -= L[k * P + a] * x[k];
-    x[a] = s / L[a * P + a];
-  }
-}
-
 /**
  * Maximizes the likelihood over the coefficients of `columns` by Newton's method with step halving, from `start`
  * (a fit whose linear predictor matches its coefficients; it is not modified). The deviance never increases, and
@@ -415,14 +402,14 @@ function newton(likelihood: Likelihood, columns: readonly Float64Array[], start:
     let decrement = NaN;
     if (factored) {
       likelihood.derivatives(columns, state, score, null);
-      solveFactored(factor, score, step, P);
+      solveCholesky(factor, score, step, P);
       decrement = dot(score, step, P);
     }
     if (!(decrement <= CHORD_RATIO * previous)) {
       likelihood.derivatives(columns, state, score, information);
       factored = factorSymmetric(information, factor, P);
       if (!factored) break;
-      solveFactored(factor, score, step, P);
+      solveCholesky(factor, score, step, P);
       decrement = dot(score, step, P);
     }
     if (!(decrement > 0)) break;

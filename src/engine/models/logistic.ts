@@ -1,5 +1,6 @@
 import { Matrix, solve } from 'ml-matrix';
 import { Design, Model, Target } from './common';
+import { dotAt, solveCholesky } from '../linalg';
 
 /** Above this many coefficients (heads x (1 + features)) a fit uses L-BFGS: Newton's Hessian costs n x P^2 per step. */
 const NEWTON_MAX_COEFFICIENTS = 160;
@@ -24,37 +25,6 @@ function cholesky(a: Float64Array, P: number): boolean {
     }
   }
   return true;
-}
-
-/** Solves L L' x = b in place (b becomes x) with the factor from `cholesky`. */
-function choleskySolve(l: Float64Array, P: number, b: Float64Array): void {
-  for (let i = 0; i < P; i++) {
-    let t = b[i];
-    for (let k = 0; k < i; k++) t -= l[i * P + k] * b[k];
-    b[i] = t / l[i * P + i];
-  }
-  for (let i = P - 1; i >= 0; i--) {
-    let t = b[i];
-    for (let k = i + 1; k < P; k++) t -= l[k * P + i] * b[k];
-    b[i] = t / l[i * P + i];
-  }
-}
-
-/** sum_i a[ao + i] * b[bo + i] over i < n, in four partial sums. */
-function columnDot(a: Float64Array, ao: number, b: Float64Array, bo: number, n: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let i = 0;
-  for (; i + 3 < n; i += 4) {
-    s0 += a[ao + i] * b[bo + i];
-    s1 += a[ao + i + 1] * b[bo + i + 1];
-    s2 += a[ao + i + 2] * b[bo + i + 2];
-    s3 += a[ao + i + 3] * b[bo + i + 3];
-  }
-  for (; i < n; i++) s0 += a[ao + i] * b[bo + i];
-  return s0 + s1 + (s2 + s3);
 }
 
 /**
@@ -87,7 +57,7 @@ export class LogisticRegression implements Model {
     for (let i = 0; i < n; i++) {
       const xi = i * d;
       if (H === 1) {
-        const s = w[0] + columnDot(w, 1, data, xi, d);
+        const s = w[0] + dotAt(w, 1, data, xi, d);
         const p = 1 / (1 + Math.exp(-s));
         out[i * 2] = 1 - p;
         out[i * 2 + 1] = p;
@@ -97,7 +67,7 @@ export class LogisticRegression implements Model {
       let m = -Infinity;
       for (let h = 0; h < H; h++) {
         const wh = h * D;
-        const s = w[wh] + columnDot(w, wh + 1, data, xi, d);
+        const s = w[wh] + dotAt(w, wh + 1, data, xi, d);
         out[o + h] = s;
         if (s > m) m = s;
       }
@@ -194,11 +164,11 @@ export class LogisticRegression implements Model {
       this.gradient(X, y, w, p, g);
       const chord: boolean = reuse && factored;
       const step = Float64Array.from(g);
-      if (chord) choleskySolve(hd, P, step);
+      if (chord) solveCholesky(hd, step, step, P);
       else {
         this.hessian(X, p, xt, wx, weight, hd);
         factored = cholesky(hd, P);
-        if (factored) choleskySolve(hd, P, step);
+        if (factored) solveCholesky(hd, step, step, P);
         // not numerically positive definite: a general solve of the full matrix
         else step.set(this.fallbackStep(X, y, w, p, g));
       }
@@ -281,7 +251,7 @@ export class LogisticRegression implements Model {
               hd[row + b + 2] = s2;
               hd[row + b + 3] = s3;
             }
-            for (; b <= bMax; b++) hd[row + b] = columnDot(wx, a * n, xt, b * n, n);
+            for (; b <= bMax; b++) hd[row + b] = dotAt(wx, a * n, xt, b * n, n);
           }
         }
       }
@@ -381,19 +351,7 @@ export class LogisticRegression implements Model {
       g[h * D] = s;
       for (let j = 0; j < d; j++) {
         const c = j * n;
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        let i = 0;
-        for (; i + 3 < n; i += 4) {
-          s0 += resid[r + i] * xt[c + i];
-          s1 += resid[r + i + 1] * xt[c + i + 1];
-          s2 += resid[r + i + 2] * xt[c + i + 2];
-          s3 += resid[r + i + 3] * xt[c + i + 3];
-        }
-        for (; i < n; i++) s0 += resid[r + i] * xt[c + i];
-        g[h * D + 1 + j] = s0 + s1 + (s2 + s3);
+        g[h * D + 1 + j] = dotAt(resid, r, xt, c, n);
       }
     }
     for (let q = 0; q < g.length; q++) {

@@ -1,26 +1,10 @@
+import { dotAt } from '../linalg';
 import type { Rng } from '../rng';
 import { Design, Model, Target } from './common';
 
 export type Kernel = 'linear' | 'rbf';
 
 const TAU = 1e-12;
-
-/** sum_j a[ao + j] * b[bo + j] over j < d, in four partial sums. */
-function dotAt(a: Float64Array, ao: number, b: Float64Array, bo: number, d: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let j = 0;
-  for (; j + 3 < d; j += 4) {
-    s0 += a[ao + j] * b[bo + j];
-    s1 += a[ao + j + 1] * b[bo + j + 1];
-    s2 += a[ao + j + 2] * b[bo + j + 2];
-    s3 += a[ao + j + 3] * b[bo + j + 3];
-  }
-  for (; j < d; j++) s0 += a[ao + j] * b[bo + j];
-  return s0 + s1 + (s2 + s3);
-}
 
 /** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
 interface SmoState {
