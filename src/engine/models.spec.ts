@@ -173,7 +173,7 @@ describe('trees, forests and SVMs', () => {
     roundTrip(a, X);
   });
 
-  it('SVM separates separable data (linear) and fits iris (RBF, one-vs-rest)', () => {
+  it('SVM separates separable data (linear) and fits iris (RBF, one-vs-one)', () => {
     const Xs = design([
       [0, 0],
       [1, 0],

@@ -87,7 +87,7 @@ export function describeModel(spec: ModelSpec, task: Task, classCount: number): 
     case 'svm': {
       const k = spec.kernel === 'linear' ? 'linear kernel' : `RBF kernel, gamma = ${spec.gammaFactor} / features`;
       return task === 'classification'
-        ? `Support vector machine (${k}, C = ${spec.C}${classCount > 2 ? ', one-vs-rest' : ''})`
+        ? `Support vector machine (${k}, C = ${spec.C}${classCount > 2 ? (spec.kernel === 'rbf' ? ', one-vs-one' : ', one-vs-rest') : ''})`
         : `Support vector regression (${k}, C = ${spec.C}, epsilon = ${spec.epsilon})`;
     }
   }
