@@ -2,6 +2,7 @@
  * POST /check/dataset/:id/analyze reports, without starting anything, the data problems that would make the
  * analysis fail later: the engine's own validation of the outcome (a single class, too few samples, no events).
  */
+import { ColumnStore } from '../src/datasets/column-store';
 import { API, createProject, createTestApp, createUser, expectSuccess, TestApp, uploadDataset } from './utils';
 
 let t: TestApp;
@@ -88,5 +89,22 @@ describe('check analyze', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
     expect(r.listed.data).toEqual([]);
+  });
+
+  it('validates the outcome on an engine process: the API never loads the columns (a 40M-row check blocked /health/live 6.8 s)', async () => {
+    const load = jest.spyOn(ColumnStore.prototype, 'loadForEngine');
+    try {
+      const r = await check(
+        `g,x,time,status\n${rows(60, (i) => `s${i % 6},${i},${i + 1},${i % 3 ? 0 : 1}`)}`,
+        { outcome: { survival: { event: 'status', timeToEvent: 'time' } }, groupingFeature: 'g' },
+        { g: 'identifier', time: 'timeToEvent', status: 'event' },
+      );
+      expect(r.errors).toEqual([]);
+      const bad = await check(`x,y\n${rows(40, (i) => `${i},${i}e160`)}`, { outcome: { regression: 'y' } });
+      expect(bad.errors.map((e) => e.code)).toEqual(['badRequest-120-0-13']);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 });
