@@ -18,7 +18,8 @@ import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
 import { assertPixelLimit, readImageHeader } from './image-format';
 import { readInitForm } from './init-form';
-import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
+import { readAddForm } from './add-form';
+import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
 import { parseSampleTableInWorker } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
@@ -115,13 +116,35 @@ export class ImageUploadService {
     });
   }
 
-  async add(taskId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const { sampleId } = parseBody(ImageAddFieldsDto, body ?? {});
-    const file = this.onePart(files, 'the image');
-    if (file.size > this.config.maxImageBytes) {
-      throw new ApiError(Codes.BodyTooLarge, `the image is larger than ${this.config.maxImageBytes} bytes`);
+  /**
+   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image streams to a spool
+   * file under one of the caller's upload slots and the idle timeout, at most MAX_IMAGE_BYTES); it is read
+   * from there once the whole body has arrived.
+   */
+  async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
+    const release = await this.files.slots.take(userId);
+    try {
+      const spoolDir = path.join(this.config.dataDir, 'spool');
+      await fs.promises.mkdir(spoolDir, { recursive: true });
+      const form = await readAddForm(req, { fileLimit: this.config.maxImageBytes, idleMs: this.config.uploadIdleSeconds * 1000, spoolDir });
+      try {
+        const { sampleId } = parseBody(ImageAddFieldsDto, { ...form.fields });
+        if (!form.file) throw new ApiError(Codes.MissingField, 'the file part (the image) is required');
+        const image = await fs.promises.readFile(form.file.path);
+        return await this.store(taskId, sampleId, { buffer: image, size: image.length, originalname: form.file.name });
+      } finally {
+        await form.discard();
+      }
+    } finally {
+      await release();
     }
+  }
 
+  private async store(
+    taskId: string,
+    sampleId: string,
+    file: { buffer: Buffer; size: number; originalname: string },
+  ): Promise<{ taskId: string }> {
     await this.db.transaction(async (tx) => {
       // FOR SHARE: adds run side by side, a commit waits for them (and they for it)
       const task = await this.imageTask(tx, taskId, 'FOR SHARE');
@@ -189,12 +212,6 @@ export class ImageUploadService {
       throw new ApiError(Codes.MalformedBody, 'attributes must be a JSON object');
     }
     return value as Record<string, unknown>;
-  }
-
-  private onePart(files: UploadedParts | undefined, what: string): UploadedPart {
-    const file = files?.file?.[0];
-    if (!file) throw new ApiError(Codes.MissingField, `the file part (${what}) is required`);
-    return file;
   }
 
   /** The image upload task, locked; other task kinds are unknown here. */

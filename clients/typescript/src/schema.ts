@@ -3834,6 +3834,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `badRequest-130-2-1`: sampleId not in the init file
@@ -3858,7 +3859,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
