@@ -16,7 +16,7 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
-import { assertPixelLimit, readImageHeader } from './image-format';
+import { checkImage } from './image-format';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
 import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
@@ -145,6 +145,8 @@ export class ImageUploadService {
     sampleId: string,
     file: { buffer: Buffer; size: number; originalname: string },
   ): Promise<{ taskId: string }> {
+    // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
+    const header = await checkImage(file.buffer, file.originalname, this.config.maxImagePixels);
     await this.db.transaction(async (tx) => {
       // FOR SHARE: adds run side by side, a commit waits for them (and they for it)
       const task = await this.imageTask(tx, taskId, 'FOR SHARE');
@@ -158,14 +160,6 @@ export class ImageUploadService {
       ]);
       if (!rows.length) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
       if (rows[0].has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
-      const header = readImageHeader(file.buffer);
-      if (!header) {
-        throw new ApiError(
-          Codes.BadImage,
-          `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`,
-        );
-      }
-      assertPixelLimit(header, this.config.maxImagePixels);
       await this.files.assertRoom(tx, task.user_id, file.size, 'this image');
       const updated = await returning(
         tx,
