@@ -127,6 +127,10 @@ export class AnalysesService {
   }
 
   async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
+    return this.jobs.enqueueTurn(userId, () => this.queueAnalysis(userId, datasetId, projectId, body));
+  }
+
+  private async queueAnalysis(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
     return this.db.transaction(async (tx) => {
       // the dataset stays until this commits (a concurrent delete waits, then takes the analysis with it)
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));

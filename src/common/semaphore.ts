@@ -12,6 +12,10 @@ export class Semaphore {
     return this.held;
   }
 
+  get waitingCount(): number {
+    return this.waiting.length;
+  }
+
   tryAcquire(): (() => void) | undefined {
     if (this.held >= this.limit) return undefined;
     this.held++;

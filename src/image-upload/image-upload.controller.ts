@@ -83,8 +83,8 @@ export class ImageUploadController {
   @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
-  commit(@Param('taskId', ParseIdPipe) taskId: string) {
-    return this.images.commit(taskId);
+  commit(@Auth() auth: AuthContext, @Param('taskId', ParseIdPipe) taskId: string) {
+    return this.images.commit(auth.userId, taskId);
   }
 
   @ApiEnvelope('Status of an image upload task (datasetId when finished)', 'TaskStatus')

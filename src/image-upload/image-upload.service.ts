@@ -172,7 +172,11 @@ export class ImageUploadService {
     return { taskId };
   }
 
-  async commit(taskId: string): Promise<Record<string, never>> {
+  async commit(userId: string, taskId: string): Promise<Record<string, never>> {
+    return this.jobs.enqueueTurn(userId, () => this.queueBuild(taskId));
+  }
+
+  private async queueBuild(taskId: string): Promise<Record<string, never>> {
     await this.db.transaction(async (tx) => {
       const task = await this.imageTask(tx, taskId, 'FOR UPDATE');
       if (task.state !== 'pending') throw new ApiError(Codes.AlreadyCommitted, `the upload is already committed (state ${task.state})`);

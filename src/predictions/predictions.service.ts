@@ -56,6 +56,10 @@ export class PredictionsService {
   ) {}
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
+    return this.jobs.enqueueTurn(userId, () => this.queue(userId, analysisId, datasetId, dto));
+  }
+
+  private async queue(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     const models = await this.analyses.modelSignatures(analysisId);
     // an own key only: `constructor`, `__proto__` or `toString` are not models
     if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey))
