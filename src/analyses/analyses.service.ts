@@ -10,7 +10,7 @@ import { keepRow, prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
-import { renderStatus, seconds, SubjectState } from '../jobs/job-state';
+import { renderStatus, seconds, shownState, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
 import { checkDataInWorker, dataChecks } from './data-check';
@@ -45,7 +45,7 @@ export interface AnalysisStatus extends AnalysisView {
   error?: { code: string; message: string };
 }
 
-const COLUMNS = 'id, project_id, dataset_id, parameters, state, seed, core_count, progress, start_time, end_time, error, now() AS now';
+const COLUMNS = `id, project_id, dataset_id, parameters, ${shownState('analysis')}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
 
 function view(r: AnalysisRow): AnalysisView {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };

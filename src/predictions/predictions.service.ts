@@ -6,7 +6,7 @@ import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
 import { keepRow, returning } from '../database/sql';
-import { renderStatus, SubjectState } from '../jobs/job-state';
+import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
@@ -32,7 +32,7 @@ export interface PredictionResult {
   predictions: (PredictionRow & { sampleId?: string })[];
 }
 
-const PREDICTION_COLUMNS = 'id, analysis_id, dataset_id, model_key, signature_index, state, error';
+const PREDICTION_COLUMNS = `id, analysis_id, dataset_id, model_key, signature_index, ${shownState('prediction')}, error`;
 
 function view(r: PredictionRowDb): PredictionView {
   return {
