@@ -121,6 +121,17 @@ describe('check analyze', () => {
     ]);
   });
 
+  it('reports a regression outcome whose values differ by less than 1e-100 (it failed with a message about classes)', async () => {
+    const r = await check(`x,y\n${rows(40, (i) => `${i},${i + 1}e-300`)}`, { outcome: { regression: 'y' } });
+    expect(r.errors).toEqual([
+      {
+        code: 'badRequest-120-0-13',
+        message:
+          "The outcome's values differ by at most 3.90e-299: rescale it (multiply it by a power of ten; the engine squares differences, which would underflow to 0)",
+      },
+    ]);
+  });
+
   it('validates the outcome on an engine process: the API never loads the columns (a 40M-row check blocked /health/live 6.8 s)', async () => {
     const load = jest.spyOn(ColumnStore.prototype, 'loadForEngine');
     try {

@@ -69,7 +69,12 @@ export class AnalysisJob implements OnModuleInit {
         throw new JobFailure(
           Codes.DatasetNotAnalysable,
           `the ${key} model's ${missing.map(([m]) => m).join(', ')} could not be estimated from the held-out samples: ` +
-            'check that each class (or event status) has enough samples, and groups if a grouping feature is used',
+            ('classification' in a.parameters.outcome
+              ? 'check that each class has enough samples'
+              : 'regression' in a.parameters.outcome
+                ? 'check that the outcome varies among the samples (and is not tiny: rescale it)'
+                : 'check that enough samples have an event, at different times') +
+            (a.parameters.groupingFeature !== undefined ? ', and that the grouping feature has enough groups' : ''),
         );
       }
     }

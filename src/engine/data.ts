@@ -163,7 +163,20 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
         );
       }
     } else if (task === 'regression') {
-      if (keep.every((i) => out.y[i] === out.y[keep[0]])) problems.push('The outcome is constant');
+      let min = Infinity;
+      let max = -Infinity;
+      for (const i of keep) {
+        min = Math.min(min, out.y[i]);
+        max = Math.max(max, out.y[i]);
+      }
+      if (min === max) problems.push('The outcome is constant');
+      else if (max - min < MIN_SPREAD) {
+        // squares of such differences underflow to 0: R squared came out undefined, and the analysis failed with a
+        // message about classes
+        problems.push(
+          `The outcome's values differ by at most ${(max - min).toPrecision(3)}: rescale it (multiply it by a power of ten; the engine squares differences, which would underflow to 0)`,
+        );
+      }
     } else {
       const events = keep.reduce((n, i) => n + (out.event?.[i] === 1 ? 1 : 0), 0);
       if (events === 0) problems.push('No sample has an event');
@@ -232,6 +245,9 @@ export const MIN_EVENTS = 2;
 
 /** The longest class label of a classification outcome (as a column name). */
 export const MAX_CLASS_LABEL = 200;
+
+/** The smallest spread (largest minus smallest value) a regression outcome may have: squares of 1e-100 stay far from underflow. */
+export const MIN_SPREAD = 1e-100;
 
 /** The largest magnitude a numerical outcome or feature may have: sums of squares of 1e100 stay far from overflow. */
 export const MAX_MAGNITUDE = 1e100;
