@@ -1,6 +1,10 @@
 import type request from 'supertest';
 import { Jimp } from 'jimp';
 import { crc32, deflateSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
 import {
@@ -515,6 +519,26 @@ describe('add and commit errors', () => {
       [taskId],
     );
     expect(left).toEqual({ tasks: 0, samples: 0, uploads: 0 });
+  });
+});
+
+describe('spool files at start', () => {
+  it('removes the spool files of a process that is gone (kill -9 during an init or add left them), keeps a live one', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-spool-'));
+    const spool = path.join(dataDir, 'spool');
+    fs.mkdirSync(spool);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    fs.writeFileSync(path.join(spool, `init-${dead}-1`), 'x'.repeat(1000));
+    fs.writeFileSync(path.join(spool, `add-${dead}-2`), 'y');
+    const live = `add-${process.pid}-3`;
+    fs.writeFileSync(path.join(spool, live), 'z');
+    const restarted = await createTestApp({ DATA_DIR: dataDir });
+    try {
+      expect(fs.readdirSync(spool)).toEqual([live]);
+    } finally {
+      await restarted.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -223,7 +223,7 @@ describe("one user's burst of requests that queue jobs", () => {
     );
     const answers = await Promise.all(burst);
     expect(new Set(reads)).toEqual(new Set(['success']));
-    const counts = answers.reduce<Record<string, number>>((m, o) => ({ ...m, [o]: (m[o] ?? 0) + 1 }), {});
+    const counts = answers.reduce<Record<string, number>>((m, o) => ({ ...m, [String(o)]: (m[String(o)] ?? 0) + 1 }), {});
     expect(Object.keys(counts).sort()).toEqual(['success', 'tooMany-1-0-1']);
     const [{ n }] = await busy.db.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1`, [a.userId]);
     expect(n).toBe(counts.success);

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
+import { spoolPath } from '../common/spool';
 
 interface FileStream extends Readable {
   truncated?: boolean;
@@ -64,7 +63,7 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
   } catch {
     throw new ApiError(Codes.MalformedBody, 'the body must be multipart/form-data with a boundary');
   }
-  const spool = path.join(options.spoolDir, `add-${randomUUID()}`);
+  const spool = spoolPath(options.spoolDir, 'add');
   const discard = () => fs.promises.rm(spool, { force: true });
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let file: AddForm['file'];

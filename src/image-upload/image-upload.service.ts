@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import * as path from 'node:path';
@@ -6,6 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
+import { sweepSpool } from '../common/spool';
 import { parseClientJson } from '../common/text';
 import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -36,7 +37,7 @@ export function initFileLimit(config: AppConfig): number {
  * (queues the imageDataset job), status.
  */
 @Injectable()
-export class ImageUploadService {
+export class ImageUploadService implements OnModuleInit {
   private readonly logger = new Logger('ImageUpload');
 
   constructor(
@@ -47,6 +48,12 @@ export class ImageUploadService {
     private readonly files: FilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Spool files left by a process that was killed (kill -9) while a body streamed in are removed at start. */
+  onModuleInit(): void {
+    const removed = sweepSpool(path.join(this.config.dataDir, 'spool'), this.config.uploadIdleSeconds * 1000 + 60_000);
+    if (removed) this.logger.log(`removed ${removed} spool file(s) left by a stopped process`);
+  }
 
   /**
    * Opens an image upload from the multipart body of `req`: the attributes are checked (JSON, write
