@@ -3,7 +3,18 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, pollUntil, TestApp } from './utils';
+import {
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pngHeader,
+  pngOfSize,
+  pollUntil,
+  TestApp,
+} from './utils';
 
 /**
  * Uploads under hostile clients: slow ones must not stall the service, silent ones are cut, one user
@@ -648,8 +659,8 @@ describe('the storage quota counts datasets and images too', () => {
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
       .attach('file', Buffer.from('sampleId\ns1\ns2\ns3\n'), 'init.csv');
     const { taskId } = expectSuccess(init);
-    // only the header is read at add: the rest of the bytes count as the image's
-    const image = (size: number) => Buffer.concat([pngHeader(2, 2), Buffer.alloc(size - 33)]);
+    // a sound PNG padded to `size` bytes: every byte counts as the image's
+    const image = (size: number) => pngOfSize(size);
     const add = (sampleId: string, size: number) =>
       t
         .http()
