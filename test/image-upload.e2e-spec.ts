@@ -430,6 +430,22 @@ describe('add and commit errors', () => {
     expectSuccess(await add(owner.auth, taskId, 's1', fine, 's1.png'));
   });
 
+  it('refuses a JPEG with a second frame header past the pixel limit (the decoder sized its buffers by it: 865 MB)', async () => {
+    const taskId = await openTask(projectId);
+    const jpg = await image('image/jpeg', 8, 8);
+    const at = jpg.indexOf(Buffer.from([0xff, 0xc0]));
+    const sof = jpg.subarray(at, at + 2 + jpg.readUInt16BE(at + 2));
+    const big = Buffer.from(sof);
+    big.writeUInt16BE(9000, 5);
+    big.writeUInt16BE(9000, 7);
+    const crafted = Buffer.concat([jpg.subarray(0, at + sof.length), big, jpg.subarray(at + sof.length)]);
+    expect(readImageHeader(crafted)).toEqual({ mime: 'image/jpeg', width: 8, height: 8 });
+    expect(errorMessage(await add(owner.auth, taskId, 's1', crafted, 's1.jpg'), 'badRequest-130-2-2')).toContain(
+      'it has a second frame header (SOF)',
+    );
+    expectSuccess(await add(owner.auth, taskId, 's1', jpg, 's1.jpg'));
+  });
+
   it("answers multipart faults of add in the service's words, not multer's or busboy's", async () => {
     const taskId = await openTask(projectId);
     const png = await image('image/png', 3);

@@ -70,7 +70,7 @@ export const ERROR_CODES = {
   'notFound-130-1-1': 'unknown image upload task',
   'badRequest-130-2-1': 'sampleId not in the init file',
   'badRequest-130-2-2':
-    'image format not allowed or content not an image, or a PNG that cannot be decoded safely (a second IHDR, image data inflating beyond what its header needs, chunks past the end); the message says which',
+    'image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which',
   'badRequest-130-2-5': 'image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS',
   'badRequest-130-0-1':
     'the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line',

@@ -54,9 +54,38 @@ export async function checkImage(bytes: Buffer, name: string, maxPixels: number)
   const shown = `"${name.slice(0, 60)}"`;
   if (!header) throw new ApiError(Codes.BadImage, `${shown} is not a jpeg, png, tif or bmp image (checked by its content)`);
   assertPixelLimit(header, maxPixels);
-  const problem = header.mime === 'image/png' ? await pngProblem(bytes) : undefined;
-  if (problem) throw new ApiError(Codes.BadImage, `${shown} is not a PNG image that can be decoded safely: ${problem}`);
+  const problem = header.mime === 'image/png' ? await pngProblem(bytes) : header.mime === 'image/jpeg' ? jpegProblem(bytes) : undefined;
+  if (problem) {
+    const kind = header.mime === 'image/png' ? 'PNG' : 'JPEG';
+    throw new ApiError(Codes.BadImage, `${shown} is not a ${kind} image that can be decoded safely: ${problem}`);
+  }
   return header;
+}
+
+/**
+ * A JPEG with a second frame header (SOF) before its scan: a decoder may size its buffers by the later one, past
+ * the pixel limit checked on the first (a second SOF of 9000 x 9000 took the decoder to 865 MB before it gave up).
+ */
+export function jpegProblem(b: Buffer): string | undefined {
+  let frames = 0;
+  let i = 2;
+  while (i + 4 <= b.length) {
+    if (b[i] !== 0xff) return undefined;
+    let marker = b[i + 1];
+    while (marker === 0xff && i + 2 < b.length) {
+      i++;
+      marker = b[i + 1];
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd9 || marker === 0xda) return undefined; // the scan starts: the frame is settled
+    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isFrame && ++frames > 1) return 'it has a second frame header (SOF) before its image data (a JPEG has one)';
+    i += 2 + b.readUInt16BE(i + 2);
+  }
+  return undefined;
 }
 
 /** Channels of each PNG color type (grey, -, RGB, palette, grey + alpha, -, RGBA). */

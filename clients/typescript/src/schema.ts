@@ -3838,7 +3838,7 @@ export interface operations {
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `badRequest-130-2-1`: sampleId not in the init file
-             *     - `badRequest-130-2-2`: image format not allowed or content not an image, or a PNG that cannot be decoded safely (a second IHDR, image data inflating beyond what its header needs, chunks past the end); the message says which
+             *     - `badRequest-130-2-2`: image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which
              *     - `badRequest-130-2-5`: image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS
              *     - `conflict-130-2-3`: the sample already has an image
              *     - `conflict-130-2-4`: the upload is already committed: no more images can be added
