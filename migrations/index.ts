@@ -11,6 +11,7 @@ import { UploadSlots1763800900000 } from './1763800900000-upload-slots';
 import { JobUsers1763801000000 } from './1763801000000-job-users';
 import { JobClaims1763801100000 } from './1763801100000-job-claims';
 import { TaskUsers1763801200000 } from './1763801200000-task-users';
+import { KeptWork1763801300000 } from './1763801300000-kept-work';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   JobUsers1763801000000,
   JobClaims1763801100000,
   TaskUsers1763801200000,
+  KeptWork1763801300000,
 ];

@@ -90,7 +90,9 @@ function buildProgram(): Command {
     .action(async (username: string) => print(await withUsers((u) => u.setDisabled(username, false))));
   users
     .command('delete')
-    .description('delete a user with every project they own (datasets, analyses, predictions), their shares and tokens')
+    .description(
+      "delete a user with every project they own (datasets, analyses, predictions), their files, shares and tokens; their work in others' projects passes to those projects' owners",
+    )
     .argument('<username>')
     .option('--yes', 'confirm: without it nothing is deleted')
     .action(async (username: string, o: { yes?: boolean }) => {

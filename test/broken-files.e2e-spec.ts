@@ -37,6 +37,8 @@ const CORPUS: Array<[string, string | Buffer, UploadOptions, string, RegExp]> = 
   ['empty file', '', {}, TABLE, /empty/],
   ['only a header', 'a,b,c\n', {}, TABLE, /no data rows/],
   ['CR-only line ends', 'a,b,c\r1,2,x\r3,4,y\r', {}, TABLE, /carriage return alone .*save it with LF or CRLF/],
+  // one line whose last field repeats the first name: it got the duplicate-column message
+  ['CR-only line ends repeating a value', 'x,y,z\r1,2,x\r', {}, TABLE, /carriage return alone .*save it with LF or CRLF/],
   ['only blank lines', '\n\n\n', {}, TABLE, /empty/],
   ['only a BOM', '\ufeff', {}, TABLE, /empty/],
   ['duplicate column names', 'a,b,a\n1,2,3\n', {}, TABLE, /columns 1 and 3.*"a"/],

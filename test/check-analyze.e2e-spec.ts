@@ -2,6 +2,7 @@
  * POST /check/dataset/:id/analyze reports, without starting anything, the data problems that would make the
  * analysis fail later: the engine's own validation of the outcome (a single class, too few samples, no events).
  */
+import { ColumnStore } from '../src/datasets/column-store';
 import { API, createProject, createTestApp, createUser, expectSuccess, TestApp, uploadDataset } from './utils';
 
 let t: TestApp;
@@ -88,5 +89,63 @@ describe('check analyze', () => {
     expect(r.errors).toEqual([]);
     expect(r.warnings).toEqual([]);
     expect(r.listed.data).toEqual([]);
+  });
+
+  it('reports a class with fewer samples than the folds need, and survival whose concordance cannot be estimated', async () => {
+    // 59 samples of "a" and b, one of "c": AUC 0.25 and Balanced Accuracy 0.83 came out beside Sensitivity 0
+    const rare = await check(`x,label\n${rows(60, (i) => `${i},${i === 59 ? 'c' : i % 2 ? 'a' : 'b'}`)}`, {
+      outcome: { classification: 'label' },
+    });
+    expect(rare.errors).toEqual([
+      {
+        code: 'badRequest-120-0-13',
+        message:
+          'The class "c" (1) of the outcome has fewer than 2 samples: the cross-validation needs each class in the training and the test data of every fold (merge rare classes, or remove their samples)',
+      },
+    ]);
+    const survival = (line: (i: number) => string) =>
+      check(
+        `x,time,status\n${rows(40, line)}`,
+        { outcome: { survival: { event: 'status', timeToEvent: 'time' } } },
+        { time: 'timeToEvent', status: 'event' },
+      );
+    // a single event: C-index 0.5 [0.5, 0.5]
+    const oneEvent = await survival((i) => `${i % 5},${i + 1},${i === 7 ? 1 : 0}`);
+    expect(oneEvent.errors.map((e) => e.message)).toEqual([
+      'Only 1 sample has an event: the concordance index needs at least 2 (one in the test data of each fold) to be estimated',
+    ]);
+    // every time 0
+    const sameTime = await survival((i) => `${i % 5},0,${i % 2}`);
+    expect(sameTime.errors.map((e) => e.message)).toEqual([
+      'Every survival time is 0: the concordance index compares samples whose times differ, so it cannot be estimated',
+    ]);
+  });
+
+  it('reports a regression outcome whose values differ by less than 1e-100 (it failed with a message about classes)', async () => {
+    const r = await check(`x,y\n${rows(40, (i) => `${i},${i + 1}e-300`)}`, { outcome: { regression: 'y' } });
+    expect(r.errors).toEqual([
+      {
+        code: 'badRequest-120-0-13',
+        message:
+          "The outcome's values differ by at most 3.90e-299: rescale it (multiply it by a power of ten; the engine squares differences, which would underflow to 0)",
+      },
+    ]);
+  });
+
+  it('validates the outcome on an engine process: the API never loads the columns (a 40M-row check blocked /health/live 6.8 s)', async () => {
+    const load = jest.spyOn(ColumnStore.prototype, 'loadForEngine');
+    try {
+      const r = await check(
+        `g,x,time,status\n${rows(60, (i) => `s${i % 6},${i},${i + 1},${i % 3 ? 0 : 1}`)}`,
+        { outcome: { survival: { event: 'status', timeToEvent: 'time' } }, groupingFeature: 'g' },
+        { g: 'identifier', time: 'timeToEvent', status: 'event' },
+      );
+      expect(r.errors).toEqual([]);
+      const bad = await check(`x,y\n${rows(40, (i) => `${i},${i}e160`)}`, { outcome: { regression: 'y' } });
+      expect(bad.errors.map((e) => e.code)).toEqual(['badRequest-120-0-13']);
+      expect(load).not.toHaveBeenCalled();
+    } finally {
+      load.mockRestore();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { API, createProject, createTestApp, expectError, expectSuccess, freshDatabase, TestApp } from './utils';
+import { API, createProject, createTestApp, expectError, expectSuccess, freshDatabase, TestApp, uploadDataset } from './utils';
 
 /**
  * The operator CLI as built (`node dist/src/cli.js`, what `npm run cli` runs) against a test database given
@@ -129,7 +129,9 @@ describe('the CLI', () => {
 
     const r = await cli(['users', 'delete', 'erin', '--yes']);
     expect(r.code).toBe(0);
-    expect(json(r)).toEqual([{ userId: u.userId, deletedProjects: 1 }]);
+    expect(json(r)).toEqual([
+      { userId: u.userId, deletedProjects: 1, deletedFiles: 0, passedToProjectOwners: { tasks: 0, analyses: 0, predictions: 0 } },
+    ]);
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE id = $1', [projectId]);
     expect(n).toBe(0);
     expect((await projectsOf(u.token)).status).toBe(403);
@@ -139,6 +141,40 @@ describe('the CLI', () => {
       code: 1,
       lastLine: 'error: no user erin',
     });
+  });
+
+  it("users delete keeps the user's work in projects they do not own: it passes to the owner (a collaborator's delete took the owner's analysis and prediction)", async () => {
+    const [owner] = json(await cli(['users', 'create', 'olga', '--password', 'olga-password']));
+    const [collab] = json(await cli(['users', 'create', 'carl', '--password', 'carl-password']));
+    const projectId = await createProject(t, `Bearer ${owner.token}`, 'olga-project');
+    await t.db.query(
+      'INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, true, true, true)',
+      [projectId, collab.userId],
+    );
+    const datasetId = await uploadDataset(t, `Bearer ${owner.token}`, projectId, 'x,y\n1,2\n3,4\n');
+    const [analysis] = await t.db.query(
+      `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed, state)
+       VALUES ($1, $2, $3, 'carl-analysis', '{}', 1, 1, 'finished') RETURNING id`,
+      [projectId, datasetId, collab.userId],
+    );
+    // the collaborator's prediction, and the owner's made with the collaborator's analysis
+    await t.db.query(
+      `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, state) VALUES ($1, $2, $3, 'best', 'finished'), ($1, $2, $4, 'best', 'finished')`,
+      [analysis.id, datasetId, collab.userId, owner.userId],
+    );
+    const carlOwn = await createProject(t, `Bearer ${collab.token}`, 'carl-own');
+
+    const r = await cli(['users', 'delete', 'carl', '--yes']);
+    expect(r.code).toBe(0);
+    expect(json(r)).toEqual([
+      { userId: collab.userId, deletedProjects: 1, deletedFiles: 0, passedToProjectOwners: { tasks: 0, analyses: 1, predictions: 1 } },
+    ]);
+    const analyses = await t.db.query('SELECT user_id, project_id FROM analyses WHERE id = $1', [analysis.id]);
+    expect(analyses).toEqual([{ user_id: owner.userId, project_id: projectId }]);
+    const kept = await t.db.query('SELECT user_id FROM predictions WHERE analysis_id = $1 ORDER BY id', [analysis.id]);
+    expect(kept).toEqual([{ user_id: owner.userId }, { user_id: owner.userId }]);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE id = $1', [carlOwn]);
+    expect(n).toBe(0);
   });
 
   it('users password sets a new password from --password or from stdin', async () => {

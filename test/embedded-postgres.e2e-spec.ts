@@ -64,4 +64,36 @@ describe('embedded PostgreSQL ownership', () => {
       bystander.kill('SIGKILL');
     }
   }, 90_000);
+
+  it('an owner that is a zombie (killed a moment ago, not yet reaped) is gone: the next start takes the directory and starts its own server', async () => {
+    const zdir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-zombie-'));
+    fs.chmodSync(zdir, 0o755);
+    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it: a zombie for 30 s
+    const parent = spawn('sh', ['-c', 'sleep 0.01 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombie = Number((await new Promise<Buffer>((r) => parent.stdout.once('data', r))).toString().trim());
+      for (let i = 0; i < 50 && !/\) Z/.test(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(fs.readFileSync(`/proc/${zombie}/stat`, 'utf8')).toMatch(/\) Z /);
+      expect(alive(zombie)).toBe(true); // what kill(pid, 0) says
+      const startTime = fs.readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1].split(' ')[19];
+      fs.writeFileSync(path.join(zdir, 'pg-owner'), JSON.stringify({ pid: zombie, startTime }));
+      const script = `
+const net = require('node:net');
+const { startEmbeddedPostgres } = require('./dist/src/database/embedded-postgres');
+const freePort = () => new Promise((resolve) => { const srv = net.createServer(); srv.listen(0, '127.0.0.1', () => { const p = srv.address().port; srv.close(() => resolve(p)); }); });
+(async () => {
+  const dir = process.argv[1];
+  const s = await startEmbeddedPostgres(dir, await freePort());
+  const owner = JSON.parse(require('node:fs').readFileSync(dir + '/pg-owner', 'utf8')).pid === process.pid;
+  await s.stop();
+  console.log(JSON.stringify({ startedHere: s.startedHere, owner }));
+})().catch((e) => { console.error(e.message); process.exit(1); });`;
+      const { stdout } = await run(process.execPath, ['-e', script, zdir], { cwd: ROOT, timeout: 50_000 });
+      expect(JSON.parse(stdout.trim().split('\n').pop() as string)).toEqual({ startedHere: true, owner: true });
+    } finally {
+      parent.kill('SIGKILL');
+      fs.rmSync(zdir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

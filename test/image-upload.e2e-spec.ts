@@ -1,5 +1,10 @@
 import type request from 'supertest';
 import { Jimp } from 'jimp';
+import { crc32, deflateSync } from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
 import {
@@ -24,6 +29,16 @@ async function image(mime: Mime, width: number, height = 6, rgba = 0x3366ccff): 
   const img = new Jimp({ width, height, color: rgba });
   for (let x = 0; x < width; x++) img.setPixelColor(((x * 40) % 256) * 0x01010100 + 0xff, x, 0);
   return img.getBuffer(mime);
+}
+
+/** A PNG chunk: length, type, data, CRC. */
+function chunk(type: string, data: Buffer): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
 }
 
 let t: TestApp;
@@ -175,8 +190,8 @@ describe('full flow', () => {
     const projectId = await createProject(t, owner.auth, 'broken');
     const taskId = await openTask(projectId, 'id\nok\nbroken\n');
     const good = await image('image/png', 3);
-    // a real PNG header (dimensions readable) followed by garbage instead of image data
-    const broken = Buffer.concat([good.subarray(0, 33), Buffer.from('this is not compressed image data at all')]);
+    // a sound PNG (its data inflates to the 6 rows of 1 + 3 x 4 bytes its header needs) whose rows name a filter that does not exist
+    const broken = Buffer.concat([good.subarray(0, 33), chunk('IDAT', deflateSync(Buffer.alloc(78, 9))), chunk('IEND', Buffer.alloc(0))]);
     expect(readImageHeader(broken)).toEqual({ mime: 'image/png', width: 3, height: 6 });
     expectSuccess(await add(owner.auth, taskId, 'ok', good));
     expectSuccess(await add(owner.auth, taskId, 'broken', broken, 'broken.png'));
@@ -380,6 +395,57 @@ describe('add and commit errors', () => {
     expect(row.mime).toBe('image/bmp');
   });
 
+  it('refuses crafted PNGs before anything decodes them: a second IHDR past the pixel limit, data inflating beyond its header (a zlib bomb)', async () => {
+    const taskId = await openTask(projectId);
+    const ihdr = (w: number, h: number, interlaced: boolean) => {
+      const d = Buffer.alloc(13);
+      d.writeUInt32BE(w, 0);
+      d.writeUInt32BE(h, 4);
+      d[8] = 8; // bit depth
+      d[9] = 6; // RGBA
+      d[12] = interlaced ? 1 : 0;
+      return chunk('IHDR', d);
+    };
+    const png = (...chunks: Buffer[]) =>
+      Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), ...chunks, chunk('IEND', Buffer.alloc(0))]);
+    // 16 x 16 RGBA interlaced: the seven Adam7 passes hold 2 + 2 + 4 + 8 + 16 + 32 + 64 rows' bytes and filter bytes
+    const passes = [
+      [2, 2],
+      [2, 2],
+      [4, 2],
+      [4, 4],
+      [8, 4],
+      [8, 8],
+      [16, 8],
+    ].reduce((n, [w, h]) => n + h * (1 + 4 * w), 0);
+    const fine = png(ihdr(16, 16, true), chunk('IDAT', deflateSync(Buffer.alloc(passes))));
+    const secondIhdr = png(ihdr(4, 4, false), ihdr(12000, 12000, false), chunk('IDAT', deflateSync(Buffer.alloc(4 * 17))));
+    const bomb = png(ihdr(16, 16, true), chunk('IDAT', deflateSync(Buffer.alloc(20 * 1048576))));
+    expect(bomb.length).toBeLessThan(40_000);
+    const refused = async (file: Buffer, why: string) =>
+      expect(errorMessage(await add(owner.auth, taskId, 's1', file, 's1.png'), 'badRequest-130-2-2')).toContain(why);
+    await refused(secondIhdr, 'it has a second IHDR header');
+    await refused(bomb, 'its image data inflates to more than the 1054 bytes its 16 x 16 header needs');
+    await refused(png(ihdr(16, 16, true), chunk('IDAT', deflateSync(Buffer.alloc(passes - 1)))), 'shorter than its header needs');
+    expectSuccess(await add(owner.auth, taskId, 's1', fine, 's1.png'));
+  });
+
+  it('refuses a JPEG with a second frame header past the pixel limit (the decoder sized its buffers by it: 865 MB)', async () => {
+    const taskId = await openTask(projectId);
+    const jpg = await image('image/jpeg', 8, 8);
+    const at = jpg.indexOf(Buffer.from([0xff, 0xc0]));
+    const sof = jpg.subarray(at, at + 2 + jpg.readUInt16BE(at + 2));
+    const big = Buffer.from(sof);
+    big.writeUInt16BE(9000, 5);
+    big.writeUInt16BE(9000, 7);
+    const crafted = Buffer.concat([jpg.subarray(0, at + sof.length), big, jpg.subarray(at + sof.length)]);
+    expect(readImageHeader(crafted)).toEqual({ mime: 'image/jpeg', width: 8, height: 8 });
+    expect(errorMessage(await add(owner.auth, taskId, 's1', crafted, 's1.jpg'), 'badRequest-130-2-2')).toContain(
+      'it has a second frame header (SOF)',
+    );
+    expectSuccess(await add(owner.auth, taskId, 's1', jpg, 's1.jpg'));
+  });
+
   it("answers multipart faults of add in the service's words, not multer's or busboy's", async () => {
     const taskId = await openTask(projectId);
     const png = await image('image/png', 3);
@@ -469,6 +535,26 @@ describe('add and commit errors', () => {
       [taskId],
     );
     expect(left).toEqual({ tasks: 0, samples: 0, uploads: 0 });
+  });
+});
+
+describe('spool files at start', () => {
+  it('removes the spool files of a process that is gone (kill -9 during an init or add left them), keeps a live one', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-spool-'));
+    const spool = path.join(dataDir, 'spool');
+    fs.mkdirSync(spool);
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    fs.writeFileSync(path.join(spool, `init-${dead}-1`), 'x'.repeat(1000));
+    fs.writeFileSync(path.join(spool, `add-${dead}-2`), 'y');
+    const live = `add-${process.pid}-3`;
+    fs.writeFileSync(path.join(spool, live), 'z');
+    const restarted = await createTestApp({ DATA_DIR: dataDir });
+    try {
+      expect(fs.readdirSync(spool)).toEqual([live]);
+    } finally {
+      await restarted.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

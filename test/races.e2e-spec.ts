@@ -193,3 +193,39 @@ describe('concurrent changes of the feature types of one dataset', () => {
     expect(types.size).toBe(1); // one request's types throughout, never a mix
   }, 60_000);
 });
+
+describe("one user's burst of requests that queue jobs", () => {
+  let busy: TestApp;
+  beforeAll(async () => {
+    // a small pool that a burst could take whole; no workers (the builds stay queued); no queue limit (the lock holds them all)
+    busy = await createTestApp({ DB_POOL_SIZE: '4', DB_POOL_WAIT_MS: '2000', RUN_WORKERS: 'false', MAX_QUEUED_JOBS_PER_USER: '0' });
+  });
+  afterAll(async () => {
+    await busy.close();
+  });
+
+  it("waits its turns without pooled connections: another user's reads are answered, the surplus gets tooMany-1-0-1 (250 held every connection)", async () => {
+    const [a, b] = [await createUser(busy), await createUser(busy)];
+    const projectId = await createProject(busy, a.auth, 'burst');
+    expectSuccess(await busy.http().post(`${API}/file/f/upload`).set('Authorization', a.auth).send(Buffer.from('x,y\n1,2\n')));
+    const burst = Array.from({ length: 250 }, (_, i) =>
+      busy
+        .http()
+        .post(`${API}/file/f/createDataset`)
+        .set('Authorization', a.auth)
+        .send({ projectId, name: `burst-${i}`, fileSizeInBytes: 8 })
+        .then(outcome),
+    );
+    // b reads while the burst is under way
+    await new Promise((r) => setTimeout(r, 100));
+    const reads = await Promise.all(
+      Array.from({ length: 10 }, () => busy.http().get(`${API}/projects/owned/0/10`).set('Authorization', b.auth).then(outcome)),
+    );
+    const answers = await Promise.all(burst);
+    expect(new Set(reads)).toEqual(new Set(['success']));
+    const counts = answers.reduce<Record<string, number>>((m, o) => ({ ...m, [String(o)]: (m[String(o)] ?? 0) + 1 }), {});
+    expect(Object.keys(counts).sort()).toEqual(['success', 'tooMany-1-0-1']);
+    const [{ n }] = await busy.db.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1`, [a.userId]);
+    expect(n).toBe(counts.success);
+  });
+});

@@ -3,7 +3,18 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngHeader, pollUntil, TestApp } from './utils';
+import {
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pngHeader,
+  pngOfSize,
+  pollUntil,
+  TestApp,
+} from './utils';
 
 /**
  * Uploads under hostile clients: slow ones must not stall the service, silent ones are cut, one user
@@ -202,6 +213,56 @@ describe('upload limits', () => {
     } finally {
       await second.close();
     }
+  });
+
+  it('an image add streams under the upload slots and the idle timeout: one missing its last byte is cut (it stayed open 50 s, the image held in memory)', async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, 'stalled-adds');
+    const { taskId } = expectSuccess(
+      await t
+        .http()
+        .post(`${API}/image/initUpload`)
+        .set('Authorization', user.auth)
+        .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
+        .attach('file', Buffer.from('id\ns1\ns2\n'), 'init.csv'),
+    );
+    const slots = async () => (await t.db.query('SELECT count(*)::int AS n FROM upload_slots WHERE user_id = $1', [user.userId]))[0].n;
+    const image = Buffer.concat([pngHeader(4, 4), Buffer.alloc(20_000, 7)]);
+    const body = Buffer.concat([
+      Buffer.from(
+        '--x\r\nContent-Disposition: form-data; name="sampleId"\r\n\r\ns1\r\n' +
+          '--x\r\nContent-Disposition: form-data; name="file"; filename="s1.png"\r\nContent-Type: image/png\r\n\r\n',
+      ),
+      image,
+      Buffer.from('\r\n--x--\r\n'),
+    ]);
+    const stalledAdd = () =>
+      new Promise<SlowUpload>((resolve) => {
+        const socket = net.connect(port, '127.0.0.1');
+        let data = '';
+        const closed = new Promise<void>((done) => socket.on('close', () => done()));
+        socket.on('data', (d) => (data += d.toString('utf8')));
+        socket.on('error', () => undefined);
+        socket.on('connect', () => {
+          socket.write(
+            `POST ${API}/image/${taskId}/add HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
+              `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${body.length}\r\n\r\n`,
+          );
+          socket.write(body.subarray(0, body.length - 1), () => resolve({ socket, received: () => data, closed }));
+        });
+      });
+    const started = Date.now();
+    const open = [await stalledAdd(), await stalledAdd()];
+    await until(async () => (await slots()) === 2);
+    // the two adds fill the user's slots: a third upload waits its turn
+    expectError(await t.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n')), 'tooMany-115-0-2');
+    await Promise.all(open.map((o) => o.closed));
+    expect(Date.now() - started).toBeLessThan(8000);
+    for (const o of open) expect(o.received()).toContain('"code":"badRequest-1-0-8"');
+    expect(await slots()).toBe(0);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM image_samples WHERE task_id = $1 AND image IS NOT NULL', [taskId]);
+    expect(n).toBe(0);
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
   });
 
   it('refuses an upload that would exceed USER_STORAGE_QUOTA_BYTES (badRequest-115-0-3); a replacement counts once', async () => {
@@ -598,8 +659,8 @@ describe('the storage quota counts datasets and images too', () => {
       .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
       .attach('file', Buffer.from('sampleId\ns1\ns2\ns3\n'), 'init.csv');
     const { taskId } = expectSuccess(init);
-    // only the header is read at add: the rest of the bytes count as the image's
-    const image = (size: number) => Buffer.concat([pngHeader(2, 2), Buffer.alloc(size - 33)]);
+    // a sound PNG padded to `size` bytes: every byte counts as the image's
+    const image = (size: number) => pngOfSize(size);
     const add = (sampleId: string, size: number) =>
       t
         .http()

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -193,4 +194,29 @@ export function pngHeader(width: number, height: number): Buffer {
   b[24] = 8; // bit depth
   b[25] = 6; // RGBA
   return b;
+}
+
+/** A sound width x height PNG (gray, 8 bits: what add checks before storing) of exactly `size` bytes, padded with a text chunk. */
+export function pngOfSize(size: number, width = 2, height = 2): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(data.length, 0);
+    head.write(type, 4, 'latin1');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+    return Buffer.concat([head, data, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bit depth
+  ihdr[9] = 0; // gray
+  const parts = [
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr),
+    chunk('IDAT', deflateSync(Buffer.alloc(height * (1 + width)))),
+  ];
+  const used = parts.reduce((n, p) => n + p.length, 0) + 12 + 12; // the text chunk's frame, and IEND
+  if (size < used) throw new Error(`a PNG needs at least ${used} bytes`);
+  return Buffer.concat([...parts, chunk('tEXt', Buffer.alloc(size - used, 0x61)), chunk('IEND', Buffer.alloc(0))]);
 }

@@ -10,10 +10,10 @@ import { keepRow, prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
-import { renderStatus, seconds, SubjectState } from '../jobs/job-state';
+import { renderStatus, seconds, shownState, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
-import { validateAnalysisInput } from '../engine/data';
 import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
 
 interface AnalysisRow {
@@ -45,7 +45,7 @@ export interface AnalysisStatus extends AnalysisView {
   error?: { code: string; message: string };
 }
 
-const COLUMNS = 'id, project_id, dataset_id, parameters, state, seed, core_count, progress, start_time, end_time, error, now() AS now';
+const COLUMNS = `id, project_id, dataset_id, parameters, ${shownState('analysis')}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
 
 function view(r: AnalysisRow): AnalysisView {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
@@ -97,8 +97,10 @@ export class AnalysesService {
 
   /**
    * What the engine would refuse in this dataset for these parameters (a single class, too few samples, no
-   * events...): its own validation, on the outcome and grouping columns read from storage. The other columns
-   * are passed with their types only (the validation needs just to know that features are left).
+   * events...): its own validation, on the outcome and grouping columns, run on an engine process
+   * (data-check.ts) to which their stored bytes are streamed: the work and memory that grow with the data stay
+   * off this event loop. The other columns are passed with their types only (the validation needs just to
+   * know that features are left). At most `dataChecks` run at once; the others wait before reading anything.
    */
   private async dataProblems(datasetId: string, parameters: StoredParameters, features: FeatureView[]): Promise<string[]> {
     const outcome = parameters.outcome;
@@ -110,7 +112,6 @@ export class AnalysesService {
           : [outcome.survival.event, outcome.survival.timeToEvent],
     );
     if (parameters.groupingFeature !== undefined) needed.add(parameters.groupingFeature);
-    const loaded = await this.columns.loadForEngine(datasetId, needed);
     const typesOnly = features
       .filter((f) => !needed.has(f.name))
       .map((f): EngineColumn =>
@@ -118,10 +119,18 @@ export class AnalysesService {
           ? { name: f.name, type: f.type, values: new Float64Array(0) }
           : { name: f.name, type: f.type, codes: new Int32Array(0), levels: [] },
       );
-    return validateAnalysisInput({ sampleCount: loaded.sampleCount, columns: [...loaded.columns, ...typesOnly] }, parameters);
+    return dataChecks.run(() =>
+      this.columns.readPacked(datasetId, needed, (sampleCount, columns, pieces) =>
+        checkDataInWorker({ sampleCount, typesOnly, parameters }, columns, pieces),
+      ),
+    );
   }
 
   async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
+    return this.jobs.enqueueTurn(userId, () => this.queueAnalysis(userId, datasetId, projectId, body));
+  }
+
+  private async queueAnalysis(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
     return this.db.transaction(async (tx) => {
       // the dataset stays until this commits (a concurrent delete waits, then takes the analysis with it)
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));

@@ -5,7 +5,8 @@ import { ColumnStore } from '../datasets/column-store';
 import type { AnalysisOutput } from '../engine/types';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure, ReportProgress } from '../jobs/jobs.types';
-import { StoredParameters } from './analysis-parameters';
+import type { FeatureType } from '../engine/types';
+import { checkParameters, StoredParameters } from './analysis-parameters';
 import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
 
 /** The analysis job: load the dataset, run the engine on a worker thread; store models, plots and pipelines. */
@@ -43,8 +44,17 @@ export class AnalysisJob implements OnModuleInit {
     );
     // deleted meanwhile: its job row went with it, and the runner drops this run
     if (!a) throw new Error(`analysis ${analysisId} is gone`);
+    // the feature types may have changed since the analysis was queued (an outcome retyped to identifier was
+    // analysed all the same): the parameters must still fit the dataset, as at analyze
+    const features: { name: string; type: FeatureType }[] = await this.db.query(
+      'SELECT name, type FROM dataset_columns WHERE dataset_id = $1',
+      [a.dataset_id],
+    );
+    const { datasetId: _d, ...body } = a.parameters;
+    const [changed] = checkParameters(body, String(a.dataset_id), features).violations;
+    if (changed) throw new JobFailure(changed.code, `${changed.message} (the feature types changed after the analysis was queued)`);
     const data = await this.columns.loadForEngine(String(a.dataset_id));
-    const { datasetId: _d, name: _n, ...engineParams } = a.parameters;
+    const { datasetId: _d2, name: _n, ...engineParams } = a.parameters;
     let output: AnalysisOutput;
     try {
       output = await runAnalysisInWorker(data, engineParams, Number(a.seed), report, signal);
@@ -59,7 +69,12 @@ export class AnalysisJob implements OnModuleInit {
         throw new JobFailure(
           Codes.DatasetNotAnalysable,
           `the ${key} model's ${missing.map(([m]) => m).join(', ')} could not be estimated from the held-out samples: ` +
-            'check that each class (or event status) has enough samples, and groups if a grouping feature is used',
+            ('classification' in a.parameters.outcome
+              ? 'check that each class has enough samples'
+              : 'regression' in a.parameters.outcome
+                ? 'check that the outcome varies among the samples (and is not tiny: rescale it)'
+                : 'check that enough samples have an event, at different times') +
+            (a.parameters.groupingFeature !== undefined ? ', and that the grouping feature has enough groups' : ''),
         );
       }
     }

@@ -15,6 +15,14 @@ export class UserInputError extends Error {}
 const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Users and their tokens: login, logout, the CLI's user and token commands, the admin bootstrap. */
+/** What deleting a user removed, and what it kept (their work in projects of others, now their owners'). */
+export interface DeletedUser {
+  userId: string;
+  deletedProjects: number;
+  deletedFiles: number;
+  passedToProjectOwners: { tasks: number; analyses: number; predictions: number };
+}
+
 @Injectable()
 export class UsersService {
   private readonly logger = new Logger('Users');
@@ -157,13 +165,49 @@ export class UsersService {
     return { userId: String(user.id), disabled };
   }
 
-  /** Deletes a user; their projects (and everything in them), shares and tokens go with them (ON DELETE CASCADE). */
-  async deleteUser(username: string): Promise<{ userId: string; deletedProjects: number }> {
+  /**
+   * Deletes a user: their projects (and everything in them), their files, shares and tokens go with them. What they
+   * did in projects of others (image and dataset tasks, analyses, predictions made with an analysis of such a
+   * project) stays, and passes to that project's owner (with its queued or running jobs, which count for the owner
+   * from then on). Returns what was deleted and what was kept.
+   */
+  async deleteUser(username: string): Promise<DeletedUser> {
     const user = await this.userNamed(username);
     return this.db.transaction(async (m) => {
-      const [{ n }]: { n: string }[] = await m.query('SELECT count(*) AS n FROM projects WHERE owner_id = $1', [user.id]);
+      // the user's row first: no new work of theirs can start meanwhile
+      await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [user.id]);
+      const pass = async (sql: string): Promise<number> => (await m.query(sql, [user.id]))[1] as number;
+      const tasks = await pass(
+        `UPDATE tasks t SET user_id = p.owner_id FROM projects p WHERE t.project_id = p.id AND t.user_id = $1 AND p.owner_id <> $1`,
+      );
+      const analyses = await pass(
+        `UPDATE analyses a SET user_id = p.owner_id FROM projects p WHERE a.project_id = p.id AND a.user_id = $1 AND p.owner_id <> $1`,
+      );
+      const predictions = await pass(
+        `UPDATE predictions r SET user_id = p.owner_id FROM analyses a JOIN projects p ON p.id = a.project_id
+          WHERE r.analysis_id = a.id AND r.user_id = $1 AND p.owner_id <> $1`,
+      );
+      // their jobs follow them (the per-user queue limits and the claim order go by jobs.user_id)
+      await m.query(
+        `UPDATE jobs j SET user_id = coalesce(
+            (SELECT user_id FROM tasks WHERE id = j.task_id),
+            (SELECT user_id FROM analyses WHERE id = j.analysis_id),
+            (SELECT user_id FROM predictions WHERE id = j.prediction_id))
+          WHERE j.user_id = $1`,
+        [user.id],
+      );
+      const [{ projects, files }]: { projects: string; files: string }[] = await m.query(
+        `SELECT (SELECT count(*) FROM projects WHERE owner_id = $1) AS projects,
+                (SELECT count(*) FROM files WHERE user_id = $1 AND state = 'stored') AS files`,
+        [user.id],
+      );
       await m.query('DELETE FROM users WHERE id = $1', [user.id]);
-      return { userId: String(user.id), deletedProjects: Number(n) };
+      return {
+        userId: String(user.id),
+        deletedProjects: Number(projects),
+        deletedFiles: Number(files),
+        passedToProjectOwners: { tasks, analyses, predictions },
+      };
     });
   }
 

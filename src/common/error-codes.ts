@@ -15,7 +15,7 @@ export const ERROR_CODES = {
   'badRequest-1-0-7': 'a field not defined for this request was sent',
   'badRequest-1-0-8': 'the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)',
   'tooMany-1-0-1':
-    'the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started',
+    'the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started',
   'unavailable-1-0-1': 'service busy: no database connection came free within DB_POOL_WAIT_MS; try again',
   // auth
   'auth-10-3': 'invalid credentials at login',
@@ -69,7 +69,8 @@ export const ERROR_CODES = {
   // image upload
   'notFound-130-1-1': 'unknown image upload task',
   'badRequest-130-2-1': 'sampleId not in the init file',
-  'badRequest-130-2-2': 'image format not allowed or content not an image',
+  'badRequest-130-2-2':
+    'image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which',
   'badRequest-130-2-5': 'image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS',
   'badRequest-130-0-1':
     'the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line',

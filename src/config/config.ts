@@ -19,6 +19,8 @@ export interface AppConfig {
   jobPollMs: number;
   jobLeaseSeconds: number;
   jobMaxAttempts: number;
+  /** a queued job needing more cores than WORKER_CORES fails after waiting this long (no worker took it) */
+  jobStrandedSeconds: number;
   logFormat: 'json' | 'text';
   logLevel: 'error' | 'warn' | 'log' | 'debug' | 'verbose';
   maxJsonBodyBytes: number;
@@ -135,6 +137,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     jobPollMs: int(env, 'JOB_POLL_MS', 500, 10, 60_000),
     jobLeaseSeconds: int(env, 'JOB_LEASE_SECONDS', 30, 2, 3600),
     jobMaxAttempts: int(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
+    jobStrandedSeconds: int(env, 'JOB_STRANDED_SECONDS', 600, 1, 7 * 24 * 3600),
     logFormat: oneOf(env, 'LOG_FORMAT', ['json', 'text'] as const, nodeEnv === 'production' ? 'json' : 'text'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'log', 'debug', 'verbose'] as const, 'log'),
     maxJsonBodyBytes: int(env, 'MAX_JSON_BODY_BYTES', 1024 * 1024, 1024),

@@ -159,6 +159,14 @@ function ownerAlive(dataDir: string, o: Owner | undefined): boolean {
   if (!o) return false;
   if (o.pid === process.pid) return ownedHere.has(path.resolve(dataDir));
   if (!alive(o.pid)) return false;
+  // kill(pid, 0) succeeds on a zombie: an owner killed a moment ago (kill -9, a restart 1 s later) is gone all the
+  // same, and its server must be stopped and started by the new owner (else nobody stops it at SIGTERM)
+  try {
+    const stat = fs.readFileSync(`/proc/${o.pid}/stat`, 'utf8');
+    if (/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2))) return false;
+  } catch {
+    // no /proc (or the process just went): the checks around decide
+  }
   const now = startTimeOf(o.pid);
   return o.startTime === undefined || now === undefined || now === o.startTime;
 }

@@ -16,6 +16,25 @@ export interface TypedTable {
   columns: (ParsedColumn & { type: FeatureType })[];
 }
 
+/** A stored column's description, without its values. */
+export interface PackedColumn {
+  name: string;
+  type: FeatureType;
+  encoding: 'f64' | 'dict';
+  levels: string[] | null;
+  /** size of its deflated data */
+  bytes: number;
+}
+
+/** A piece of the deflated data of column `column` (an index into readPacked's columns), in order. */
+export interface PackedPiece {
+  column: number;
+  piece: Buffer;
+}
+
+/** readPacked reads the stored data in pieces of this size. */
+const PACKED_PIECE = 1048576;
+
 /** Where a new dataset goes. */
 export interface DatasetTarget {
   projectId: string;
@@ -119,6 +138,45 @@ export class ColumnStore {
     await tx.query('UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [datasetId, size]);
     this.logger.log(`dataset ${datasetId} "${target.name}" written: ${table.sampleCount} samples x ${stored.length} features`);
     return datasetId;
+  }
+
+  /**
+   * The named columns as stored (deflated), for a reader that inflates them elsewhere (an engine process):
+   * calls `consume` with their descriptions and an iterator over their bytes, column after column, in
+   * pieces of at most PACKED_PIECE bytes read one at a time (substrings of the out-of-line value), all from
+   * one snapshot. This process holds one piece at a time whatever the dataset's size.
+   */
+  async readPacked<T>(
+    datasetId: string,
+    only: ReadonlySet<string>,
+    consume: (sampleCount: number, columns: PackedColumn[], pieces: AsyncIterable<PackedPiece>) => Promise<T>,
+  ): Promise<T> {
+    return this.db.transaction('REPEATABLE READ', async (tx) => {
+      const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
+      if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+      const rows: (PackedColumn & { idx: number })[] = (
+        await tx.query(
+          `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+          [datasetId],
+        )
+      ).filter((m: { name: string }) => only.has(m.name));
+      async function* pieces(): AsyncGenerator<PackedPiece> {
+        for (let k = 0; k < rows.length; k++) {
+          for (let from = 0; from < rows[k].bytes; from += PACKED_PIECE) {
+            const [r] = await tx.query(
+              'SELECT substring(data FROM $3::int FOR $4::int) AS piece FROM dataset_columns WHERE dataset_id = $1 AND idx = $2',
+              [datasetId, rows[k].idx, from + 1, PACKED_PIECE],
+            );
+            yield { column: k, piece: r.piece as Buffer };
+          }
+        }
+      }
+      return consume(
+        Number(meta[0].sample_count),
+        rows.map(({ name, type, encoding, levels, bytes }) => ({ name, type, encoding, levels, bytes: Number(bytes) })),
+        pieces(),
+      );
+    });
   }
 
   /**

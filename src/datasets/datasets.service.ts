@@ -72,6 +72,10 @@ export class DatasetsService {
   }
 
   async create(userId: string, fileId: string, projectId: string, dto: CreateDatasetDto): Promise<{ taskId: string }> {
+    return this.jobs.enqueueTurn(userId, () => this.queueBuild(userId, fileId, projectId, dto));
+  }
+
+  private async queueBuild(userId: string, fileId: string, projectId: string, dto: CreateDatasetDto): Promise<{ taskId: string }> {
     const file = await this.files.find(userId, fileId);
     if (file.sizeInBytes !== dto.fileSizeInBytes) {
       throw new ApiError(

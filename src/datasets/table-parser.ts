@@ -30,6 +30,8 @@ export class TableError extends Error {}
 
 const SAMPLE_COLUMN_DEFAULT = 'sampleId';
 
+const CR_ONLY = 'the lines of the file end with a carriage return alone (old Mac line ends): save it with LF or CRLF line ends';
+
 function checkNames(names: string[], what: string, allowEmptyFirst: boolean): void {
   const seen = new Map<string, number>();
   names.forEach((raw, i) => {
@@ -365,7 +367,13 @@ function rowsConsumer(o: TableOptions): Consumer {
   let expected: { lines: number; size: number } | undefined;
   const setUp = (width: number, header?: string[]) => {
     if (header) {
-      checkNames(header, 'column', o.hasSampleHeaders);
+      try {
+        checkNames(header, 'column', o.hasSampleHeaders);
+      } catch (e) {
+        // a file with CR-only line ends is one line: its header runs on into the data, and may repeat a value
+        if (header.some((h) => h.trim().includes('\r'))) throw new TableError(CR_ONLY);
+        throw e;
+      }
       names = header.map((h) => h.trim());
       if (o.hasSampleHeaders && !names[0]) names[0] = SAMPLE_COLUMN_DEFAULT;
     } else {
@@ -427,11 +435,7 @@ function rowsConsumer(o: TableOptions): Consumer {
     },
     finish() {
       if (!builders) throw new TableError('the file is empty');
-      if (rows === 0 && names?.some((n) => n.includes('\r'))) {
-        throw new TableError(
-          'the lines of the file end with a carriage return alone (old Mac line ends): save it with LF or CRLF line ends',
-        );
-      }
+      if (rows === 0 && names?.some((n) => n.includes('\r'))) throw new TableError(CR_ONLY);
       if (rows === 0) throw new TableError('the file has a header but no data rows');
       if (builders.length < 1 || (o.hasSampleHeaders && builders.length < 2)) {
         throw new TableError('the table has no feature columns');

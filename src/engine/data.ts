@@ -149,14 +149,48 @@ export function validateAnalysisInput(data: EngineDataset, params: AnalysisParam
           `The outcome has a class label longer than ${MAX_CLASS_LABEL} characters ("${long[0].slice(0, 40)}..."): shorten it (each prediction repeats the labels)`,
         );
       }
-      const present = new Set(keep.map((i) => out.y[i]));
-      if (present.size < 2) problems.push('The outcome has a single class');
-      if (present.size > MAX_CLASSES) problems.push(`The outcome has ${present.size} classes (at most ${MAX_CLASSES} are supported)`);
+      const counts = new Map<number, number>();
+      for (const i of keep) counts.set(out.y[i], (counts.get(out.y[i]) ?? 0) + 1);
+      if (counts.size < 2) problems.push('The outcome has a single class');
+      if (counts.size > MAX_CLASSES) problems.push(`The outcome has ${counts.size} classes (at most ${MAX_CLASSES} are supported)`);
+      // the cross-validation holds out at least one of MIN_CLASS_SAMPLES folds: a rarer class is missing from the
+      // training data or from the test data of every fold, and its metrics came out contradictory (AUC 0.25 and
+      // Balanced Accuracy 0.83 beside Sensitivity 0)
+      const rare = [...counts].filter(([, n]) => n < MIN_CLASS_SAMPLES).map(([c, n]) => `"${out.classes[c].slice(0, 40)}" (${n})`);
+      if (counts.size >= 2 && rare.length) {
+        problems.push(
+          `The class${rare.length > 1 ? 'es' : ''} ${rare.slice(0, 5).join(', ')}${rare.length > 5 ? ` and ${rare.length - 5} more` : ''} of the outcome ${rare.length > 1 ? 'have' : 'has'} fewer than ${MIN_CLASS_SAMPLES} samples: the cross-validation needs each class in the training and the test data of every fold (merge rare classes, or remove their samples)`,
+        );
+      }
     } else if (task === 'regression') {
-      if (keep.every((i) => out.y[i] === out.y[keep[0]])) problems.push('The outcome is constant');
+      let min = Infinity;
+      let max = -Infinity;
+      for (const i of keep) {
+        min = Math.min(min, out.y[i]);
+        max = Math.max(max, out.y[i]);
+      }
+      if (min === max) problems.push('The outcome is constant');
+      else if (max - min < MIN_SPREAD) {
+        // squares of such differences underflow to 0: R squared came out undefined, and the analysis failed with a
+        // message about classes
+        problems.push(
+          `The outcome's values differ by at most ${(max - min).toPrecision(3)}: rescale it (multiply it by a power of ten; the engine squares differences, which would underflow to 0)`,
+        );
+      }
     } else {
-      if (!keep.some((i) => out.event?.[i] === 1)) problems.push('No sample has an event');
+      const events = keep.reduce((n, i) => n + (out.event?.[i] === 1 ? 1 : 0), 0);
+      if (events === 0) problems.push('No sample has an event');
+      else if (events < MIN_EVENTS) {
+        problems.push(
+          `Only ${events} sample has an event: the concordance index needs at least ${MIN_EVENTS} (one in the test data of each fold) to be estimated`,
+        );
+      }
       if (keep.some((i) => out.y[i] < 0)) problems.push('Survival times must not be negative');
+      else if (keep.every((i) => out.y[i] === out.y[keep[0]])) {
+        problems.push(
+          `Every survival time is ${out.y[keep[0]]}: the concordance index compares samples whose times differ, so it cannot be estimated`,
+        );
+      }
     }
   }
   if (keep.length > 0 && params.groupingFeature !== undefined) problems.push(...groupProblems(data, params, out, keep));
@@ -203,8 +237,17 @@ function groupProblems(data: EngineDataset, params: AnalysisParameters, out: Out
   ];
 }
 
+/** Samples each class of a classification outcome needs: the folds' lower bound (folds.ts: K is at least 2). */
+export const MIN_CLASS_SAMPLES = 2;
+
+/** Events a survival outcome needs for its concordance index to be estimated in the held-out data. */
+export const MIN_EVENTS = 2;
+
 /** The longest class label of a classification outcome (as a column name). */
 export const MAX_CLASS_LABEL = 200;
+
+/** The smallest spread (largest minus smallest value) a regression outcome may have: squares of 1e-100 stay far from underflow. */
+export const MIN_SPREAD = 1e-100;
 
 /** The largest magnitude a numerical outcome or feature may have: sums of squares of 1e100 stay far from overflow. */
 export const MAX_MAGNITUDE = 1e100;

@@ -1,4 +1,16 @@
-import { auc, computeMetrics, concordanceIndex, makeEvaluator, AUC, R_SQUARED, MAE, RMSE } from './metrics';
+import {
+  auc,
+  computeMetrics,
+  concordanceIndex,
+  makeEvaluator,
+  AUC,
+  BALANCED_ACCURACY,
+  R_SQUARED,
+  MAE,
+  RMSE,
+  SENSITIVITY,
+  SPECIFICITY,
+} from './metrics';
 
 describe('metrics', () => {
   it('AUC counts ties as half (Mann-Whitney)', () => {
@@ -62,5 +74,24 @@ describe('metrics', () => {
     expect(m['Balanced Accuracy']).toBeCloseTo((2 / 3 + 1 / 2) / 2, 12);
     expect(m['F1 Score']).toBeCloseTo((2 * 2) / (2 * 2 + 1 + 1), 12);
     expect(m['Area Under the ROC Curve']).toBeCloseTo(4 / 6, 12);
+  });
+
+  it('Balanced Accuracy is the mean of the per-class recalls, undefined when a class is absent (as Sensitivity or Specificity)', () => {
+    // an imbalanced outcome: 5 negatives, one positive, always predicted negative
+    const y = Float64Array.from([0, 0, 0, 0, 0, 1]);
+    const pred = Float64Array.from([0.1, 0.2, 0.1, 0.3, 0.2, 0.4].flatMap((p) => [1 - p, p]));
+    const at = (name: string, w: number[]) => makeEvaluator(name, pred, { y }, 2)(Float64Array.from(w));
+    const all = [1, 1, 1, 1, 1, 1];
+    expect(at(BALANCED_ACCURACY, all)).toBeCloseTo((at(SENSITIVITY, all) + at(SPECIFICITY, all)) / 2, 12);
+    expect(at(BALANCED_ACCURACY, all)).toBeCloseTo(0.5, 12);
+    // a resample without the positive (a bootstrap's out-of-bag samples): no Sensitivity, and no Balanced Accuracy
+    // either (it was 1, the negatives' recall, and lifted the estimate to 0.83 beside Sensitivity 0)
+    const negativesOnly = [1, 2, 0, 1, 1, 0];
+    expect(at(SENSITIVITY, negativesOnly)).toBeNaN();
+    expect(at(BALANCED_ACCURACY, negativesOnly)).toBeNaN();
+    // three classes, one absent: the mean of the two present
+    const y3 = Float64Array.from([0, 1, 2, 2]);
+    const pred3 = Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1]);
+    expect(makeEvaluator(BALANCED_ACCURACY, pred3, { y: y3 }, 3)(Float64Array.from([1, 1, 0, 0]))).toBeCloseTo(0.5, 12);
   });
 });

@@ -221,7 +221,10 @@ export function makeEvaluator(name: string, pred: Float64Array, outcome: Outcome
             m++;
           }
         }
-        return m > 0 ? s / m : NaN;
+        // the mean of the recalls of the classes present, defined when at least two are (for two classes: the mean
+        // of Sensitivity and Specificity, undefined when either is). A sample set holding one class only gave that
+        // class's recall, which raised the estimate of an imbalanced outcome (0.83 beside Sensitivity 0, Specificity 1)
+        return m >= 2 ? s / m : NaN;
       };
     }
     case SENSITIVITY:

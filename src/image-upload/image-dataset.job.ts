@@ -1,7 +1,8 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import { APP_CONFIG, AppConfig } from '../config/config';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { ColumnStore, DatasetTarget, TypedTable } from '../datasets/column-store';
@@ -34,6 +35,7 @@ export class ImageDatasetJob implements OnModuleInit {
     private readonly db: DataSource,
     private readonly jobs: JobsService,
     private readonly columns: ColumnStore,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   onModuleInit(): void {
@@ -99,7 +101,10 @@ export class ImageDatasetJob implements OnModuleInit {
       );
       const missing = rows.find((r) => r.image === null);
       if (missing) throw new JobFailure(Codes.ImageDatasetFailed, `sample "${missing.sample_id}" has no image`);
-      const request: MeasureRequest = { images: rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer })) };
+      const request: MeasureRequest = {
+        images: rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer })),
+        maxPixels: this.config.maxImagePixels,
+      };
       const result = await runInWorker<MeasureResponse>(script, request, { signal });
       if (!result.ok) {
         throw new JobFailure(

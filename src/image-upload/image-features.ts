@@ -1,4 +1,5 @@
 import { Jimp } from 'jimp';
+import { checkImage } from './image-format';
 
 /** The numerical features computed from each image, in column order. */
 export const IMAGE_FEATURES = [
@@ -72,9 +73,15 @@ export function computeFeatures(img: Bitmap): number[] {
   return [width, height, r / n, g / n, b / n, mean, Math.sqrt(variance), ...Array.from(hist, (c) => c / n), gradient / n, edges / n];
 }
 
-/** Decodes a jpeg, png, bmp or tiff image (told apart by content) and computes its features. */
-export async function measureImage(bytes: Uint8Array): Promise<number[]> {
-  const image = await Jimp.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+/**
+ * Decodes a jpeg, png, bmp or tiff image (told apart by content) and computes its features. The checks of
+ * add run again first (the header's pixel limit, a PNG's structure and inflated size: checkImage), so
+ * nothing is allocated for an image past the limits, whenever it was stored.
+ */
+export async function measureImage(bytes: Uint8Array, maxPixels: number): Promise<number[]> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  await checkImage(buffer, 'the image', maxPixels);
+  const image = await Jimp.fromBuffer(buffer);
   const { width, height, data } = image.bitmap;
   return computeFeatures({ width, height, data });
 }

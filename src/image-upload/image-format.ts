@@ -1,3 +1,4 @@
+import { createInflate } from 'node:zlib';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 
@@ -41,6 +42,119 @@ export function assertPixelLimit(header: ImageHeader, maxPixels: number): void {
       `the image is ${header.width} x ${header.height} pixels; at most ${maxPixels} pixels are accepted`,
     );
   }
+}
+
+/**
+ * The header of an image about to be stored, after every check that needs no decoding: a format of ours
+ * (badRequest-130-2-2), at most `maxPixels` (badRequest-130-2-5), and for a PNG a sound structure whose data
+ * inflates to what its header says (pngProblem; badRequest-130-2-2 naming the fault).
+ */
+export async function checkImage(bytes: Buffer, name: string, maxPixels: number): Promise<ImageHeader> {
+  const header = readImageHeader(bytes);
+  const shown = `"${name.slice(0, 60)}"`;
+  if (!header) throw new ApiError(Codes.BadImage, `${shown} is not a jpeg, png, tif or bmp image (checked by its content)`);
+  assertPixelLimit(header, maxPixels);
+  const problem = header.mime === 'image/png' ? await pngProblem(bytes) : header.mime === 'image/jpeg' ? jpegProblem(bytes) : undefined;
+  if (problem) {
+    const kind = header.mime === 'image/png' ? 'PNG' : 'JPEG';
+    throw new ApiError(Codes.BadImage, `${shown} is not a ${kind} image that can be decoded safely: ${problem}`);
+  }
+  return header;
+}
+
+/**
+ * A JPEG with a second frame header (SOF) before its scan: a decoder may size its buffers by the later one, past
+ * the pixel limit checked on the first (a second SOF of 9000 x 9000 took the decoder to 865 MB before it gave up).
+ */
+export function jpegProblem(b: Buffer): string | undefined {
+  let frames = 0;
+  let i = 2;
+  while (i + 4 <= b.length) {
+    if (b[i] !== 0xff) return undefined;
+    let marker = b[i + 1];
+    while (marker === 0xff && i + 2 < b.length) {
+      i++;
+      marker = b[i + 1];
+    }
+    if (marker === 0xd8 || (marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd9 || marker === 0xda) return undefined; // the scan starts: the frame is settled
+    const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+    if (isFrame && ++frames > 1) return 'it has a second frame header (SOF) before its image data (a JPEG has one)';
+    i += 2 + b.readUInt16BE(i + 2);
+  }
+  return undefined;
+}
+
+/** Channels of each PNG color type (grey, -, RGB, palette, grey + alpha, -, RGBA). */
+const PNG_CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/** Bytes the IHDR of a PNG says its image data inflates to: each row of each pass, with its filter byte (Adam7 when interlaced). */
+export function pngDataBytes(width: number, height: number, bitDepth: number, colorType: number, interlaced: boolean): number {
+  const bits = bitDepth * (PNG_CHANNELS[colorType] ?? 4);
+  const rows = (w: number, h: number) => (w > 0 && h > 0 ? h * (1 + Math.ceil((w * bits) / 8)) : 0);
+  if (!interlaced) return rows(width, height);
+  // Adam7: the seven passes' starting column and row, and their steps
+  const passes = [
+    [0, 0, 8, 8],
+    [4, 0, 8, 8],
+    [0, 4, 4, 8],
+    [2, 0, 4, 4],
+    [0, 2, 2, 4],
+    [1, 0, 2, 2],
+    [0, 1, 1, 2],
+  ];
+  return passes.reduce((sum, [x0, y0, dx, dy]) => sum + rows(Math.ceil((width - x0) / dx), Math.ceil((height - y0) / dy)), 0);
+}
+
+/**
+ * What makes a PNG unsafe or impossible to decode, found before any decoder allocates for it: a chunk
+ * running past the end, a second IHDR (a decoder may take its dimensions, past the pixel limit checked on
+ * the first), no image data, or image data that inflates to more than its header needs (a zlib bomb:
+ * 1 MB inflating to 1 GiB). The data is inflated on libuv's threads and counted, never kept, and the count
+ * stops at the first byte too many. Undefined when none of these holds (or the bytes are not a PNG).
+ */
+export async function pngProblem(b: Buffer): Promise<string | undefined> {
+  const header = png(b);
+  if (!header) return undefined;
+  const interlaced = b[28] === 1;
+  const expected = pngDataBytes(header.width, header.height, b[24], b[25], interlaced);
+  const idat: Buffer[] = [];
+  let at = 8;
+  let ihdrs = 0;
+  while (at + 8 <= b.length) {
+    const length = b.readUInt32BE(at);
+    const type = b.toString('latin1', at + 4, at + 8);
+    if (at + 12 + length > b.length) return `its ${type.replace(/[^A-Za-z]/g, '?')} chunk runs past the end of the file`;
+    if (type === 'IHDR' && ++ihdrs > 1) return 'it has a second IHDR header (a PNG has one)';
+    if (type === 'IDAT') idat.push(b.subarray(at + 8, at + 8 + length));
+    at += 12 + length;
+    if (type === 'IEND') break;
+  }
+  if (!idat.length) return 'it has no image data (IDAT)';
+  return new Promise<string | undefined>((resolve) => {
+    const inflate = createInflate();
+    let total = 0;
+    let settled = false;
+    const settle = (v: string | undefined) => {
+      if (settled) return;
+      settled = true;
+      resolve(v);
+      inflate.destroy();
+    };
+    inflate.on('data', (d: Buffer) => {
+      total += d.length;
+      if (total > expected) {
+        settle(`its image data inflates to more than the ${expected} bytes its ${header.width} x ${header.height} header needs`);
+      }
+    });
+    inflate.on('error', () => settle('its image data is not a valid zlib stream'));
+    inflate.on('end', () => settle(total < expected ? 'its image data is shorter than its header needs (a truncated image)' : undefined));
+    for (const piece of idat) inflate.write(piece);
+    inflate.end();
+  });
 }
 
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);

@@ -1,5 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req, UploadedFiles, UseInterceptors } from '@nestjs/common';
-import { FileFieldsInterceptor } from '@nestjs/platform-express';
+import { Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { Access } from '../auth/access.decorator';
@@ -7,11 +6,9 @@ import { Auth, AuthContext } from '../auth/auth-context';
 import { Permission } from '../auth/permission';
 import { Codes } from '../common/error-codes';
 import { ParseIdPipe } from '../common/pipes';
-import { ImageAddFieldsDto, ImageInitAttributesDto, UploadedParts } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto } from './image-upload.dto';
 import { ImageUploadService } from './image-upload.service';
 import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
-
-const ONE_FILE = [{ name: 'file', maxCount: 1 }];
 
 @ApiTags('image datasets')
 @Controller('image')
@@ -56,6 +53,7 @@ export class ImageUploadController {
   @ApiErrors(
     ...bodyErrors(ImageAddFieldsDto),
     Codes.BodyStalled,
+    Codes.TooManyUploads,
     Codes.BadSampleId,
     Codes.BadImage,
     Codes.ImageTooLarge,
@@ -66,7 +64,6 @@ export class ImageUploadController {
   @Post(':taskId/add')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
-  @UseInterceptors(FileFieldsInterceptor(ONE_FILE))
   @ApiConsumes('multipart/form-data')
   @ApiBody({
     schema: {
@@ -78,16 +75,16 @@ export class ImageUploadController {
       },
     },
   })
-  add(@Param('taskId', ParseIdPipe) taskId: string, @Body() body: Record<string, unknown>, @UploadedFiles() files: UploadedParts) {
-    return this.images.add(taskId, body, files);
+  add(@Auth() auth: AuthContext, @Param('taskId', ParseIdPipe) taskId: string, @Req() req: Request) {
+    return this.images.add(auth.userId, taskId, req);
   }
 
   @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', 'Empty')
   @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
-  commit(@Param('taskId', ParseIdPipe) taskId: string) {
-    return this.images.commit(taskId);
+  commit(@Auth() auth: AuthContext, @Param('taskId', ParseIdPipe) taskId: string) {
+    return this.images.commit(auth.userId, taskId);
   }
 
   @ApiEnvelope('Status of an image upload task (datasetId when finished)', 'TaskStatus')

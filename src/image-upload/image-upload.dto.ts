@@ -23,18 +23,6 @@ export class ImageInitAttributesDto {
   hasFeatureHeaders?: boolean;
 }
 
-/** One uploaded part as multer (memory storage) gives it. */
-export interface UploadedPart {
-  buffer: Buffer;
-  size: number;
-  originalname: string;
-  mimetype: string;
-}
-
-export interface UploadedParts {
-  file?: UploadedPart[];
-}
-
 export interface ImageTaskView {
   taskId: string;
   state: string;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import * as path from 'node:path';
@@ -6,6 +6,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
+import { sweepSpool } from '../common/spool';
 import { parseClientJson } from '../common/text';
 import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -16,9 +17,10 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
-import { assertPixelLimit, readImageHeader } from './image-format';
+import { checkImage } from './image-format';
 import { readInitForm } from './init-form';
-import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView, UploadedPart, UploadedParts } from './image-upload.dto';
+import { readAddForm } from './add-form';
+import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
 import { parseSampleTableInWorker } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
@@ -35,7 +37,7 @@ export function initFileLimit(config: AppConfig): number {
  * (queues the imageDataset job), status.
  */
 @Injectable()
-export class ImageUploadService {
+export class ImageUploadService implements OnModuleInit {
   private readonly logger = new Logger('ImageUpload');
 
   constructor(
@@ -46,6 +48,12 @@ export class ImageUploadService {
     private readonly files: FilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Spool files left by a process that was killed (kill -9) while a body streamed in are removed at start. */
+  onModuleInit(): void {
+    const removed = sweepSpool(path.join(this.config.dataDir, 'spool'), this.config.uploadIdleSeconds * 1000 + 60_000);
+    if (removed) this.logger.log(`removed ${removed} spool file(s) left by a stopped process`);
+  }
 
   /**
    * Opens an image upload from the multipart body of `req`: the attributes are checked (JSON, write
@@ -115,13 +123,37 @@ export class ImageUploadService {
     });
   }
 
-  async add(taskId: string, body: Record<string, unknown> | undefined, files: UploadedParts | undefined): Promise<{ taskId: string }> {
-    const { sampleId } = parseBody(ImageAddFieldsDto, body ?? {});
-    const file = this.onePart(files, 'the image');
-    if (file.size > this.config.maxImageBytes) {
-      throw new ApiError(Codes.BodyTooLarge, `the image is larger than ${this.config.maxImageBytes} bytes`);
+  /**
+   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image streams to a spool
+   * file under one of the caller's upload slots and the idle timeout, at most MAX_IMAGE_BYTES); it is read
+   * from there once the whole body has arrived.
+   */
+  async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
+    const release = await this.files.slots.take(userId);
+    try {
+      const spoolDir = path.join(this.config.dataDir, 'spool');
+      await fs.promises.mkdir(spoolDir, { recursive: true });
+      const form = await readAddForm(req, { fileLimit: this.config.maxImageBytes, idleMs: this.config.uploadIdleSeconds * 1000, spoolDir });
+      try {
+        const { sampleId } = parseBody(ImageAddFieldsDto, { ...form.fields });
+        if (!form.file) throw new ApiError(Codes.MissingField, 'the file part (the image) is required');
+        const image = await fs.promises.readFile(form.file.path);
+        return await this.store(taskId, sampleId, { buffer: image, size: image.length, originalname: form.file.name });
+      } finally {
+        await form.discard();
+      }
+    } finally {
+      await release();
     }
+  }
 
+  private async store(
+    taskId: string,
+    sampleId: string,
+    file: { buffer: Buffer; size: number; originalname: string },
+  ): Promise<{ taskId: string }> {
+    // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
+    const header = await checkImage(file.buffer, file.originalname, this.config.maxImagePixels);
     await this.db.transaction(async (tx) => {
       // FOR SHARE: adds run side by side, a commit waits for them (and they for it)
       const task = await this.imageTask(tx, taskId, 'FOR SHARE');
@@ -135,14 +167,6 @@ export class ImageUploadService {
       ]);
       if (!rows.length) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
       if (rows[0].has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
-      const header = readImageHeader(file.buffer);
-      if (!header) {
-        throw new ApiError(
-          Codes.BadImage,
-          `"${file.originalname.slice(0, 60)}" is not a jpeg, png, tif or bmp image (checked by its content)`,
-        );
-      }
-      assertPixelLimit(header, this.config.maxImagePixels);
       await this.files.assertRoom(tx, task.user_id, file.size, 'this image');
       const updated = await returning(
         tx,
@@ -155,7 +179,11 @@ export class ImageUploadService {
     return { taskId };
   }
 
-  async commit(taskId: string): Promise<Record<string, never>> {
+  async commit(userId: string, taskId: string): Promise<Record<string, never>> {
+    return this.jobs.enqueueTurn(userId, () => this.queueBuild(taskId));
+  }
+
+  private async queueBuild(taskId: string): Promise<Record<string, never>> {
     await this.db.transaction(async (tx) => {
       const task = await this.imageTask(tx, taskId, 'FOR UPDATE');
       if (task.state !== 'pending') throw new ApiError(Codes.AlreadyCommitted, `the upload is already committed (state ${task.state})`);
@@ -189,12 +217,6 @@ export class ImageUploadService {
       throw new ApiError(Codes.MalformedBody, 'attributes must be a JSON object');
     }
     return value as Record<string, unknown>;
-  }
-
-  private onePart(files: UploadedParts | undefined, what: string): UploadedPart {
-    const file = files?.file?.[0];
-    if (!file) throw new ApiError(Codes.MissingField, `the file part (${what}) is required`);
-    return file;
   }
 
   /** The image upload task, locked; other task kinds are unknown here. */

@@ -1,11 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
+import { spoolPath } from '../common/spool';
 
 /** The part of busboy's interface used here (the package ships no types; @types/busboy is not installed). */
 interface FileStream extends Readable {
@@ -57,7 +56,7 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
   } catch {
     throw new ApiError(Codes.MalformedBody, 'the body must be multipart/form-data with a boundary');
   }
-  const spool = path.join(options.spoolDir, `init-${randomUUID()}`);
+  const spool = spoolPath(options.spoolDir, 'init');
   let spooled: Promise<void> | undefined;
   let streams: { part: FileStream; out: fs.WriteStream } | undefined;
   let checking: Promise<T> | undefined;

@@ -162,6 +162,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       do {
         this.tickAgain = false;
         await this.recoverExpired();
+        await this.failStranded();
         for (;;) {
           const free = this.freeCores();
           if (free <= 0) break;
@@ -464,6 +465,27 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     const kept = new Set(rows.map((r) => String(r.id)));
     // a job not renewed lost its row (its subject was deleted) or its lease: checkCancelled tells which, and aborts it
     if (ids.some((id) => !kept.has(id))) await this.checkCancelled();
+  }
+
+  /**
+   * Queued jobs that need more cores than this worker has (an analysis queued with coreCount 2 before a restart
+   * with WORKER_CORES=1) and that no worker has taken for JOB_STRANDED_SECONDS: fail them with the reason, which
+   * frees their user's cores. They waited for ever, shown running with a frozen progress.
+   */
+  async failStranded(): Promise<void> {
+    const stranded: JobRow[] = await this.db.query(
+      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'queued' AND cost > $1 AND updated_at < now() - make_interval(secs => $2)`,
+      [this.config.workerCores, this.config.jobStrandedSeconds],
+    );
+    for (const r of stranded) {
+      const job = { ...r, id: String(r.id), subject_id: String(r.subject_id) };
+      const message =
+        `no worker can run it: it needs ${job.cost} cores and the workers have ${this.config.workerCores} (WORKER_CORES); ` +
+        `it waited ${this.config.jobStrandedSeconds} s (JOB_STRANDED_SECONDS). Start it again with fewer cores`;
+      await this.giveUp(job, { code: JOB_DEFINITIONS[job.kind].failureCode, message }, `state = 'queued' AND cost > $3`, [
+        this.config.workerCores,
+      ]);
+    }
   }
 
   /** Jobs whose worker died: requeue them, or give up after their last attempt. */

@@ -1,4 +1,4 @@
-import { renderStatus, seconds, statusColumns } from './job-state';
+import { renderStatus, seconds, shownState, statusColumns } from './job-state';
 
 const start = new Date('2026-01-01T00:00:00.000Z');
 const at = (s: number) => new Date(start.getTime() + s * 1000);
@@ -62,9 +62,9 @@ describe('renderStatus', () => {
 
 describe('statusColumns', () => {
   it('selects what each subject renders', () => {
-    expect(statusColumns('task')).toBe('state, error, dataset_id');
-    expect(statusColumns('analysis')).toBe('state, error, start_time, end_time, now() AS now, progress');
-    expect(statusColumns('prediction')).toBe('state, error');
+    expect(statusColumns('task')).toBe(`${shownState('task')}, error, dataset_id`);
+    expect(statusColumns('analysis')).toBe(`${shownState('analysis')}, error, start_time, end_time, now() AS now, progress`);
+    expect(statusColumns('prediction')).toBe(`${shownState('prediction')}, error`);
   });
 });
 

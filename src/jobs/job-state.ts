@@ -42,11 +42,26 @@ const SUBJECTS: Record<SubjectKind, SubjectTable> = {
   prediction: { table: 'predictions', times: true, showsTimes: false, progress: false, updatedAt: false, dataset: false },
 };
 
+/** The jobs table's column that names each kind of subject. */
+const JOB_SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
+
+/**
+ * The state as clients see it, as a SELECT column on the subject's table: a subject whose job waits in the queue
+ * again (handed back at a shutdown, retried, its worker lost) is `pending`, not yet (re)started, rather than
+ * `running` with a frozen progress. An image task stays `running` from its commit on (pending means that it still
+ * takes images).
+ */
+export function shownState(subject: SubjectKind): string {
+  const t = SUBJECTS[subject].table;
+  const notImage = subject === 'task' ? ` AND ${t}.kind <> 'imageUpload'` : '';
+  return `CASE WHEN ${t}.state = 'running'${notImage} AND EXISTS (SELECT 1 FROM jobs WHERE jobs.${JOB_SUBJECT_COLUMN[subject]} = ${t}.id AND jobs.state = 'queued') THEN 'pending' ELSE ${t}.state END AS state`;
+}
+
 /** The columns renderStatus reads, for a SELECT on the subject's table. */
 export function statusColumns(subject: SubjectKind): string {
   const s = SUBJECTS[subject];
   return [
-    'state',
+    shownState(subject),
     'error',
     ...(s.showsTimes ? ['start_time', 'end_time', 'now() AS now'] : []),
     ...(s.progress ? ['progress'] : []),

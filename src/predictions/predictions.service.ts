@@ -6,7 +6,7 @@ import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../common/paginate';
 import { keepRow, returning } from '../database/sql';
-import { renderStatus, SubjectState } from '../jobs/job-state';
+import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
@@ -32,7 +32,7 @@ export interface PredictionResult {
   predictions: (PredictionRow & { sampleId?: string })[];
 }
 
-const PREDICTION_COLUMNS = 'id, analysis_id, dataset_id, model_key, signature_index, state, error';
+const PREDICTION_COLUMNS = `id, analysis_id, dataset_id, model_key, signature_index, ${shownState('prediction')}, error`;
 
 function view(r: PredictionRowDb): PredictionView {
   return {
@@ -56,6 +56,10 @@ export class PredictionsService {
   ) {}
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
+    return this.jobs.enqueueTurn(userId, () => this.queue(userId, analysisId, datasetId, dto));
+  }
+
+  private async queue(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     const models = await this.analyses.modelSignatures(analysisId);
     // an own key only: `constructor`, `__proto__` or `toString` are not models
     if (!Object.prototype.hasOwnProperty.call(models, dto.modelKey))

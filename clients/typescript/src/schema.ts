@@ -2115,7 +2115,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
@@ -2565,7 +2565,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-120-0-1`: outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }
@@ -3436,7 +3436,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `notFound-120-1-1`: unknown analysis (other than result)
@@ -3844,10 +3844,11 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `badRequest-130-2-1`: sampleId not in the init file
-             *     - `badRequest-130-2-2`: image format not allowed or content not an image
+             *     - `badRequest-130-2-2`: image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which
              *     - `badRequest-130-2-5`: image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS
              *     - `conflict-130-2-3`: the sample already has an image
              *     - `conflict-130-2-4`: the upload is already committed: no more images can be added
@@ -3868,7 +3869,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3909,7 +3910,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions); retry when some have started
+             *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `conflict-130-3-1`: the upload is already committed
