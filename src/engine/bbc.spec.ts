@@ -63,8 +63,9 @@ describe('BBC-CV (bbcEstimate)', () => {
     expect(result.cis[ACCURACY][0]).toBeCloseTo(0.0125, 12);
     expect(result.cis[ACCURACY][1]).toBeCloseTo(0.4875, 12);
     // the other metrics are those of the same chosen configuration on the same out-of-bag samples:
-    // bootstrap 1, class 1 only: 0/1; bootstrap 2, one of each class: (1/1 + 0/1) / 2
-    expect(result.estimate[BALANCED_ACCURACY]).toBeCloseTo(0.25, 12);
+    // bootstrap 1, class 1 only: Balanced Accuracy is undefined on one class and left out; bootstrap 2, one of each
+    // class: (1/1 + 0/1) / 2
+    expect(result.estimate[BALANCED_ACCURACY]).toBeCloseTo(0.5, 12);
   });
 
   it('keeps the first configuration on a tie in-bag', () => {

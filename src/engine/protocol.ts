@@ -190,7 +190,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     );
     const rank = new Int32Array(aliveList.length);
     simplest.forEach((c, r) => (rank[aliveList.indexOf(c)] = r));
-    const inBag = inBagValues(oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0));
+    const inBag = await inBagValues(oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0));
     const rule = new TieRule(inBag, rank);
     const everyPosition = aliveList.map((_, j) => j);
     const best = aliveList[rule.choose(pooled)];

@@ -69,8 +69,8 @@ describe('BBC-CV with a choice rule', () => {
   const predicting = (classes: number[]): Float64Array => Float64Array.from(classes.flatMap((c) => (c === 1 ? [0.2, 0.8] : [0.9, 0.1])));
   const oof: OofMatrix = [[predicting([0, 1, 0, 1, 1, 0, 1, 1])], [predicting([0, 1, 1, 1, 0, 0, 1, 0])]];
 
-  it('scores the configuration the rule chooses in each bootstrap, on the same bootstraps as inBagValues', () => {
-    const inBag = inBagValues(oof, [0, 1], ACCURACY, ctx, 50, new Rng(3));
+  it('scores the configuration the rule chooses in each bootstrap, on the same bootstraps as inBagValues', async () => {
+    const inBag = await inBagValues(oof, [0, 1], ACCURACY, ctx, 50, new Rng(3));
     // the in-bag values are the metric on the bootstrap weights drawn in order
     const rng = new Rng(3);
     const first = bootstrapWeights(ctx, rng);

@@ -80,18 +80,24 @@ export class TieRule {
   }
 }
 
-/** The primary metric of each candidate on each bootstrap's in-bag samples: `[b][j]`, bootstraps drawn from `rng` in order. */
-export function inBagValues(
+/**
+ * The primary metric of each candidate on each bootstrap's in-bag samples: `[b][j]`, bootstraps drawn from `rng` in
+ * order. It yields to the event loop every `chunk` bootstraps (hundreds of candidates x 1,000 bootstraps take a
+ * while, and the caller's progress heartbeat must go on).
+ */
+export async function inBagValues(
   oof: OofMatrix,
   candidates: readonly number[],
   metric: string,
   ctx: MetricContext,
   B: number,
   rng: Rng,
-): Float64Array[] {
+  chunk = 50,
+): Promise<Float64Array[]> {
   const evaluators = candidates.map((c) => new RepeatedEvaluator(metric, oof[c] as Float64Array[], ctx));
   const out: Float64Array[] = [];
   for (let b = 0; b < B; b++) {
+    if (b > 0 && b % chunk === 0) await new Promise((resolve) => setImmediate(resolve));
     const w = bootstrapWeights(ctx, rng);
     out.push(Float64Array.from(evaluators, (ev) => ev.evaluate(w)));
   }
