@@ -635,9 +635,14 @@ describe('the storage quota counts datasets and images too', () => {
         break;
       }
       const { taskId } = expectSuccess(res);
-      const task = await pollUntil(t, user.auth, `/task/${taskId}/status`, (p: { state: string }) => p.state === 'finished');
+      const task = await pollUntil(
+        t,
+        user.auth,
+        `/task/${taskId}/status`,
+        (p: { state: string; datasetId?: string }) => p.state === 'finished',
+      );
       const size = expectSuccess(await t.http().get(`${API}/dataset/${task.datasetId}`).set('Authorization', user.auth)).sizeInBytes;
-      made.push({ id: task.datasetId, size });
+      made.push({ id: task.datasetId as string, size });
       kept += size;
     }
     expect(made.length).toBeGreaterThan(0);

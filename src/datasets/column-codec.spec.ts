@@ -1,4 +1,5 @@
 import { deflateRawSync } from 'node:zlib';
+import type { ParsedColumn } from './column-builder';
 import { impossibleType, packColumn, packTable, unpackColumn } from './column-codec';
 
 /** 200,000 measurements with 10 significant digits (what repeated-string search cannot shrink). */
@@ -45,7 +46,7 @@ describe('packColumn / unpackColumn', () => {
 describe('packTable (a build packs its columns where it parsed them)', () => {
   it('gives each column the bytes packColumn gives, lets its array go, and keeps what typing needs', async () => {
     const big = measurements(100_000);
-    const columns = [
+    const columns: ParsedColumn[] = [
       { name: 'big', encoding: 'f64' as const, values: big, missingCount: 0, distinctCount: 100_000 },
       { name: 'time', encoding: 'f64' as const, values: Float64Array.from([3, NaN, 0, 7]), missingCount: 1, distinctCount: 3 },
       { name: 'delta', encoding: 'f64' as const, values: Float64Array.from([3, -0.5, 2]), missingCount: 0, distinctCount: 3 },
@@ -62,12 +63,12 @@ describe('packTable (a build packs its columns where it parsed them)', () => {
     await packTable({ sampleCount: 4, columns }, 2);
     columns.forEach((c, i) => {
       expect(c.values).toBeUndefined();
-      expect(Buffer.from(c.packed).equals(expected[i])).toBe(true);
+      expect(Buffer.from(c.packed as Uint8Array).equals(expected[i])).toBe(true);
       // a plain Uint8Array that owns its memory or a large zlib buffer: it can move to another thread and down the data pipe
       expect(c.packed!.constructor).toBe(Uint8Array);
     });
     expect(
-      Buffer.from(await unpackColumn('f64', Buffer.from(columns[0].packed), big.length).then((a) => a.buffer)).equals(
+      Buffer.from((await unpackColumn('f64', Buffer.from(columns[0].packed as Uint8Array), big.length)).buffer as ArrayBuffer).equals(
         Buffer.from(big.buffer),
       ),
     ).toBe(true);
