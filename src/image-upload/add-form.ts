@@ -1,25 +1,9 @@
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { spoolPath } from '../common/spool';
-
-interface FileStream extends Readable {
-  truncated?: boolean;
-}
-type Busboy = Writable & {
-  on(event: 'field', listener: (name: string, value: string, info: { valueTruncated: boolean }) => void): Busboy;
-  on(event: 'file', listener: (name: string, stream: FileStream, info: { filename?: string }) => void): Busboy;
-  on(event: 'filesLimit' | 'fieldsLimit' | 'partsLimit' | 'close', listener: () => void): Busboy;
-  on(event: 'error', listener: (e: unknown) => void): Busboy;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const busboy = require('busboy') as (config: {
-  headers: IncomingMessage['headers'];
-  limits: { files: number; fields: number; fieldSize: number; parts: number; fileSize: number };
-}) => Busboy;
+import { MultipartRead, openMultipart } from './multipart';
 
 const MAX_FIELD_BYTES = 64 * 1024;
 
@@ -54,45 +38,16 @@ function busboyFault(e: unknown): string {
  * the spool file once the body is complete, and removes it with `discard`.
  */
 export async function readAddForm(req: IncomingMessage, options: AddFormOptions): Promise<AddForm> {
-  let parser: Busboy;
-  try {
-    parser = busboy({
-      headers: req.headers,
-      limits: { files: 1, fields: 4, fieldSize: MAX_FIELD_BYTES, parts: 6, fileSize: options.fileLimit },
-    });
-  } catch {
-    throw new ApiError(Codes.MalformedBody, 'the body must be multipart/form-data with a boundary');
-  }
+  const parser = openMultipart(req, { files: 1, fields: 4, fieldSize: MAX_FIELD_BYTES, parts: 6, fileSize: options.fileLimit });
   const spool = spoolPath(options.spoolDir, 'add');
   const discard = () => fs.promises.rm(spool, { force: true });
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let file: AddForm['file'];
   let spooled: Promise<void> | undefined;
-  let streams: { part: FileStream; out: fs.WriteStream } | undefined;
-  let idle: NodeJS.Timeout | undefined;
-  let fail: (e: unknown) => void = () => undefined;
-  const resetIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(
-      () => fail(new ApiError(Codes.BodyStalled, `nothing was received for ${Math.round(options.idleMs / 1000)} s: the upload is cut`)),
-      options.idleMs,
-    );
-  };
+  let read!: MultipartRead;
   const parsed = new Promise<void>((resolve, reject) => {
-    let failed = false;
-    fail = (e: unknown) => {
-      if (failed) return;
-      failed = true;
-      clearTimeout(idle);
-      req.unpipe(parser);
-      parser.removeAllListeners('file');
-      parser.removeAllListeners('field');
-      streams?.part.unpipe(streams.out);
-      streams?.part.resume();
-      streams?.out.destroy();
-      new BodyReader(req, options.idleMs).abandon();
-      reject(e instanceof Error ? e : new Error(String(e)));
-    };
+    read = new MultipartRead(req, parser, options.idleMs, reject);
+    const fail = read.fail;
     parser.on('field', (name, value, info) => {
       if (info.valueTruncated) return fail(new ApiError(Codes.MalformedBody, 'a multipart field value is over 64 KiB'));
       if (Object.hasOwn(fields, name)) return fail(new ApiError(Codes.MalformedBody, `the field ${name.slice(0, 40)} was sent twice`));
@@ -109,7 +64,7 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
       }
       stream.on('limit', () => fail(new ApiError(Codes.BodyTooLarge, `the image is larger than ${options.fileLimit} bytes`)));
       const out = fs.createWriteStream(spool, { flags: 'wx', mode: 0o600 });
-      streams = { part: stream, out };
+      read.streams = { part: stream, out };
       file = { path: spool, name: info?.filename ?? 'image', size: 0 };
       stream.on('data', (d: Buffer) => (file!.size += d.length));
       spooled = new Promise<void>((done, broke) => {
@@ -125,10 +80,7 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
     parser.on('partsLimit', () => fail(new ApiError(Codes.MalformedBody, 'the multipart body has too many parts')));
     parser.on('error', (e) => fail(new ApiError(Codes.MalformedBody, busboyFault(e))));
     parser.on('close', resolve);
-    req.on('data', resetIdle);
-    req.on('aborted', () => fail(new ApiError(Codes.MalformedBody, 'the upload was interrupted')));
-    resetIdle();
-    req.pipe(parser);
+    read.start();
   });
   try {
     await parsed;
@@ -138,6 +90,6 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
     await discard();
     throw e;
   } finally {
-    clearTimeout(idle);
+    read.stop();
   }
 }

@@ -1,26 +1,9 @@
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import type { Readable, Writable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { spoolPath } from '../common/spool';
-
-/** The part of busboy's interface used here (the package ships no types; @types/busboy is not installed). */
-interface FileStream extends Readable {
-  truncated?: boolean;
-}
-type Busboy = Writable & {
-  on(event: 'field', listener: (name: string, value: string, info: { valueTruncated: boolean }) => void): Busboy;
-  on(event: 'file', listener: (name: string, stream: FileStream) => void): Busboy;
-  on(event: 'filesLimit' | 'fieldsLimit' | 'partsLimit' | 'close', listener: () => void): Busboy;
-  on(event: 'error', listener: (e: unknown) => void): Busboy;
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const busboy = require('busboy') as (config: {
-  headers: IncomingMessage['headers'];
-  limits: { files: number; fields: number; fieldSize: number; parts: number; fileSize: number };
-}) => Busboy;
+import { MultipartRead, openMultipart } from './multipart';
 
 export interface InitFormOptions<T> {
   /** Bytes the `file` part may have (badRequest-1-0-3 beyond). */
@@ -47,45 +30,14 @@ const MAX_ATTRIBUTES_BYTES = 64 * 1024;
  * Gives the checked attributes and the file's bytes (at most `fileLimit`, read once all is accepted).
  */
 export async function readInitForm<T>(req: IncomingMessage, options: InitFormOptions<T>): Promise<{ checked: T; file: Buffer }> {
-  let parser: Busboy;
-  try {
-    parser = busboy({
-      headers: req.headers,
-      limits: { files: 1, fields: 4, fieldSize: MAX_ATTRIBUTES_BYTES, parts: 6, fileSize: options.fileLimit },
-    });
-  } catch {
-    throw new ApiError(Codes.MalformedBody, 'the body must be multipart/form-data with a boundary');
-  }
+  const parser = openMultipart(req, { files: 1, fields: 4, fieldSize: MAX_ATTRIBUTES_BYTES, parts: 6, fileSize: options.fileLimit });
   const spool = spoolPath(options.spoolDir, 'init');
   let spooled: Promise<void> | undefined;
-  let streams: { part: FileStream; out: fs.WriteStream } | undefined;
   let checking: Promise<T> | undefined;
-  let idle: NodeJS.Timeout | undefined;
-  const resetIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(
-      () => fail(new ApiError(Codes.BodyStalled, `nothing was received for ${Math.round(options.idleMs / 1000)} s: the upload is cut`)),
-      options.idleMs,
-    );
-  };
-
-  let fail: (e: unknown) => void = () => undefined;
+  let read!: MultipartRead;
   const parsed = new Promise<void>((resolve, reject) => {
-    let failed = false;
-    fail = (e: unknown) => {
-      if (failed) return;
-      failed = true;
-      clearTimeout(idle);
-      req.unpipe(parser);
-      parser.removeAllListeners('file');
-      parser.removeAllListeners('field');
-      // the spool file is never finished: close it (it is removed below)
-      streams?.part.unpipe(streams.out);
-      streams?.part.resume();
-      streams?.out.destroy();
-      new BodyReader(req, options.idleMs).abandon();
-      reject(e instanceof Error ? e : new Error(String(e)));
-    };
+    read = new MultipartRead(req, parser, options.idleMs, reject);
+    const fail = read.fail;
     parser.on('field', (name, value, info) => {
       if (name !== 'attributes') return fail(new ApiError(Codes.UnknownField, `unknown form field: ${name.slice(0, 40)}`));
       if (checking) return fail(new ApiError(Codes.MalformedBody, 'the attributes part was sent twice'));
@@ -101,7 +53,7 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
       }
       stream.on('limit', () => fail(new ApiError(Codes.BodyTooLarge, `the init file is larger than ${options.fileLimit} bytes`)));
       const out = fs.createWriteStream(spool, { flags: 'wx', mode: 0o600 });
-      streams = { part: stream, out };
+      read.streams = { part: stream, out };
       spooled = new Promise<void>((done, broke) => {
         out.on('finish', done);
         out.on('error', broke);
@@ -115,22 +67,19 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
     parser.on('partsLimit', () => fail(new ApiError(Codes.MalformedBody, 'too many form parts')));
     parser.on('error', () => fail(new ApiError(Codes.MalformedBody, 'malformed multipart body')));
     parser.on('close', resolve);
-    req.on('data', resetIdle);
-    req.on('aborted', () => fail(new ApiError(Codes.MalformedBody, 'the upload was interrupted')));
-    resetIdle();
-    req.pipe(parser);
+    read.start();
   });
 
   try {
     await parsed;
-    clearTimeout(idle);
+    read.stop();
     if (!checking) throw new ApiError(Codes.MissingField, 'the attributes part is required');
     const checked = await checking;
     if (!spooled) throw new ApiError(Codes.MissingField, 'the file part (the sample table, CSV) is required');
     await spooled;
     return { checked, file: await fs.promises.readFile(spool) };
   } finally {
-    clearTimeout(idle);
+    read.stop();
     await fs.promises.rm(spool, { force: true });
   }
 }
