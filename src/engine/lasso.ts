@@ -260,12 +260,21 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
   }
 
   // Coordinate descent keeps only the residual up to date; the linear predictor is rebuilt from the
-  // coefficients when it is read (cheaper than updating n values of it at every coordinate change).
+  // coefficients when it is read (cheaper than updating n values of it at every coordinate change), and only
+  // the rows of the classes whose coefficients moved (a multinomial block's step moves one: rebuilding all K
+  // after each was most of a 10-class path's time).
+  const staleRow = new Uint8Array(K);
   let etaStale = false;
+  function markStale(k: number): void {
+    staleRow[k] = 1;
+    etaStale = true;
+  }
   function syncEta(): void {
     if (!etaStale) return;
     etaStale = false;
     for (let k = 0; k < K; k++) {
+      if (!staleRow[k]) continue;
+      staleRow[k] = 0;
       const off = k * n;
       eta.fill(a0[k], off, off + n);
       for (const j of activeList) {
@@ -445,7 +454,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
     const rows = n;
     const off = k * p;
     let dlx = 0;
-    etaStale = true;
+    markStale(k);
     for (let t = 0; t < cols.length; t++) {
       const j = cols[t];
       const x = xv[off + j];
@@ -561,7 +570,7 @@ export function lassoPath(X: Design, target: Target, family: LassoFamily, option
         const sh = medianShift(vals);
         if (sh !== 0) for (let k = 0; k < K; k++) B[k * p + j] -= sh;
       }
-      etaStale = true;
+      for (let k = 0; k < K; k++) markStale(k);
       if (!anyClass) {
         saturated = true;
         return;
