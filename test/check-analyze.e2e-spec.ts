@@ -2,6 +2,7 @@
  * POST /check/dataset/:id/analyze reports, without starting anything, the data problems that would make the
  * analysis fail later: the engine's own validation of the outcome (a single class, too few samples, no events).
  */
+import * as dataCheck from '../src/analyses/data-check';
 import { ColumnStore } from '../src/datasets/column-store';
 import { API, createProject, createTestApp, createUser, expectSuccess, TestApp, uploadDataset } from './utils';
 
@@ -146,6 +147,35 @@ describe('check analyze', () => {
       expect(load).not.toHaveBeenCalled();
     } finally {
       load.mockRestore();
+    }
+  });
+
+  it('streams only the outcome and grouping columns to the engine process, levels included: the API never parses labels', async () => {
+    // labels with multi-byte characters and quotes, beside a categorical column of 3,000 distinct labels that the
+    // check must not read (each change or check read every column's levels on the event loop)
+    const sent = jest.spyOn(dataCheck, 'checkDataInWorker');
+    try {
+      const r = await check(
+        `x,noise,g,cls\n${rows(3000, (i) => `${i % 11},n${i},g${i % 4},${i === 0 ? '"rare é"' : i % 2 ? 'ß-1' : '"ü ""2"""'}`)}`,
+        { outcome: { classification: 'cls' }, groupingFeature: 'g' },
+        { g: 'identifier' },
+      );
+      expect(r.errors).toEqual([
+        {
+          code: 'badRequest-120-0-13',
+          message: expect.stringMatching(/^The class "rare é" \(1\) of the outcome has fewer than 2 samples/) as string,
+        },
+        {
+          code: 'badRequest-120-0-13',
+          message: expect.stringMatching(/^The class "rare é" of the outcome is found in a single group of "g"/) as string,
+        },
+      ]);
+      expect(sent).toHaveBeenCalledTimes(1);
+      const columns = sent.mock.calls[0][2];
+      expect(columns.map((c) => c.name).sort()).toEqual(['cls', 'g']);
+      expect(columns.every((c) => !('levels' in c))).toBe(true);
+    } finally {
+      sent.mockRestore();
     }
   });
 });

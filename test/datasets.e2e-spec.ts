@@ -137,9 +137,14 @@ describe('feature types', () => {
       t.http().post(`${API}/dataset/${id}/changeFeatureTypes`).set('Authorization', owner.auth).send({ featureTypes });
     const ok = expectSuccess(await change({ status: 'event', time: 'timeToEvent', score: 'categorical' }));
     expect(ok.features.map((x: { type: string }) => x.type)).toEqual(['timeToEvent', 'event', 'categorical', 'categorical']);
-    expectError(await change({ group: 'numerical' }), 'badRequest-110-3-2');
+    // checked on an engine process the column's labels or values are streamed to, with the column's own reason
+    expect(expectError(await change({ group: 'numerical' }), 'badRequest-110-3-2').message).toBe(
+      '"group" holds text ("a"), so it cannot be numerical',
+    );
     expectError(await change({ group: 'event' }), 'badRequest-110-3-2'); // three values
-    expectError(await change({ score: 'timeToEvent' }), 'badRequest-110-3-2'); // negative
+    expect(expectError(await change({ score: 'timeToEvent' }), 'badRequest-110-3-2').message).toBe(
+      '"score" has negative values, so it cannot be a time to event',
+    );
     expectError(await change({ missing: 'numerical' }), 'badRequest-110-3-1');
     expectError(await change({ group: 'text' }), 'badRequest-110-3-3');
     expect(expectSuccess(await change({})).features).toHaveLength(4);
@@ -152,6 +157,17 @@ describe('feature types', () => {
     expect(back.features[3]).toEqual({ name: 'score', type: 'numerical', missingCount: 0, distinctCount: 4 });
     const data = await t.app.get(ColumnStore).loadForEngine(id);
     expect(Array.from((data.columns[3] as { values: Float64Array }).values)).toEqual([1, 2, 3, -1]);
+    // numbers stored as text labels (typed categorical at upload): their labels are what is checked
+    const coded = await uploadDataset(t, owner.auth, projectId, 'x,lag\n1,-2.5\n2,3\n3, 4e0 \n', { featureTypes: { lag: 'categorical' } });
+    const changeCoded = (featureTypes: object) =>
+      t.http().post(`${API}/dataset/${coded}/changeFeatureTypes`).set('Authorization', owner.auth).send({ featureTypes });
+    expect(expectError(await changeCoded({ lag: 'timeToEvent' }), 'badRequest-110-3-2').message).toBe(
+      '"lag" has negative values, so it cannot be a time to event',
+    );
+    expect(expectSuccess(await changeCoded({ lag: 'numerical', x: 'timeToEvent' })).features.map((f: { type: string }) => f.type)).toEqual([
+      'timeToEvent',
+      'numerical',
+    ]);
   });
 });
 

@@ -84,7 +84,7 @@ export async function createProject(t: TestApp, auth: string, name = 'project'):
 }
 
 /** Asserts an error envelope with `code` (HTTP 200) and returns the body. */
-export function expectError(res: { status: number; body: { code?: string; status?: string } }, code: string) {
+export function expectError(res: { status: number; body: { code?: string; status?: string; message?: string } }, code: string) {
   expect({ http: res.status, status: res.body.status, code: res.body.code }).toEqual({
     http: 200,
     status: 'error',

@@ -121,7 +121,7 @@ export class AnalysesService {
       );
     return dataChecks.run(() =>
       this.columns.readPacked(datasetId, needed, (sampleCount, columns, pieces) =>
-        checkDataInWorker({ sampleCount, typesOnly, parameters }, columns, pieces),
+        checkDataInWorker(sampleCount, { typesOnly, parameters }, columns, pieces),
       ),
     );
   }

@@ -3,6 +3,8 @@ import * as os from 'node:os';
 import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import { copyBytes } from '../database/copy-bytes';
+import { poolOf } from '../database/sql';
 import { JobFailure } from '../jobs/jobs.types';
 import type { EngineDataset, FeatureType } from '../engine/types';
 import { ParsedColumn } from './column-builder';
@@ -16,19 +18,22 @@ export interface TypedTable {
   columns: (ParsedColumn & { type: FeatureType })[];
 }
 
-/** A stored column's description, without its values. */
+/** A stored column's description, without its values or levels. */
 export interface PackedColumn {
   name: string;
   type: FeatureType;
   encoding: 'f64' | 'dict';
-  levels: string[] | null;
   /** size of its deflated data */
   bytes: number;
 }
 
-/** A piece of the deflated data of column `column` (an index into readPacked's columns), in order. */
+/**
+ * A piece of column `column` (an index into readPacked's columns), in order: of its levels (a 'dict' column's
+ * level labels as UTF-8 JSON text, all of them before its data), or of its deflated data.
+ */
 export interface PackedPiece {
   column: number;
+  part: 'levels' | 'data';
   piece: Buffer;
 }
 
@@ -151,29 +156,37 @@ export class ColumnStore {
     only: ReadonlySet<string>,
     consume: (sampleCount: number, columns: PackedColumn[], pieces: AsyncIterable<PackedPiece>) => Promise<T>,
   ): Promise<T> {
+    if (!/^\d+$/.test(datasetId)) throw new ApiError(Codes.DatasetNotFound);
+    const pool = poolOf(this.db);
     return this.db.transaction('REPEATABLE READ', async (tx) => {
       const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
       if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
-      const rows: (PackedColumn & { idx: number })[] = (
-        await tx.query(
-          `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
-          [datasetId],
-        )
-      ).filter((m: { name: string }) => only.has(m.name));
+      // the levels stay in the database here: a categorical column of millions of distinct labels parsed on
+      // this event loop stalled the API; they are streamed as raw bytes to the consumer, as the data is
+      const rows: (PackedColumn & { idx: number })[] = await tx.query(
+        `SELECT idx, name, type, encoding, octet_length(data) AS bytes FROM dataset_columns
+          WHERE dataset_id = $1 AND name = ANY($2::text[]) ORDER BY idx`,
+        [datasetId, [...only]],
+      );
       async function* pieces(): AsyncGenerator<PackedPiece> {
         for (let k = 0; k < rows.length; k++) {
+          if (rows[k].encoding === 'dict') {
+            // a binary COPY on a connection of its own (raw bytes, never a string here); levels never change
+            const levels = `SELECT convert_to(levels::text, 'UTF8') FROM dataset_columns WHERE dataset_id = ${datasetId} AND idx = ${Number(rows[k].idx)}`;
+            for await (const piece of copyBytes(pool, levels, PACKED_PIECE)) yield { column: k, part: 'levels', piece };
+          }
           for (let from = 0; from < rows[k].bytes; from += PACKED_PIECE) {
             const [r] = await tx.query(
               'SELECT substring(data FROM $3::int FOR $4::int) AS piece FROM dataset_columns WHERE dataset_id = $1 AND idx = $2',
               [datasetId, rows[k].idx, from + 1, PACKED_PIECE],
             );
-            yield { column: k, piece: r.piece as Buffer };
+            yield { column: k, part: 'data', piece: r.piece as Buffer };
           }
         }
       }
       return consume(
         Number(meta[0].sample_count),
-        rows.map(({ name, type, encoding, levels, bytes }) => ({ name, type, encoding, levels, bytes: Number(bytes) })),
+        rows.map(({ name, type, encoding, bytes }) => ({ name, type, encoding, bytes: Number(bytes) })),
         pieces(),
       );
     });

@@ -9,9 +9,11 @@ import { CreateDatasetPayload } from '../jobs/job-kinds';
 import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { FeatureType } from '../engine/types';
-import { impossibleType, unpackColumn } from './column-codec';
+import { impossibleType } from './column-codec';
+import { ColumnStore } from './column-store';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
+import { checkTypesInWorker, typeChecks } from './type-check';
 
 interface DatasetRow {
   id: string;
@@ -38,22 +40,6 @@ export function toDatasetView(r: DatasetRow): DatasetView {
   return v;
 }
 
-/** Columns whose values changeFeatureTypes reads at once (to check a time to event): bounds its memory. */
-const VALUE_BATCH = 64;
-
-/** Refuses a type the column cannot have (badRequest-110-3-2); `values` only for a numbers column becoming a time to event. */
-function assertPossible(
-  c: { name: string; encoding: 'f64' | 'dict'; levels: string[] | null; distinct_count: number },
-  type: FeatureType,
-  values: Float64Array | undefined,
-): void {
-  const why = impossibleType(
-    { name: c.name, encoding: c.encoding, values, levels: c.levels ?? undefined, distinctCount: c.distinct_count },
-    type,
-  );
-  if (why) throw new ApiError(Codes.ImpossibleFeatureType, why);
-}
-
 /**
  * Tabular datasets as the API shows them: creation from an uploaded file (queues the createDataset job),
  * task status, reads, feature types, deletes.
@@ -64,6 +50,7 @@ export class DatasetsService {
     private readonly db: DataSource,
     private readonly files: FilesService,
     private readonly jobs: JobsService,
+    private readonly columns: ColumnStore,
   ) {}
 
   async nameTaken(projectId: string, name: string, manager: EntityManager = this.db.manager): Promise<boolean> {
@@ -168,43 +155,43 @@ export class DatasetsService {
     datasetId: string,
     featureTypes: Record<string, FeatureType>,
   ): Promise<{ datasetId: string; features: FeatureView[] }> {
+    const [ds] = await this.db.query('SELECT 1 FROM datasets WHERE id = $1', [datasetId]);
+    if (!ds) throw new ApiError(Codes.DatasetNotFound);
+    // only the named columns, and never their levels or values here: a dataset with a categorical column of
+    // millions of labels stalled this event loop on every change, whichever column it named
+    type Column = { idx: number; name: string; encoding: 'f64' | 'dict'; distinct_count: number };
+    const cols: Column[] = await this.db.query(
+      'SELECT idx, name, encoding, distinct_count FROM dataset_columns WHERE dataset_id = $1 AND name = ANY($2::text[])',
+      [datasetId, Object.keys(featureTypes)],
+    );
+    const byName = new Map<string, Column>(cols.map((c) => [c.name, c]));
+    const unknown = Object.keys(featureTypes).filter((n) => !byName.has(n));
+    if (unknown.length) throw new ApiError(Codes.UnknownFeature, `unknown features: ${unknown.slice(0, 10).join(', ')}`);
+    const changes = Object.entries(featureTypes).map(([name, type]) => ({ c: byName.get(name)!, type }));
+    // text becoming numbers, and any column becoming a time to event, need the labels or the values: checked on an
+    // engine process they are streamed to (type-check.ts); the columns never change, so before the transaction
+    const needData = ({ c, type }: { c: Column; type: FeatureType }) =>
+      type === 'timeToEvent' || (type === 'numerical' && c.encoding === 'dict');
+    for (const change of changes) {
+      if (needData(change)) continue;
+      const why = impossibleType({ name: change.c.name, encoding: change.c.encoding, distinctCount: change.c.distinct_count }, change.type);
+      if (why) throw new ApiError(Codes.ImpossibleFeatureType, why);
+    }
+    const checked = changes.filter(needData);
+    if (checked.length) {
+      const types = Object.fromEntries(checked.map(({ c, type }) => [c.name, type]));
+      const why = await typeChecks.run(() =>
+        this.columns.readPacked(datasetId, new Set(Object.keys(types)), (sampleCount, columns, pieces) =>
+          checkTypesInWorker(sampleCount, types, columns, pieces),
+        ),
+      );
+      if (why) throw new ApiError(Codes.ImpossibleFeatureType, why);
+    }
     await this.db.transaction(async (tx) => {
       // changes of one dataset take turns on its row: each locked the column rows in its own order, and two
       // changes of thousands of columns at once deadlocked (HTTP 500)
-      const [ds] = await tx.query('SELECT 1 FROM datasets WHERE id = $1 FOR NO KEY UPDATE', [datasetId]);
-      if (!ds) throw new ApiError(Codes.DatasetNotFound);
-      const cols = await tx.query(
-        `SELECT c.idx, c.name, c.encoding, c.levels, c.distinct_count, d.sample_count
-           FROM dataset_columns c JOIN datasets d ON d.id = c.dataset_id WHERE c.dataset_id = $1 ORDER BY c.idx`,
-        [datasetId],
-      );
-      if (!cols.length) throw new ApiError(Codes.DatasetNotFound);
-      type Column = {
-        idx: number;
-        name: string;
-        encoding: 'f64' | 'dict';
-        levels: string[] | null;
-        distinct_count: number;
-        sample_count: number;
-      };
-      const byName = new Map<string, Column>(cols.map((c: Column) => [c.name, c]));
-      const unknown = Object.keys(featureTypes).filter((n) => !byName.has(n));
-      if (unknown.length) throw new ApiError(Codes.UnknownFeature, `unknown features: ${unknown.slice(0, 10).join(', ')}`);
-      const changes = Object.entries(featureTypes).map(([name, type]) => ({ c: byName.get(name)!, type }));
-      // only a numbers column becoming a time to event needs its values (none negative): VALUE_BATCH at a time
-      const needValues = changes.filter(({ c, type }) => c.encoding === 'f64' && type === 'timeToEvent');
-      for (const { c, type } of changes) if (!(c.encoding === 'f64' && type === 'timeToEvent')) assertPossible(c, type, undefined);
-      for (let i = 0; i < needValues.length; i += VALUE_BATCH) {
-        const batch = needValues.slice(i, i + VALUE_BATCH);
-        const rows: { idx: number; data: Buffer }[] = await tx.query(
-          'SELECT idx, data FROM dataset_columns WHERE dataset_id = $1 AND idx = ANY($2::int[])',
-          [datasetId, batch.map(({ c }) => c.idx)],
-        );
-        const values = new Map<number, Buffer>(rows.map((r) => [r.idx, r.data]));
-        for (const { c, type } of batch) {
-          assertPossible(c, type, (await unpackColumn('f64', values.get(c.idx)!, c.sample_count)) as Float64Array);
-        }
-      }
+      const [locked] = await tx.query('SELECT 1 FROM datasets WHERE id = $1 FOR NO KEY UPDATE', [datasetId]);
+      if (!locked) throw new ApiError(Codes.DatasetNotFound);
       // one statement for every change: a body of 40,000 names held a pooled connection for 21 s, one UPDATE each
       await tx.query(
         `UPDATE dataset_columns c SET type = u.type FROM unnest($2::int[], $3::text[]) AS u(idx, type)
