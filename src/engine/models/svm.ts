@@ -492,6 +492,55 @@ function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number, out: F
   }
 }
 
+/**
+ * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
+ * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
+ * vector once, then each machine's sum over its own. Equal to `decision` per machine, K / 2 times cheaper or so.
+ */
+function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
+  const d = X.cols;
+  const m = machines.length;
+  // the distinct support vectors, found by their bytes
+  const index = new Map<string, number>();
+  const unique: Float64Array[] = [];
+  const refs = machines.map((e) =>
+    Int32Array.from({ length: e.coef.length }, (_, k) => {
+      const v = e.sv.subarray(k * d, (k + 1) * d);
+      const key = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+      let u = index.get(key);
+      if (u === undefined) {
+        u = unique.length;
+        index.set(key, u);
+        unique.push(v);
+      }
+      return u;
+    }),
+  );
+  const u = unique.length;
+  const sv = new Float64Array(u * d);
+  unique.forEach((v, k) => sv.set(v, k * d));
+  const kv = new Float64Array(u);
+  for (let i = 0; i < X.rows; i++) {
+    const xi = i * d;
+    for (let k = 0; k < u; k++) {
+      let dist = 0;
+      const sk = k * d;
+      for (let j = 0; j < d; j++) {
+        const t = X.data[xi + j] - sv[sk + j];
+        dist += t * t;
+      }
+      kv[k] = Math.exp(-gamma * dist);
+    }
+    for (let c = 0; c < m; c++) {
+      const e = machines[c];
+      const r = refs[c];
+      let s = -e.rho;
+      for (let k = 0; k < r.length; k++) s += e.coef[k] * kv[r[k]];
+      out[i * m + c] = s;
+    }
+  }
+}
+
 function expansionToJSON(e: Expansion): Record<string, unknown> {
   return { coef: Array.from(e.coef), sv: Array.from(e.sv), w: e.w ? Array.from(e.w) : null, rho: e.rho };
 }
@@ -539,8 +588,8 @@ export class SVM implements Model {
       this.machines = heads.map((cls) => linearDualCD(X, labels(cls), this.C, rng));
       return this;
     }
+    if (this.classCount > 2) return this.fitPairs(X, target);
     const K = new KernelRows(X, this.kernel, this.gamma);
-    if (this.classCount > 2) return this.fitPairs(X, target, K);
     const QD = K.diagonal;
     const p = new Float64Array(n).fill(-1);
     this.machines = heads.map((cls) => {
@@ -558,7 +607,7 @@ export class SVM implements Model {
    * (and scikit-learn's SVC) do; each solves a problem of about 2n / K samples instead of n, so K classes cost about
    * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once and shared by the pairs.
    */
-  private fitPairs(X: Design, target: Target, K: KernelRows): this {
+  private fitPairs(X: Design, target: Target): this {
     const n = X.rows;
     this.scheme = 'ovo';
     this.pairs = [];
@@ -571,22 +620,16 @@ export class SVM implements Model {
         const coef = new Float64Array(n);
         let rho: number;
         if (y.includes(1) && y.includes(-1)) {
-          const rows = new Map<number, Float64Array>();
-          const row = (i: number): Float64Array => {
-            let r = rows.get(i);
-            if (!r) {
-              const full = K.row(idx[i]);
-              r = new Float64Array(idx.length);
-              for (let k = 0; k < idx.length; k++) r[k] = full[idx[k]];
-              rows.set(i, r);
-            }
-            return r;
-          };
+          // the pair's own kernel rows, over its samples only: short rows that stay in cache
+          const d = X.cols;
+          const data = new Float64Array(idx.length * d);
+          idx.forEach((i, k) => data.set(X.data.subarray(i * d, (i + 1) * d), k * d));
+          const pairK = new KernelRows({ rows: idx.length, cols: d, data }, this.kernel, this.gamma);
           const fitted = smo(
             idx.length,
             idx.length,
-            row,
-            Float64Array.from(idx, (i) => K.diagonal[i]),
+            (i) => pairK.row(i),
+            pairK.diagonal,
             new Float64Array(idx.length).fill(-1),
             y,
             this.C,
@@ -604,6 +647,10 @@ export class SVM implements Model {
   decisionValues(X: Design): Float64Array {
     const m = this.machines.length;
     const out = new Float64Array(X.rows * m);
+    if (this.scheme === 'ovo' && this.kernel === 'rbf') {
+      sharedDecisions(this.machines, X, this.gamma, out);
+      return out;
+    }
     this.machines.forEach((e, k) => decision(e, X, this.kernel, this.gamma, out, m, k));
     return out;
   }
