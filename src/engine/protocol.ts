@@ -129,51 +129,64 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const dropping = configs.length >= DROP_MIN_CONFIGURATIONS;
     // the reference signature of each selector setting on each training fold (signature sizes, stability)
     const foldSignatures = new Map<string, number[][]>();
-    for (let r = 0; r < plan.repeats; r++) {
-      for (let k = 0; k < plan.k; k++) {
-        const { train, test } = foldRows(plan, r, k);
-        const cacheKey = `cv:${r}:${k}`;
-        // Selection once per (selector settings, fold), shared by every model of that selector.
-        const chosen = await select(
-          runner,
-          [...alive].map((c) => configs[c]),
-          train,
-          cacheKey,
-          1,
-        );
-        progress.add(chosen.tasks);
-        for (const [key, sel] of chosen.bySelector) {
-          if (!foldSignatures.has(key)) foldSignatures.set(key, []);
-          (foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
-        }
-        const specs: TaskSpec[] = [...alive].map((c) => ({
-          id: c,
-          config: configs[c],
-          train,
-          test,
-          seedIds: [c, r * plan.k + k],
-          fixedFeatures: (chosen.bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0],
-        }));
-        await runner.run(specs, (res) => {
+    // Fold after fold, pipelined: the selection of the next fold runs in the same batch as the models of this one,
+    // so the pool's threads stay busy while a long selection task (SES on wide data) runs, instead of one thread
+    // waiting for it fold after fold. Selection is once per (selector settings, fold), shared by every model of
+    // that selector; the next fold's selection is for the configurations alive before this fold's dropping.
+    const folds = Array.from({ length: plan.repeats * plan.k }, (_, f) => ({ r: Math.floor(f / plan.k), k: f % plan.k }));
+    const selectionOf = (f: number): SelectionBatch =>
+      selectionBatch(
+        [...alive].map((c) => configs[c]),
+        foldRows(plan, folds[f].r, folds[f].k).train,
+        `cv:${folds[f].r}:${folds[f].k}`,
+        1,
+        configs.length,
+      );
+    let chosen = selectionOf(0);
+    await runner.run(chosen.specs, (res) => {
+      chosen.collect(res);
+      progress.add(1);
+    });
+    for (let f = 0; f < folds.length; f++) {
+      const { r, k } = folds[f];
+      const { train, test } = foldRows(plan, r, k);
+      for (const [key, sel] of chosen.bySelector) {
+        if (!foldSignatures.has(key)) foldSignatures.set(key, []);
+        (foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
+      }
+      const bySelector = chosen.bySelector;
+      const specs: TaskSpec[] = [...alive].map((c) => ({
+        id: c,
+        config: configs[c],
+        train,
+        test,
+        seedIds: [c, r * plan.k + k],
+        fixedFeatures: (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0],
+      }));
+      const next = f + 1 < folds.length ? selectionOf(f + 1) : null;
+      await runner.run([...(next?.specs ?? []), ...specs], (res) => {
+        if (next && res.id >= configs.length) next.collect(res);
+        else {
           const dst = (oof[res.id] as Float64Array[])[r];
           for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
-          progress.add(1);
-          progress.emit();
-        });
-        fits += specs.length;
-        if (dropping && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
-          const rows = Int32Array.from(Array.from(plan.assignment[0]).flatMap((f, i) => (f <= k ? [i] : [])));
-          const pools = [[...alive]];
-          const interp = interpretableAll.filter((c) => alive.has(c));
-          if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
-          const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
-          for (const c of [...drop].sort((a, b) => a - b)) {
-            alive.delete(c);
-            oof[c] = null;
-            progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
-          }
+        }
+        progress.add(1);
+        progress.emit();
+      });
+      fits += specs.length;
+      if (dropping && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
+        const rows = Int32Array.from(Array.from(plan.assignment[0]).flatMap((fold, i) => (fold <= k ? [i] : [])));
+        const pools = [[...alive]];
+        const interp = interpretableAll.filter((c) => alive.has(c));
+        if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
+        const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
+        for (const c of [...drop].sort((a, b) => a - b)) {
+          alive.delete(c);
+          oof[c] = null;
+          progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
         }
       }
+      if (next) chosen = next;
     }
 
     // 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts).
@@ -362,21 +375,32 @@ const CONSTANT_MODEL = {
 } as const;
 
 /** Signatures of each distinct selector of `configs` on `rows`: one selection task per selector setting. */
-async function select(
-  runner: TaskRunner,
+/** The selection tasks of one set of rows, and where their results go (bySelector, once `collect`ed). */
+interface SelectionBatch {
+  specs: TaskSpec[];
+  collect: (res: TaskResult) => void;
+  bySelector: Map<string, Selection>;
+}
+
+/**
+ * The selection tasks of `configs`' distinct selector settings on `rows` (selectionTasks' groups), with task ids
+ * from `firstId` on (so that they can share a batch with model tasks, whose ids are configuration indices).
+ */
+function selectionBatch(
   configs: Configuration[],
   rows: Int32Array,
   cacheKey: string,
   signatureLimit: number,
+  firstId: number,
   equivalents = false,
-): Promise<{ bySelector: Map<string, Selection>; tasks: number }> {
+): SelectionBatch {
   const distinct = new Map<string, Configuration>();
   for (const c of configs) if (!distinct.has(selectorKey(c.selector))) distinct.set(selectorKey(c.selector), c);
   const groups = selectionTasks([...distinct.values()].map((c) => c.selector));
   const bySelector = new Map<string, Selection>();
-  await runner.run(
-    groups.map((select, id) => ({
-      id,
+  return {
+    specs: groups.map((select, j) => ({
+      id: firstId + j,
       config: distinct.get(selectorKey(select[0])) as Configuration,
       train: rows,
       test: new Int32Array(0),
@@ -386,9 +410,22 @@ async function select(
       cacheKey,
       equivalents,
     })),
-    (res) => groups[res.id].forEach((spec, j) => bySelector.set(selectorKey(spec), (res.selections as Selection[])[j])),
-  );
-  return { bySelector, tasks: groups.length };
+    collect: (res) => groups[res.id - firstId].forEach((spec, j) => bySelector.set(selectorKey(spec), (res.selections as Selection[])[j])),
+    bySelector,
+  };
+}
+
+async function select(
+  runner: TaskRunner,
+  configs: Configuration[],
+  rows: Int32Array,
+  cacheKey: string,
+  signatureLimit: number,
+  equivalents = false,
+): Promise<{ bySelector: Map<string, Selection>; tasks: number }> {
+  const batch = selectionBatch(configs, rows, cacheKey, signatureLimit, 0, equivalents);
+  await runner.run(batch.specs, batch.collect);
+  return { bySelector: batch.bySelector, tasks: batch.specs.length };
 }
 
 /**

@@ -625,15 +625,7 @@ export class SVM implements Model {
           const data = new Float64Array(idx.length * d);
           idx.forEach((i, k) => data.set(X.data.subarray(i * d, (i + 1) * d), k * d));
           const pairK = new KernelRows({ rows: idx.length, cols: d, data }, this.kernel, this.gamma);
-          const fitted = smo(
-            idx.length,
-            idx.length,
-            (i) => pairK.row(i),
-            pairK.diagonal,
-            new Float64Array(idx.length).fill(-1),
-            y,
-            this.C,
-          );
+          const fitted = smo(idx.length, idx.length, (i) => pairK.row(i), pairK.diagonal, new Float64Array(idx.length).fill(-1), y, this.C);
           idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
           rho = fitted.rho;
         } else rho = y.includes(1) ? -1 : 1; // a class absent from these rows: the pair always votes for the other
