@@ -1,6 +1,6 @@
-import { gzipSync } from 'node:zlib';
+import { deflateSync, gzipSync } from 'node:zlib';
 import { ERROR_CODES } from '../src/common/error-codes';
-import { API, createProject, createTestApp, createUser, expectSuccess, pngHeader, TestApp, uploadDataset } from './utils';
+import { API, createProject, createTestApp, createUser, expectSuccess, pngChunk, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**
  * The bad-input corpus (issue 12): hundreds of hostile requests across every route, sent by the owner
@@ -317,6 +317,8 @@ function multipartCases(): Case[] {
         ),
     },
   );
+  const ihdr = (w: number, h: number) => pngChunk('IHDR', pngHeader(w, h).subarray(16, 29));
+  const crafted = (...chunks: Buffer[]) => Buffer.concat([pngHeader(1, 1).subarray(0, 8), ...chunks, pngChunk('IEND', Buffer.alloc(0))]);
   const add = (sampleId: string | string[] | undefined, file: Buffer | undefined) => () => {
     const req = t.http().post(`${API}/image/${ids.imageTaskId}/add`).set('Authorization', owner.auth);
     for (const s of sampleId === undefined ? [] : Array.isArray(sampleId) ? sampleId : [sampleId]) req.field('sampleId', s);
@@ -334,6 +336,15 @@ function multipartCases(): Case[] {
     { name: 'add: a header of 0 x 0 pixels', send: add('s1', pngHeader(0, 0)) },
     { name: 'add: no file', send: add('s1', undefined) },
     { name: 'add: JSON instead of multipart', send: () => json(`/image/${ids.imageTaskId}/add`, { sampleId: 's1' }) },
+    // crafted PNGs of the fourth review: a second header past the pixel limit, and data inflating far beyond its header
+    {
+      name: 'add: a second IHDR of 12000 x 12000 behind a 4 x 4 one',
+      send: add('s1', crafted(ihdr(4, 4), ihdr(12000, 12000), pngChunk('IDAT', deflateSync(Buffer.alloc(4 * 17))))),
+    },
+    {
+      name: 'add: 20 MB of image data behind a 16 x 16 header (a zlib bomb)',
+      send: add('s1', crafted(ihdr(16, 16), pngChunk('IDAT', deflateSync(Buffer.alloc(20 * 1048576))))),
+    },
   );
   const upload = (fileId: string, body: string) => () =>
     t
@@ -414,6 +425,19 @@ function otherCases(): Case[] {
       name: 'POST changeFeatureTypes: a feature __proto__',
       send: () =>
         raw('post', `/dataset/${ids.datasetId}/changeFeatureTypes`, 'application/json', '{"featureTypes":{"__proto__":"numerical"}}'),
+    },
+    // types the columns cannot take, checked on an engine process (the labels of `y` are text, `x` has four values)
+    {
+      name: 'POST changeFeatureTypes: text becoming numerical',
+      send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { y: 'numerical' } }),
+    },
+    {
+      name: 'POST changeFeatureTypes: text becoming a time to event',
+      send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { y: 'timeToEvent' } }),
+    },
+    {
+      name: 'POST changeFeatureTypes: four values becoming an event',
+      send: () => json(`/dataset/${ids.datasetId}/changeFeatureTypes`, { featureTypes: { x: 'event' } }),
     },
     // compressed bodies: garbage, an unknown coding, and a bomb (100 KB of gzip that inflates to 100 MB)
     {
