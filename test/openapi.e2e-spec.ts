@@ -119,10 +119,12 @@ describe('the OpenAPI document', () => {
           key.includes('/health/') || PUBLIC.includes(key) ? expect.arrayContaining(['200', '404', '500']) : ['200', '403', '404', '500'],
       });
     }
-    // a oneOf of anonymous objects is what made openapi-generator write `OneOfobjectobject`
+    // a oneOf of anonymous objects is what made openapi-generator write `OneOfobjectobject`; an object with
+    // neither properties nor additionalProperties is typed as an object with no keys (Record<string, never>)
     const walk = (node: any, where: string): void => {
       if (!node || typeof node !== 'object') return;
       for (const member of node.oneOf ?? []) if (member.type === 'object' || member.properties) inline.push(where);
+      if (node.type === 'object' && !node.properties && !node.additionalProperties) inline.push(`${where}: a map of nothing`);
       for (const [k, v] of Object.entries(node)) walk(v, `${where}/${k}`);
     };
     walk(doc.paths, '#/paths');

@@ -742,11 +742,15 @@ export interface components {
             /** @default true */
             hasSamplesInRows?: boolean;
             /** @description feature name -> numerical | categorical | identifier | event | timeToEvent */
-            featureTypes?: Record<string, never>;
+            featureTypes?: {
+                [key: string]: "numerical" | "categorical" | "identifier" | "event" | "timeToEvent";
+            };
         };
         ChangeFeatureTypesDto: {
             /** @description feature name -> numerical | categorical | identifier | event | timeToEvent */
-            featureTypes: Record<string, never>;
+            featureTypes: {
+                [key: string]: "numerical" | "categorical" | "identifier" | "event" | "timeToEvent";
+            };
         };
         AnalyzeDto: {
             /** @description the outcome to predict, one of three forms */
