@@ -10,8 +10,10 @@ const DESCRIPTION = `Automated machine-learning analyses: projects, datasets, an
 
 Every JSON answer is an envelope with HTTP 200: \`{ "status": "success", "payload": ... }\` or
 \`{ "status": "error", "code": "...", "message": "..." }\`. \`code\` is for programs (each operation lists
-the codes it can answer in \`x-error-codes\`); \`message\` is for humans. HTTP 403 means authorization
-failed (no valid token, or no permission on the project); HTTP 404 an undefined endpoint.
+the codes it can answer in \`x-error-codes\`); \`message\` is for humans. Each operation's answer is the
+named schema \`<Payload>Response\`: its success envelope \`<Payload>Success\` or the \`ErrorEnvelope\`.
+HTTP 403 means authorization failed (no valid token, or no permission on the project); HTTP 404 an
+undefined endpoint; HTTP 500 a fault of the service (their bodies, \`HttpError\`, are not part of the API).
 
 Log in with \`POST /api/public/v1/login\`, then send \`Authorization: Bearer <token>\`.`;
 
