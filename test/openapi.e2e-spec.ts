@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import Ajv from 'ajv';
 import express from 'express';
 import request from 'supertest';
 import { ERROR_CODES } from '../src/common/error-codes';
@@ -75,20 +76,80 @@ describe('the OpenAPI document', () => {
     expect(doc.servers).toEqual([{ url: '/', description: expect.any(String) }]);
   });
 
-  it('lists for every enveloped operation its error codes, all from the catalogue, in the error envelope too', () => {
+  it('lists for every enveloped operation its error codes, all from the catalogue, in its answer description too', () => {
     for (const [key, op] of operations(doc)) {
       if (key.includes('/health/')) continue;
       const codes: string[] = op['x-error-codes'];
       expect({ key, unknown: codes.filter((c) => !(c in ERROR_CODES)) }).toEqual({ key, unknown: [] });
       // the body parser runs before routing: every route can answer a malformed body and a busy pool
       expect(codes).toEqual(expect.arrayContaining(['badRequest-1-0-4', 'unavailable-1-0-1']));
-      const [success, error] = op.responses['200'].content['application/json'].schema.oneOf;
+      const listed = [...(op.responses['200'].description as string).matchAll(/^- `([^`]+)`: /gm)].map((m) => m[1]);
+      expect({ key, listed }).toEqual({ key, listed: codes });
+      // the answer: <Payload>Response, the success envelope <Payload>Success or the ErrorEnvelope
+      const answer = op.responses['200'].content['application/json'].schema.$ref.split('/').pop();
+      expect(answer).toMatch(/^\w+Response$/);
+      const [success, error] = doc.components.schemas[answer].oneOf.map((r: any) => doc.components.schemas[r.$ref.split('/').pop()]);
       expect(success.properties.status.enum).toEqual(['success']);
-      expect(success.properties.payload.$ref).toMatch(/^#\/components\/schemas\/\w+$/);
+      expect(success.required).toEqual(['status', 'payload']);
       expect(doc.components.schemas[success.properties.payload.$ref.split('/').pop()]).toBeInstanceOf(Object);
-      expect(error.properties.code.enum).toEqual(codes);
-      expect(error.required).toEqual(['status', 'code', 'message']);
+      expect(error).toBe(doc.components.schemas.ErrorEnvelope);
     }
+    expect(doc.components.schemas.ErrorEnvelope).toMatchObject({
+      required: ['status', 'code', 'message'],
+      properties: { status: { enum: ['error'] }, code: { type: 'string' }, message: { type: 'string' } },
+    });
+  });
+
+  it('names every schema a generator makes a type of: answers, error bodies, no inline objects in a oneOf', () => {
+    const inline: string[] = [];
+    for (const [key, op] of operations(doc)) {
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        // every response has a schema, a named one for JSON (HTTP 403, 404 and 500 included)
+        expect({ key, status, json: response.content?.['application/json']?.schema?.$ref }).toEqual({
+          key,
+          status,
+          json: expect.stringMatching(/^#\/components\/schemas\/\w+$/),
+        });
+        if (['403', '404', '500'].includes(status))
+          expect(response.content['application/json'].schema.$ref).toBe('#/components/schemas/HttpError');
+      }
+      expect({ key, statuses: Object.keys(op.responses) }).toEqual({
+        key,
+        statuses:
+          key.includes('/health/') || PUBLIC.includes(key) ? expect.arrayContaining(['200', '404', '500']) : ['200', '403', '404', '500'],
+      });
+    }
+    // a oneOf of anonymous objects is what made openapi-generator write `OneOfobjectobject`; an object with
+    // neither properties nor additionalProperties is typed as an object with no keys (Record<string, never>)
+    const walk = (node: any, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const member of node.oneOf ?? []) if (member.type === 'object' || member.properties) inline.push(where);
+      if (node.type === 'object' && !node.properties && !node.additionalProperties) inline.push(`${where}: a map of nothing`);
+      for (const [k, v] of Object.entries(node)) walk(v, `${where}/${k}`);
+    };
+    walk(doc.paths, '#/paths');
+    walk(doc.components.schemas, '#/components/schemas');
+    expect(inline).toEqual([]);
+  });
+
+  it('has one-word tags, each listed with a description, and an opaque bearer token', () => {
+    const used = new Set(operations(doc).flatMap(([, op]) => op.tags as string[]));
+    expect([...used].filter((tag) => !/^[A-Za-z][A-Za-z0-9]*$/.test(tag))).toEqual([]);
+    expect(used).toContain('imageDatasets');
+    expect(doc.tags.map((t: any) => t.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags) expect(tag.description.length).toBeGreaterThan(5);
+    expect(doc.components.securitySchemes.bearer.bearerFormat).toBeUndefined();
+    expect(doc.components.securitySchemes.bearer.description).toContain('opaque');
+  });
+
+  it('describes the bodies of HTTP 403 and 404 as they are (HttpError)', async () => {
+    const validate = new Ajv({ strict: false }).compile(doc.components.schemas.HttpError);
+    const forbidden = await t.http().get(`${API}/project/1`);
+    expect(forbidden.status).toBe(403);
+    const missing = await t.http().get(`${API}/no/such/route`);
+    expect(missing.status).toBe(404);
+    for (const body of [forbidden.body, missing.body]) expect({ body, valid: validate(body) }).toEqual({ body, valid: true });
+    expect(validate({ status: 'error' })).toBe(false);
   });
 
   it('lists the codes of the spec and of the access rules where they apply', () => {
@@ -129,10 +190,12 @@ describe('the OpenAPI document', () => {
     const schemas = generated.slice(generated.indexOf('    schemas: {'));
     for (const name of Object.keys(doc.components.schemas))
       expect({ name, generated: schemas.includes(`        ${name}: `) }).toEqual({ name, generated: true });
-    // every operation's error codes, as the generated types list them
+    // every operation's error codes, as the generated types list them (in the comment of its answer)
     for (const [key, op] of operations(doc)) {
+      const section = generated.slice(generated.indexOf(`    ${op.operationId}: {`));
+      const comment = section.slice(0, section.indexOf('200: {'));
       for (const c of op['x-error-codes'] as string[])
-        expect({ key, code: c, generated: generated.includes(`"${c}"`) }).toEqual({ key, code: c, generated: true });
+        expect({ key, code: c, generated: comment.includes(`\`${c}\`: `) }).toEqual({ key, code: c, generated: true });
     }
   });
 

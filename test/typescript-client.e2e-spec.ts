@@ -1,7 +1,9 @@
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { SignetClient, SignetError } from '../clients/typescript/src/client';
+import { Jimp } from 'jimp';
+import { OPERATION_METHODS, SignetClient, SignetError, SignetNetworkError } from '../clients/typescript/src/client';
 import { journey } from '../clients/typescript/examples/journey';
+import { freePort } from './free-port';
 import { OpenApiDoc, responseValidator } from './response-schemas';
 import { createTestApp, createUser, TEST_DATA, TestApp } from './utils';
 
@@ -29,22 +31,12 @@ function documentValidator(doc: OpenApiDoc) {
   };
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
 describe('the TypeScript client', () => {
   let t: TestApp;
   let url: string;
   let username: string;
   let validator: ReturnType<typeof documentValidator>;
+  let doc: OpenApiDoc;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -52,7 +44,8 @@ describe('the TypeScript client', () => {
     await t.app.listen(port, '127.0.0.1');
     url = `http://127.0.0.1:${port}`;
     ({ username } = await createUser(t, 'tsuser'));
-    validator = documentValidator((await fetch(`${url}/api/public/v1/openapi.json`).then((r) => r.json())) as never);
+    doc = (await fetch(`${url}/api/public/v1/openapi.json`).then((r) => r.json())) as OpenApiDoc;
+    validator = documentValidator(doc);
   });
   afterAll(() => t.close());
 
@@ -111,6 +104,157 @@ describe('the TypeScript client', () => {
     await expect(new SignetClient(url, { token: 'not-a-token' }).getProject('1')).rejects.toMatchObject({
       code: 'http-403',
       httpStatus: 403,
+    });
+  });
+
+  it('has a method for every operation of the document, and each answers', async () => {
+    const operationIds = Object.values(doc.paths).flatMap((item) =>
+      Object.values(item).map((op) => (op as { operationId: string }).operationId),
+    );
+    expect(operationIds.length).toBeGreaterThanOrEqual(44);
+    expect(Object.keys(OPERATION_METHODS).sort()).toEqual([...operationIds].sort());
+    for (const method of Object.values(OPERATION_METHODS))
+      expect({ method, type: typeof SignetClient.prototype[method] }).toEqual({ method, type: 'function' });
+
+    const owner = new SignetClient(url);
+    await owner.login(username, `password-${username}`);
+    const { username: friend } = await createUser(t);
+    expect(await owner.live()).toEqual({ status: 'ok' });
+    expect(await owner.ready()).toEqual({ status: 'ok', database: 'ok' });
+    const projectId = await owner.createProject('every method');
+    expect(await owner.shareProject(projectId, friend, ['read'])).toEqual({ projectId, username: friend, permissions: ['read'] });
+    const guest = new SignetClient(url);
+    await guest.login(friend, `password-${friend}`);
+    expect((await guest.sharedProjects()).data.map((p) => p.projectId)).toEqual([projectId]);
+    expect(await owner.unshareProject(projectId, friend)).toEqual({ projectId, username: friend });
+    expect((await guest.sharedProjects(0, 10)).totalCount).toBe(0);
+    expect((await owner.ownedProjects()).data.map((p) => p.projectId)).toContain(projectId);
+
+    const dataset = await owner.uploadDataset(projectId, path.join(TEST_DATA, 'iris.csv'), 'iris');
+    expect((await owner.files()).data).toEqual(expect.arrayContaining([expect.objectContaining({ usedByDataset: true })]));
+    expect((await owner.datasets(projectId)).data.map((d) => d.datasetId)).toEqual([dataset.datasetId]);
+    const changed = await owner.changeFeatureTypes(dataset.datasetId, { petal_width_cm: 'categorical' });
+    expect(changed.features.find((f) => f.name === 'petal_width_cm')?.type).toBe('categorical');
+    expect((await owner.features(dataset.datasetId)).features).toEqual(changed.features);
+    const parameters = { name: 'species', outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1 } as const;
+    expect(await owner.checkAnalyze(dataset.datasetId, parameters)).toMatchObject({ errors: [] });
+    const analysisId = await owner.analyze(dataset.datasetId, parameters);
+    expect((await owner.analyses(projectId)).data.map((a) => a.analysisId)).toEqual([analysisId]);
+    await owner.waitForAnalysis(analysisId, { intervalMs: 200 });
+    expect(await owner.getAnalysis(analysisId)).toMatchObject({ analysisId, projectId, state: 'finished' });
+    const names = await owner.availablePlots(analysisId, 'best');
+    expect((await owner.availablePlotsByBody(analysisId, 'best')).plots).toEqual(names);
+    expect(await owner.plotByBody(analysisId, 'best', names[0])).toEqual(await owner.plot(analysisId, 'best', names[0]));
+    expect(await owner.plotsByBody(analysisId, 'best')).toEqual(await owner.plots(analysisId, 'best'));
+    const predictionId = await owner.predict(analysisId, dataset.datasetId, 'best');
+    expect((await owner.predictions(analysisId)).data.map((p) => p.predictionId)).toEqual([predictionId]);
+    await owner.waitForPrediction(predictionId, { intervalMs: 200 });
+    expect(await owner.deletePrediction(predictionId)).toMatchObject({ predictionId, state: 'finished' });
+    expect(await owner.deleteAnalysis(analysisId)).toMatchObject({ analysisId });
+    expect(await owner.deleteDataset(dataset.datasetId)).toMatchObject({ datasetId: dataset.datasetId });
+    const [file] = (await owner.files()).data;
+    expect(await owner.deleteFile(file.fileId)).toEqual({ fileId: file.fileId, sizeInBytes: file.sizeInBytes });
+
+    // an image dataset: init with the samples, one image each, commit, wait
+    const taskId = await owner.initImageUpload('sampleId,label\ns1,a\ns2,b\n', { projectId, name: 'scans' });
+    for (const [sampleId, width] of [
+      ['s1', 2],
+      ['s2', 3],
+    ] as const) {
+      const png = await new Jimp({ width, height: 4, color: 0x3366ccff }).getBuffer('image/png');
+      expect(await owner.addImage(taskId, sampleId, png, `${sampleId}.png`)).toBe(taskId);
+    }
+    expect((await owner.imageUploadStatus(taskId)).state).toBe('pending');
+    await owner.commitImageUpload(taskId);
+    const { datasetId } = await owner.waitForTask(taskId, { intervalMs: 200 });
+    expect(await owner.getDataset(datasetId as string)).toMatchObject({ name: 'scans', sampleCount: 2 });
+    expect(await owner.deleteProject(projectId)).toMatchObject({ projectId, name: 'every method' });
+
+    await owner.logout();
+    await expect(owner.ownedProjects()).rejects.toMatchObject({ code: 'http-403' });
+  }, 120_000);
+});
+
+describe('the TypeScript client without an answer', () => {
+  /** A TCP server on a free port doing `onConnection` with every connection; closed after the test. */
+  const servers: net.Server[] = [];
+  const sockets: net.Socket[] = [];
+  async function server(onConnection: (socket: net.Socket) => void): Promise<string> {
+    const srv = net.createServer((socket) => {
+      sockets.push(socket);
+      onConnection(socket);
+    });
+    servers.push(srv);
+    await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(srv.address() as net.AddressInfo).port}`;
+  }
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    for (const srv of servers) await new Promise((resolve) => srv.close(resolve));
+  });
+
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => 'answered',
+      (e: unknown) => e,
+    );
+
+  it('throws a SignetNetworkError with the reason: refused, dns, reset, timeout', async () => {
+    const refused = await failure(new SignetClient(`http://127.0.0.1:${await freePort()}`).version());
+    expect(refused).toBeInstanceOf(SignetNetworkError);
+    expect(refused).toBeInstanceOf(SignetError);
+    expect(refused).toMatchObject({
+      name: 'SignetNetworkError',
+      code: 'network',
+      reason: 'refused',
+      systemCode: 'ECONNREFUSED',
+      httpStatus: undefined,
+    });
+    expect((refused as Error).message).toMatch(
+      /^GET \/api\/public\/v1\/version: network: no answer from http:\/\/127\.0\.0\.1:\d+: connection refused/,
+    );
+    expect((refused as Error).cause).toMatchObject({ name: 'TypeError', message: 'fetch failed' });
+
+    // .invalid never resolves (RFC 2606)
+    expect(await failure(new SignetClient('http://signet.invalid').login('a', 'b'))).toMatchObject({
+      reason: 'dns',
+      operation: 'POST /api/public/v1/login',
+    });
+
+    const reset = await server((socket) => socket.destroy());
+    expect(await failure(new SignetClient(reset).getProject('1'))).toMatchObject({ name: 'SignetNetworkError', reason: 'reset' });
+
+    // the headers, then the connection closes halfway through the body
+    const cut = await server((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"status":')),
+    );
+    expect(await failure(new SignetClient(cut).version())).toMatchObject({
+      name: 'SignetNetworkError',
+      reason: 'reset',
+      operation: 'GET version',
+    });
+
+    const silent = await server(() => undefined);
+    const started = Date.now();
+    expect(await failure(new SignetClient(silent, { timeoutMs: 300 }).version())).toMatchObject({
+      name: 'SignetNetworkError',
+      reason: 'timeout',
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('leaves answers and other errors as they are', async () => {
+    const teapot = await server((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 500 Internal Server Error\r\nContent-Length: 0\r\nConnection: close\r\n\r\n')),
+    );
+    expect(await failure(new SignetClient(teapot).version())).toMatchObject({ name: 'SignetError', code: 'http-500', httpStatus: 500 });
+    const bug = new Error('not the network');
+    const failing = new SignetClient('http://127.0.0.1:1', { fetch: () => Promise.reject(bug) });
+    expect(await failure(failing.version())).toBe(bug);
+    // the message of a failure without a system code says what fetch said
+    expect(await failure(new SignetClient('http://127.0.0.1:9').version())).toMatchObject({
+      reason: 'other',
+      message: expect.stringContaining('(bad port)'),
     });
   });
 });

@@ -39,7 +39,16 @@ const CIS: SchemaObject = {
   description: '95% interval (lower, upper)',
 };
 
+/** The three forms of an analysis' outcome (api-v1.md, "Analyze dataset"), each a named schema. */
+export const OUTCOME_FORMS: ReferenceObject[] = [ref('RegressionOutcome'), ref('ClassificationOutcome'), ref('SurvivalOutcome')];
+
 export const PAYLOAD_SCHEMAS = {
+  RegressionOutcome: obj({ regression: str('the numerical feature to predict') }, ['regression']),
+  ClassificationOutcome: obj({ classification: str('the categorical feature to predict') }, ['classification']),
+  SurvivalOutcome: obj(
+    { survival: obj({ event: str('the event feature'), timeToEvent: str('the time-to-event feature') }, ['event', 'timeToEvent']) },
+    ['survival'],
+  ),
   Empty: obj({}, [], 'an empty object'),
   Token: obj({ token: str('bearer token for the Authorization header') }, ['token']),
   Version: obj({ version: str('service version'), mlEngine: str('analysis engine and its version') }, ['version', 'mlEngine']),
@@ -112,11 +121,7 @@ export const PAYLOAD_SCHEMAS = {
     description: 'the parameters given to analyze (with their defaults) and the dataset analysed',
     properties: {
       datasetId: id('the dataset analysed'),
-      outcome: {
-        type: 'object',
-        additionalProperties: true,
-        description: '{ regression }, { classification } or { survival: { event, timeToEvent } }',
-      },
+      outcome: { oneOf: OUTCOME_FORMS, description: '{ regression }, { classification } or { survival: { event, timeToEvent } }' },
       groupingFeature: str(),
       modelsConsidered: { type: 'string', enum: ['interpretable', 'all'] },
       featureSelection: { type: 'string', enum: ['mostRelevant', 'mostRelevantOrAll'] },
@@ -258,3 +263,45 @@ export const PAYLOAD_SCHEMAS = {
 } satisfies Record<string, SchemaObject>;
 
 export type PayloadSchema = keyof typeof PAYLOAD_SCHEMAS;
+
+/**
+ * The error envelope, one named schema for every operation. `code` is a plain string rather than an enum:
+ * each operation lists the codes it can answer in `x-error-codes` and its response description, and a code
+ * the catalogue adds later must not make a generated client fail to read the answer.
+ */
+export const ERROR_ENVELOPE: SchemaObject = obj(
+  {
+    status: { type: 'string', enum: ['error'] },
+    code: str('an error code of the catalogue (README, Errors); the operation lists those it can answer'),
+    message: str('for humans; its wording is not part of the API'),
+  },
+  ['status', 'code', 'message'],
+  'the answer to a request the service refused or could not carry out (HTTP 200)',
+);
+
+/** The body of the generic HTTP 403, 404 and 500 answers (not part of the API, api-v1.md: Errors). */
+export const HTTP_ERROR: SchemaObject = obj(
+  {
+    statusCode: int('the HTTP status again'),
+    message: str('Forbidden, Not Found or Internal Server Error'),
+    correlationId: str('HTTP 500 only: names the fault in the service log'),
+  },
+  ['statusCode', 'message'],
+  'the body of HTTP 403, 404 and 500 (not part of the API: programs should read the HTTP status)',
+);
+
+/** The success envelope around a payload: `{ "status": "success", "payload": <payload> }`. */
+export function successEnvelope(payload: PayloadSchema): SchemaObject {
+  return obj({ status: { type: 'string', enum: ['success'] }, payload: ref(payload) }, ['status', 'payload'], `success, with a ${payload}`);
+}
+
+/**
+ * An operation's JSON answer: its success envelope or the error envelope. Two named schemas in a `oneOf`
+ * (never inline objects) give generators a class per envelope; `status` tells them apart ('success' or 'error').
+ */
+export function answerSchema(payload: PayloadSchema): SchemaObject {
+  return {
+    description: `the success envelope with a ${payload}, or the error envelope (status tells which)`,
+    oneOf: [ref(`${payload}Success`), ref('ErrorEnvelope')],
+  };
+}

@@ -1,36 +1,57 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import { networkError, SignetError } from './errors';
+import type { components, operations, paths } from './schema';
+
+export { SignetError, SignetNetworkError, type NetworkFailure } from './errors';
 
 /** The payload shapes of the API, from the generated schema (src/schema.ts, `npm run generate`). */
 export type Schemas = components['schemas'];
+export type Version = Schemas['Version'];
+export type Health = Schemas['Health'];
 export type Project = Schemas['Project'];
+export type ProjectPage = Schemas['ProjectPage'];
+export type Share = Schemas['Share'];
+export type Unshare = Schemas['Unshare'];
+export type Permission = Schemas['ShareProjectDto']['permissions'][number];
+export type UploadedFile = Schemas['UploadedFile'];
+export type FilePage = Schemas['FilePage'];
 export type Dataset = Schemas['Dataset'];
+export type DatasetPage = Schemas['DatasetPage'];
+export type Features = Schemas['Features'];
+export type FeatureTypes = Schemas['ChangeFeatureTypesDto']['featureTypes'];
 export type TaskStatus = Schemas['TaskStatus'];
+export type Analysis = Schemas['Analysis'];
+export type AnalysisPage = Schemas['AnalysisPage'];
+export type AnalysisCheck = Schemas['AnalysisCheck'];
 export type AnalysisStatus = Schemas['AnalysisStatus'];
 export type AnalysisResult = Schemas['AnalysisResult'];
 export type Model = Schemas['Model'];
+export type AvailablePlots = Schemas['AvailablePlots'];
 export type PlotOne = Schemas['PlotOne'];
 export type PlotAll = Schemas['PlotAll'];
+export type Prediction = Schemas['Prediction'];
+export type PredictionPage = Schemas['PredictionPage'];
 export type PredictionStatus = Schemas['PredictionStatus'];
 export type PredictionResult = Schemas['PredictionResult'];
 export type AnalyzeParameters = Schemas['AnalyzeDto'];
 export type CreateDatasetOptions = Omit<Schemas['CreateDatasetDto'], 'projectId' | 'name' | 'fileSizeInBytes'>;
+/** The attributes of an image upload (init): the project, the dataset's name, and the CSV's layout. */
+export interface ImageUploadAttributes {
+  projectId: string;
+  name: string;
+  description?: string;
+  hasFeatureHeaders?: boolean;
+}
 
-/** An error envelope of the API (or a failed task, analysis or prediction), with its `code`. */
-export class SignetError extends Error {
-  override readonly name = 'SignetError';
-  constructor(
-    /** The API's error code (`notFound-120-2-3`, ...), or `http-<status>` for a 403/404/500 without one. */
-    readonly code: string,
-    message: string,
-    /** The operation that failed, e.g. `POST /api/public/v1/login`. */
-    readonly operation: string,
-    readonly httpStatus = 200,
-  ) {
-    super(`${operation}: ${code}: ${message}`);
-  }
+export interface ClientOptions {
+  /** A token from login (or the CLI's `tokens create`); `login` sets one. */
+  token?: string;
+  /** The fetch to use (default: the global one). */
+  fetch?: typeof fetch;
+  /** Give up on a request with no complete answer after this many milliseconds (a SignetNetworkError, reason `timeout`); default: no limit of the client's own. */
+  timeoutMs?: number;
 }
 
 export interface WaitOptions<S> {
@@ -48,18 +69,70 @@ type PayloadOf<D> = D extends { status: 'success'; payload: infer P } ? P : neve
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The method of SignetClient for each operation of the API (by its operationId); the compiler checks that none is missing. */
+export const OPERATION_METHODS = {
+  healthVersion: 'version',
+  healthLive: 'live',
+  healthReady: 'ready',
+  authLogin: 'login',
+  authLogout: 'logout',
+  projectsCreate: 'createProject',
+  projectsGet: 'getProject',
+  projectsOwned: 'ownedProjects',
+  projectsShared: 'sharedProjects',
+  projectsDelete: 'deleteProject',
+  projectsShare: 'shareProject',
+  projectsUnshare: 'unshareProject',
+  datasetsUpload: 'uploadFile',
+  datasetsListFiles: 'files',
+  datasetsDeleteFile: 'deleteFile',
+  datasetsCreateDataset: 'createDataset',
+  datasetsTaskStatus: 'taskStatus',
+  datasetsGet: 'getDataset',
+  datasetsList: 'datasets',
+  datasetsDelete: 'deleteDataset',
+  datasetsFeatures: 'features',
+  datasetsChangeFeatureTypes: 'changeFeatureTypes',
+  analysesAnalyze: 'analyze',
+  analysesCheck: 'checkAnalyze',
+  analysesGet: 'getAnalysis',
+  analysesList: 'analyses',
+  analysesStatus: 'analysisStatus',
+  analysesResult: 'analysisResult',
+  analysesDelete: 'deleteAnalysis',
+  plotsAvailableByQuery: 'availablePlots',
+  plotsAvailableByBody: 'availablePlotsByBody',
+  plotsPlotByQuery: 'plot',
+  plotsPlotByBody: 'plotByBody',
+  plotsPlotsByQuery: 'plots',
+  plotsPlotsByBody: 'plotsByBody',
+  predictionsCreate: 'predict',
+  predictionsStatus: 'predictionStatus',
+  predictionsResult: 'predictionResult',
+  predictionsList: 'predictions',
+  predictionsDelete: 'deletePrediction',
+  imageUploadInit: 'initImageUpload',
+  imageUploadAdd: 'addImage',
+  imageUploadCommit: 'commitImageUpload',
+  imageUploadStatus: 'imageUploadStatus',
+} as const satisfies Record<keyof operations, keyof SignetClient>;
+
 /**
- * The Signet API: `api` is the typed openapi-fetch client of every operation; the methods here are the
- * flows most programs need. Every method throws a SignetError carrying the API's code on an error envelope.
+ * The Signet API: a typed method for every operation (OPERATION_METHODS), and the flows most programs need
+ * (uploadDataset, waitForTask, waitForAnalysis, waitForPrediction). `api` is the underlying openapi-fetch
+ * client, typed from the document. Every method throws a SignetError carrying the API's code on an error
+ * envelope, and a SignetNetworkError (with its `reason`) when no answer comes.
  */
 export class SignetClient {
   readonly api: Client<paths>;
   private token?: string;
+  private readonly baseUrl: string;
 
   /** `baseUrl`: where the service answers, e.g. `http://localhost:8080`. */
-  constructor(baseUrl: string, options: { token?: string; fetch?: typeof fetch } = {}) {
+  constructor(baseUrl: string, options: ClientOptions = {}) {
     this.token = options.token;
-    this.api = createClient<paths>({ baseUrl: baseUrl.replace(/\/$/, ''), fetch: options.fetch });
+    this.baseUrl = baseUrl.replace(/\/$/, '');
+    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: withNetworkErrors(options.fetch ?? globalThis.fetch, options.timeoutMs) });
     this.api.use({
       onRequest: ({ request }) => {
         if (this.token) request.headers.set('Authorization', `Bearer ${this.token}`);
@@ -70,32 +143,61 @@ export class SignetClient {
 
   /** The payload of a call's success envelope; a SignetError for an error envelope or a non-200 answer. */
   private async call<D>(operation: string, pending: Promise<{ data?: D; error?: unknown; response: Response }>): Promise<PayloadOf<D>> {
-    const { data, response } = await pending;
+    const { data, response } = await this.settle(operation, pending);
     const body = data as Envelope | undefined;
     if (response.status !== 200 || !body) throw new SignetError(`http-${response.status}`, response.statusText, operation, response.status);
     if (body.status === 'error') throw new SignetError(body.code, body.message, operation);
     return body.payload as PayloadOf<D>;
   }
 
+  /** The call's outcome; a connection lost while its body was read (after fetch had the headers) as a SignetNetworkError. */
+  private async settle<R>(operation: string, pending: Promise<R>): Promise<R> {
+    try {
+      return await pending;
+    } catch (e) {
+      throw networkError(e, operation, this.baseUrl) ?? e;
+    }
+  }
+
+  // --- the service
+
+  async version(): Promise<Version> {
+    return this.call('GET version', this.api.GET('/api/public/v1/version'));
+  }
+
+  /** Liveness: `{ status: 'ok' }` while the process runs. */
+  async live(): Promise<Health> {
+    const { data, response } = await this.settle('GET health/live', this.api.GET('/api/public/v1/health/live'));
+    if (!data) throw new SignetError(`http-${response.status}`, response.statusText, 'GET health/live', response.status);
+    return data;
+  }
+
+  /** Readiness: `status` ok, or unavailable with `database: 'unreachable'` (HTTP 503, returned as it is, not thrown). */
+  async ready(): Promise<Health> {
+    const { data, error, response } = await this.settle('GET health/ready', this.api.GET('/api/public/v1/health/ready'));
+    const health = data ?? (response.status === 503 ? (error as Health) : undefined);
+    if (!health) throw new SignetError(`http-${response.status}`, response.statusText, 'GET health/ready', response.status);
+    return health;
+  }
+
   // --- authentication
 
+  /** Logs in and keeps the token for the calls that follow; returns it. */
   async login(usernameOrEmail: string, password: string): Promise<string> {
     const { token } = await this.call('POST login', this.api.POST('/api/public/v1/login', { body: { usernameOrEmail, password } }));
     this.token = token;
     return token;
   }
 
+  /** Ends the token's validity (the client forgets it). */
   async logout(): Promise<void> {
     await this.call('POST logout', this.api.POST('/api/public/v1/logout'));
     this.token = undefined;
   }
 
-  async version(): Promise<Schemas['Version']> {
-    return this.call('GET version', this.api.GET('/api/public/v1/version'));
-  }
-
   // --- projects
 
+  /** Creates a project; returns its id. */
   async createProject(name: string, description?: string): Promise<string> {
     const body = description === undefined ? { name } : { name, description };
     return (await this.call('POST createProject', this.api.POST('/api/public/v1/createProject', { body }))).projectId;
@@ -105,10 +207,46 @@ export class SignetClient {
     return this.call('GET project', this.api.GET('/api/public/v1/project/{projectId}', { params: { path: { projectId } } }));
   }
 
+  /** The caller's own projects, `count` (at most 100) from `offset`. */
+  async ownedProjects(offset = 0, count = 100): Promise<ProjectPage> {
+    return this.call(
+      'GET projects/owned',
+      this.api.GET('/api/public/v1/projects/owned/{offset}/{count}', { params: { path: { offset, count } } }),
+    );
+  }
+
+  /** The projects others shared with the caller. */
+  async sharedProjects(offset = 0, count = 100): Promise<ProjectPage> {
+    return this.call(
+      'GET projects/shared',
+      this.api.GET('/api/public/v1/projects/shared/{offset}/{count}', { params: { path: { offset, count } } }),
+    );
+  }
+
+  /** Deletes a project and everything in it; returns the project as it was. */
+  async deleteProject(projectId: string): Promise<Project> {
+    return this.call('POST project delete', this.api.POST('/api/public/v1/project/{projectId}/delete', { params: { path: { projectId } } }));
+  }
+
+  /** Shares a project with a user (replacing the permissions they had on it). */
+  async shareProject(projectId: string, username: string, permissions: Permission[]): Promise<Share> {
+    return this.call(
+      'POST project share',
+      this.api.POST('/api/public/v1/project/{projectId}/share', { params: { path: { projectId } }, body: { username, permissions } }),
+    );
+  }
+
+  async unshareProject(projectId: string, username: string): Promise<Unshare> {
+    return this.call(
+      'POST project unshare',
+      this.api.POST('/api/public/v1/project/{projectId}/unshare', { params: { path: { projectId } }, body: { username } }),
+    );
+  }
+
   // --- files and datasets
 
-  /** Uploads a file's bytes under `fileId` (1 to 64 of A-Za-z0-9._-, chosen by the caller). */
-  async uploadFile(fileId: string, bytes: Uint8Array): Promise<Schemas['UploadedFile']> {
+  /** Uploads a file's bytes under `fileId` (1 to 64 of A-Za-z0-9._-, chosen by the caller; the same id again replaces it). */
+  async uploadFile(fileId: string, bytes: Uint8Array): Promise<UploadedFile> {
     return this.call(
       'POST file upload',
       this.api.POST('/api/public/v1/file/{fileId}/upload', {
@@ -121,6 +259,15 @@ export class SignetClient {
     );
   }
 
+  /** The caller's uploaded files. */
+  async files(offset = 0, count = 100): Promise<FilePage> {
+    return this.call('GET files', this.api.GET('/api/public/v1/files/{offset}/{count}', { params: { path: { offset, count } } }));
+  }
+
+  async deleteFile(fileId: string): Promise<UploadedFile> {
+    return this.call('POST file delete', this.api.POST('/api/public/v1/file/{fileId}/delete', { params: { path: { fileId } } }));
+  }
+
   /** Starts creating a dataset from an uploaded file; returns the task id (see waitForTask). */
   async createDataset(projectId: string, fileId: string, name: string, fileSizeInBytes: number, options: CreateDatasetOptions = {}): Promise<string> {
     const body = { ...options, projectId, name, fileSizeInBytes };
@@ -131,6 +278,7 @@ export class SignetClient {
     return taskId;
   }
 
+  /** The status of a dataset task (or an image upload's). */
   async taskStatus(taskId: string): Promise<TaskStatus> {
     return this.call('GET task status', this.api.GET('/api/public/v1/task/{taskId}/status', { params: { path: { taskId } } }));
   }
@@ -154,6 +302,71 @@ export class SignetClient {
     return this.call('GET dataset', this.api.GET('/api/public/v1/dataset/{datasetId}', { params: { path: { datasetId } } }));
   }
 
+  /** The datasets of a project. */
+  async datasets(projectId: string, offset = 0, count = 100): Promise<DatasetPage> {
+    return this.call(
+      'GET datasets',
+      this.api.GET('/api/public/v1/datasets/{projectId}/{offset}/{count}', { params: { path: { projectId, offset, count } } }),
+    );
+  }
+
+  async deleteDataset(datasetId: string): Promise<Dataset> {
+    return this.call('POST dataset delete', this.api.POST('/api/public/v1/dataset/{datasetId}/delete', { params: { path: { datasetId } } }));
+  }
+
+  /** The features of a dataset with their types and counts. */
+  async features(datasetId: string): Promise<Features> {
+    return this.call('GET features', this.api.GET('/api/public/v1/dataset/{datasetId}/features', { params: { path: { datasetId } } }));
+  }
+
+  /** Changes the types of some features (name -> type); returns every feature. */
+  async changeFeatureTypes(datasetId: string, featureTypes: FeatureTypes): Promise<Features> {
+    return this.call(
+      'POST changeFeatureTypes',
+      this.api.POST('/api/public/v1/dataset/{datasetId}/changeFeatureTypes', { params: { path: { datasetId } }, body: { featureTypes } }),
+    );
+  }
+
+  // --- image datasets
+
+  /**
+   * Starts an image dataset: a CSV whose first column holds the sample ids; returns the task id. Then addImage
+   * for every sample, commitImageUpload, and waitForTask.
+   */
+  async initImageUpload(csv: Uint8Array | string, attributes: ImageUploadAttributes): Promise<string> {
+    const form = new FormData();
+    // attributes first: a refusal is then answered before the file is read
+    form.append('attributes', JSON.stringify(attributes));
+    form.append('file', new Blob([typeof csv === 'string' ? csv : copy(csv)], { type: 'text/csv' }), 'samples.csv');
+    const { taskId } = await this.call(
+      'POST image initUpload',
+      // openapi-fetch sends a FormData as it is, with its multipart boundary
+      this.api.POST('/api/public/v1/image/initUpload', { body: form as never }),
+    );
+    return taskId;
+  }
+
+  /** Adds the image of one sample (jpeg, png, tif or bmp, recognised by its content). */
+  async addImage(taskId: string, sampleId: string, image: Uint8Array, filename = `${sampleId}.img`): Promise<string> {
+    const form = new FormData();
+    form.append('sampleId', sampleId);
+    form.append('file', new Blob([copy(image)]), filename);
+    const payload = await this.call(
+      'POST image add',
+      this.api.POST('/api/public/v1/image/{taskId}/add', { params: { path: { taskId } }, body: form as never }),
+    );
+    return payload.taskId;
+  }
+
+  /** Commits an image upload once every sample has its image: the dataset is then built (waitForTask). */
+  async commitImageUpload(taskId: string): Promise<void> {
+    await this.call('GET image commit', this.api.GET('/api/public/v1/image/{taskId}/commit', { params: { path: { taskId } } }));
+  }
+
+  async imageUploadStatus(taskId: string): Promise<TaskStatus> {
+    return this.call('GET image status', this.api.GET('/api/public/v1/image/{taskId}/status', { params: { path: { taskId } } }));
+  }
+
   // --- analyses
 
   /** Starts an analysis; returns its id (see waitForAnalysis). */
@@ -163,6 +376,26 @@ export class SignetClient {
       this.api.POST('/api/public/v1/dataset/{datasetId}/analyze', { params: { path: { datasetId } }, body: parameters }),
     );
     return analysisId;
+  }
+
+  /** What analyze would refuse (errors) and accept with a caveat (warnings); nothing is started. */
+  async checkAnalyze(datasetId: string, parameters: AnalyzeParameters): Promise<AnalysisCheck> {
+    return this.call(
+      'POST check analyze',
+      this.api.POST('/api/public/v1/check/dataset/{datasetId}/analyze', { params: { path: { datasetId } }, body: parameters }),
+    );
+  }
+
+  async getAnalysis(analysisId: string): Promise<Analysis> {
+    return this.call('GET analysis', this.api.GET('/api/public/v1/analysis/{analysisId}', { params: { path: { analysisId } } }));
+  }
+
+  /** The analyses of a project. */
+  async analyses(projectId: string, offset = 0, count = 100): Promise<AnalysisPage> {
+    return this.call(
+      'GET analyses',
+      this.api.GET('/api/public/v1/analyses/all/{projectId}/{offset}/{count}', { params: { path: { projectId, offset, count } } }),
+    );
   }
 
   async analysisStatus(analysisId: string): Promise<AnalysisStatus> {
@@ -184,14 +417,30 @@ export class SignetClient {
     );
   }
 
-  // --- plots
+  /** Deletes an analysis (a running one is stopped); returns it as it was. */
+  async deleteAnalysis(analysisId: string): Promise<Analysis> {
+    return this.call(
+      'POST analysis delete',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/delete', { params: { path: { analysisId } } }),
+    );
+  }
 
+  // --- plots (each as GET with a query, and as POST with a JSON body: the same answers)
+
+  /** The names of the plots of a model (`best`, `interpretable`). */
   async availablePlots(analysisId: string, modelKey: string): Promise<string[]> {
     const payload = await this.call(
       'GET availablePlots',
       this.api.GET('/api/public/v1/analysis/{analysisId}/availablePlots', { params: { path: { analysisId }, query: { modelKey } } }),
     );
     return payload.plots;
+  }
+
+  async availablePlotsByBody(analysisId: string, modelKey: string): Promise<AvailablePlots> {
+    return this.call(
+      'POST availablePlots',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/availablePlots', { params: { path: { analysisId } }, body: { modelKey } }),
+    );
   }
 
   async plot(analysisId: string, modelKey: string, plotKey: string): Promise<PlotOne> {
@@ -201,10 +450,24 @@ export class SignetClient {
     );
   }
 
+  async plotByBody(analysisId: string, modelKey: string, plotKey: string): Promise<PlotOne> {
+    return this.call(
+      'POST getPlot',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/getPlot', { params: { path: { analysisId } }, body: { modelKey, plotKey } }),
+    );
+  }
+
   async plots(analysisId: string, modelKey: string): Promise<PlotAll> {
     return this.call(
       'GET getPlots',
       this.api.GET('/api/public/v1/analysis/{analysisId}/getPlots', { params: { path: { analysisId }, query: { modelKey } } }),
+    );
+  }
+
+  async plotsByBody(analysisId: string, modelKey: string): Promise<PlotAll> {
+    return this.call(
+      'POST getPlots',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/getPlots', { params: { path: { analysisId } }, body: { modelKey } }),
     );
   }
 
@@ -240,18 +503,37 @@ export class SignetClient {
 
   /** The predictions as CSV text (format=csv). */
   async predictionResultCsv(predictionId: string): Promise<string> {
-    const { data, error, response } = await this.api.GET('/api/public/v1/prediction/{predictionId}/result', {
-      params: { path: { predictionId }, query: { format: 'csv' } },
-      parseAs: 'text',
-    });
-    if (response.status !== 200) throw new SignetError(`http-${response.status}`, response.statusText, 'GET prediction result', response.status);
+    const operation = 'GET prediction result';
+    const { data, error, response } = await this.settle(
+      operation,
+      this.api.GET('/api/public/v1/prediction/{predictionId}/result', {
+        params: { path: { predictionId }, query: { format: 'csv' } },
+        parseAs: 'text',
+      }),
+    );
+    if (response.status !== 200) throw new SignetError(`http-${response.status}`, response.statusText, operation, response.status);
     const text = String(data ?? error ?? '');
     // an error (unknown prediction, not finished) still comes as the JSON error envelope
     if ((response.headers.get('content-type') ?? '').startsWith('application/json')) {
       const body = JSON.parse(text) as Envelope;
-      if (body.status === 'error') throw new SignetError(body.code, body.message, 'GET prediction result');
+      if (body.status === 'error') throw new SignetError(body.code, body.message, operation);
     }
     return text;
+  }
+
+  /** The predictions made with an analysis' models. */
+  async predictions(analysisId: string, offset = 0, count = 100): Promise<PredictionPage> {
+    return this.call(
+      'GET predictions',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/predictions/{offset}/{count}', { params: { path: { analysisId, offset, count } } }),
+    );
+  }
+
+  async deletePrediction(predictionId: string): Promise<Prediction> {
+    return this.call(
+      'POST prediction delete',
+      this.api.POST('/api/public/v1/prediction/{predictionId}/delete', { params: { path: { predictionId } } }),
+    );
   }
 
   // --- waiting
@@ -273,4 +555,24 @@ export class SignetClient {
       await sleep(intervalMs);
     }
   }
+}
+
+/** A copy of the bytes in an ArrayBuffer of their own (Blob takes no view of a SharedArrayBuffer). */
+const copy = (bytes: Uint8Array): Uint8Array<ArrayBuffer> => new Uint8Array(bytes);
+
+/** `fetch` whose failures are SignetNetworkErrors with their reason, and which gives up after `timeoutMs` when set. */
+function withNetworkErrors(base: typeof fetch, timeoutMs?: number): typeof fetch {
+  return async (input, init) => {
+    const request = typeof input === 'object' && 'method' in input ? input : undefined;
+    const url = request?.url ?? String(input);
+    const operation = `${request?.method ?? init?.method ?? 'GET'} ${new URL(url).pathname}`;
+    const timer = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const own = init?.signal ?? request?.signal;
+    const signal = timer && own ? AbortSignal.any([own, timer]) : (timer ?? own);
+    try {
+      return await base(input, signal ? { ...init, signal } : init);
+    } catch (e) {
+      throw networkError(e, operation, url, timer?.aborted) ?? e;
+    }
+  };
 }

@@ -742,24 +742,19 @@ export interface components {
             /** @default true */
             hasSamplesInRows?: boolean;
             /** @description feature name -> numerical | categorical | identifier | event | timeToEvent */
-            featureTypes?: Record<string, never>;
+            featureTypes?: {
+                [key: string]: "numerical" | "categorical" | "identifier" | "event" | "timeToEvent";
+            };
         };
         ChangeFeatureTypesDto: {
             /** @description feature name -> numerical | categorical | identifier | event | timeToEvent */
-            featureTypes: Record<string, never>;
+            featureTypes: {
+                [key: string]: "numerical" | "categorical" | "identifier" | "event" | "timeToEvent";
+            };
         };
         AnalyzeDto: {
             /** @description the outcome to predict, one of three forms */
-            outcome: {
-                regression?: string;
-            } | {
-                classification?: string;
-            } | {
-                survival?: {
-                    event?: string;
-                    timeToEvent?: string;
-                };
-            };
+            outcome: components["schemas"]["RegressionOutcome"] | components["schemas"]["ClassificationOutcome"] | components["schemas"]["SurvivalOutcome"];
             /** @enum {string} */
             thoroughness: "preliminary" | "typical" | "extensive";
             /**
@@ -812,6 +807,22 @@ export interface components {
              * @default 0
              */
             signatureIndex?: number;
+        };
+        RegressionOutcome: {
+            /** @description the numerical feature to predict */
+            regression: string;
+        };
+        ClassificationOutcome: {
+            /** @description the categorical feature to predict */
+            classification: string;
+        };
+        SurvivalOutcome: {
+            survival: {
+                /** @description the event feature */
+                event: string;
+                /** @description the time-to-event feature */
+                timeToEvent: string;
+            };
         };
         /** @description an empty object */
         Empty: Record<string, never>;
@@ -974,9 +985,7 @@ export interface components {
              */
             datasetId: string;
             /** @description { regression }, { classification } or { survival: { event, timeToEvent } } */
-            outcome: {
-                [key: string]: unknown;
-            };
+            outcome: components["schemas"]["RegressionOutcome"] | components["schemas"]["ClassificationOutcome"] | components["schemas"]["SurvivalOutcome"];
             groupingFeature?: string;
             /** @enum {string} */
             modelsConsidered?: "interpretable" | "all";
@@ -1226,6 +1235,256 @@ export interface components {
                 risk?: number;
             }[];
         };
+        /** @description the answer to a request the service refused or could not carry out (HTTP 200) */
+        ErrorEnvelope: {
+            /** @enum {string} */
+            status: "error";
+            /** @description an error code of the catalogue (README, Errors); the operation lists those it can answer */
+            code: string;
+            /** @description for humans; its wording is not part of the API */
+            message: string;
+        };
+        /** @description the body of HTTP 403, 404 and 500 (not part of the API: programs should read the HTTP status) */
+        HttpError: {
+            /** @description the HTTP status again */
+            statusCode: number;
+            /** @description Forbidden, Not Found or Internal Server Error */
+            message: string;
+            /** @description HTTP 500 only: names the fault in the service log */
+            correlationId?: string;
+        };
+        /** @description success, with a Version */
+        VersionSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Version"];
+        };
+        /** @description the success envelope with a Version, or the error envelope (status tells which) */
+        VersionResponse: components["schemas"]["VersionSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Token */
+        TokenSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Token"];
+        };
+        /** @description the success envelope with a Token, or the error envelope (status tells which) */
+        TokenResponse: components["schemas"]["TokenSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Empty */
+        EmptySuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Empty"];
+        };
+        /** @description the success envelope with a Empty, or the error envelope (status tells which) */
+        EmptyResponse: components["schemas"]["EmptySuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ProjectRef */
+        ProjectRefSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ProjectRef"];
+        };
+        /** @description the success envelope with a ProjectRef, or the error envelope (status tells which) */
+        ProjectRefResponse: components["schemas"]["ProjectRefSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Project */
+        ProjectSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Project"];
+        };
+        /** @description the success envelope with a Project, or the error envelope (status tells which) */
+        ProjectResponse: components["schemas"]["ProjectSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ProjectPage */
+        ProjectPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ProjectPage"];
+        };
+        /** @description the success envelope with a ProjectPage, or the error envelope (status tells which) */
+        ProjectPageResponse: components["schemas"]["ProjectPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Share */
+        ShareSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Share"];
+        };
+        /** @description the success envelope with a Share, or the error envelope (status tells which) */
+        ShareResponse: components["schemas"]["ShareSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Unshare */
+        UnshareSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Unshare"];
+        };
+        /** @description the success envelope with a Unshare, or the error envelope (status tells which) */
+        UnshareResponse: components["schemas"]["UnshareSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a UploadedFile */
+        UploadedFileSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["UploadedFile"];
+        };
+        /** @description the success envelope with a UploadedFile, or the error envelope (status tells which) */
+        UploadedFileResponse: components["schemas"]["UploadedFileSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a FilePage */
+        FilePageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["FilePage"];
+        };
+        /** @description the success envelope with a FilePage, or the error envelope (status tells which) */
+        FilePageResponse: components["schemas"]["FilePageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a TaskRef */
+        TaskRefSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["TaskRef"];
+        };
+        /** @description the success envelope with a TaskRef, or the error envelope (status tells which) */
+        TaskRefResponse: components["schemas"]["TaskRefSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a TaskStatus */
+        TaskStatusSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["TaskStatus"];
+        };
+        /** @description the success envelope with a TaskStatus, or the error envelope (status tells which) */
+        TaskStatusResponse: components["schemas"]["TaskStatusSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Dataset */
+        DatasetSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Dataset"];
+        };
+        /** @description the success envelope with a Dataset, or the error envelope (status tells which) */
+        DatasetResponse: components["schemas"]["DatasetSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a DatasetPage */
+        DatasetPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["DatasetPage"];
+        };
+        /** @description the success envelope with a DatasetPage, or the error envelope (status tells which) */
+        DatasetPageResponse: components["schemas"]["DatasetPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Features */
+        FeaturesSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Features"];
+        };
+        /** @description the success envelope with a Features, or the error envelope (status tells which) */
+        FeaturesResponse: components["schemas"]["FeaturesSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AnalysisRef */
+        AnalysisRefSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AnalysisRef"];
+        };
+        /** @description the success envelope with a AnalysisRef, or the error envelope (status tells which) */
+        AnalysisRefResponse: components["schemas"]["AnalysisRefSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AnalysisCheck */
+        AnalysisCheckSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AnalysisCheck"];
+        };
+        /** @description the success envelope with a AnalysisCheck, or the error envelope (status tells which) */
+        AnalysisCheckResponse: components["schemas"]["AnalysisCheckSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Analysis */
+        AnalysisSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Analysis"];
+        };
+        /** @description the success envelope with a Analysis, or the error envelope (status tells which) */
+        AnalysisResponse: components["schemas"]["AnalysisSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AnalysisPage */
+        AnalysisPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AnalysisPage"];
+        };
+        /** @description the success envelope with a AnalysisPage, or the error envelope (status tells which) */
+        AnalysisPageResponse: components["schemas"]["AnalysisPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AnalysisStatus */
+        AnalysisStatusSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AnalysisStatus"];
+        };
+        /** @description the success envelope with a AnalysisStatus, or the error envelope (status tells which) */
+        AnalysisStatusResponse: components["schemas"]["AnalysisStatusSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AnalysisResult */
+        AnalysisResultSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AnalysisResult"];
+        };
+        /** @description the success envelope with a AnalysisResult, or the error envelope (status tells which) */
+        AnalysisResultResponse: components["schemas"]["AnalysisResultSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a AvailablePlots */
+        AvailablePlotsSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["AvailablePlots"];
+        };
+        /** @description the success envelope with a AvailablePlots, or the error envelope (status tells which) */
+        AvailablePlotsResponse: components["schemas"]["AvailablePlotsSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PlotOne */
+        PlotOneSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PlotOne"];
+        };
+        /** @description the success envelope with a PlotOne, or the error envelope (status tells which) */
+        PlotOneResponse: components["schemas"]["PlotOneSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PlotAll */
+        PlotAllSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PlotAll"];
+        };
+        /** @description the success envelope with a PlotAll, or the error envelope (status tells which) */
+        PlotAllResponse: components["schemas"]["PlotAllSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PredictionRef */
+        PredictionRefSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PredictionRef"];
+        };
+        /** @description the success envelope with a PredictionRef, or the error envelope (status tells which) */
+        PredictionRefResponse: components["schemas"]["PredictionRefSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PredictionStatus */
+        PredictionStatusSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PredictionStatus"];
+        };
+        /** @description the success envelope with a PredictionStatus, or the error envelope (status tells which) */
+        PredictionStatusResponse: components["schemas"]["PredictionStatusSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PredictionResult */
+        PredictionResultSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PredictionResult"];
+        };
+        /** @description the success envelope with a PredictionResult, or the error envelope (status tells which) */
+        PredictionResultResponse: components["schemas"]["PredictionResultSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a PredictionPage */
+        PredictionPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["PredictionPage"];
+        };
+        /** @description the success envelope with a PredictionPage, or the error envelope (status tells which) */
+        PredictionPageResponse: components["schemas"]["PredictionPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a Prediction */
+        PredictionSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["Prediction"];
+        };
+        /** @description the success envelope with a Prediction, or the error envelope (status tells which) */
+        PredictionResponse: components["schemas"]["PredictionSuccess"] | components["schemas"]["ErrorEnvelope"];
     };
     responses: never;
     parameters: never;
@@ -1258,21 +1517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Version"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["VersionResponse"];
                 };
             };
             /** @description undefined endpoint */
@@ -1280,7 +1525,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1307,7 +1563,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1334,7 +1601,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description the database does not answer */
             503: {
@@ -1378,21 +1656,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Token"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "auth-10-3" | "auth-10-4";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TokenResponse"];
                 };
             };
             /** @description undefined endpoint */
@@ -1400,7 +1664,18 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1427,21 +1702,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Empty"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["EmptyResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1449,14 +1710,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1491,21 +1765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["ProjectRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-100-0-1" | "badRequest-100-0-2";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ProjectRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1513,14 +1773,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1551,21 +1824,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Project"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1573,14 +1832,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1611,21 +1883,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["ProjectPage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ProjectPageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1633,14 +1891,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1671,21 +1942,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["ProjectPage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ProjectPageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1693,14 +1950,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1731,21 +2001,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Project"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ProjectResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1753,14 +2009,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1800,21 +2069,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Share"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-2" | "badRequest-10-0-3" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["ShareResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1822,14 +2077,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1868,21 +2136,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Unshare"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-10-0-1" | "badRequest-10-0-3" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["UnshareResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1890,14 +2144,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1936,21 +2203,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["UploadedFile"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "badRequest-115-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "conflict-115-5-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["UploadedFileResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -1958,14 +2211,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -1996,21 +2262,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["FilePage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["FilePageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2018,14 +2270,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2057,21 +2322,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["UploadedFile"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-115-1-1" | "badRequest-115-0-1" | "conflict-115-5-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["UploadedFileResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2079,14 +2330,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2135,21 +2399,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["TaskRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3" | "notFound-115-1-1" | "badRequest-115-0-1" | "badRequest-115-2-1" | "badRequest-115-2-2" | "badRequest-115-0-3";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TaskRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2157,14 +2407,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2195,21 +2458,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["TaskStatus"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-115-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TaskStatusResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2217,14 +2466,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2255,21 +2517,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Dataset"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["DatasetResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2277,14 +2525,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2318,21 +2579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["DatasetPage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["DatasetPageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2340,14 +2587,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2378,21 +2638,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Dataset"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["DatasetResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2400,14 +2646,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2438,21 +2697,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Features"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["FeaturesResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2460,14 +2705,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2507,21 +2765,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Features"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-110-3-1" | "badRequest-110-3-2" | "badRequest-110-3-3";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["FeaturesResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2529,14 +2773,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2588,21 +2845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AnalysisRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2610,14 +2853,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2668,21 +2924,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AnalysisCheck"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-110-1-1" | "badRequest-120-0-1" | "badRequest-120-0-2" | "badRequest-120-0-3" | "badRequest-120-0-4" | "badRequest-120-0-5" | "badRequest-120-0-6" | "badRequest-120-0-7" | "badRequest-120-0-8" | "badRequest-120-0-9" | "badRequest-120-0-10" | "badRequest-120-0-11" | "badRequest-120-0-12" | "badRequest-120-0-13" | "badRequest-120-1-7";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisCheckResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2690,14 +2932,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2728,21 +2983,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Analysis"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2750,14 +2991,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2791,21 +3045,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AnalysisPage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisPageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2813,14 +3053,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2851,21 +3104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AnalysisStatus"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisStatusResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2873,14 +3112,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2912,21 +3164,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AnalysisResult"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-2-1" | "notFound-120-2-3";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisResultResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2934,14 +3172,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -2972,21 +3223,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Analysis"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AnalysisResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -2994,14 +3231,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3038,21 +3288,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AvailablePlots"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AvailablePlotsResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3060,14 +3296,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3106,21 +3355,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["AvailablePlots"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["AvailablePlotsResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3128,14 +3363,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3174,21 +3422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PlotOne"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PlotOneResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3196,14 +3430,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3243,21 +3490,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PlotOne"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "notFound-140-1-2";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PlotOneResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3265,14 +3498,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3309,21 +3555,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PlotAll"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PlotAllResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3331,14 +3563,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3377,21 +3622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PlotAll"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PlotAllResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3399,14 +3630,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3450,21 +3694,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PredictionRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-110-1-1" | "notFound-120-1-1" | "notFound-120-2-3" | "notFound-140-1-1" | "badRequest-150-0-1" | "badRequest-150-3-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PredictionRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3472,14 +3702,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3510,21 +3753,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PredictionStatus"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PredictionStatusResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3532,14 +3761,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3575,21 +3817,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PredictionResult"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1" | "notFound-150-2-1" | "badRequest-150-0-2";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PredictionResultResponse"];
                     "text/csv": string;
                 };
             };
@@ -3598,14 +3826,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3639,21 +3880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["PredictionPage"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PredictionPageResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3661,14 +3888,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3699,21 +3939,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Prediction"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-150-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["PredictionResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3721,14 +3947,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3778,21 +4017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["TaskRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-100-1-1" | "conflict-110-0-1" | "badRequest-110-0-2" | "badRequest-110-0-3" | "tooMany-115-0-2" | "badRequest-130-0-1" | "badRequest-130-0-2" | "badRequest-130-0-3";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TaskRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3800,14 +4025,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3858,21 +4096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["TaskRef"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TaskRefResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3880,14 +4104,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3921,21 +4158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["Empty"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["EmptyResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -3943,14 +4166,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };
@@ -3981,21 +4217,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "success";
-                        payload: components["schemas"]["TaskStatus"];
-                    } | {
-                        /** @enum {string} */
-                        status: "error";
-                        /**
-                         * @description one of the codes listed for this operation
-                         * @enum {string}
-                         */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-130-1-1";
-                        /** @description for humans; its wording is not part of the API */
-                        message: string;
-                    };
+                    "application/json": components["schemas"]["TaskStatusResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
@@ -4003,14 +4225,27 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
             /** @description undefined endpoint */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
             };
         };
     };

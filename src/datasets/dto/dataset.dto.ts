@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsDefined, IsObject, IsOptional, Matches, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { Codes } from '../../common/error-codes';
 import { code, ValidateBoolean, ValidateId, ValidateInt, ValidateText } from '../../common/validation';
@@ -46,8 +46,10 @@ export function DatasetDescription(): PropertyDecorator {
 /** A map from feature name to feature type (badRequest-110-3-3 for a type not in the list). */
 function ValidateFeatureTypes(o: { optional?: boolean } = {}): PropertyDecorator {
   const description = 'feature name -> numerical | categorical | identifier | event | timeToEvent';
+  // a map: an object of any keys whose values are feature types (a bare object types as one with no keys in generated clients)
+  const schema: ApiPropertyOptions = { description, type: 'object', additionalProperties: { type: 'string', enum: [...FEATURE_TYPES] } };
   return applyDecorators(
-    o.optional ? ApiPropertyOptional({ description }) : ApiProperty({ description }),
+    o.optional ? ApiPropertyOptional(schema) : ApiProperty(schema),
     o.optional ? IsOptional() : IsDefined(code(Codes.MissingField, 'featureTypes is required')),
     IsObject(code(Codes.WrongType, 'featureTypes must be an object')),
     Validate(FeatureTypeMap, code(Codes.BadFeatureType)),
