@@ -73,7 +73,9 @@ export class AccessService {
 
   /**
    * authenticate() and then require() in one query, for a request's first requirement: the token's user
-   * (undefined when the token is not valid: HTTP 403 comes before any check of the id) and the project.
+   * (undefined when the token is not valid: HTTP 403 comes before any check of the id) and `grant`, which
+   * resolves to the project or throws require()'s refusal. The caller knows the user before the refusal, so
+   * that an error answer of an authenticated request still names its user (in the access line).
    */
   async authenticateAndRequire(
     token: string | undefined,
@@ -81,11 +83,11 @@ export class AccessService {
     kind: ResourceKind,
     rawId: unknown,
     notFound?: ErrorCode,
-  ): Promise<{ auth: AuthContext; projectId: string } | undefined> {
+  ): Promise<{ auth: AuthContext; grant: () => Promise<string> } | undefined> {
     if (!usable(token)) return undefined;
     if (!toId(rawId)) {
       const auth = await this.authenticate(token);
-      return auth && { auth, projectId: await this.require(auth.userId, permission, kind, rawId, notFound) };
+      return auth && { auth, grant: () => this.require(auth.userId, permission, kind, rawId, notFound) };
     }
     const rows: (AuthRow & GrantRow)[] = await prepared(
       this.db,
@@ -98,7 +100,7 @@ export class AccessService {
     );
     if (!rows.length) return undefined;
     const r = rows[0];
-    return { auth: authContext(r), projectId: granted(r.project_id === null ? undefined : r, permission, kind, notFound) };
+    return { auth: authContext(r), grant: async () => granted(r.project_id === null ? undefined : r, permission, kind, notFound) };
   }
 }
 
