@@ -30,6 +30,12 @@ export async function prepare(
 }
 
 /**
+ * How long a stop may take before the process exits anyway (code 1). A container's stop grace period must be
+ * longer (compose.yaml), or Docker's SIGKILL comes first and nothing is logged of the hand-back.
+ */
+export const FORCED_EXIT_MS = 20_000;
+
+/**
  * SIGINT/SIGTERM: close the application (jobs handed back), then the embedded PostgreSQL, then exit. A second
  * signal while that runs (npm forwards the one it gets; Ctrl-C reaches every process of the terminal's group) is
  * ignored rather than killing the process halfway, with its PostgreSQL still running.
@@ -40,7 +46,7 @@ export function onShutdown(log: Logger, close: () => Promise<void>, db: Resolved
     if (closing) return log.log(`${signal}: already shutting down`);
     closing = true;
     log.log(`${signal}: shutting down; running jobs are handed back to the queue`);
-    const force = setTimeout(() => process.exit(1), 20_000);
+    const force = setTimeout(() => process.exit(1), FORCED_EXIT_MS);
     force.unref();
     try {
       await close();

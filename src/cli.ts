@@ -63,7 +63,7 @@ function buildProgram(): Command {
     .showHelpAfterError()
     .addHelpText('after', '\nEach command prints its result as JSON lines on stdout and the database it used on stderr.');
 
-  const users = program.command('users').description('create, list, disable, delete users; set passwords');
+  const users = program.command('users').description('create, list, disable, delete users; set passwords, cores and emails');
   users
     .command('create')
     .description('create a user and print {"userId", "token"}')
@@ -95,11 +95,26 @@ function buildProgram(): Command {
     )
     .argument('<username>')
     .option('--yes', 'confirm: without it nothing is deleted')
-    .action(async (username: string, o: { yes?: boolean }) => {
-      if (!o.yes) {
-        throw new UserInputError(`this deletes ${username} and every project they own; run again with --yes to confirm`);
-      }
-      print(await withUsers((u) => u.deleteUser(username)));
+    .action(async (username: string, o: { yes?: boolean }) =>
+      print(
+        await withUsers(async (u) => {
+          await u.userIdOf(username); // an unknown name is said so, with or without --yes
+          if (!o.yes) {
+            throw new UserInputError(`this deletes ${username} and every project they own; run again with --yes to confirm`);
+          }
+          return u.deleteUser(username);
+        }),
+      ),
+    );
+  users
+    .command('set')
+    .description("change a user's core quota and/or email, and print the user's settings")
+    .argument('<username>')
+    .option('--cores <n>', 'core quota for analyses (a positive integer)', positiveInt)
+    .option('--email <email>', 'email address (login works with it too; not one another user has)')
+    .action(async (username: string, o: { cores?: number; email?: string }) => {
+      if (o.cores === undefined && o.email === undefined) throw new UserInputError('nothing to set: give --cores and/or --email');
+      print(await withUsers((u) => u.updateUser(username, o)));
     });
   users
     .command('password')
@@ -111,7 +126,14 @@ function buildProgram(): Command {
       print(await withUsers((u) => u.setPassword(username, password)));
     });
 
-  const tokens = program.command('tokens').description('create or revoke access tokens');
+  const tokens = program.command('tokens').description('list, create or revoke access tokens');
+  tokens
+    .command('list')
+    .description(
+      'print one JSON line per live token of a user: tokenId, createdAt, lastUsedAt (to the minute; null if never used), expiresAt (never the token)',
+    )
+    .argument('<username>')
+    .action(async (username: string) => (await withUsers((u) => u.listTokens(username))).forEach(print));
   tokens
     .command('create')
     .description('create a token for a user and print {"userId", "token"}')

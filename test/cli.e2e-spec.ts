@@ -1,5 +1,8 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './free-port';
 import { promisify } from 'node:util';
 import { API, createProject, createTestApp, expectError, expectSuccess, freshDatabase, TestApp, uploadDataset } from './utils';
 
@@ -21,8 +24,8 @@ describe('the CLI', () => {
   let databaseUrl: string;
 
   /** Runs the CLI; never throws: the exit code is part of the result. */
-  async function cli(args: string[], input?: string): Promise<Run> {
-    const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error' };
+  async function cli(args: string[], input?: string, envChange: Record<string, string | undefined> = {}): Promise<Run> {
+    const env = { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'error', ...envChange };
     const p = execFileP(process.execPath, ['dist/src/cli.js', ...args], { cwd: ROOT, env });
     if (input !== undefined) {
       p.child.stdin?.end(input);
@@ -205,5 +208,111 @@ describe('the CLI', () => {
     expectSuccess(await projectsOf(other.token));
     // a fresh login still works: revoking tokens does not disable the user
     expectSuccess(await login('gina', 'gina-password'));
+  });
+  it('users delete of an unknown user says there is no such user, with or without --yes', async () => {
+    for (const args of [
+      ['users', 'delete', 'nobody-here'],
+      ['users', 'delete', 'nobody-here', '--yes'],
+    ]) {
+      const r = await cli(args);
+      expect({ code: r.code, stdout: r.stdout, lastLine: r.stderr.trim().split('\n').pop() }).toEqual({
+        code: 1,
+        stdout: '',
+        lastLine: 'error: no user nobody-here',
+      });
+    }
+  });
+
+  it("users set changes a user's cores and email, validated; the list and a login by email show it", async () => {
+    const [u] = json(await cli(['users', 'create', 'ivan', '--password', 'ivan-password', '--cores', '1']));
+    await cli(['users', 'create', 'jill', '--password', 'jill-password', '--email', 'jill@example.org']);
+    const r = await cli(['users', 'set', 'ivan', '--cores', '3', '--email', 'ivan@example.org']);
+    expect(r.code).toBe(0);
+    expect(json(r)).toEqual([{ userId: u.userId, username: 'ivan', email: 'ivan@example.org', cores: 3 }]);
+    expect(json(await cli(['users', 'set', 'ivan', '--cores', '2']))).toEqual([
+      { userId: u.userId, username: 'ivan', email: 'ivan@example.org', cores: 2 },
+    ]);
+    const listed = json(await cli(['users', 'list'])).find((x) => x.username === 'ivan');
+    expect([listed.cores, listed.email]).toEqual([2, 'ivan@example.org']);
+    expectSuccess(await login('ivan@example.org', 'ivan-password'));
+
+    const refusals: [string[], string][] = [
+      [['users', 'set', 'ivan'], 'error: nothing to set: give --cores and/or --email'],
+      [['users', 'set', 'ivan', '--cores', '0'], "error: option '--cores <n>' argument '0' is invalid. must be a positive integer"],
+      [['users', 'set', 'ivan', '--cores', '2.5'], "error: option '--cores <n>' argument '2.5' is invalid. must be a positive integer"],
+      [['users', 'set', 'ivan', '--email', 'not-an-address'], 'error: email not-an-address is not an email address'],
+      [['users', 'set', 'ivan', '--email', 'JILL@example.org'], 'error: email JILL@example.org belongs to another user'],
+      [['users', 'set', 'nobody-here', '--cores', '2'], 'error: no user nobody-here'],
+    ];
+    for (const [args, said] of refusals) {
+      const bad = await cli(args);
+      expect({ args, code: bad.code, stdout: bad.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(bad.stderr).toContain(said);
+    }
+    // nothing changed
+    const after = json(await cli(['users', 'list'])).find((x) => x.username === 'ivan');
+    expect([after.cores, after.email]).toEqual([2, 'ivan@example.org']);
+  });
+
+  it("tokens list prints a user's live tokens (created, last used, expiry), never a token", async () => {
+    const [k] = json(await cli(['users', 'create', 'kim', '--password', 'kim-password']));
+    const [second] = json(await cli(['tokens', 'create', 'kim']));
+    const [revoked] = json(await cli(['users', 'create', 'kurt', '--password', 'kurt-password']));
+    expectSuccess(await projectsOf(k.token));
+    // the use is recorded without the request waiting for it
+    for (let i = 0; i < 50; i++) {
+      const [row] = await t.db.query('SELECT last_used_at FROM tokens WHERE user_id = $1 AND last_used_at IS NOT NULL', [k.userId]);
+      if (row) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const r = await cli(['tokens', 'list', 'kim']);
+    expect(r.code).toBe(0);
+    const listed = json(r);
+    const iso = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(listed).toEqual([
+      { tokenId: expect.stringMatching(/^\d+$/), createdAt: iso, lastUsedAt: iso, expiresAt: iso },
+      { tokenId: expect.stringMatching(/^\d+$/), createdAt: iso, lastUsedAt: null, expiresAt: iso },
+    ]);
+    expect(Math.abs(Date.parse(listed[0].lastUsedAt) - Date.now())).toBeLessThan(60_000);
+    // TOKEN_TTL_HOURS (168 by default) after creation
+    expect(Date.parse(listed[0].expiresAt) - Date.parse(listed[0].createdAt)).toBeCloseTo(168 * 3600_000, -4);
+    expect(r.stdout).not.toContain(k.token);
+    expect(r.stdout).not.toContain(second.token);
+    // revoked tokens are not live; another user's are not listed
+    await cli(['tokens', 'revoke', 'kurt']);
+    expect(await cli(['tokens', 'list', 'kurt'])).toMatchObject({ code: 0, stdout: '' });
+    expect(revoked.userId).not.toBe(k.userId);
+    expect(json(await cli(['tokens', 'list', 'kim']))).toHaveLength(2);
+    expect((await cli(['tokens', 'list', 'nobody-here'])).stderr).toContain('error: no user nobody-here');
+  });
+
+  it("pointed at a DATA_DIR without a database, refuses without naming another OS user's data directory", async () => {
+    // a Signet server of another OS user, as the CLI sees one: a process named postgres whose -D sits beside a
+    // pg-password file, here owned by nobody (65534)
+    const otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-other-user-'));
+    fs.writeFileSync(path.join(otherDir, 'pg-password'), 'secret', { mode: 0o600 });
+    fs.chownSync(path.join(otherDir, 'pg-password'), 65534, 65534);
+    const fake = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)', '--', '-D', path.join(otherDir, 'pg'), '-p', '5999'], {
+      argv0: 'postgres',
+      stdio: 'ignore',
+    });
+    const emptyDir = path.join(os.tmpdir(), `signet-empty-${process.pid}-${Date.now()}`);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const r = await cli(['users', 'list'], undefined, {
+        DATABASE_URL: undefined,
+        DATA_DIR: emptyDir,
+        EMBEDDED_PG_PORT: String(await freePort()),
+      });
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(r.stderr).toContain(`error: DATA_DIR ${emptyDir} holds no database`);
+      expect(r.stderr).toMatch(/\d+ of (another OS user|other OS users)/);
+      expect(r.stderr).toContain('Nothing was created');
+      expect(r.stderr).not.toContain(otherDir);
+      expect(fs.existsSync(emptyDir)).toBe(false);
+    } finally {
+      fake.kill('SIGKILL');
+      fs.rmSync(otherDir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config/config';
-import { createRootLogger, nestLogger, textLine } from '../src/common/logger';
+import { createRootLogger, nestLogger, routineAtDebug, textLine } from '../src/common/logger';
 import { UsersService } from '../src/auth/users.service';
 import { API, freshDatabase, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
@@ -65,6 +65,65 @@ describe('logs', () => {
         status: 200,
         userId,
       }),
+    ]);
+  });
+
+  it("an error answer's access line carries its code, and the user when the token was valid (refused by the guard, by the service, or by body parsing)", async () => {
+    const { userId, token } = await app.get(UsersService).createUser({ username: 'ines', password: 'ines-password' });
+    const auth = `Bearer ${token}`;
+    const owner = await app.get(UsersService).createUser({ username: 'ivo', password: 'ivo-password' });
+    const theirs = (await http().post(`${API}/createProject`).set('Authorization', `Bearer ${owner.token}`).send({ name: 'ivo' })).body
+      .payload.projectId;
+
+    const cases: [string, request.Test, string | undefined, number][] = [
+      // the access guard: an id the user cannot see, and a malformed id
+      ['unknown-project', http().get(`${API}/project/987654`), 'notFound-100-1-1', 200],
+      ['malformed-id', http().get(`${API}/project/abc`), 'badRequest-1-0-2', 200],
+      // the service
+      ['bad-name', http().post(`${API}/createProject`).send({ name: '' }), 'badRequest-100-0-1', 200],
+      // body parsing, answered after the token check
+      ['bad-json', http().post(`${API}/createProject`).set('Content-Type', 'application/json').send('{nope'), 'badRequest-1-0-4', 200],
+    ];
+    for (const [reqId, req, code, status] of cases) {
+      const res = await req.set('Authorization', auth).set('X-Request-Id', reqId);
+      expect([reqId, res.status, res.body.code]).toEqual([reqId, status, code]);
+      expect(linesOf(reqId)).toEqual([expect.objectContaining({ context: 'Access', level: 'info', status, code, userId })]);
+    }
+    // without a valid token: the code, and no user
+    const login = await http()
+      .post(`${API}/login`)
+      .set('X-Request-Id', 'bad-login')
+      .send({ usernameOrEmail: 'ines', password: 'x-wrong-x' });
+    expect(login.body.code).toBe('auth-10-3');
+    expect(linesOf('bad-login').filter((l) => l.context === 'Access')).toEqual([
+      expect.objectContaining({ code: 'auth-10-3', userId: null }),
+    ]);
+    // a success carries no code
+    await http().get(`${API}/project/${theirs}`).set('Authorization', `Bearer ${owner.token}`).set('X-Request-Id', 'fine');
+    expect(linesOf('fine')).toEqual([expect.objectContaining({ status: 200, userId: owner.userId })]);
+    expect(linesOf('fine')[0]).not.toHaveProperty('code');
+    // a 403 for a valid token without the permission (another user's project) names the user; HTTP 403 has no code
+    const forbidden = await http().get(`${API}/project/${theirs}`).set('Authorization', auth).set('X-Request-Id', 'not-owner');
+    expect(forbidden.status).toBe(403);
+    expect(linesOf('not-owner')).toEqual([expect.objectContaining({ status: 403, userId })]);
+    expect(linesOf('not-owner')[0]).not.toHaveProperty('code');
+  });
+
+  it("Nest's route-mapping lines are written at debug level, not in a start's info lines", () => {
+    expect(lines.filter((l) => ['RouterExplorer', 'RoutesResolver', 'InstanceLoader'].includes(String(l.context)))).toEqual([]);
+    expect(lines.some((l) => l.context === 'NestApplication' && l.level === 'info')).toBe(true);
+    const seen: unknown[][] = [];
+    const record = (level: string) => (message: unknown, context: unknown) => void seen.push([level, message, context]);
+    const logger = routineAtDebug({ log: record('log'), error: record('error'), warn: record('warn'), debug: record('debug') });
+    logger.log('Mapped {/api/public/v1/version, GET} route', 'RouterExplorer');
+    logger.log('AppModule dependencies initialized', 'InstanceLoader');
+    logger.log('Nest application successfully started', 'NestApplication');
+    logger.warn('careful', 'RouterExplorer');
+    expect(seen).toEqual([
+      ['debug', 'Mapped {/api/public/v1/version, GET} route', 'RouterExplorer'],
+      ['debug', 'AppModule dependencies initialized', 'InstanceLoader'],
+      ['log', 'Nest application successfully started', 'NestApplication'],
+      ['warn', 'careful', 'RouterExplorer'],
     ]);
   });
 

@@ -34,7 +34,8 @@ export class AccessGuard implements CanActivate {
     const token = bearerToken(req.headers.authorization);
     if (req.bodyFault) {
       // a body or query the parser refused: answered only to a caller with a valid token
-      if (!(await this.access.authenticate(token))) throw new ForbiddenException();
+      req.auth = await this.access.authenticate(token);
+      if (!req.auth) throw new ForbiddenException();
       throw req.bodyFault;
     }
     const targets = requirements.filter((r) => r.target && r.kind);
@@ -60,7 +61,7 @@ export class AccessGuard implements CanActivate {
         const checked = await this.access.authenticateAndRequire(token, r.permission, r.kind!, raw, r.notFound);
         if (!checked) throw new ForbiddenException();
         req.auth = checked.auth;
-        projectId = checked.projectId;
+        projectId = await checked.grant();
       } else {
         projectId = await this.access.require(req.auth!.userId, r.permission, r.kind!, raw, r.notFound);
       }

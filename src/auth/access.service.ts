@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { ForbiddenException, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { prepared } from '../database/sql';
@@ -45,13 +45,35 @@ export function readableBy(project: string, user: string): string {
 /** The one place that decides who may do what. Used by the AccessGuard (and multipart routes after parsing). */
 @Injectable()
 export class AccessService {
+  private readonly logger = new Logger('Auth');
+  /** When this process last wrote each token's `last_used_at` (ms since the epoch). */
+  private readonly usedAt = new Map<string, number>();
+
   constructor(private readonly db: DataSource) {}
 
   /** The user of a valid (known, unexpired, unrevoked) token, or undefined. */
   async authenticate(token: string | undefined): Promise<AuthContext | undefined> {
     if (!usable(token)) return undefined;
     const rows: AuthRow[] = await prepared(this.db, `${AUTHENTICATED} SELECT * FROM a`, [hashToken(token)]);
-    return rows.length ? authContext(rows[0]) : undefined;
+    return rows.length ? this.used(authContext(rows[0])) : undefined;
+  }
+
+  /**
+   * Records that the token was used (`tokens.last_used_at`, which `cli tokens list` shows), at most once a
+   * minute per token and process: a write on every request would double a request's queries. The write is
+   * not awaited (the request does not wait on it); a failure is logged.
+   */
+  private used(auth: AuthContext): AuthContext {
+    const now = Date.now();
+    if (now - (this.usedAt.get(auth.tokenId) ?? 0) < USE_RECORD_MS) return auth;
+    if (this.usedAt.size >= 10_000) {
+      for (const [id, at] of this.usedAt) if (now - at >= USE_RECORD_MS) this.usedAt.delete(id);
+    }
+    this.usedAt.set(auth.tokenId, now);
+    this.db
+      .query('UPDATE tokens SET last_used_at = now() WHERE id = $1', [auth.tokenId])
+      .catch((e: Error) => this.logger.warn(`could not record the use of token ${auth.tokenId}: ${e.message}`));
+    return auth;
   }
 
   /**
@@ -73,7 +95,9 @@ export class AccessService {
 
   /**
    * authenticate() and then require() in one query, for a request's first requirement: the token's user
-   * (undefined when the token is not valid: HTTP 403 comes before any check of the id) and the project.
+   * (undefined when the token is not valid: HTTP 403 comes before any check of the id) and `grant`, which
+   * resolves to the project or throws require()'s refusal. The caller knows the user before the refusal, so
+   * that an error answer of an authenticated request still names its user (in the access line).
    */
   async authenticateAndRequire(
     token: string | undefined,
@@ -81,11 +105,11 @@ export class AccessService {
     kind: ResourceKind,
     rawId: unknown,
     notFound?: ErrorCode,
-  ): Promise<{ auth: AuthContext; projectId: string } | undefined> {
+  ): Promise<{ auth: AuthContext; grant: () => Promise<string> } | undefined> {
     if (!usable(token)) return undefined;
     if (!toId(rawId)) {
       const auth = await this.authenticate(token);
-      return auth && { auth, projectId: await this.require(auth.userId, permission, kind, rawId, notFound) };
+      return auth && { auth, grant: () => this.require(auth.userId, permission, kind, rawId, notFound) };
     }
     const rows: (AuthRow & GrantRow)[] = await prepared(
       this.db,
@@ -98,9 +122,15 @@ export class AccessService {
     );
     if (!rows.length) return undefined;
     const r = rows[0];
-    return { auth: authContext(r), projectId: granted(r.project_id === null ? undefined : r, permission, kind, notFound) };
+    return {
+      auth: this.used(authContext(r)),
+      grant: async () => granted(r.project_id === null ? undefined : r, permission, kind, notFound),
+    };
   }
 }
+
+/** A token's last use is recorded to this precision (see AccessService.used). */
+const USE_RECORD_MS = 60_000;
 
 /** The valid token's row as CTE `a` ($1: the token's hash). */
 const AUTHENTICATED = `WITH a AS (

@@ -13,6 +13,7 @@ import { TokenEntity } from './token.entity';
 export class UserInputError extends Error {}
 
 const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 /** Users and their tokens: login, logout, the CLI's user and token commands, the admin bootstrap. */
 /** What deleting a user removed, and what it kept (their work in projects of others, now their owners'). */
@@ -80,7 +81,7 @@ export class UsersService {
   }): Promise<{ userId: string; token: string }> {
     if (!USERNAME.test(input.username)) throw new UserInputError('username must be 1 to 64 of A-Za-z0-9._-');
     if (input.password.length < 8) throw new UserInputError('password must have at least 8 characters');
-    if (input.email !== undefined && !/^[^@\s]+@[^@\s]+$/.test(input.email)) {
+    if (input.email !== undefined && !EMAIL.test(input.email)) {
       throw new UserInputError('email is not an email address');
     }
     if (input.cores !== undefined && !(Number.isInteger(input.cores) && input.cores > 0)) {
@@ -116,6 +117,63 @@ export class UsersService {
     const user = await this.db.getRepository(UserEntity).findOne({ where: { username } });
     if (!user) throw new UserInputError(`no user ${username}`);
     return user;
+  }
+
+  /** The id of the user of that name; UserInputError `no user <name>` when there is none. */
+  async userIdOf(username: string): Promise<string> {
+    return String((await this.userNamed(username)).id);
+  }
+
+  /** The user's live tokens (neither revoked nor expired), oldest first: never the token, only its dates. */
+  async listTokens(username: string): Promise<{ tokenId: string; createdAt: string; lastUsedAt: string | null; expiresAt: string }[]> {
+    const user = await this.userNamed(username);
+    const rows: { id: string; created_at: Date; last_used_at: Date | null; expires_at: Date }[] = await this.db.query(
+      `SELECT id, created_at, last_used_at, expires_at FROM tokens
+        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY id`,
+      [user.id],
+    );
+    return rows.map((r) => ({
+      tokenId: String(r.id),
+      createdAt: r.created_at.toISOString(),
+      lastUsedAt: r.last_used_at?.toISOString() ?? null,
+      expiresAt: r.expires_at.toISOString(),
+    }));
+  }
+
+  /**
+   * Changes a user's core quota and/or email (validated as at creation; an email another user has is refused,
+   * as login by email must name one user). Returns the user's settings after the change.
+   */
+  async updateUser(
+    username: string,
+    change: { cores?: number; email?: string },
+  ): Promise<{ userId: string; username: string; email: string | null; cores: number | null }> {
+    if (change.cores === undefined && change.email === undefined) throw new UserInputError('give --cores and/or --email');
+    if (change.cores !== undefined && !(Number.isInteger(change.cores) && change.cores > 0)) {
+      throw new UserInputError('cores must be a positive integer');
+    }
+    if (change.email !== undefined && !EMAIL.test(change.email)) throw new UserInputError(`email ${change.email} is not an email address`);
+    const user = await this.userNamed(username);
+    if (change.email !== undefined) {
+      const [{ taken }]: { taken: boolean }[] = await this.db.query(
+        'SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2) AS taken',
+        [change.email, user.id],
+      );
+      if (taken) throw new UserInputError(`email ${change.email} belongs to another user`);
+    }
+    await this.db.getRepository(UserEntity).update(
+      { id: user.id },
+      {
+        ...(change.cores !== undefined ? { coreQuota: change.cores } : {}),
+        ...(change.email !== undefined ? { email: change.email } : {}),
+      },
+    );
+    return {
+      userId: String(user.id),
+      username: user.username,
+      email: change.email ?? user.email,
+      cores: change.cores ?? user.coreQuota,
+    };
   }
 
   /** Every user, oldest first, with how many projects they own and how many live tokens they have. */

@@ -1,6 +1,7 @@
 import { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
 import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -66,22 +67,67 @@ export function createRootLogger(format: 'json' | 'text', level: NestLevel, dest
   return pino(options, out);
 }
 
+/**
+ * Nest's own start-up chatter: a line per controller, per route (44 of them) and per module. Useful when
+ * debugging the routing, noise in every start's log: written at `debug` instead of `info`.
+ */
+export const ROUTINE_NEST_CONTEXTS: ReadonlySet<string> = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader']);
+
 /** Nest's LoggerService writing through `root` (and, inside a request, through that request's logger). */
 export function nestLogger(root: pino.Logger): LoggerService {
   const params = { pinoHttp: { logger: root } };
-  return new NestPinoLogger(new PinoLogger(params), params);
+  return routineAtDebug(new NestPinoLogger(new PinoLogger(params), params));
+}
+
+/** `inner`, with the `log` lines of ROUTINE_NEST_CONTEXTS written as `debug`. */
+export function routineAtDebug(inner: LoggerService): LoggerService {
+  // Nest calls log(message, context): the context is the last argument
+  const routine = (params: unknown[]) => {
+    const context = params[params.length - 1];
+    return typeof context === 'string' && ROUTINE_NEST_CONTEXTS.has(context);
+  };
+  const pass =
+    (level: 'error' | 'warn' | 'debug' | 'verbose' | 'fatal') =>
+    (message: unknown, ...rest: unknown[]): unknown =>
+      (inner[level] ?? inner.log).call(inner, message, ...rest);
+  return {
+    log: (message: unknown, ...rest: unknown[]): unknown =>
+      routine(rest) && inner.debug ? inner.debug(message, ...rest) : inner.log(message, ...rest),
+    error: pass('error'),
+    warn: pass('warn'),
+    debug: pass('debug'),
+    verbose: pass('verbose'),
+    fatal: pass('fatal'),
+  };
 }
 
 /** X-Request-Id taken from the client when it is a sane token; anything else is replaced by a new id. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
+/** The code of each error envelope sent, by response, for its access line. */
+const ERROR_CODES = new WeakMap<ServerResponse, string>();
+
+/**
+ * Notes the code of the error envelope (HTTP 200) the response sends, whoever sends it (the exception filter,
+ * the body parser's stall cut ...), for the access line.
+ */
+function noteErrorCode(res: Response): void {
+  const json = res.json.bind(res);
+  res.json = (body: unknown) => {
+    const b = body as { status?: unknown; code?: unknown } | null;
+    if (b && typeof b === 'object' && b.status === 'error' && typeof b.code === 'string') ERROR_CODES.set(res, b.code);
+    return json(body);
+  };
+}
+
 /**
  * The HTTP middleware: gives every request an id (from X-Request-Id when sane, else a new UUID), returns
  * it in the X-Request-Id response header, binds it to every line logged for that request (`reqId`), and
- * writes one access line when the response ends: method, route, status, duration, user.
+ * writes one access line when the response ends: method, route, status, duration, user, and an error
+ * answer's code.
  */
-export function httpLogging(root: pino.Logger) {
-  return pinoHttp({
+export function httpLogging(root: pino.Logger): (req: Request, res: Response, next: NextFunction) => void {
+  const log = pinoHttp({
     logger: root,
     quietReqLogger: true,
     quietResLogger: true,
@@ -97,6 +143,10 @@ export function httpLogging(root: pino.Logger) {
     customSuccessObject: (req, res, val: { responseTime: number }) => accessLine(req, res, val.responseTime),
     customErrorObject: (req, res, _err, val: { responseTime: number }) => accessLine(req, res, val.responseTime),
   });
+  return (req, res, next) => {
+    noteErrorCode(res);
+    log(req, res, next);
+  };
 }
 
 function accessLine(req: IncomingMessage, res: ServerResponse, durationMs: number): Record<string, unknown> {
@@ -111,6 +161,7 @@ function accessLine(req: IncomingMessage, res: ServerResponse, durationMs: numbe
     route: route ?? null,
     ...(route ? {} : { path: (r.originalUrl ?? req.url ?? '').split('?')[0].slice(0, 200) }),
     status: res.statusCode,
+    ...(ERROR_CODES.has(res) ? { code: ERROR_CODES.get(res) } : {}),
     durationMs,
     userId: r.auth?.userId ?? null,
   };

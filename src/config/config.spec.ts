@@ -1,3 +1,4 @@
+import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 
@@ -32,5 +33,22 @@ describe('loadConfig', () => {
     expect(() => load({ PORT: 'eighty' })).toThrow(/PORT must be an integer/);
     expect(() => load({ RUN_WORKERS: 'maybe' })).toThrow(/RUN_WORKERS must be true or false/);
     expect(load({ RUN_WORKERS: 'off' }).runWorkers).toBe(false);
+  });
+
+  it('puts the password of DATABASE_PASSWORD_FILE (a compose secret) into DATABASE_URL, and refuses it alone, unread or twice', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'signet-secret-'));
+    const file = join(dir, 'db_password');
+    writeFileSync(file, 'p@ss word:/?#\n');
+    const url = load({ DATABASE_URL: 'postgres://signet@postgres:5432/signet', DATABASE_PASSWORD_FILE: file }).databaseUrl!;
+    expect(url).toBe('postgres://signet:p%40ss%20word%3A%2F%3F%23@postgres:5432/signet');
+    expect(decodeURIComponent(new URL(url).password)).toBe('p@ss word:/?#');
+    expect(load({ DATABASE_URL: 'postgres://u:pw@h/db' }).databaseUrl).toBe('postgres://u:pw@h/db');
+    expect(() => load({ DATABASE_PASSWORD_FILE: file })).toThrow(/DATABASE_PASSWORD_FILE is set without DATABASE_URL/);
+    expect(() => load({ DATABASE_URL: 'postgres://u@h/db', DATABASE_PASSWORD_FILE: join(dir, 'none') })).toThrow(
+      /DATABASE_PASSWORD_FILE .*none cannot be read \(ENOENT\)/,
+    );
+    expect(() => load({ DATABASE_URL: 'postgres://u:pw@h/db', DATABASE_PASSWORD_FILE: file })).toThrow(/give the password once/);
+    writeFileSync(file, '');
+    expect(() => load({ DATABASE_URL: 'postgres://u@h/db', DATABASE_PASSWORD_FILE: file })).toThrow(/is empty/);
   });
 });

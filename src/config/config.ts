@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import { isIP } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -116,13 +117,38 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
-/** Reads and validates the environment. Throws ConfigError with a clear message on a bad value. */
-export function loadConfig(env: Env = process.env): AppConfig {
-  const nodeEnv = env.NODE_ENV ?? 'development';
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+/**
+ * DATABASE_URL, with the password read from DATABASE_PASSWORD_FILE when that is set (a compose or Kubernetes
+ * secret: the password then appears in no environment variable). The file's one line is the password, as is.
+ */
+function withPasswordFile(databaseUrl: string | undefined, passwordFile: string | undefined): string | undefined {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  if (!passwordFile) return databaseUrl;
+  if (!databaseUrl) throw new ConfigError('DATABASE_PASSWORD_FILE is set without DATABASE_URL: set both, or neither');
+  let password: string;
+  try {
+    password = fs.readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, '');
+  } catch (e) {
+    throw new ConfigError(`DATABASE_PASSWORD_FILE ${passwordFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!password) throw new ConfigError(`DATABASE_PASSWORD_FILE ${passwordFile} is empty`);
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    throw new ConfigError('DATABASE_URL is not a URL');
+  }
+  if (url.password) throw new ConfigError('DATABASE_URL holds a password and DATABASE_PASSWORD_FILE is set: give the password once');
+  url.password = encodeURIComponent(password);
+  return url.toString();
+}
+
+/** Reads and validates the environment. Throws ConfigError with a clear message on a bad value. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const databaseUrl = withPasswordFile(env.DATABASE_URL?.trim() || undefined, env.DATABASE_PASSWORD_FILE?.trim() || undefined);
   const cores = Math.max(1, os.availableParallelism?.() ?? os.cpus().length);
   return {
     nodeEnv,

@@ -123,6 +123,33 @@ export function runningEmbeddedServers(): { pid: number; dataDir: string; port?:
   return found;
 }
 
+/**
+ * What the CLI says when pointed at an empty DATA_DIR while Signet servers run elsewhere. It names only the data
+ * directories of the caller's own servers (their `pg-password` belongs to the caller's OS user): other users' paths
+ * are theirs to know, so those are only counted.
+ */
+export function elsewhereMessage(dataDir: string, running: { dataDir: string; port?: number }[], uid = process.getuid?.()): string {
+  const ownerOf = (dir: string): number | undefined => {
+    try {
+      return fs.statSync(passwordFile(dir)).uid;
+    } catch {
+      return undefined;
+    }
+  };
+  const mine = running.filter((s) => uid !== undefined && ownerOf(s.dataDir) === uid);
+  const othersCount = running.length - mine.length;
+  const named = mine.map((o) => `DATA_DIR=${o.dataDir}${o.port ? ` (port ${o.port})` : ''}`).join(', ');
+  const where = [
+    mine.length ? `yours: ${named}` : '',
+    othersCount ? `${othersCount} of ${othersCount === 1 ? 'another OS user' : 'other OS users'}` : '',
+  ].filter(Boolean);
+  return (
+    `DATA_DIR ${dataDir} holds no database, and an embedded PostgreSQL of Signet runs with another data directory ` +
+    `(${where.join('; ')}). Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database ` +
+    '(or pass --new-database to create a separate one here).'
+  );
+}
+
 /** Raised when a command would create a new embedded database while the user's server runs elsewhere. */
 export class EmbeddedElsewhereError extends Error {}
 
@@ -260,14 +287,7 @@ export async function startEmbeddedPostgres(
   const initialised = fs.existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!initialised && options.refuseIfRunningElsewhere) {
     const others = runningEmbeddedServers().filter((s) => s.dataDir !== path.resolve(dataDir));
-    if (others.length) {
-      const list = others.map((o) => `DATA_DIR=${o.dataDir}${o.port ? ` (port ${o.port})` : ''}`).join(', ');
-      throw new EmbeddedElsewhereError(
-        `DATA_DIR ${path.resolve(dataDir)} holds no database, and an embedded PostgreSQL of Signet runs elsewhere: ` +
-          `${list}. Nothing was created. Run with the service's DATA_DIR, or set DATABASE_URL to its database ` +
-          '(or pass --new-database to create a separate one here).',
-      );
-    }
+    if (others.length) throw new EmbeddedElsewhereError(elsewhereMessage(path.resolve(dataDir), others));
   }
   fs.mkdirSync(dataDir, { recursive: true });
   const pwFile = passwordFile(dataDir);

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any, Dict
+from typing import Any, Dict, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # the package beside this folder, when not installed
@@ -25,18 +25,24 @@ from signet_client import SignetClient  # noqa: E402
 DEFAULT_DATA = os.path.join(HERE, "..", "..", "..", "test", "data", "breast_cancer.csv")
 
 
-def main(out=sys.stdout) -> Dict[str, Any]:
+def main(out: TextIO = sys.stdout) -> Dict[str, Any]:
     url = os.environ.get("SIGNET_URL", "http://localhost:8080")
     data = os.path.abspath(os.environ.get("SIGNET_DATA", DEFAULT_DATA))
     if os.environ.get("SIGNET_TOKEN"):
         client = SignetClient(url, token=os.environ["SIGNET_TOKEN"])
     else:
         client = SignetClient(url, os.environ.get("SIGNET_USERNAME", "admin"), os.environ["SIGNET_PASSWORD"])
+    # the with block logs the client out at its end (a given SIGNET_TOKEN is left alone)
+    with client:
+        return journey(client, url, data, out)
+
+
+def journey(client: SignetClient, url: str, data: str, out: Any) -> Dict[str, Any]:
     print(f"Signet {client.get_version()} at {url}", file=out)
 
     project_id = client.create_project("breast cancer journey", "made by examples/journey.py")
-    file_id = client.upload_file("breast_cancer.csv", data)
-    task_id = client.create_dataset("breast cancer", project_id, file_id, os.path.getsize(data))
+    uploaded = client.upload_file("breast_cancer.csv", data)
+    task_id = client.create_dataset("breast cancer", project_id, uploaded["fileId"], uploaded["sizeInBytes"])
     dataset_id = client.wait_for_task(task_id)["datasetId"]
     dataset = client.get_dataset(dataset_id)
     print(f"dataset {dataset_id}: {dataset['sampleCount']} samples, {dataset['featureCount']} features", file=out)
@@ -63,7 +69,7 @@ def main(out=sys.stdout) -> Dict[str, Any]:
         interval = f" (95% CI {ci[0]:.3f} to {ci[1]:.3f})" if ci else ""
         print(f"  estimate {metric}: {value:.3f}{interval}", file=out)
 
-    plots = client.available_plots(analysis_id, "best")
+    plots = client.available_plots(analysis_id, "best")["plots"]
     for name in plots:
         plot = client.get_plot(analysis_id, "best", name)["plot"][name]
         print(f"plot {name}: {len(plot)} points", file=out)

@@ -1,5 +1,28 @@
-"""Python client of the Signet analysis service: ``from signet_client import SignetClient``."""
+"""
+Python client of the Signet analysis service: ``from signet_client import SignetClient``.
 
-from .client import ProgressCallback, RequestFailed, SignetClient, SignetError, SignetTimeout
+``signet_client.types`` holds the payload types; ``signet_client.jadbio`` is a layer with the interface of
+JADBio's Python client (``import signet_client.jadbio as jad``).
+"""
 
-__all__ = ["SignetClient", "SignetError", "RequestFailed", "SignetTimeout", "ProgressCallback"]
+from . import types
+from .client import (
+    ConnectionFailed,
+    ProgressCallback,
+    RequestFailed,
+    SignetClient,
+    SignetError,
+    SignetTimeout,
+    TaskFailed,
+)
+
+__all__ = [
+    "SignetClient",
+    "SignetError",
+    "RequestFailed",
+    "ConnectionFailed",
+    "TaskFailed",
+    "SignetTimeout",
+    "ProgressCallback",
+    "types",
+]

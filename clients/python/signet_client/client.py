@@ -1,11 +1,20 @@
 """
 The Signet API (``/api/public/v1``) from Python, with the standard library only.
 
-Method names follow JADBio's Python client where the operation is the same (``create_project``,
-``upload_file``, ``create_dataset``, ``analyze_dataset``, ``get_analysis_result``, ``get_plot``,
-``predict_outcome`` ...); the ``wait_for_*`` helpers poll a task until it ends. Every payload comes back
-as the plain ``dict`` (or ``list``/``str``) the API sends; every error envelope is raised as
-:class:`SignetError` carrying the API ``code``.
+Every operation of the API has a method; each returns its payload typed (``signet_client.types``: plain
+``dict`` s at run time) or, for the operations that start something, the new id as a ``str``. Method names
+follow JADBio's Python client where the operation is the same; ``signet_client.jadbio`` is a layer with
+JADBio's exact signatures, defaults and return values for code written for that client.
+
+Errors (see :class:`SignetError`): the API answers an error with HTTP 200 and the envelope
+``{code, message, status: "error"}`` (api-v1); that raises :class:`SignetError` with the envelope's ``code``
+and ``message`` and ``http_status`` 200, the real status of the response. HTTP 403, 404 and 500 raise
+:class:`RequestFailed` (``code`` ``http-403`` ...), a refused or broken connection :class:`ConnectionFailed`
+(``http_status`` ``None``), a failed task, analysis or prediction :class:`TaskFailed` (its status's error code),
+and a wait that gives up :class:`SignetTimeout`.
+
+A client that logged in logs out (revoking its token) when its ``with`` block ends, on :meth:`SignetClient.close`,
+and at the latest when it is garbage-collected or the interpreter exits.
 """
 
 from __future__ import annotations
@@ -13,49 +22,131 @@ from __future__ import annotations
 import json
 import mimetypes
 import os
+import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import weakref
+from types import TracebackType
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, TypeVar, cast
+
+from .types import (
+    Analysis,
+    AnalysisCheck,
+    AnalysisPage,
+    AnalysisResult,
+    AnalysisStatus,
+    AvailablePlots,
+    Dataset,
+    DatasetPage,
+    Features,
+    FilePage,
+    Health,
+    Outcome,
+    PlotAll,
+    PlotOne,
+    Prediction,
+    PredictionPage,
+    PredictionResult,
+    PredictionStatus,
+    Project,
+    ProjectPage,
+    Share,
+    TaskStatus,
+    Unshare,
+    UploadedFile,
+    Version,
+)
 
 API_PREFIX = "/api/public/v1"
 
 #: Called with each status payload while a ``wait_for_*`` helper polls (``progress`` is 0..1 while running).
 ProgressCallback = Callable[[Dict[str, Any]], None]
 
+S = TypeVar("S", TaskStatus, AnalysisStatus, PredictionStatus)
+
 
 class SignetError(Exception):
-    """An error answer of the API: ``code`` is for programs (part of the API), ``message`` for people."""
+    """
+    An error of the API. ``code`` is for programs (the API's code, e.g. ``notFound-120-2-1``, part of the API),
+    ``message`` for people; ``where`` names the operation. ``http_status`` is the HTTP status of the response
+    that carried the error: 200 for an error envelope (the API answers errors with HTTP 200), 403, 404 or 500
+    for :class:`RequestFailed`, and ``None`` when no response carried it (a failed job, a timeout, no connection).
+    """
 
-    def __init__(self, code: str, message: str, where: str = "", http_status: int = 200):
+    def __init__(self, code: str, message: str, where: str = "", http_status: Optional[int] = 200):
         self.code = code
         self.message = message
         self.where = where
         self.http_status = http_status
-        super().__init__(f"{where + ': ' if where else ''}{message} ({code})")
+        super().__init__(code, message, where, http_status)
+
+    def __str__(self) -> str:
+        return f"{self.where + ': ' if self.where else ''}{self.message} ({self.code})"
 
 
 class RequestFailed(SignetError):
-    """HTTP other than 200 (403: no token or no permission, 404: no such endpoint, 500: server fault)."""
+    """
+    HTTP other than 200: 403 (no valid token, or no permission), 404 (no such endpoint), 500 (a fault of the
+    service; the message holds its correlation id). ``code`` is ``http-<status>``.
+    """
+
+
+class ConnectionFailed(RequestFailed):
+    """The service could not be reached or the connection broke: ``code`` ``connection``, ``message`` the reason."""
+
+
+class TaskFailed(SignetError):
+    """A task, analysis or prediction ended ``failed``: its error's ``code`` and ``message``, its last ``status``."""
+
+    def __init__(self, code: str, message: str, where: str, status: Dict[str, Any]):
+        super().__init__(code, message, where, None)
+        self.status = status
 
 
 class SignetTimeout(SignetError, TimeoutError):
-    """A ``wait_for_*`` helper gave up before the task ended."""
+    """A ``wait_for_*`` helper gave up before the task ended (``code`` ``timeout``)."""
 
 
 def _id(value: Any) -> str:
     return urllib.parse.quote(str(value), safe="")
 
 
+def _page(offset: int, count: int) -> str:
+    return f"{int(offset)}/{int(count)}"
+
+
+def _logout_at_exit(base_url: str, token: str, timeout: float) -> None:
+    """Revokes a token nobody logged out (the client was dropped, or the interpreter exits)."""
+    req = urllib.request.Request(
+        base_url + "/logout",
+        data=b"{}",
+        headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=min(timeout, 5.0)) as res:
+            res.read()
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"signet_client: could not log out ({e}); the token stays valid until it expires\n")
+
+
 class SignetClient:
     """
     A session with a Signet service.
 
-    >>> client = SignetClient("http://localhost:8080", "alice", "s3cret-pw")   # logs in
-    >>> client = SignetClient("http://localhost:8080", token="...")            # or uses a token
+    >>> with SignetClient("http://localhost:8080", "alice", "s3cret-pw") as client:   # logs in, and out at the end
+    ...     project_id = client.create_project("cohort A")
+    >>> client = SignetClient("http://localhost:8080", token="...")                   # or uses a token it was given
+
+    A token the client was given is never logged out by it; one it obtained by :meth:`login` is.
     """
+
+    #: The exception classes raised for an error envelope and for HTTP other than 200 (the jadbio layer swaps them).
+    envelope_error: Type[SignetError] = SignetError
+    http_error: Type[RequestFailed] = RequestFailed
 
     def __init__(
         self,
@@ -68,129 +159,124 @@ class SignetClient:
         self.base_url = host.rstrip("/") + API_PREFIX
         self.timeout = timeout
         self.token: Optional[str] = token
+        self._finalizer: Optional[weakref.finalize] = None
         if username is not None:
             if password is None:
                 raise ValueError("a password is needed with a username")
             self.login(username, password)
 
-    # ---- transport -------------------------------------------------------------------------------
-
-    def _request(
-        self,
-        method: str,
-        path: str,
-        where: str,
-        body: Any = None,
-        data: Any = None,
-        headers: Optional[Dict[str, str]] = None,
-        query: Optional[Dict[str, str]] = None,
-        raw: bool = False,
-    ) -> Any:
-        url = self.base_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
-        hdrs = {"Accept": "application/json"}
-        if self.token:
-            hdrs["Authorization"] = "Bearer " + self.token
-        if body is not None:
-            data = json.dumps(body).encode("utf-8")
-            hdrs["Content-Type"] = "application/json"
-        hdrs.update(headers or {})
-        req = urllib.request.Request(url, data=data, headers=hdrs, method=method)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
-                content = res.read()
-                content_type = res.headers.get("Content-Type", "")
-        except urllib.error.HTTPError as e:
-            text = e.read().decode("utf-8", "replace")[:300]
-            raise RequestFailed(f"http-{e.code}", text or e.reason, where, e.code) from None
-        except urllib.error.URLError as e:
-            raise RequestFailed("connection", str(e.reason), where, 0) from None
-        if raw and not content_type.startswith("application/json"):
-            return content.decode("utf-8")
-        envelope = json.loads(content.decode("utf-8"))
-        if envelope.get("status") != "success":
-            raise SignetError(envelope.get("code", "unknown"), envelope.get("message", ""), where)
-        return envelope.get("payload")
-
-    def _get(self, path: str, where: str, **kw: Any) -> Any:
-        return self._request("GET", path, where, **kw)
-
-    def _post(self, path: str, where: str, body: Any = None, **kw: Any) -> Any:
-        # POST without a body still sends an empty JSON object: the API's routes all take JSON.
-        return self._request("POST", path, where, body={} if body is None and "data" not in kw else body, **kw)
-
-    def _wait(
-        self,
-        read: Callable[[], Dict[str, Any]],
-        where: str,
-        progress: Optional[ProgressCallback],
-        poll_interval: float,
-        timeout: Optional[float],
-    ) -> Dict[str, Any]:
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            status = read()
-            if progress is not None:
-                progress(status)
-            if status.get("state") == "finished":
-                return status
-            if status.get("state") == "failed":
-                error = status.get("error") or {}
-                raise SignetError(error.get("code", "failed"), error.get("message", "the task failed"), where)
-            if end is not None and time.monotonic() > end:
-                raise SignetTimeout("timeout", f"still {status.get('state')} after {timeout} s", where)
-            time.sleep(poll_interval)
-
     # ---- session ---------------------------------------------------------------------------------
 
+    def __enter__(self) -> "SignetClient":
+        return self
+
+    def __exit__(
+        self, kind: Optional[Type[BaseException]], error: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        try:
+            self.close()
+        except SignetError:
+            if error is None:
+                raise  # the block succeeded: the failed logout is the news
+            # else the block's own exception goes on; the token expires in time
+
+    def close(self) -> None:
+        """Logs out if this client logged in (its token is revoked); a token it was given is left alone."""
+        if self._finalizer is not None and self._finalizer.alive:
+            self.logout()
+
     def login(self, username: str, password: str) -> str:
-        """Logs in (username or email); keeps and returns the token."""
+        """Logs in (username or email); keeps the token (logging out the previous one this client made) and returns it."""
+        self.close()
         self.token = None
         payload = self._post("/login", "Login", {"usernameOrEmail": username, "password": password})
-        self.token = payload["token"]
+        self.token = cast(str, payload["token"])
+        self._finalizer = weakref.finalize(self, _logout_at_exit, self.base_url, self.token, self.timeout)
         return self.token
 
     def logout(self) -> None:
-        """Revokes the session's token."""
+        """Revokes the session's token (whoever made it)."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
         self._post("/logout", "Logout")
         self.token = None
 
+    def get_version_info(self) -> Version:
+        """``{version, mlEngine}``."""
+        return cast(Version, self._get("/version", "Get version"))
+
     def get_version(self) -> str:
-        return self._get("/version", "Get version")["version"]
+        return self.get_version_info()["version"]
+
+    def health_live(self) -> Health:
+        """``{status: "ok"}`` while the process answers."""
+        return cast(Health, self._request("GET", "/health/live", "Health live", envelope=False))
+
+    def health_ready(self) -> Health:
+        """``{status, database}``: ``ok`` when the database answers, ``unavailable`` (HTTP 503) when not."""
+        return cast(Health, self._request("GET", "/health/ready", "Health ready", envelope=False, accept={503}))
 
     # ---- projects --------------------------------------------------------------------------------
 
     def create_project(self, name: str, descr: str = "") -> str:
+        """Creates a project; returns its id."""
         body: Dict[str, Any] = {"name": name}
         if descr:
             body["description"] = descr
         return str(self._post("/createProject", "Create project", body)["projectId"])
 
-    def get_project(self, project_id: str) -> Dict[str, Any]:
-        return self._get(f"/project/{_id(project_id)}", "Get project")
+    def get_project(self, project_id: str) -> Project:
+        return cast(Project, self._get(f"/project/{_id(project_id)}", "Get project"))
 
-    def get_projects(self, offset: int = 0, count: int = 10) -> Dict[str, Any]:
-        return self._get(f"/projects/owned/{int(offset)}/{int(count)}", "Get projects")
+    def get_projects(self, offset: int = 0, count: int = 10) -> ProjectPage:
+        """The projects the user owns."""
+        return cast(ProjectPage, self._get(f"/projects/owned/{_page(offset, count)}", "Get projects"))
 
-    def get_shared_projects(self, offset: int = 0, count: int = 10) -> Dict[str, Any]:
-        return self._get(f"/projects/shared/{int(offset)}/{int(count)}", "Get shared projects")
+    def get_shared_projects(self, offset: int = 0, count: int = 10) -> ProjectPage:
+        """The projects others share with the user."""
+        return cast(ProjectPage, self._get(f"/projects/shared/{_page(offset, count)}", "Get shared projects"))
 
-    def delete_project(self, project_id: str) -> Dict[str, Any]:
-        return self._post(f"/project/{_id(project_id)}/delete", "Delete project")
+    def delete_project(self, project_id: str) -> Project:
+        """Deletes a project the user owns, with its datasets, analyses and predictions; returns it as it was."""
+        return cast(Project, self._post(f"/project/{_id(project_id)}/delete", "Delete project"))
+
+    def share_project(self, project_id: str, username: str, permissions: Iterable[str] = ("read",)) -> Share:
+        """Shares a project the user owns with another user: ``permissions`` of ``read``, ``write``, ``execute``."""
+        body = {"username": username, "permissions": list(permissions)}
+        return cast(Share, self._post(f"/project/{_id(project_id)}/share", "Share project", body))
+
+    def unshare_project(self, project_id: str, username: str) -> Unshare:
+        """Takes back every permission the user had on the project."""
+        return cast(Unshare, self._post(f"/project/{_id(project_id)}/unshare", "Unshare project", {"username": username}))
 
     # ---- files and datasets ----------------------------------------------------------------------
 
-    def upload_file(self, file_id: str, pth_to_file: str) -> str:
-        """Uploads a file (streamed, not read into memory) under ``file_id``; returns ``file_id``."""
-        size = os.path.getsize(pth_to_file)
+    def upload_file(self, file_id: str, pth_to_file: str) -> UploadedFile:
+        """Uploads a file (streamed, not read into memory) under ``file_id``; returns ``{fileId, sizeInBytes}``."""
         with open(pth_to_file, "rb") as f:
+            return self.upload_bytes(file_id, f, os.path.getsize(pth_to_file))
+
+    def upload_bytes(self, file_id: str, data: Any, size: int) -> UploadedFile:
+        """Uploads ``data`` (bytes, or a binary file object of ``size`` bytes) under ``file_id``."""
+        return cast(
+            UploadedFile,
             self._request(
                 "POST",
                 f"/file/{_id(file_id)}/upload",
                 "Upload file",
-                data=f,
+                data=data,
                 headers={"Content-Type": "application/octet-stream", "Content-Length": str(size)},
-            )
-        return str(file_id)
+            ),
+        )
+
+    def get_files(self, offset: int = 0, count: int = 10) -> FilePage:
+        """The user's uploaded files, oldest first, with whether a dataset was (or is being) made from each."""
+        return cast(FilePage, self._get(f"/files/{_page(offset, count)}", "Get files"))
+
+    def delete_file(self, file_id: str) -> UploadedFile:
+        """Deletes an uploaded file (datasets made from it keep their own copy)."""
+        return cast(UploadedFile, self._post(f"/file/{_id(file_id)}/delete", "Delete file"))
 
     def create_dataset(
         self,
@@ -221,9 +307,9 @@ class SignetClient:
             body["featureTypes"] = feature_types
         return str(self._post(f"/file/{_id(file_id)}/createDataset", "Create dataset", body)["taskId"])
 
-    def get_task_status(self, task_id: str) -> Dict[str, Any]:
+    def get_task_status(self, task_id: str) -> TaskStatus:
         """``{taskId, state, datasetId?, error?}`` of a dataset-creation (or image upload) task."""
-        return self._get(f"/task/{_id(task_id)}/status", "Get task status")
+        return cast(TaskStatus, self._get(f"/task/{_id(task_id)}/status", "Get task status"))
 
     def wait_for_task(
         self,
@@ -231,60 +317,37 @@ class SignetClient:
         progress: Optional[ProgressCallback] = None,
         poll_interval: float = 0.5,
         timeout: Optional[float] = None,
-    ) -> Dict[str, Any]:
-        """Polls a task until it finishes (returns its status, with ``datasetId``) or fails (raises its error)."""
+    ) -> TaskStatus:
+        """Polls a task until it finishes (returns its status, with ``datasetId``) or fails (raises :class:`TaskFailed`)."""
         return self._wait(lambda: self.get_task_status(task_id), "Dataset task", progress, poll_interval, timeout)
 
     def upload_dataset(self, project_id: str, pth_to_file: str, name: str, **options: Any) -> str:
         """Upload, create and wait in one call; returns the dataset id. ``options`` go to :meth:`create_dataset`."""
         file_id = "py-" + uuid.uuid4().hex
-        self.upload_file(file_id, pth_to_file)
-        task_id = self.create_dataset(name, project_id, file_id, os.path.getsize(pth_to_file), **options)
+        uploaded = self.upload_file(file_id, pth_to_file)
+        task_id = self.create_dataset(name, project_id, file_id, uploaded["sizeInBytes"], **options)
         return str(self.wait_for_task(task_id)["datasetId"])
 
-    def get_dataset(self, dataset_id: str) -> Dict[str, Any]:
-        return self._get(f"/dataset/{_id(dataset_id)}", "Get dataset")
+    def get_dataset(self, dataset_id: str) -> Dataset:
+        return cast(Dataset, self._get(f"/dataset/{_id(dataset_id)}", "Get dataset"))
 
-    def get_datasets(self, project_id: str, offset: int = 0, count: int = 10) -> Dict[str, Any]:
-        return self._get(f"/datasets/{_id(project_id)}/{int(offset)}/{int(count)}", "Get datasets")
+    def get_datasets(self, project_id: str, offset: int = 0, count: int = 10) -> DatasetPage:
+        return cast(DatasetPage, self._get(f"/datasets/{_id(project_id)}/{_page(offset, count)}", "Get datasets"))
 
-    def get_dataset_features(self, dataset_id: str) -> Dict[str, Any]:
+    def get_dataset_features(self, dataset_id: str) -> Features:
         """``{datasetId, features: [{name, type, missingCount, distinctCount}]}``."""
-        return self._get(f"/dataset/{_id(dataset_id)}/features", "Get dataset features")
+        return cast(Features, self._get(f"/dataset/{_id(dataset_id)}/features", "Get dataset features"))
 
-    def change_feature_types(self, dataset_id: str, feature_types: Dict[str, str]) -> Dict[str, Any]:
+    def change_feature_types(self, dataset_id: str, feature_types: Dict[str, str]) -> Features:
         """Sets feature types in place (``{"sex": "categorical"}``); unlike JADBio, no new dataset is made."""
-        return self._post(f"/dataset/{_id(dataset_id)}/changeFeatureTypes", "Change feature types", {"featureTypes": feature_types})
+        body = {"featureTypes": feature_types}
+        return cast(Features, self._post(f"/dataset/{_id(dataset_id)}/changeFeatureTypes", "Change feature types", body))
 
-    def delete_dataset(self, dataset_id: str) -> Dict[str, Any]:
-        return self._post(f"/dataset/{_id(dataset_id)}/delete", "Delete dataset")
+    def delete_dataset(self, dataset_id: str) -> Dataset:
+        """Deletes a dataset with its analyses and predictions; returns it as it was."""
+        return cast(Dataset, self._post(f"/dataset/{_id(dataset_id)}/delete", "Delete dataset"))
 
     # ---- image datasets --------------------------------------------------------------------------
-
-    def _multipart(self, path: str, where: str, fields: List[Tuple[str, str]], files: List[Tuple[str, str]]) -> Any:
-        boundary = "signet-" + uuid.uuid4().hex
-        parts: List[bytes] = []
-        for name, value in fields:
-            parts.append(
-                f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode("utf-8")
-            )
-        for name, file_path in files:
-            filename = os.path.basename(file_path).replace('"', "")
-            mime = mimetypes.guess_type(file_path)[0] or "application/octet-stream"
-            with open(file_path, "rb") as f:
-                content = f.read()
-            parts.append(
-                (
-                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-                    f"Content-Type: {mime}\r\n\r\n"
-                ).encode("utf-8")
-                + content
-                + b"\r\n"
-            )
-        parts.append(f"--{boundary}--\r\n".encode("utf-8"))
-        return self._request(
-            "POST", path, where, data=b"".join(parts), headers={"Content-Type": f"multipart/form-data; boundary={boundary}"}
-        )
 
     def image_upload_init(
         self,
@@ -298,11 +361,13 @@ class SignetClient:
         attributes: Dict[str, Any] = {"projectId": int(project_id), "name": name, "hasFeatureHeaders": has_feature_names}
         if description:
             attributes["description"] = description
-        payload = self._multipart("/image/initUpload", "Image upload init", [("attributes", json.dumps(attributes))], [("file", data_path)])
+        payload = self._multipart(
+            "/image/initUpload", "Image upload init", [("attributes", json.dumps(attributes))], [("file", data_path)]
+        )
         return str(payload["taskId"])
 
     def image_upload_add_sample(self, task_id: str, sample: str, path: str) -> str:
-        """Adds the image of one sample."""
+        """Adds the image of one sample; returns the task id."""
         payload = self._multipart(f"/image/{_id(task_id)}/add", "Image upload add", [("sampleId", sample)], [("file", path)])
         return str(payload["taskId"])
 
@@ -310,12 +375,16 @@ class SignetClient:
         """Ends the upload; the dataset is then built (see :meth:`wait_for_task`)."""
         self._get(f"/image/{_id(task_id)}/commit", "Image upload commit")
 
+    def get_image_upload_status(self, task_id: str) -> TaskStatus:
+        """``{taskId, state, datasetId?, error?}`` (``pending`` until the commit)."""
+        return cast(TaskStatus, self._get(f"/image/{_id(task_id)}/status", "Image upload status"))
+
     # ---- analyses --------------------------------------------------------------------------------
 
     @staticmethod
     def _analysis_body(
         name: str,
-        outcome: Dict[str, Any],
+        outcome: Outcome,
         thoroughness: str,
         core_count: int,
         grouping_feat: Optional[str],
@@ -344,7 +413,7 @@ class SignetClient:
         self,
         dataset_id: str,
         name: str,
-        outcome: Dict[str, Any],
+        outcome: Outcome,
         thoroughness: str = "preliminary",
         core_count: int = 1,
         grouping_feat: Optional[str] = None,
@@ -360,7 +429,7 @@ class SignetClient:
         body = self._analysis_body(
             name, outcome, thoroughness, core_count, grouping_feat, models_considered, feature_selection,
             max_signature_size, max_visualized_signature_count,
-        )
+        )  # fmt: skip
         return str(self._post(f"/dataset/{_id(dataset_id)}/analyze", "Analyze dataset", body)["analysisId"])
 
     #: Short name for :meth:`analyze_dataset`.
@@ -370,7 +439,7 @@ class SignetClient:
         self,
         dataset_id: str,
         name: str,
-        outcome: Dict[str, Any],
+        outcome: Outcome,
         thoroughness: str = "preliminary",
         core_count: int = 1,
         grouping_feat: Optional[str] = None,
@@ -378,23 +447,23 @@ class SignetClient:
         feature_selection: str = "mostRelevant",
         max_signature_size: Optional[int] = None,
         max_visualized_signature_count: Optional[int] = None,
-    ) -> Dict[str, Any]:
-        """Checks the parameters without starting anything: ``{errors: [{code, message}], warnings: [...]}``."""
+    ) -> AnalysisCheck:
+        """Checks the parameters (and the data) without starting anything: ``{errors: [{code, message}], warnings}``."""
         body = self._analysis_body(
             name, outcome, thoroughness, core_count, grouping_feat, models_considered, feature_selection,
             max_signature_size, max_visualized_signature_count,
-        )
-        return self._post(f"/check/dataset/{_id(dataset_id)}/analyze", "Analyze dataset check", body)
+        )  # fmt: skip
+        return cast(AnalysisCheck, self._post(f"/check/dataset/{_id(dataset_id)}/analyze", "Analyze dataset check", body))
 
-    def get_analysis(self, analysis_id: str) -> Dict[str, Any]:
-        return self._get(f"/analysis/{_id(analysis_id)}", "Get analysis")
+    def get_analysis(self, analysis_id: str) -> Analysis:
+        return cast(Analysis, self._get(f"/analysis/{_id(analysis_id)}", "Get analysis"))
 
-    def get_analyses(self, project_id: str, offset: int = 0, count: int = 10) -> Dict[str, Any]:
-        return self._get(f"/analyses/all/{_id(project_id)}/{int(offset)}/{int(count)}", "Get analyses")
+    def get_analyses(self, project_id: str, offset: int = 0, count: int = 10) -> AnalysisPage:
+        return cast(AnalysisPage, self._get(f"/analyses/all/{_id(project_id)}/{_page(offset, count)}", "Get analyses"))
 
-    def get_analysis_status(self, analysis_id: str) -> Dict[str, Any]:
+    def get_analysis_status(self, analysis_id: str) -> AnalysisStatus:
         """``{analysisId, projectId, parameters, state, startTime?, executionTimeInSeconds?, progress?, error?}``."""
-        return self._get(f"/analysis/{_id(analysis_id)}/status", "Get analysis status")
+        return cast(AnalysisStatus, self._get(f"/analysis/{_id(analysis_id)}/status", "Get analysis status"))
 
     def wait_for_analysis(
         self,
@@ -402,46 +471,57 @@ class SignetClient:
         progress: Optional[ProgressCallback] = None,
         poll_interval: float = 1.0,
         timeout: Optional[float] = None,
-    ) -> Dict[str, Any]:
+    ) -> AnalysisStatus:
         """
-        Polls until the analysis finishes (returns the last status) or fails (raises its error code, e.g.
-        ``badRequest-120-0-13``). ``progress`` gets every status read (``status["progress"]`` while running).
+        Polls until the analysis finishes (returns the last status) or fails (raises :class:`TaskFailed` with its
+        code, e.g. ``badRequest-120-0-13``). ``progress`` gets every status read (``status["progress"]`` while running).
         """
         return self._wait(lambda: self.get_analysis_status(analysis_id), "Analysis", progress, poll_interval, timeout)
 
-    def get_analysis_result(self, analysis_id: str) -> Dict[str, Any]:
+    def get_analysis_result(self, analysis_id: str) -> AnalysisResult:
         """``{analysisId, parameters, mlEngine, startTime, executionTimeInSeconds, models: {best: {...}, ...}}``."""
-        return self._get(f"/analysis/{_id(analysis_id)}/result", "Get analysis result")
+        return cast(AnalysisResult, self._get(f"/analysis/{_id(analysis_id)}/result", "Get analysis result"))
 
-    def delete_analysis(self, analysis_id: str) -> Dict[str, Any]:
-        """Deletes (and stops, if running) an analysis."""
-        return self._post(f"/analysis/{_id(analysis_id)}/delete", "Delete analysis")
+    def delete_analysis(self, analysis_id: str) -> Analysis:
+        """Deletes (and stops, if running) an analysis; returns it as it was."""
+        return cast(Analysis, self._post(f"/analysis/{_id(analysis_id)}/delete", "Delete analysis"))
 
-    # ---- plots -----------------------------------------------------------------------------------
+    # ---- plots (GET with a query string, or POST with a JSON body: the same answer) --------------
 
-    def available_plots(self, analysis_id: str, model_key: str) -> List[str]:
-        """Names of the plots computed for a model (e.g. ``Feature Importance``)."""
-        return self._get(f"/analysis/{_id(analysis_id)}/availablePlots", "Available plots", query={"modelKey": model_key})["plots"]
+    def _plot_call(self, analysis_id: str, operation: str, where: str, params: Dict[str, str], method: str) -> Any:
+        path = f"/analysis/{_id(analysis_id)}/{operation}"
+        if method.upper() == "POST":
+            return self._post(path, where, params)
+        if method.upper() != "GET":
+            raise ValueError("method must be GET or POST")
+        return self._get(path, where, query=params)
 
-    def get_plot(self, analysis_id: str, model_key: str, plot_key: str) -> Dict[str, Any]:
+    def available_plots(self, analysis_id: str, model_key: str, method: str = "GET") -> AvailablePlots:
+        """``{analysisId, modelKey, plots: [names]}``: the plots computed for a model (e.g. ``Feature Importance``)."""
+        params = {"modelKey": model_key}
+        return cast(AvailablePlots, self._plot_call(analysis_id, "availablePlots", "Available plots", params, method))
+
+    def get_plot(self, analysis_id: str, model_key: str, plot_key: str, method: str = "GET") -> PlotOne:
         """``{analysisId, modelKey, plot: {<plotKey>: [...]}}``."""
-        return self._get(
-            f"/analysis/{_id(analysis_id)}/getPlot", "Get plot", query={"modelKey": model_key, "plotKey": plot_key}
-        )
+        params = {"modelKey": model_key, "plotKey": plot_key}
+        return cast(PlotOne, self._plot_call(analysis_id, "getPlot", "Get plot", params, method))
 
-    def get_plots(self, analysis_id: str, model_key: str) -> Dict[str, Any]:
+    def get_plots(self, analysis_id: str, model_key: str, method: str = "GET") -> PlotAll:
         """``{analysisId, modelKey, plots: [{<plotKey>: [...]}, ...]}``: every available plot."""
-        return self._get(f"/analysis/{_id(analysis_id)}/getPlots", "Get plots", query={"modelKey": model_key})
+        params = {"modelKey": model_key}
+        return cast(PlotAll, self._plot_call(analysis_id, "getPlots", "Get plots", params, method))
 
     # ---- predictions -----------------------------------------------------------------------------
 
     def predict_outcome(self, analysis_id: str, dataset_id: str, model_key: str = "best", signature_index: int = 0) -> str:
         """Applies a model of a finished analysis to a dataset; returns the prediction id."""
         body = {"modelKey": model_key, "signatureIndex": signature_index}
-        return str(self._post(f"/analysis/{_id(analysis_id)}/predict/{_id(dataset_id)}", "Predict outcome", body)["predictionId"])
+        path = f"/analysis/{_id(analysis_id)}/predict/{_id(dataset_id)}"
+        return str(self._post(path, "Predict outcome", body)["predictionId"])
 
-    def get_prediction_status(self, prediction_id: str) -> Dict[str, Any]:
-        return self._get(f"/prediction/{_id(prediction_id)}/status", "Get prediction status")
+    def get_prediction_status(self, prediction_id: str) -> PredictionStatus:
+        """``{predictionId, analysisId, datasetId, modelKey, signatureIndex, state, error?}``."""
+        return cast(PredictionStatus, self._get(f"/prediction/{_id(prediction_id)}/status", "Get prediction status"))
 
     def wait_for_prediction(
         self,
@@ -449,24 +529,120 @@ class SignetClient:
         progress: Optional[ProgressCallback] = None,
         poll_interval: float = 0.5,
         timeout: Optional[float] = None,
-    ) -> Dict[str, Any]:
-        """Polls until the prediction finishes (returns its status) or fails (raises its error code)."""
+    ) -> PredictionStatus:
+        """Polls until the prediction finishes (returns its status) or fails (raises :class:`TaskFailed`)."""
         return self._wait(lambda: self.get_prediction_status(prediction_id), "Prediction", progress, poll_interval, timeout)
 
-    def get_prediction_result(self, prediction_id: str) -> Dict[str, Any]:
+    def get_prediction_result(self, prediction_id: str) -> PredictionResult:
         """
         The predictions as JSON: ``{predictionId, analysisId, datasetId, modelKey, predictions: [{row, sampleId?,
         prediction, probabilities?, risk?}]}``. (JADBio's method of this name returns CSV: here that is
-        :meth:`get_prediction_result_csv`.)
+        :meth:`get_prediction_result_csv`, and ``signet_client.jadbio`` keeps JADBio's.)
         """
-        return self._get(f"/prediction/{_id(prediction_id)}/result", "Get prediction result")
+        return cast(PredictionResult, self._get(f"/prediction/{_id(prediction_id)}/result", "Get prediction result"))
 
     def get_prediction_result_csv(self, prediction_id: str) -> str:
-        """The predictions as CSV text."""
-        return self._get(f"/prediction/{_id(prediction_id)}/result", "Get prediction result", query={"format": "csv"}, raw=True)
+        """The predictions as CSV text: ``row,sampleId,prediction,probability:<class>...,risk``."""
+        path = f"/prediction/{_id(prediction_id)}/result"
+        return cast(str, self._get(path, "Get prediction result", query={"format": "csv"}, raw=True))
 
-    def get_predictions(self, analysis_id: str, offset: int = 0, count: int = 10) -> Dict[str, Any]:
-        return self._get(f"/analysis/{_id(analysis_id)}/predictions/{int(offset)}/{int(count)}", "Get predictions")
+    def get_predictions(self, analysis_id: str, offset: int = 0, count: int = 10) -> PredictionPage:
+        """The analysis's predictions whose dataset the user may read."""
+        path = f"/analysis/{_id(analysis_id)}/predictions/{_page(offset, count)}"
+        return cast(PredictionPage, self._get(path, "Get predictions"))
 
-    def delete_prediction(self, prediction_id: str) -> Dict[str, Any]:
-        return self._post(f"/prediction/{_id(prediction_id)}/delete", "Delete prediction")
+    def delete_prediction(self, prediction_id: str) -> Prediction:
+        return cast(Prediction, self._post(f"/prediction/{_id(prediction_id)}/delete", "Delete prediction"))
+
+    # ---- transport -------------------------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        where: str,
+        body: Any = None,
+        data: Any = None,
+        headers: Optional[Dict[str, str]] = None,
+        query: Optional[Dict[str, str]] = None,
+        raw: bool = False,
+        envelope: bool = True,
+        accept: Iterable[int] = (),
+    ) -> Any:
+        url = self.base_url + path + ("?" + urllib.parse.urlencode(query) if query else "")
+        hdrs = {"Accept": "application/json"}
+        if self.token:
+            hdrs["Authorization"] = "Bearer " + self.token
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            hdrs["Content-Type"] = "application/json"
+        hdrs.update(headers or {})
+        req = urllib.request.Request(url, data=data, headers=hdrs, method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as res:
+                status, content, content_type = res.status, res.read(), res.headers.get("Content-Type", "")
+        except urllib.error.HTTPError as e:
+            if e.code not in set(accept):
+                text = e.read().decode("utf-8", "replace")[:300]
+                raise self.http_error(f"http-{e.code}", text or str(e.reason), where, e.code) from None
+            status, content, content_type = e.code, e.read(), e.headers.get("Content-Type", "")
+        except (urllib.error.URLError, OSError) as e:
+            reason = e.reason if isinstance(e, urllib.error.URLError) else e
+            raise ConnectionFailed("connection", f"{self.base_url} could not be reached: {reason}", where, None) from None
+        if raw and not content_type.startswith("application/json"):
+            return content.decode("utf-8")
+        try:
+            answer = json.loads(content.decode("utf-8"))
+        except ValueError:
+            raise self.http_error(f"http-{status}", "the answer is not JSON", where, status) from None
+        if not envelope:
+            return answer
+        if answer.get("status") != "success":
+            raise self.envelope_error(answer.get("code", "unknown"), answer.get("message", ""), where, status)
+        return answer.get("payload")
+
+    def _get(self, path: str, where: str, **kw: Any) -> Any:
+        return self._request("GET", path, where, **kw)
+
+    def _post(self, path: str, where: str, body: Any = None, **kw: Any) -> Any:
+        # POST without a body still sends an empty JSON object: the API's routes all take JSON.
+        return self._request("POST", path, where, body={} if body is None and "data" not in kw else body, **kw)
+
+    def _multipart(self, path: str, where: str, fields: List[Tuple[str, str]], files: List[Tuple[str, str]]) -> Any:
+        boundary = "signet-" + uuid.uuid4().hex
+        parts: List[bytes] = []
+        for name, value in fields:
+            parts.append(f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode("utf-8"))
+        for name, file_path in files:
+            filename = os.path.basename(file_path).replace('"', "")
+            mime = mimetypes.guess_type(file_path)[0] or "application/octet-stream"
+            with open(file_path, "rb") as f:
+                content = f.read()
+            head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\nContent-Type: {mime}\r\n\r\n'
+            parts.append(head.encode("utf-8") + content + b"\r\n")
+        parts.append(f"--{boundary}--\r\n".encode("utf-8"))
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}"}
+        return self._request("POST", path, where, data=b"".join(parts), headers=headers)
+
+    def _wait(
+        self,
+        read: Callable[[], S],
+        where: str,
+        progress: Optional[ProgressCallback],
+        poll_interval: float,
+        timeout: Optional[float],
+    ) -> S:
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            status = read()
+            if progress is not None:
+                progress(cast(Dict[str, Any], status))
+            if status["state"] == "finished":
+                return status
+            if status["state"] == "failed":
+                error = cast(Dict[str, str], status.get("error") or {})
+                code, message = error.get("code", "failed"), error.get("message", "failed")
+                raise TaskFailed(code, message, where, cast(Dict[str, Any], status))
+            if end is not None and time.monotonic() > end:
+                raise SignetTimeout("timeout", f"still {status['state']} after {timeout} s", where, None)
+            time.sleep(poll_interval)

@@ -7,18 +7,20 @@ The client against a running service (the jest suite starts one: test/python-cli
 from __future__ import annotations
 
 import io
+import json
 import os
 import struct
 import sys
 import tempfile
 import unittest
+import urllib.request
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
 
-from signet_client import RequestFailed, SignetClient, SignetError  # noqa: E402
+from signet_client import ConnectionFailed, RequestFailed, SignetClient, SignetError, TaskFailed  # noqa: E402
 
 URL = os.environ.get("SIGNET_URL", "http://localhost:8080")
 
@@ -27,48 +29,186 @@ def client() -> SignetClient:
     return SignetClient(URL, os.environ.get("SIGNET_USERNAME", "admin"), os.environ["SIGNET_PASSWORD"])
 
 
+# Every operation of the API (method and path, as the OpenAPI document lists them) -> the client's method.
+OPERATIONS = {
+    ("get", "/version"): "get_version_info",
+    ("get", "/health/live"): "health_live",
+    ("get", "/health/ready"): "health_ready",
+    ("post", "/login"): "login",
+    ("post", "/logout"): "logout",
+    ("post", "/createProject"): "create_project",
+    ("get", "/project/{projectId}"): "get_project",
+    ("get", "/projects/owned/{offset}/{count}"): "get_projects",
+    ("get", "/projects/shared/{offset}/{count}"): "get_shared_projects",
+    ("post", "/project/{projectId}/delete"): "delete_project",
+    ("post", "/project/{projectId}/share"): "share_project",
+    ("post", "/project/{projectId}/unshare"): "unshare_project",
+    ("post", "/file/{fileId}/upload"): "upload_file",
+    ("get", "/files/{offset}/{count}"): "get_files",
+    ("post", "/file/{fileId}/delete"): "delete_file",
+    ("post", "/file/{fileId}/createDataset"): "create_dataset",
+    ("get", "/task/{taskId}/status"): "get_task_status",
+    ("get", "/dataset/{datasetId}"): "get_dataset",
+    ("get", "/datasets/{projectId}/{offset}/{count}"): "get_datasets",
+    ("post", "/dataset/{datasetId}/delete"): "delete_dataset",
+    ("get", "/dataset/{datasetId}/features"): "get_dataset_features",
+    ("post", "/dataset/{datasetId}/changeFeatureTypes"): "change_feature_types",
+    ("post", "/dataset/{datasetId}/analyze"): "analyze_dataset",
+    ("post", "/check/dataset/{datasetId}/analyze"): "analyze_dataset_check",
+    ("get", "/analysis/{analysisId}"): "get_analysis",
+    ("get", "/analyses/all/{projectId}/{offset}/{count}"): "get_analyses",
+    ("get", "/analysis/{analysisId}/status"): "get_analysis_status",
+    ("get", "/analysis/{analysisId}/result"): "get_analysis_result",
+    ("post", "/analysis/{analysisId}/delete"): "delete_analysis",
+    ("get", "/analysis/{analysisId}/availablePlots"): "available_plots",
+    ("post", "/analysis/{analysisId}/availablePlots"): "available_plots",  # method="POST"
+    ("get", "/analysis/{analysisId}/getPlot"): "get_plot",
+    ("post", "/analysis/{analysisId}/getPlot"): "get_plot",  # method="POST"
+    ("get", "/analysis/{analysisId}/getPlots"): "get_plots",
+    ("post", "/analysis/{analysisId}/getPlots"): "get_plots",  # method="POST"
+    ("post", "/analysis/{analysisId}/predict/{datasetId}"): "predict_outcome",
+    ("get", "/prediction/{predictionId}/status"): "get_prediction_status",
+    ("get", "/prediction/{predictionId}/result"): "get_prediction_result",  # and get_prediction_result_csv
+    ("get", "/analysis/{analysisId}/predictions/{offset}/{count}"): "get_predictions",
+    ("post", "/prediction/{predictionId}/delete"): "delete_prediction",
+    ("post", "/image/initUpload"): "image_upload_init",
+    ("post", "/image/{taskId}/add"): "image_upload_add_sample",
+    ("get", "/image/{taskId}/commit"): "image_upload_commit",
+    ("get", "/image/{taskId}/status"): "get_image_upload_status",
+}
+
+
+class CoverageTest(unittest.TestCase):
+    def test_every_operation_of_the_served_document_has_a_method(self) -> None:
+        with urllib.request.urlopen(URL + "/api/public/v1/openapi.json", timeout=30) as res:
+            document = json.load(res)
+        served = {(m, p[len("/api/public/v1") :]) for p, ops in document["paths"].items() for m in ops if m in ("get", "post")}
+        self.assertEqual(sorted(served), sorted(OPERATIONS))
+        for operation, method in OPERATIONS.items():
+            self.assertTrue(callable(getattr(SignetClient, method, None)), f"{operation}: SignetClient.{method}")
+
+
 class ErrorsTest(unittest.TestCase):
-    def test_a_wrong_password_raises_the_api_code(self) -> None:
+    def test_a_wrong_password_raises_the_api_code_with_the_http_status_of_the_answer(self) -> None:
         with self.assertRaises(SignetError) as caught:
             SignetClient(URL, "nobody-at-all", "wrong-password")
-        self.assertEqual(caught.exception.code, "auth-10-3")
-        self.assertEqual(caught.exception.where, "Login")
+        e = caught.exception
+        # the API answers an error with HTTP 200 and an error envelope (api-v1)
+        self.assertEqual((e.code, e.where, e.http_status), ("auth-10-3", "Login", 200))
+        self.assertEqual(str(e), f"Login: {e.message} (auth-10-3)")
+        self.assertNotIsInstance(e, RequestFailed)
 
     def test_an_unknown_analysis_raises_not_found(self) -> None:
-        with self.assertRaises(SignetError) as caught:
-            client().get_analysis_result("987654321")
-        self.assertEqual(caught.exception.code, "notFound-120-2-1")
+        with client() as c, self.assertRaises(SignetError) as caught:
+            c.get_analysis_result("987654321")
+        self.assertEqual((caught.exception.code, caught.exception.http_status), ("notFound-120-2-1", 200))
 
     def test_no_token_is_http_403(self) -> None:
         with self.assertRaises(RequestFailed) as caught:
             SignetClient(URL).get_projects()
         self.assertEqual((caught.exception.http_status, caught.exception.code), (403, "http-403"))
 
-    def test_a_failed_dataset_task_raises_its_code(self) -> None:
-        c = client()
-        project_id = c.create_project("ragged")
-        with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-            f.write("a,b,c\n1,2,3\n4,5\n")
-        try:
-            c.upload_file("ragged.csv", f.name)
-            task_id = c.create_dataset("ragged", project_id, "ragged.csv", os.path.getsize(f.name))
-            with self.assertRaises(SignetError) as caught:
+    def test_an_unknown_endpoint_is_http_404(self) -> None:
+        with client() as c, self.assertRaises(RequestFailed) as caught:
+            c._get("/no/such/route", "Nothing")
+        self.assertEqual((caught.exception.http_status, caught.exception.code), (404, "http-404"))
+
+    def test_a_refused_connection_is_connection_failed_with_its_reason(self) -> None:
+        with self.assertRaises(ConnectionFailed) as caught:
+            SignetClient("http://127.0.0.1:9", timeout=5).get_version()
+        e = caught.exception
+        self.assertEqual((e.code, e.http_status, e.where), ("connection", None, "Get version"))
+        self.assertIn("http://127.0.0.1:9/api/public/v1 could not be reached", e.message)
+        self.assertIn("refused", e.message.lower())
+
+    def test_a_failed_dataset_task_raises_task_failed_with_its_code(self) -> None:
+        with client() as c, tempfile.TemporaryDirectory() as d:
+            project_id = c.create_project("ragged")
+            path = os.path.join(d, "ragged.csv")
+            with open(path, "w") as f:
+                f.write("a,b,c\n1,2,3\n4,5\n")
+            uploaded = c.upload_file("ragged.csv", path)
+            self.assertEqual(uploaded, {"fileId": "ragged.csv", "sizeInBytes": os.path.getsize(path)})
+            task_id = c.create_dataset("ragged", project_id, "ragged.csv", uploaded["sizeInBytes"])
+            with self.assertRaises(TaskFailed) as caught:
                 c.wait_for_task(task_id, poll_interval=0.1, timeout=60)
-            self.assertEqual(caught.exception.code, "badRequest-115-3-1")
-        finally:
-            os.unlink(f.name)
+            e = caught.exception
+            self.assertEqual((e.code, e.http_status, e.status["state"], e.status["taskId"]), ("badRequest-115-3-1", None, "failed", task_id))
+
+
+class SessionTest(unittest.TestCase):
+    def test_the_with_block_logs_out_at_its_end_even_on_an_error(self) -> None:
+        with client() as c:
+            token = c.token
+            self.assertEqual(SignetClient(URL, token=token).get_projects(0, 1)["offset"], 0)
+        self.assertIsNone(c.token)
+        with self.assertRaises(RequestFailed):
+            SignetClient(URL, token=token).get_projects()
+        with self.assertRaises(SignetError), client() as c2:
+            token2 = c2.token
+            c2.get_project("987654321")
+        with self.assertRaises(RequestFailed):
+            SignetClient(URL, token=token2).get_projects()
+
+    def test_a_given_token_is_not_logged_out_by_the_with_block(self) -> None:
+        with client() as owner:
+            with SignetClient(URL, token=owner.token) as borrowed:
+                borrowed.get_projects()
+            self.assertEqual(owner.get_projects()["offset"], 0)
+
+    def test_version_and_health(self) -> None:
+        c = SignetClient(URL)
+        info = c.get_version_info()
+        self.assertEqual(c.get_version(), info["version"])
+        self.assertRegex(info["mlEngine"], r"\S")
+        self.assertEqual(c.health_live(), {"status": "ok"})
+        self.assertEqual(c.health_ready(), {"status": "ok", "database": "ok"})
 
 
 class ProjectsTest(unittest.TestCase):
     def test_create_get_list_delete(self) -> None:
-        c = client()
-        project_id = c.create_project("py project", "from unittest")
-        self.assertEqual(c.get_project(project_id), {"projectId": project_id, "name": "py project", "description": "from unittest"})
-        listed = c.get_projects(0, 100)
-        self.assertIn(project_id, [p["projectId"] for p in listed["data"]])
-        self.assertEqual(c.delete_project(project_id)["projectId"], project_id)
-        with self.assertRaises(SignetError):
-            c.get_project(project_id)
+        with client() as c:
+            project_id = c.create_project("py project", "from unittest")
+            self.assertEqual(c.get_project(project_id), {"projectId": project_id, "name": "py project", "description": "from unittest"})
+            listed = c.get_projects(0, 100)
+            self.assertIn(project_id, [p["projectId"] for p in listed["data"]])
+            self.assertEqual(c.delete_project(project_id)["projectId"], project_id)
+            with self.assertRaises(SignetError):
+                c.get_project(project_id)
+
+    def test_share_and_unshare(self) -> None:
+        other = os.environ.get("SIGNET_OTHER_USERNAME")
+        if not other:
+            self.fail("SIGNET_OTHER_USERNAME and SIGNET_OTHER_PASSWORD name a second user")
+        with client() as c, SignetClient(URL, other, os.environ["SIGNET_OTHER_PASSWORD"]) as o:
+            project_id = c.create_project("shared by py")
+            shared = c.share_project(project_id, other, ["read", "execute"])
+            self.assertEqual(shared, {"projectId": project_id, "username": other, "permissions": ["read", "execute"]})
+            self.assertIn(project_id, [p["projectId"] for p in o.get_shared_projects(0, 100)["data"]])
+            self.assertEqual(o.get_project(project_id)["name"], "shared by py")
+            self.assertEqual(c.unshare_project(project_id, other), {"projectId": project_id, "username": other})
+            self.assertNotIn(project_id, [p["projectId"] for p in o.get_shared_projects(0, 100)["data"]])
+            with self.assertRaises(SignetError) as caught:
+                c.share_project(project_id, "no-such-user-here")
+            self.assertEqual(caught.exception.code, "badRequest-10-0-1")
+            c.delete_project(project_id)
+
+
+class FilesTest(unittest.TestCase):
+    def test_upload_list_delete(self) -> None:
+        with client() as c:
+            uploaded = c.upload_bytes("py-bytes.csv", b"x,y\n1,2\n", 8)
+            self.assertEqual(uploaded, {"fileId": "py-bytes.csv", "sizeInBytes": 8})
+            listed = {f["fileId"]: f for f in c.get_files(0, 100)["data"]}
+            self.assertEqual(
+                {k: v for k, v in listed["py-bytes.csv"].items() if k != "created"},
+                {"fileId": "py-bytes.csv", "sizeInBytes": 8, "usedByDataset": False, "inUse": False},
+            )
+            self.assertEqual(c.delete_file("py-bytes.csv"), uploaded)
+            self.assertNotIn("py-bytes.csv", [f["fileId"] for f in c.get_files(0, 100)["data"]])
+            with self.assertRaises(SignetError) as caught:
+                c.delete_file("py-bytes.csv")
+            self.assertEqual(caught.exception.code, "notFound-115-1-1")
 
 
 def png(path: str, width: int, height: int, shade: int) -> None:
@@ -87,13 +227,13 @@ def png(path: str, width: int, height: int, shade: int) -> None:
 
 class ImageUploadTest(unittest.TestCase):
     def test_init_add_commit_wait_by_multipart(self) -> None:
-        c = client()
-        project_id = c.create_project("images")
-        with tempfile.TemporaryDirectory() as d:
+        with client() as c, tempfile.TemporaryDirectory() as d:
+            project_id = c.create_project("images")
             labels = os.path.join(d, "labels.csv")
             with open(labels, "w") as f:
                 f.write("sampleId,label\ns1,dark\ns2,light\n")
             task_id = c.image_upload_init(project_id, "scans", labels, description="two tiny scans")
+            self.assertEqual(c.get_image_upload_status(task_id), {"taskId": task_id, "state": "pending"})
             for sample, shade in (("s1", 10), ("s2", 200)):
                 path = os.path.join(d, f"{sample}.png")
                 png(path, 8, 6, shade)
@@ -103,10 +243,15 @@ class ImageUploadTest(unittest.TestCase):
             self.assertEqual(caught.exception.code, "badRequest-130-2-1")
             c.image_upload_commit(task_id)
             dataset_id = c.wait_for_task(task_id, poll_interval=0.2, timeout=120)["datasetId"]
-        dataset = c.get_dataset(dataset_id)
-        self.assertEqual((dataset["name"], dataset["sampleCount"]), ("scans", 2))
-        names = [f["name"] for f in c.get_dataset_features(dataset_id)["features"]]
-        self.assertEqual(names[:4], ["sampleId", "label", "img_width", "img_height"])
+            self.assertEqual(c.get_image_upload_status(task_id), {"taskId": task_id, "state": "finished", "datasetId": dataset_id})
+            dataset = c.get_dataset(dataset_id)
+            self.assertEqual((dataset["name"], dataset["sampleCount"]), ("scans", 2))
+            names = [f["name"] for f in c.get_dataset_features(dataset_id)["features"]]
+            self.assertEqual(names[:4], ["sampleId", "label", "img_width", "img_height"])
+            retyped = c.change_feature_types(dataset_id, {"label": "identifier"})
+            self.assertEqual([f["type"] for f in retyped["features"] if f["name"] == "label"], ["identifier"])
+            self.assertEqual(c.get_datasets(project_id)["data"][0]["datasetId"], dataset_id)
+            self.assertEqual(c.delete_dataset(dataset_id)["datasetId"], dataset_id)
 
 
 class JourneyTest(unittest.TestCase):
@@ -129,6 +274,24 @@ class JourneyTest(unittest.TestCase):
         self.assertEqual(len(seen["predictions"]), 569)
         self.assertIn(seen["predictions"][0]["prediction"], ["malignant", "benign"])
         self.assertEqual(len(seen["csv"].splitlines()), 570)
+
+        # what the journey made, read with the other operations
+        analysis_id, dataset_id = seen["analysisId"], seen["datasetId"]
+        with client() as c:
+            self.assertEqual(c.get_analysis(analysis_id)["state"], "finished")
+            self.assertEqual(c.get_analyses(seen["projectId"])["data"][0]["analysisId"], analysis_id)
+            self.assertEqual(c.available_plots(analysis_id, "best", method="POST"), c.available_plots(analysis_id, "best"))
+            self.assertEqual(c.get_plots(analysis_id, "best", method="POST"), c.get_plots(analysis_id, "best"))
+            plot = c.get_plot(analysis_id, "best", "Feature Importance", method="POST")
+            self.assertEqual((plot["analysisId"], plot["modelKey"], list(plot["plot"])), (analysis_id, "best", ["Feature Importance"]))
+            checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "no-such-feature"})
+            self.assertEqual([e["code"] for e in checked["errors"]], ["badRequest-120-0-2"])
+            page = c.get_predictions(analysis_id)
+            self.assertEqual(page["totalCount"], 1)
+            prediction_id = page["data"][0]["predictionId"]
+            self.assertEqual(c.delete_prediction(prediction_id)["state"], "finished")
+            self.assertEqual(c.delete_analysis(analysis_id)["analysisId"], analysis_id)
+            self.assertEqual(c.delete_project(seen["projectId"])["projectId"], seen["projectId"])
 
 
 if __name__ == "__main__":
