@@ -8,7 +8,7 @@ import { buildGrid, Configuration } from './grid';
 import { metricNames } from './metrics';
 import { describeModel } from './models';
 import { outputWidth, TaskData, TaskResult, TaskSpec } from './pipeline';
-import { featureImportance, featureStability, progressiveImportance } from './plots';
+import { computePlots, plannedRefits } from './plots';
 import { createRunner, TaskRunner } from './pool';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
@@ -118,7 +118,8 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
   const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
   const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
-  const progress = new Progress(cvTasks + keysPlanned * (1 + 2 * maxSig * plotFolds), options.onProgress);
+  const plotModel = { task, classCount: task === 'classification' ? K : 0 };
+  const progress = new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress);
   const runner = createRunner(data, threads, signal);
   let fits = 0;
   try {
@@ -245,9 +246,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     progress.add(keyed.length);
     fits += finalSpecs.length;
 
-    // 5. Plots: refits of each final signature without each feature, then on growing prefixes.
+    // 5. Plots (the registry in ./plots), from the configuration's out-of-fold predictions and refits on subsets.
     const signatures = selections.map((sel) => sel.signatures[0]);
-    progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + 2 * sig.length * plotFolds, 0));
+    progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + plannedRefits(plotModel, sig.length, plotFolds), 0));
     const plotFold = Int32Array.from(plan.assignment[0], (f) => f % plotFolds);
     const plotRows = Array.from({ length: plotFolds }, (_, p) => ({
       train: Int32Array.from(all.filter((i) => plotFold[i] !== p)),
@@ -280,33 +281,28 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     };
     const plots: Record<string, ModelPlots> = {};
     for (const [i, km] of keyed.entries()) {
-      const sig = signatures[i];
-      const names = sig.map((f) => prepared.features[f].name);
-      const [full, ...without] = await oofOfSets(km, [sig, ...sig.map((f) => sig.filter((g) => g !== f))], 0);
-      const importance = featureImportance(names, full, without, ctx, BOOTSTRAPS, new Rng(seed, 0x1f1, i));
-      const order = sig.map((_, j) => j).sort((a, b) => importance[b].value - importance[a].value || a - b);
-      const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
-      const prefixes = prefixSets.length > 0 ? await oofOfSets(km, prefixSets, 1000) : [];
-      const progressive = progressiveImportance(
-        order.map((j) => names[j]),
-        full,
-        [...prefixes, full],
-        ctx,
-        BOOTSTRAPS,
-        new Rng(seed, 0x1f2, i),
-      );
-      // Feature Importance is listed from the most to the least important feature.
-      const stability = featureStability(
-        (f) => prepared.features[f].name,
-        selections[i].signatures,
-        selections[i].classes,
-        foldSignatures.get(selectorKey(km.config.selector)) ?? [],
-      );
-      plots[km.key] = {
-        'Feature Importance': order.map((j) => importance[j]),
-        'Progressive Feature Importance': progressive,
-        'Feature Stability': stability,
-      };
+      const repeats = oof[km.config.index] as Float64Array[];
+      const memo = new Map<string, Promise<unknown>>();
+      plots[km.key] = await computePlots({
+        ...plotModel,
+        n,
+        classes,
+        oof: repeats,
+        predictions: meanOverRepeats(repeats),
+        metric: ctx,
+        primaryMetric: metrics[0],
+        bootstraps: BOOTSTRAPS,
+        rng: (stream) => new Rng(seed, stream, i),
+        signature: signatures[i],
+        selection: selections[i],
+        foldSignatures: foldSignatures.get(selectorKey(km.config.selector)) ?? [],
+        featureName: (f) => prepared.features[f].name,
+        refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+        memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+          if (!memo.has(key)) memo.set(key, compute());
+          return memo.get(key) as Promise<T>;
+        },
+      });
     }
 
     // 6. Reports.
@@ -345,6 +341,13 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     progress.stop();
     await closeQuietly(runner);
   }
+}
+
+/** Each sample's prediction averaged over the repeats of the cross-validation. */
+function meanOverRepeats(repeats: Float64Array[]): Float64Array {
+  const mean = new Float64Array(repeats[0].length);
+  for (const r of repeats) for (let i = 0; i < mean.length; i++) mean[i] += r[i] / repeats.length;
+  return mean;
 }
 
 async function closeQuietly(runner: TaskRunner): Promise<void> {

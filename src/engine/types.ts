@@ -4,6 +4,8 @@
  * No Nest, no database, no HTTP in src/engine.
  */
 
+import type { ModelPlots } from './plots';
+
 export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
 
 /** Numerical (and timeToEvent) column: NaN marks a missing value. */
@@ -102,11 +104,8 @@ export interface FeatureStabilityEntry {
   value: number;
 }
 
-export interface ModelPlots {
-  'Feature Importance'?: FeatureImportanceEntry[];
-  'Progressive Feature Importance'?: ProgressiveFeatureImportanceEntry[];
-  'Feature Stability'?: FeatureStabilityEntry[];
-}
+/** The plots of one model by name: the registry (./plots.ts) says which exist and each one's value. */
+export type { ModelPlots };
 
 /**
  * A fitted pipeline (preprocessing + selected features + model) as stored with a result: plain JSON.

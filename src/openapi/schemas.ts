@@ -1,4 +1,5 @@
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { PLOT_SCHEMAS } from '../engine/plots';
 
 type Schema = SchemaObject | ReferenceObject;
 
@@ -194,27 +195,8 @@ export const PAYLOAD_SCHEMAS = {
     },
     ['analysisId', 'parameters', 'mlEngine', 'startTime', 'executionTimeInSeconds', 'models'],
   ),
-  FeatureImportance: arrayOf(obj({ name: str('the feature removed'), value: num(), cis: CIS }, ['name', 'value', 'cis'])),
-  ProgressiveFeatureImportance: arrayOf(
-    obj({ name: arrayOf(str()), value: num(), cis: CIS }, ['name', 'value', 'cis'], 'features added one at a time'),
-  ),
-  FeatureStability: arrayOf(
-    obj(
-      { name: str('a feature of a shown signature'), value: { type: 'number', minimum: 0, maximum: 1 } },
-      ['name', 'value'],
-      'fraction of the cross-validation folds whose signature held the feature or one of its equivalents',
-    ),
-  ),
-  /** One plot by its name: `{ "Feature Importance": [...] }`. */
-  Plot: {
-    type: 'object',
-    properties: {
-      'Feature Importance': ref('FeatureImportance'),
-      'Progressive Feature Importance': ref('ProgressiveFeatureImportance'),
-      'Feature Stability': ref('FeatureStability'),
-    },
-    description: 'plot name -> plot values (more plot names may be added)',
-  },
+  /** One schema per plot kind and `Plot` (one plot by its name), from the engine's plot registry. */
+  ...(PLOT_SCHEMAS as Record<never, SchemaObject>),
   AvailablePlots: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(str()) }, ['analysisId', 'modelKey', 'plots']),
   PlotOne: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plot: ref('Plot') }, ['analysisId', 'modelKey', 'plot']),
   PlotAll: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(ref('Plot')) }, ['analysisId', 'modelKey', 'plots']),

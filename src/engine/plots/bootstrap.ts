@@ -1,0 +1,53 @@
+import { bootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { Rng } from '../rng';
+
+/** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
+export function bootstrapValues(
+  sets: RepeatedEvaluator[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): { point: number[]; boot: Float64Array[] } {
+  const ones = new Float64Array(ctx.outcome.y.length).fill(1);
+  const point = sets.map((s) => s.evaluate(ones));
+  const boot: Float64Array[] = [];
+  for (let b = 0; b < B; b++) {
+    const w = bootstrapWeights(ctx, rng);
+    boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
+  }
+  return { point, boot };
+}
+
+/**
+ * The 95% percentile interval of the bootstrap draws, widened when needed to contain the point value: with a
+ * skewed bootstrap distribution the plain percentile interval can miss the value it is reported with.
+ */
+export function interval(draws: ArrayLike<number>, value: number): [number, number] {
+  const ok = Array.from(draws)
+    .filter((v) => Number.isFinite(v))
+    .sort((a, b) => a - b);
+  const lo = percentile(ok, 0.025);
+  const hi = percentile(ok, 0.975);
+  if (!Number.isFinite(value)) return [lo, hi];
+  return [Number.isFinite(lo) ? Math.min(lo, value) : value, Number.isFinite(hi) ? Math.max(hi, value) : value];
+}
+
+/**
+ * The 95% intervals of several statistics at once: `stat(weights)` gives their values on weighted samples (weights 1
+ * for the data as they are), drawn again on B bootstraps of the units. Statistics that cannot be computed (NaN) on a
+ * draw are left out of that statistic's interval.
+ */
+export function bootstrapIntervals(
+  stat: (w: Float64Array) => ArrayLike<number>,
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): { value: number[]; cis: [number, number][] } {
+  const value = Array.from(stat(new Float64Array(ctx.outcome.y.length).fill(1)));
+  const draws = value.map(() => new Float64Array(B));
+  for (let b = 0; b < B; b++) {
+    const v = stat(bootstrapWeights(ctx, rng));
+    for (let j = 0; j < value.length; j++) draws[j][b] = v[j];
+  }
+  return { value, cis: value.map((v, j) => interval(draws[j], v)) };
+}
