@@ -1,3 +1,6 @@
+import Ajv from 'ajv';
+import { loadShared, parameters } from '../../bench/engine-datasets';
+import { runAnalysis } from './protocol';
 import { orderedPlotNames, PLOT_KINDS, PLOT_NAMES, PLOT_SCHEMAS, plotKindsFor } from './plots';
 
 describe('the plot registry', () => {
@@ -16,15 +19,39 @@ describe('the plot registry', () => {
     expect(orderedPlotNames(stored)).toEqual(['Feature Importance', 'Progressive Feature Importance', 'Feature Stability', 'Unknown']);
   });
 
-  it('gives the feature plots to every task', () => {
-    for (const model of [
-      { task: 'classification' as const, classCount: 2 },
-      { task: 'regression' as const, classCount: 0 },
-      { task: 'survival' as const, classCount: 0 },
-    ]) {
-      expect(plotKindsFor(model).map((k) => k.name)).toEqual(
-        expect.arrayContaining(['Feature Importance', 'Progressive Feature Importance', 'Feature Stability']),
-      );
+  it('gives each task its plots', () => {
+    const names = (task: 'classification' | 'regression' | 'survival', classCount = 0): string[] =>
+      plotKindsFor({ task, classCount }).map((k) => k.name);
+    const feature = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
+    expect(names('classification', 2)).toEqual([...feature, 'ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities']);
+    expect(names('classification', 3)).toEqual(names('classification', 2));
+    expect(names('regression')).toEqual([...feature, 'Predicted vs Actual']);
+    expect(names('survival')).toEqual([...feature, 'Kaplan-Meier by Risk Group']);
+  });
+});
+
+describe('the plots of an analysis', () => {
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  it.each([
+    ['iris', { classification: 'species' }],
+    ['diabetes', { regression: 'progression' }],
+    ['lung', { survival: { event: 'status', timeToEvent: 'time' } }],
+  ] as const)('%s: every plot of every model key, each as its schema says', async (name, outcome) => {
+    const result = await runAnalysis(loadShared(name), parameters(outcome, 'preliminary'), { seed: 5, threads: 0 });
+    const task = Object.keys(outcome)[0] as 'classification' | 'regression' | 'survival';
+    for (const key of Object.keys(result.models)) {
+      const plots = result.plots[key];
+      expect(Object.keys(plots)).toEqual(plotKindsFor({ task, classCount: task === 'classification' ? 3 : 0 }).map((k) => k.name));
+      for (const kind of PLOT_KINDS) {
+        const value = (plots as Record<string, unknown>)[kind.name];
+        if (value === undefined) continue;
+        const validate = ajv.compile(kind.schema);
+        expect([kind.name, validate(JSON.parse(JSON.stringify(value))), ajv.errorsText(validate.errors)]).toEqual([
+          kind.name,
+          true,
+          'No errors',
+        ]);
+      }
     }
   });
 });

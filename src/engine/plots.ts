@@ -8,8 +8,24 @@ import { FEATURE_IMPORTANCE } from './plots/feature-importance';
 import { FEATURE_STABILITY } from './plots/feature-stability';
 import type { JsonSchema, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
 import { PROGRESSIVE_FEATURE_IMPORTANCE } from './plots/progressive-feature-importance';
+import { ROC_CURVE } from './plots/roc-curve';
+import { CALIBRATION } from './plots/calibration';
+import { PREDICTED_VS_ACTUAL } from './plots/predicted-vs-actual';
+import { KAPLAN_MEIER_BY_RISK_GROUP } from './plots/kaplan-meier';
+import { PROBABILITIES } from './plots/probabilities';
+import { CONFUSION_MATRIX } from './plots/confusion-matrix';
 
-export const PLOT_KINDS = [FEATURE_IMPORTANCE, PROGRESSIVE_FEATURE_IMPORTANCE, FEATURE_STABILITY] as const;
+export const PLOT_KINDS = [
+  FEATURE_IMPORTANCE,
+  PROGRESSIVE_FEATURE_IMPORTANCE,
+  FEATURE_STABILITY,
+  ROC_CURVE,
+  CALIBRATION,
+  CONFUSION_MATRIX,
+  PROBABILITIES,
+  PREDICTED_VS_ACTUAL,
+  KAPLAN_MEIER_BY_RISK_GROUP,
+] as const;
 
 type Kind = (typeof PLOT_KINDS)[number];
 export type PlotName = Kind['name'];

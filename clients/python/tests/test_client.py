@@ -123,7 +123,17 @@ class JourneyTest(unittest.TestCase):
         for metric, value in best["performance"].items():
             self.assertIsInstance(value, float)
             self.assertIn(f"estimate {metric}: {value:.3f}", text)
-        plots = ["Feature Importance", "Feature Stability", "Progressive Feature Importance"]
+        plots = sorted(
+            [
+                "Feature Importance",
+                "Progressive Feature Importance",
+                "Feature Stability",
+                "ROC Curve",
+                "Calibration",
+                "Confusion Matrix",
+                "Probabilities",
+            ]
+        )
         self.assertEqual(sorted(seen["plots"]), plots)
         self.assertEqual(sorted(k for p in seen["allPlots"] for k in p), plots)
         self.assertEqual(len(seen["predictions"]), 569)

@@ -1116,11 +1116,140 @@ export interface components {
             name: string;
             value: number;
         }[];
+        /** @description one curve per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
+        RocCurve: {
+            /** @description the class called positive (the others negative) */
+            class: string;
+            /** @description area under the curve of the out-of-fold probabilities */
+            auc: number;
+            /** @description 95% interval (lower, upper) */
+            cis: number[];
+            /** @description from (0, 0) to (1, 1), at most 201 points */
+            points: {
+                fpr: number;
+                tpr: number;
+                /** @description probability at or above which a sample is called positive (absent at (0, 0)) */
+                threshold?: number;
+            }[];
+            /** @description 95% bootstrap band of the true-positive rate at false-positive rates 0, 0.02, ..., 1 */
+            band: {
+                fpr: number;
+                tpr: number;
+                /** @description 95% interval (lower, upper) */
+                cis: number[];
+            }[];
+        }[];
+        /** @description one entry per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
+        Calibration: {
+            class: string;
+            /** @description the non-empty bins among 10 of width 0.1 */
+            bins: {
+                lower: number;
+                upper: number;
+                count: number;
+                meanPredicted: number;
+                /** @description fraction of the samples of the bin that are of the class */
+                observed: number;
+                /** @description 95% interval (lower, upper) */
+                cis: number[];
+            }[];
+            /** @description Brier score */
+            brier: number;
+            /** @description expected calibration error over the 10 bins */
+            ece: number;
+        }[];
+        /** @description true class x predicted class (highest out-of-fold probability) */
+        ConfusionMatrix: {
+            classes: string[];
+            /** @description counts[t][p]: samples of true class classes[t] predicted as classes[p] */
+            counts: number[][];
+            perClass: {
+                class: string;
+                count: number;
+                sensitivity: number;
+                /** @description 95% interval (lower, upper) */
+                sensitivityCis: number[];
+                /** @description absent when no sample is predicted as the class */
+                precision?: number;
+                /** @description 95% interval (lower, upper) */
+                precisionCis?: number[];
+            }[];
+        };
+        /** @description out-of-fold probabilities of each class among the samples of each true class */
+        Probabilities: {
+            trueClass: string;
+            /** @description samples of the true class */
+            count: number;
+            /** @description one per class, in the order of the classes */
+            probabilities: {
+                /** @description the class whose probability this is */
+                class: string;
+                mean: number;
+                min: number;
+                q1: number;
+                median: number;
+                q3: number;
+                max: number;
+                /** @description per sample (at most 1000, chosen at random beyond) */
+                values: number[];
+            }[];
+        }[];
+        PredictedVsActual: {
+            /** @description one per sample (at most 1000, chosen at random beyond) */
+            points: {
+                actual: number;
+                predicted: number;
+            }[];
+            /** @description of the least-squares line actual = intercept + slope x predicted */
+            intercept: number;
+            /** @description 95% interval (lower, upper) */
+            interceptCis: number[];
+            slope: number;
+            /** @description 95% interval (lower, upper) */
+            slopeCis: number[];
+            /** @description 1 - SSE / SST of the predictions around the identity line */
+            rSquared: number;
+            /** @description 95% interval (lower, upper) */
+            rSquaredCis: number[];
+            /** @description mean of predicted - actual */
+            meanError: number;
+        };
+        /** @description Kaplan-Meier curves of the low, middle and high thirds of the out-of-fold risk scores, with the log-rank test */
+        KaplanMeierByRiskGroup: {
+            groups: {
+                /** @enum {string} */
+                group: "low" | "middle" | "high";
+                count: number;
+                events: number;
+                /** @description lowest and highest risk score */
+                riskRange: number[];
+                curve: {
+                    time: number;
+                    atRisk: number;
+                    events: number;
+                    censored: number;
+                    survival: number;
+                    /** @description 95% interval (Greenwood, log scale, as R's survfit); absent where undefined */
+                    cis?: number[];
+                }[];
+            }[];
+            logRank: {
+                chiSquare: number;
+                df: number;
+                pValue: number;
+            };
+        };
         /** @description plot name -> plot values (more plot names may be added) */
         Plot: {
             "Feature Importance"?: components["schemas"]["FeatureImportance"];
             "Progressive Feature Importance"?: components["schemas"]["ProgressiveFeatureImportance"];
             "Feature Stability"?: components["schemas"]["FeatureStability"];
+            "ROC Curve"?: components["schemas"]["RocCurve"];
+            Calibration?: components["schemas"]["Calibration"];
+            "Confusion Matrix"?: components["schemas"]["ConfusionMatrix"];
+            Probabilities?: components["schemas"]["Probabilities"];
+            "Predicted vs Actual"?: components["schemas"]["PredictedVsActual"];
+            "Kaplan-Meier by Risk Group"?: components["schemas"]["KaplanMeierByRiskGroup"];
         };
         AvailablePlots: {
             /**
