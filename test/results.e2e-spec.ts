@@ -114,3 +114,34 @@ describe('the plots of each kind of outcome', () => {
     expect(km.logRank.pValue).toBeLessThan(0.05);
   });
 });
+
+describe('model facts', () => {
+  it('classification models state their classes and, for two, the positive class', async () => {
+    const bc = expectSuccess(await t.http().get(`${API}/analysis/${analyses.breast_cancer}/result`).set('Authorization', owner.auth));
+    for (const m of Object.values<{ classes: string[]; positiveClass: string }>(bc.models)) {
+      expect(m.classes).toEqual(['benign', 'malignant']);
+      expect(m.positiveClass).toBe('malignant');
+    }
+    const iris = expectSuccess(await t.http().get(`${API}/analysis/${analyses.iris}/result`).set('Authorization', owner.auth));
+    expect(iris.models.best.classes).toEqual(['setosa', 'versicolor', 'virginica']);
+    expect(iris.models.best.positiveClass).toBeUndefined();
+    const diabetes = expectSuccess(await t.http().get(`${API}/analysis/${analyses.diabetes}/result`).set('Authorization', owner.auth));
+    expect(diabetes.models.best.classes).toBeUndefined();
+  });
+
+  it('linear models give their coefficients on the original scale (Cox models: hazard ratios)', async () => {
+    let views = 0;
+    for (const name of Object.keys(OUTCOMES) as Name[]) {
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const m of Object.values<{ model: string; modelView?: Record<string, unknown> }>(result.models)) {
+        if (!m.modelView) continue;
+        views++;
+        expect(m.modelView.originalCoefficients).toHaveLength((m.modelView.coefficients as unknown[]).length);
+        expect(m.modelView.intercept).toBeDefined();
+        if (name === 'lung') expect(m.modelView.hazardRatios).toEqual((m.modelView.originalCoefficients as number[]).map(Math.exp));
+      }
+    }
+    // the interpretable models of these analyses include linear ones
+    expect(views).toBeGreaterThan(0);
+  });
+});

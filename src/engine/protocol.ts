@@ -324,6 +324,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         performance: estimates[i].estimate,
         performanceCis: estimates[i].cis,
         stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
+        ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
       };
       if (f.modelView && !empty) report.modelView = f.modelView;
       models[km.key] = report;

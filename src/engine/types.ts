@@ -83,7 +83,30 @@ export interface ModelReport {
    * or one of its equivalents (the values of the `Feature Stability` plot, by feature name).
    */
   stability?: Record<string, number>;
-  modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
+  modelView?: ModelView;
+  /** classification: the class labels, in the order of the probabilities (sorted) */
+  classes?: string[];
+  /** binary classification: the class whose probability the ROC curve, sensitivity and the logistic log-odds are of */
+  positiveClass?: string;
+}
+
+/** The coefficients of a linear model (ridge, logistic, Cox). */
+export interface ModelView {
+  /** the design columns: `feature`, or `feature=level` for a level of a categorical feature (against its mode) */
+  featureNames: string[];
+  /** on the standardized design columns (one array per class for multinomial logistic regression) */
+  coefficients: number[] | number[][];
+  /**
+   * The linear predictor (the value of ridge regression, the log-odds of the positive class of binary logistic
+   * regression, each class's softmax score of multinomial, the risk score of Cox regression) is intercept + sum originalCoefficients[j] x (the feature's value, or 1 when the level is present).
+   */
+  intercept?: number | number[];
+  /** per unit of each numerical feature, per level of a categorical one */
+  originalCoefficients?: number[] | number[][];
+  /** Cox: the hazard ratio per unit of each feature (exp of originalCoefficients) */
+  hazardRatios?: number[];
+  /** logistic regression: the class whose log-odds each row of coefficients gives (binary: the positive class) */
+  classes?: string[];
 }
 
 export interface FeatureImportanceEntry {

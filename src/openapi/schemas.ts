@@ -178,9 +178,25 @@ export const PAYLOAD_SCHEMAS = {
         {
           featureNames: arrayOf(str()),
           coefficients: { oneOf: [arrayOf(num()), arrayOf(arrayOf(num()))] },
+          intercept: {
+            oneOf: [num(), arrayOf(num())],
+            description:
+              'with originalCoefficients: the linear predictor is intercept + sum of coefficient x value (one per class of a multinomial model)',
+          },
+          originalCoefficients: {
+            oneOf: [arrayOf(num()), arrayOf(arrayOf(num()))],
+            description: 'per unit of each numerical feature, per level (against the reference level) of a categorical one',
+          },
+          hazardRatios: { ...arrayOf(num()), description: 'Cox models: hazard ratio per unit of each feature' },
+          classes: {
+            ...arrayOf(str()),
+            description: 'logistic models: the class of each row of coefficients (binary: the positive class)',
+          },
         },
         ['featureNames', 'coefficients'],
       ),
+      classes: { ...arrayOf(str()), description: 'classification: the class labels, in the order of the probabilities' },
+      positiveClass: str('binary classification: the class the ROC curve, sensitivity and the log-odds are of'),
     },
     ['preprocessing', 'featureSelection', 'model', 'signatures', 'performance'],
   ),

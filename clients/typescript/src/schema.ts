@@ -1079,7 +1079,19 @@ export interface components {
             modelView?: {
                 featureNames: string[];
                 coefficients: number[] | number[][];
+                /** @description with originalCoefficients: the linear predictor is intercept + sum of coefficient x value (one per class of a multinomial model) */
+                intercept?: number | number[];
+                /** @description per unit of each numerical feature, per level (against the reference level) of a categorical one */
+                originalCoefficients?: number[] | number[][];
+                /** @description Cox models: hazard ratio per unit of each feature */
+                hazardRatios?: number[];
+                /** @description logistic models: the class of each row of coefficients (binary: the positive class) */
+                classes?: string[];
             };
+            /** @description classification: the class labels, in the order of the probabilities */
+            classes?: string[];
+            /** @description binary classification: the class the ROC curve, sensitivity and the log-odds are of */
+            positiveClass?: string;
         };
         AnalysisResult: {
             /**
