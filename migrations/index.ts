@@ -12,6 +12,7 @@ import { JobUsers1763801000000 } from './1763801000000-job-users';
 import { JobClaims1763801100000 } from './1763801100000-job-claims';
 import { TaskUsers1763801200000 } from './1763801200000-task-users';
 import { KeptWork1763801300000 } from './1763801300000-kept-work';
+import { ResultDepth1763801500000 } from './1763801500000-result-depth';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   JobClaims1763801100000,
   TaskUsers1763801200000,
   KeptWork1763801300000,
+  ResultDepth1763801500000,
 ];

@@ -1,12 +1,25 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
+import { auc, buildGrid } from '../src/engine';
+import {
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  TEST_DATA,
+  TestApp,
+  uploadDataset,
+} from './utils';
 
 /**
  * What a result shows a data scientist beyond api-v1's two plots: the plots of each kind of outcome, through the
  * plot routes (every answer is checked against the OpenAPI document's schemas by the test app).
  */
 let t: TestApp;
+let projectId: string;
 let owner: Awaited<ReturnType<typeof createUser>>;
 const analyses: Record<string, string> = {};
 
@@ -21,7 +34,7 @@ type Name = keyof typeof OUTCOMES;
 beforeAll(async () => {
   t = await createTestApp({ WORKER_CORES: '2', ANALYSIS_SEED: '11' });
   owner = await createUser(t);
-  const projectId = await createProject(t, owner.auth, 'results');
+  projectId = await createProject(t, owner.auth, 'results');
   for (const name of Object.keys(OUTCOMES) as Name[]) {
     const datasetId = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${name}.csv`)), { name });
     if (name === 'lung') {
@@ -143,5 +156,167 @@ describe('model facts', () => {
     }
     // the interpretable models of these analyses include linear ones
     expect(views).toBeGreaterThan(0);
+  });
+});
+
+interface LeaderboardRow {
+  rank: number;
+  configuration: number;
+  featureSelection: string;
+  model: string;
+  interpretable: boolean;
+  metric: string;
+  value: number | null;
+  signatureSize: number;
+  droppedEarly: boolean;
+  modelKey?: string;
+}
+
+describe('the leaderboard', () => {
+  async function everyRow(analysisId: string): Promise<{ totalCount: number; rows: LeaderboardRow[] }> {
+    const rows: LeaderboardRow[] = [];
+    let totalCount = 0;
+    for (let offset = 0; offset === 0 || offset < totalCount; offset += 7) {
+      const page = expectSuccess(
+        await t.http().get(`${API}/analysis/${analysisId}/configurations/${offset}/7`).set('Authorization', owner.auth),
+      );
+      expect(page.analysisId).toBe(analysisId);
+      expect(page.offset).toBe(offset);
+      totalCount = page.totalCount;
+      rows.push(...page.data);
+    }
+    return { totalCount, rows };
+  }
+
+  it.each([
+    ['breast_cancer', 30, 569],
+    ['diabetes', 10, 442],
+  ] as const)('%s: every configuration evaluated, by pooled out-of-fold metric, marking the best', async (name, features, n) => {
+    const { totalCount, rows } = await everyRow(analyses[name]);
+    const outcome = OUTCOMES[name];
+    const task = Object.keys(outcome)[0] as 'classification' | 'regression';
+    const grid = buildGrid(
+      {
+        outcome,
+        modelsConsidered: 'all',
+        featureSelection: 'mostRelevant',
+        thoroughness: 'preliminary',
+        coreCount: 1,
+        maxSignatureSize: 25,
+        maxVisualizedSignatureCount: 5,
+      },
+      task,
+      features,
+      n,
+    );
+    expect(totalCount).toBe(grid.length);
+    expect(rows).toHaveLength(totalCount);
+    expect(rows.map((r) => r.rank)).toEqual(rows.map((_, k) => k + 1));
+    expect(new Set(rows.map((r) => r.configuration)).size).toBe(totalCount);
+    for (let k = 1; k < rows.length; k++) expect(rows[k].value ?? -Infinity).toBeLessThanOrEqual(rows[k - 1].value ?? -Infinity);
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+    for (const key of Object.keys(result.models)) {
+      const chosen = rows.filter((r) => r.modelKey === key);
+      expect(chosen).toHaveLength(1);
+      expect(result.models[key].model.startsWith(chosen[0].model)).toBe(true);
+      expect(result.models[key].featureSelection.startsWith(chosen[0].featureSelection)).toBe(true);
+      expect(chosen[0].droppedEarly).toBe(false);
+    }
+    expect(rows.filter((r) => r.modelKey !== undefined)).toHaveLength(Object.keys(result.models).length);
+    expect(rows[0].metric).toBe(task === 'classification' ? 'Area Under the ROC Curve' : 'R Squared');
+  });
+
+  it('answers an analysis whose result was stored before it kept a leaderboard with its own code; bad pages as every list', async () => {
+    const [a] = await t.db.query(
+      `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, state, core_count, seed, start_time, end_time)
+       SELECT project_id, dataset_id, user_id, 'old', parameters, 'finished', 1, 1, now(), now() FROM analyses WHERE id = $1 RETURNING id`,
+      [analyses.iris],
+    );
+    await t.db.query(
+      `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats)
+       SELECT $1, ml_engine, models, plots, pipelines, stats FROM analysis_results WHERE analysis_id = $2`,
+      [a.id, analyses.iris],
+    );
+    expectError(await t.http().get(`${API}/analysis/${a.id}/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-4');
+    expectError(
+      await t.http().get(`${API}/analysis/${a.id}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+      'notFound-120-2-4',
+    );
+    expectError(
+      await t.http().get(`${API}/analysis/${analyses.iris}/configurations/0/101`).set('Authorization', owner.auth),
+      'badRequest-1-0-1',
+    );
+    expectError(await t.http().get(`${API}/analysis/99999/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-1');
+    const pending = expectSuccess(
+      await t
+        .http()
+        .post(
+          `${API}/dataset/${(await t.db.query('SELECT dataset_id FROM analyses WHERE id = $1', [analyses.iris]))[0].dataset_id}/analyze`,
+        )
+        .set('Authorization', owner.auth)
+        .send({ outcome: OUTCOMES.iris, thoroughness: 'preliminary', coreCount: 1, name: 'soon deleted' }),
+    ).analysisId;
+    expectError(await t.http().get(`${API}/analysis/${pending}/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-3');
+    expectSuccess(await t.http().post(`${API}/analysis/${pending}/delete`).set('Authorization', owner.auth));
+  });
+});
+
+describe('out-of-fold predictions', () => {
+  it("breast_cancer: one row per sample, whose AUC is the ROC curve plot's, as JSON and CSV", async () => {
+    const id = analyses.breast_cancer;
+    const oof = expectSuccess(
+      await t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+    );
+    expect(oof).toMatchObject({ analysisId: id, modelKey: 'best' });
+    expect(oof.repeats).toBeGreaterThanOrEqual(1);
+    const rows = oof.predictions as { row: number; actual: string; prediction: string; probabilities: Record<string, number> }[];
+    expect(rows.map((r) => r.row)).toEqual(rows.map((_, i) => i));
+    expect(rows.filter((r) => r.actual === 'malignant')).toHaveLength(212);
+    for (const r of rows) {
+      expect(r.probabilities.benign + r.probabilities.malignant).toBeCloseTo(1, 9);
+      expect(r.prediction).toBe(r.probabilities.malignant > r.probabilities.benign ? 'malignant' : 'benign');
+    }
+    const [roc] = expectSuccess(
+      await t
+        .http()
+        .get(`${API}/analysis/${id}/getPlot`)
+        .query({ modelKey: 'best', plotKey: 'ROC Curve' })
+        .set('Authorization', owner.auth),
+    ).plot['ROC Curve'];
+    expect(
+      auc(
+        rows.map((r) => r.probabilities.malignant),
+        rows.map((r) => (r.actual === 'malignant' ? 1 : 0)),
+      ),
+    ).toBeCloseTo(roc.auc, 12);
+    const csv = await t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?modelKey=best&format=csv`).set('Authorization', owner.auth);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('row,actual,prediction,probability:benign,probability:malignant');
+    expect(lines).toHaveLength(570);
+    expect(lines[1].split(',').slice(0, 3)).toEqual(['0', rows[0].actual, rows[0].prediction]);
+  });
+
+  it('lung: the actual time, the event and the risk of each sample', async () => {
+    const oof = expectSuccess(
+      await t.http().get(`${API}/analysis/${analyses.lung}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+    );
+    expect(oof.predictions).toHaveLength(228);
+    expect(oof.predictions[0]).toMatchObject({ row: 0, actual: 306, event: 1 });
+    expect(oof.predictions[0].risk).toBe(oof.predictions[0].prediction);
+    const csv = await t
+      .http()
+      .get(`${API}/analysis/${analyses.lung}/outOfFoldPredictions?modelKey=best&format=csv`)
+      .set('Authorization', owner.auth);
+    expect(csv.text.split('\n')[0]).toBe('row,actual,event,prediction,risk');
+  });
+
+  it('refuses an unknown model, format or parameter with their codes', async () => {
+    const id = analyses.diabetes;
+    const get = (q: string) => t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?${q}`).set('Authorization', owner.auth);
+    expectError(await get('modelKey=nope'), 'notFound-140-1-1');
+    expectError(await get(''), 'badRequest-1-0-5');
+    expectError(await get('modelKey=best&format=xml'), 'badRequest-150-0-2');
+    expectError(await get('modelKey=best&other=1'), 'badRequest-1-0-7');
   });
 });

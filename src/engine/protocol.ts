@@ -13,7 +13,17 @@ import { createRunner, TaskRunner } from './pool';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { createSelector, Selection, SelectorSpec, selectorKey } from './selection';
-import type { AnalysisOutput, AnalysisParameters, EngineDataset, ModelPlots, ModelReport, RunOptions, SavedPipeline } from './types';
+import type {
+  AnalysisOutput,
+  AnalysisParameters,
+  ConfigurationSummary,
+  EngineDataset,
+  ModelPlots,
+  ModelReport,
+  OutOfFoldPredictions,
+  RunOptions,
+  SavedPipeline,
+} from './types';
 import { mlEngine } from './version';
 
 /** Bootstraps for BBC-CV and the plot intervals. */
@@ -128,6 +138,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const alive = new Set(configs.map((c) => c.index));
     const interpretableAll = configs.filter((c) => c.interpretable).map((c) => c.index);
     const dropping = configs.length >= DROP_MIN_CONFIGURATIONS;
+    const droppedMetric = new Map<number, number>();
     // the reference signature of each selector setting on each training fold (signature sizes, stability)
     const foldSignatures = new Map<string, number[][]>();
     for (let r = 0; r < plan.repeats; r++) {
@@ -169,6 +180,11 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
           if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
           const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
           for (const c of [...drop].sort((a, b) => a - b)) {
+            // its metric on the samples it was evaluated on, for the leaderboard
+            droppedMetric.set(
+              c,
+              new RepeatedEvaluator(metrics[0], [(oof[c] as Float64Array[])[0]], ctx, rows).evaluate(new Float64Array(rows.length).fill(1)),
+            );
             alive.delete(c);
             oof[c] = null;
             progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
@@ -330,18 +346,79 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       models[km.key] = report;
       pipelines[km.key] = finals[i].map((res) => ({ ...(res.pipeline as SavedPipeline), engine: mlEngine() }));
     });
+    const configurations = leaderboard(configs, pooledOf, droppedMetric, meanSize, keyed, metrics[0], task, K);
+    const ids = sampleIds(dataset);
+    const outOfFold = Object.fromEntries(
+      keyed.map((km): [string, OutOfFoldPredictions] => {
+        const repeats = oof[km.config.index] as Float64Array[];
+        return [
+          km.key,
+          {
+            rows: Array.from(prepared.rows),
+            ...(ids ? { sampleIds: Array.from(prepared.rows, (r) => ids[r]) } : {}),
+            width: W,
+            repeats: repeats.length,
+            values: Array.from(meanOverRepeats(repeats)),
+            y: Array.from(prepared.y),
+            ...(prepared.event ? { event: Array.from(prepared.event) } : {}),
+          },
+        ];
+      }),
+    );
     progress.finish();
     return {
       mlEngine: mlEngine(),
       models,
       plots,
       pipelines,
+      configurations,
+      outOfFold,
       stats: { configurations: configs.length, fits, folds: plan.k, repeats: plan.repeats, dropped: configs.length - alive.size },
     };
   } finally {
     progress.stop();
     await closeQuietly(runner);
   }
+}
+
+/**
+ * Every configuration evaluated, from the highest pooled out-of-fold primary metric to the lowest (those BBCD-CV
+ * dropped: their metric on the samples evaluated when dropped), with the rows the winner rule chose.
+ */
+function leaderboard(
+  configs: Configuration[],
+  pooledOf: Map<number, number>,
+  droppedMetric: Map<number, number>,
+  meanSize: (c: Configuration) => number,
+  keyed: KeyedModel[],
+  metric: string,
+  task: TaskData['task'],
+  K: number,
+): ConfigurationSummary[] {
+  const rows = configs.map((c): ConfigurationSummary => {
+    const dropped = droppedMetric.has(c.index);
+    const key = keyed.find((km) => km.config.index === c.index)?.key;
+    return {
+      configuration: c.index,
+      featureSelection: createSelector(c.selector).describe(task),
+      model: describeModel(c.model, task, K),
+      interpretable: c.interpretable,
+      metric,
+      value: (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number,
+      signatureSize: meanSize(c),
+      droppedEarly: dropped,
+      ...(key ? { modelKey: key } : {}),
+    };
+  });
+  const value = (r: ConfigurationSummary): number => (Number.isFinite(r.value) ? r.value : -Infinity);
+  return rows.sort((a, b) => value(b) - value(a) || a.configuration - b.configuration);
+}
+
+/** The values of the dataset's identifier column (the first), when it has one. */
+function sampleIds(data: EngineDataset): string[] | undefined {
+  const id = data.columns.find((c) => c.type === 'identifier');
+  if (!id || !('codes' in id)) return undefined;
+  return Array.from(id.codes, (c) => (c < 0 ? '' : id.levels[c]));
 }
 
 /** Each sample's prediction averaged over the repeats of the cross-validation. */

@@ -159,6 +159,10 @@ export interface AnalysisOutput {
    * (index = the prediction's signatureIndex; 0 is the reference signature).
    */
   pipelines: Record<string, SavedPipeline[]>;
+  /** every configuration evaluated, from the highest pooled out-of-fold primary metric (the leaderboard) */
+  configurations: ConfigurationSummary[];
+  /** the out-of-fold predictions of each model key's configuration (those its estimate and plots come from) */
+  outOfFold: Record<string, OutOfFoldPredictions>;
   /** Diagnostics for benchmarks and logs. */
   stats: {
     configurations: number;
@@ -168,6 +172,42 @@ export interface AnalysisOutput {
     /** configurations dropped early by BBCD-CV (added by the engine; optional for older results) */
     dropped?: number;
   };
+}
+
+/** One configuration of the grid as the analysis evaluated it. */
+export interface ConfigurationSummary {
+  /** its index in the grid */
+  configuration: number;
+  featureSelection: string;
+  model: string;
+  interpretable: boolean;
+  /** the primary metric's name */
+  metric: string;
+  /** pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped */
+  value: number;
+  /** mean size of its selector's signature over the training folds */
+  signatureSize: number;
+  /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
+  droppedEarly: boolean;
+  /** the model key of the result it became (best, interpretable) */
+  modelKey?: string;
+}
+
+/** The out-of-fold predictions of a configuration, each sample's averaged over the repeats of the cross-validation. */
+export interface OutOfFoldPredictions {
+  /** the dataset row of each sample analysed (samples without an outcome are left out) */
+  rows: number[];
+  /** the dataset's identifier column, when it has one */
+  sampleIds?: string[];
+  /** values per sample: class probabilities (classification), 1 otherwise */
+  width: number;
+  repeats: number;
+  /** rows x width */
+  values: number[];
+  /** the outcome: class index, value or time */
+  y: number[];
+  /** survival: 1 = event, 0 = censored */
+  event?: number[];
 }
 
 export interface PredictionRow {

@@ -216,6 +216,49 @@ export const PAYLOAD_SCHEMAS = {
   AvailablePlots: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(str()) }, ['analysisId', 'modelKey', 'plots']),
   PlotOne: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plot: ref('Plot') }, ['analysisId', 'modelKey', 'plot']),
   PlotAll: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(ref('Plot')) }, ['analysisId', 'modelKey', 'plots']),
+  /** A row of the leaderboard (decisions beyond api-v1: the configurations an analysis evaluated). */
+  Configuration: obj(
+    {
+      rank: int('1 for the highest metric'),
+      configuration: int('index in the grid of the thoroughness'),
+      featureSelection: str('feature-selection algorithm and settings'),
+      model: str('statistical model and settings'),
+      interpretable: { type: 'boolean' },
+      metric: str('the primary metric'),
+      value: {
+        type: 'number',
+        nullable: true,
+        description: 'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped',
+      },
+      signatureSize: num('mean size of its selector signature over the training folds'),
+      droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
+      modelKey: { type: 'string', enum: ['best', 'interpretable'], description: 'the model of the result it became' },
+    },
+    ['rank', 'configuration', 'featureSelection', 'model', 'interpretable', 'metric', 'value', 'signatureSize', 'droppedEarly'],
+  ),
+  ConfigurationPage: page('Configuration', { analysisId: id('echoed') }),
+  OutOfFoldPredictions: obj(
+    {
+      analysisId: id('echoed'),
+      modelKey: str('echoed'),
+      repeats: int('repeats of the cross-validation: each prediction is the mean over them'),
+      predictions: arrayOf(
+        obj(
+          {
+            row: int('zero-based row of the dataset'),
+            sampleId: str('the sample id, when the dataset has an identifier feature'),
+            actual: { oneOf: [str('class label'), num('value or time')] },
+            event: int('survival: 1 = event, 0 = censored'),
+            prediction: { oneOf: [str('class of highest probability'), num('value or risk score')] },
+            probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
+            risk: num('survival: higher is an earlier event'),
+          },
+          ['row', 'actual', 'prediction'],
+        ),
+      ),
+    },
+    ['analysisId', 'modelKey', 'repeats', 'predictions'],
+  ),
   PredictionRef: obj({ predictionId: id('the prediction started') }, ['predictionId']),
   Prediction: obj(
     {

@@ -497,6 +497,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/analysis/{analysisId}/configurations/{offset}/{count}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every configuration the analysis evaluated, from the highest pooled out-of-fold primary metric */
+        get: operations["resultDetailsConfigurations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/outOfFoldPredictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The out-of-fold predictions of a model, per sample (JSON, or CSV with format=csv) */
+        get: operations["resultDetailsOutOfFold"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/analysis/{analysisId}/availablePlots": {
         parameters: {
             query?: never;
@@ -1292,6 +1326,69 @@ export interface components {
             /** @description echoed */
             modelKey: string;
             plots: components["schemas"]["Plot"][];
+        };
+        Configuration: {
+            /** @description 1 for the highest metric */
+            rank: number;
+            /** @description index in the grid of the thoroughness */
+            configuration: number;
+            /** @description feature-selection algorithm and settings */
+            featureSelection: string;
+            /** @description statistical model and settings */
+            model: string;
+            interpretable: boolean;
+            /** @description the primary metric */
+            metric: string;
+            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped */
+            value: number | null;
+            /** @description mean size of its selector signature over the training folds */
+            signatureSize: number;
+            /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
+            droppedEarly: boolean;
+            /**
+             * @description the model of the result it became
+             * @enum {string}
+             */
+            modelKey?: "best" | "interpretable";
+        };
+        ConfigurationPage: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed from the request */
+            offset: number;
+            /** @description items in the whole list */
+            totalCount: number;
+            data: components["schemas"]["Configuration"][];
+        };
+        OutOfFoldPredictions: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed */
+            modelKey: string;
+            /** @description repeats of the cross-validation: each prediction is the mean over them */
+            repeats: number;
+            predictions: {
+                /** @description zero-based row of the dataset */
+                row: number;
+                /** @description the sample id, when the dataset has an identifier feature */
+                sampleId?: string;
+                actual: string | number;
+                /** @description survival: 1 = event, 0 = censored */
+                event?: number;
+                prediction: string | number;
+                /** @description class -> probability */
+                probabilities?: {
+                    [key: string]: number;
+                };
+                /** @description survival: higher is an earlier event */
+                risk?: number;
+            }[];
         };
         PredictionRef: {
             /**
@@ -3128,6 +3225,141 @@ export interface operations {
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resultDetailsConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+                offset: number;
+                count: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-1`: bad pagination: offset or count not a non-negative integer, or count above 100
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-2-1`: unknown analysis (result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        payload: components["schemas"]["ConfigurationPage"];
+                    } | {
+                        /** @enum {string} */
+                        status: "error";
+                        /**
+                         * @description one of the codes listed for this operation
+                         * @enum {string}
+                         */
+                        code: "badRequest-1-0-1" | "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-2-1" | "notFound-120-2-3" | "notFound-120-2-4";
+                        /** @description for humans; its wording is not part of the API */
+                        message: string;
+                    };
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    resultDetailsOutOfFold: {
+        parameters: {
+            query: {
+                format?: "json" | "csv";
+                modelKey: unknown;
+            };
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-2-1`: unknown analysis (result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             *     - `notFound-140-1-1`: modelKey not in the result
+             *     - `badRequest-150-0-2`: format is not json or csv
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "success";
+                        payload: components["schemas"]["OutOfFoldPredictions"];
+                    } | {
+                        /** @enum {string} */
+                        status: "error";
+                        /**
+                         * @description one of the codes listed for this operation
+                         * @enum {string}
+                         */
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "notFound-120-2-1" | "notFound-120-2-3" | "notFound-120-2-4" | "notFound-140-1-1" | "badRequest-150-0-2";
+                        /** @description for humans; its wording is not part of the API */
+                        message: string;
+                    };
+                    "text/csv": string;
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
