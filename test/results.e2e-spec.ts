@@ -22,6 +22,7 @@ let t: TestApp;
 let projectId: string;
 let owner: Awaited<ReturnType<typeof createUser>>;
 const analyses: Record<string, string> = {};
+const datasets: Record<string, string> = {};
 
 const OUTCOMES = {
   breast_cancer: { classification: 'diagnosis' },
@@ -37,6 +38,7 @@ beforeAll(async () => {
   projectId = await createProject(t, owner.auth, 'results');
   for (const name of Object.keys(OUTCOMES) as Name[]) {
     const datasetId = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${name}.csv`)), { name });
+    datasets[name] = datasetId;
     if (name === 'lung') {
       expectSuccess(
         await t
@@ -318,5 +320,53 @@ describe('out-of-fold predictions', () => {
     expectError(await get(''), 'badRequest-1-0-5');
     expectError(await get('modelKey=best&format=xml'), 'badRequest-150-0-2');
     expectError(await get('modelKey=best&other=1'), 'badRequest-1-0-7');
+  });
+});
+
+describe('survival predictions', () => {
+  async function predictLung(body: object) {
+    return t.http().post(`${API}/analysis/${analyses.lung}/predict/${datasets.lung}`).set('Authorization', owner.auth).send(body);
+  }
+
+  it('a Cox model predicts survival probabilities at the times asked for and the median survival time, in JSON and CSV', async () => {
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses.lung}/result`).set('Authorization', owner.auth));
+    // the interpretable model of a survival analysis is Cox regression (best, when no forest beats it)
+    const modelKey = result.models.interpretable ? 'interpretable' : 'best';
+    expect(result.models[modelKey].model).toMatch(/Cox/);
+    const { predictionId } = expectSuccess(await predictLung({ modelKey, times: [100, 365, 730] }));
+    await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${predictionId}/status`, (x) => x.state === 'finished', 60_000);
+    const res = expectSuccess(await t.http().get(`${API}/prediction/${predictionId}/result`).set('Authorization', owner.auth));
+    expect(res.predictions).toHaveLength(228);
+    for (const row of res.predictions as {
+      risk: number;
+      survival: { time: number; probability: number }[];
+      medianSurvivalTime?: number;
+    }[]) {
+      expect(row.survival.map((s) => s.time)).toEqual([100, 365, 730]);
+      const p = row.survival.map((s) => s.probability);
+      expect(p[0]).toBeGreaterThanOrEqual(p[1]);
+      expect(p[1]).toBeGreaterThanOrEqual(p[2]);
+      expect(p[2]).toBeGreaterThan(0);
+      expect(p[0]).toBeLessThanOrEqual(1);
+    }
+    // a higher risk, a lower survival
+    const rows = [...res.predictions].sort((a: { risk: number }, b: { risk: number }) => a.risk - b.risk);
+    expect(rows[0].survival[1].probability).toBeGreaterThan(rows[rows.length - 1].survival[1].probability);
+    const csv = await t.http().get(`${API}/prediction/${predictionId}/result?format=csv`).set('Authorization', owner.auth);
+    expect(csv.text.split('\n')[0]).toBe('row,prediction,risk,survival:100,survival:365,survival:730,medianSurvivalTime');
+  });
+
+  it('refuses times that are not 1 to 100 non-negative numbers, and times for a model that is not a survival model', async () => {
+    for (const times of [[], [-1], ['100'], 5, Array.from({ length: 101 }, (_, i) => i)]) {
+      expectError(await predictLung({ modelKey: 'best', times }), 'badRequest-1-0-6');
+    }
+    expectError(
+      await t
+        .http()
+        .post(`${API}/analysis/${analyses.iris}/predict/${datasets.iris}`)
+        .set('Authorization', owner.auth)
+        .send({ modelKey: 'best', times: [1] }),
+      'badRequest-1-0-7',
+    );
   });
 });

@@ -277,8 +277,12 @@ export class Pipeline {
     return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model));
   }
 
-  /** Predictions on a dataset; columns matched by name, extra columns ignored. */
-  predict(dataset: EngineDataset): PredictionRow[] {
+  /**
+   * Predictions on a dataset; columns matched by name, extra columns ignored. Survival models with a baseline hazard
+   * (Cox) add each sample's survival probability at `times` (default: the quartiles of the training times) and its
+   * median survival time.
+   */
+  predict(dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
     if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
     const { pre, model, task, classes } = this;
     const n = dataset.sampleCount;
@@ -301,6 +305,14 @@ export class Pipeline {
       } else if (task === 'regression') result.push({ row: i, prediction: out[i] });
       else result.push({ row: i, prediction: out[i], risk: out[i] });
     }
+    if (task === 'survival' && model instanceof CoxRegression && model.hasBaseline()) {
+      const times = options.times ?? model.timeQuartiles;
+      for (const r of result) {
+        const s = model.survival(r.risk as number, times);
+        r.survival = times.map((time, k) => ({ time, probability: s.survival[k] }));
+        if (s.median !== undefined) r.medianSurvivalTime = s.median;
+      }
+    }
     return result;
   }
 }
@@ -321,7 +333,12 @@ function inputColumn(dataset: EngineDataset, step: FeatureStep): Float64Array {
   return Float64Array.from(col.codes, (c) => (c < 0 ? NaN : map[c]));
 }
 
+export interface PredictOptions {
+  /** survival: the times of the predicted survival probabilities */
+  times?: readonly number[];
+}
+
 /** Predictions of a saved pipeline on a dataset; columns matched by name, extra columns ignored. */
-export function predictPipeline(pipeline: SavedPipeline, dataset: EngineDataset): PredictionRow[] {
-  return Pipeline.fromJSON(pipeline).predict(dataset);
+export function predictPipeline(pipeline: SavedPipeline, dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
+  return Pipeline.fromJSON(pipeline).predict(dataset, options);
 }

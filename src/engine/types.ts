@@ -216,4 +216,8 @@ export interface PredictionRow {
   prediction: string | number;
   probabilities?: Record<string, number>;
   risk?: number;
+  /** survival (Cox models): the predicted probability of surviving past each time asked for */
+  survival?: { time: number; probability: number }[];
+  /** survival (Cox models): the first time at which the predicted survival falls to 0.5 or below, when it does */
+  medianSurvivalTime?: number;
 }

@@ -289,6 +289,13 @@ export const PAYLOAD_SCHEMAS = {
             prediction: { oneOf: [str('class label'), num('value or risk score')] },
             probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
             risk: num('survival: higher is an earlier event'),
+            survival: {
+              ...arrayOf(
+                obj({ time: num(), probability: num('predicted probability of surviving past the time') }, ['time', 'probability']),
+              ),
+              description: 'survival (Cox models): at the times of the predict body, default the quartiles of the training times',
+            },
+            medianSurvivalTime: num('survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does'),
           },
           ['row', 'prediction'],
         ),

@@ -846,6 +846,8 @@ export interface components {
              * @default 0
              */
             signatureIndex?: number;
+            /** @description survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times) */
+            times?: number[];
         };
         /** @description an empty object */
         Empty: Record<string, never>;
@@ -1462,6 +1464,14 @@ export interface components {
                 };
                 /** @description survival: higher is an earlier event */
                 risk?: number;
+                /** @description survival (Cox models): at the times of the predict body, default the quartiles of the training times */
+                survival?: {
+                    time: number;
+                    /** @description predicted probability of surviving past the time */
+                    probability: number;
+                }[];
+                /** @description survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does */
+                medianSurvivalTime?: number;
             }[];
         };
     };
