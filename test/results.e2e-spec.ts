@@ -174,6 +174,30 @@ interface LeaderboardRow {
   modelKey?: string;
 }
 
+describe('calibration', () => {
+  it('every classification model reports its out-of-fold Brier score and calibration error; calibrated ones say so', async () => {
+    let calibrated = 0;
+    for (const name of ['breast_cancer', 'iris'] as const) {
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const m of Object.values<{ calibration: { brier: number; ece: number; method?: string; uncalibrated?: { ece: number } } }>(
+        result.models,
+      )) {
+        expect(m.calibration.brier).toBeGreaterThanOrEqual(0);
+        expect(m.calibration.ece).toBeGreaterThanOrEqual(0);
+        if (m.calibration.method === undefined) expect(m.calibration.ece).toBeLessThanOrEqual(0.03);
+        else {
+          calibrated++;
+          expect(m.calibration.method).toBe('platt');
+          expect(m.calibration.ece).toBeLessThan(m.calibration.uncalibrated?.ece as number);
+        }
+      }
+    }
+    expect(calibrated).toBeGreaterThan(0);
+    const diabetes = expectSuccess(await t.http().get(`${API}/analysis/${analyses.diabetes}/result`).set('Authorization', owner.auth));
+    expect(diabetes.models.best.calibration).toBeUndefined();
+  });
+});
+
 describe('the leaderboard', () => {
   async function everyRow(analysisId: string): Promise<{ totalCount: number; rows: LeaderboardRow[] }> {
     const rows: LeaderboardRow[] = [];

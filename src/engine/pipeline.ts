@@ -7,6 +7,7 @@ import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
+import { applyCalibration, PlattCalibration } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
@@ -253,6 +254,7 @@ export class Pipeline {
     readonly classes: string[],
     private readonly pre: Preprocessor,
     private readonly model: Model,
+    private readonly calibration?: PlattCalibration,
   ) {}
 
   /** The dataset columns the pipeline reads, by name. */
@@ -269,12 +271,13 @@ export class Pipeline {
       featureNames: this.featureNames,
       preprocessing: this.pre.toJSON(),
       model: this.model.toJSON(),
+      ...(this.calibration ? { calibration: this.calibration } : {}),
     };
   }
 
   static fromJSON(json: SavedPipeline): Pipeline {
     if (json?.format !== 'signet-pipeline') throw new EngineInputError('Not a saved Signet pipeline');
-    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model));
+    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model), json.calibration);
   }
 
   /**
@@ -291,6 +294,7 @@ export class Pipeline {
     const rows = Int32Array.from({ length: n }, (_, i) => i);
     const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
     const out = model.predict(X);
+    if (task === 'classification' && this.calibration) applyCalibration(this.calibration, out, classes.length);
     const result: PredictionRow[] = [];
     for (let i = 0; i < n; i++) {
       if (task === 'classification') {

@@ -1,4 +1,5 @@
 import * as os from 'node:os';
+import { CALIBRATION_THRESHOLD, calibrationReport, crossFitCalibration, fitCalibration, PlattCalibration } from './calibration';
 import { bbcEstimate, configurationsToDrop, Estimate, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
 import { inBagValues, simplicityOrder, TieRule } from './winner';
 import { prepareData } from './data';
@@ -16,6 +17,7 @@ import { createSelector, Selection, SelectorSpec, selectorKey } from './selectio
 import type {
   AnalysisOutput,
   AnalysisParameters,
+  CalibrationFacts,
   ConfigurationSummary,
   EngineDataset,
   ModelPlots,
@@ -218,6 +220,31 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
       keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
     }
 
+    // 2b. Calibration: a winner whose out-of-fold probabilities are poorly calibrated gets Platt scaling, fitted inside
+    // the cross-validation (each fold's predictions calibrated by a map fitted on the other folds'): its column of
+    // the out-of-fold matrix becomes the calibrated predictions, so the estimates, the plots and the out-of-fold
+    // predictions are those of the calibrated model; the final map is fitted on every out-of-fold prediction.
+    const calibrations = new Map<string, { report: CalibrationFacts; map?: PlattCalibration }>();
+    if (task === 'classification') {
+      for (const km of keyed) {
+        const repeats = oof[km.config.index] as Float64Array[];
+        const before = calibrationReport(meanOverRepeats(repeats), prepared.y, K);
+        let entry: { report: CalibrationFacts; map?: PlattCalibration } = { report: before };
+        if (before.ece > CALIBRATION_THRESHOLD) {
+          const crossFitted = repeats.map((p, r) => crossFitCalibration(p, prepared.y, K, plan.assignment[r]));
+          const after = calibrationReport(meanOverRepeats(crossFitted), prepared.y, K);
+          if (after.ece < before.ece) {
+            const pooledY = Float64Array.from({ length: n * repeats.length }, (_, i) => prepared.y[i % n]);
+            const all = new Float64Array(n * W * repeats.length);
+            repeats.forEach((p, r) => all.set(p, r * n * W));
+            entry = { report: { ...after, method: 'platt', uncalibrated: before }, map: fitCalibration(all, pooledY, K) };
+            oof[km.config.index] = crossFitted;
+          }
+        }
+        calibrations.set(km.key, entry);
+      }
+    }
+
     // 3. BBC-CV estimates, each bootstrap choosing by the same rule on its in-bag samples.
     const estimates: Estimate[] = keyed.map((km) =>
       bbcEstimate(oof, aliveList, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0), {
@@ -341,10 +368,16 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         performanceCis: estimates[i].cis,
         stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
         ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
+        ...(calibrations.has(km.key) ? { calibration: calibrations.get(km.key)?.report } : {}),
       };
       if (f.modelView && !empty) report.modelView = f.modelView;
       models[km.key] = report;
-      pipelines[km.key] = finals[i].map((res) => ({ ...(res.pipeline as SavedPipeline), engine: mlEngine() }));
+      const map = calibrations.get(km.key)?.map;
+      pipelines[km.key] = finals[i].map((res) => ({
+        ...(res.pipeline as SavedPipeline),
+        ...(map && !empty ? { calibration: map } : {}),
+        engine: mlEngine(),
+      }));
     });
     const configurations = leaderboard(configs, pooledOf, droppedMetric, meanSize, keyed, metrics[0], task, K);
     const ids = sampleIds(dataset);

@@ -88,6 +88,19 @@ export interface ModelReport {
   classes?: string[];
   /** binary classification: the class whose probability the ROC curve, sensitivity and the logistic log-odds are of */
   positiveClass?: string;
+  /** classification: how well the out-of-fold probabilities are calibrated, and whether they were calibrated */
+  calibration?: CalibrationFacts;
+}
+
+export interface CalibrationFacts {
+  /** Brier score of the out-of-fold probabilities (binary: of the positive class; more: summed over the classes) */
+  brier: number;
+  /** expected calibration error over 10 bins (binary: of the positive class; more: mean over the classes one-vs-rest) */
+  ece: number;
+  /** present when the model's probabilities are calibrated: the values above are then those of the calibrated ones */
+  method?: 'platt';
+  /** the values before calibration */
+  uncalibrated?: { brier: number; ece: number };
 }
 
 /** The coefficients of a linear model (ridge, logistic, Cox). */
@@ -146,6 +159,8 @@ export interface SavedPipeline {
   model: Record<string, unknown>;
   /** `signet-engine <semver>` that fitted it */
   engine?: string;
+  /** classification: Platt scaling applied to the model's probabilities */
+  calibration?: { method: 'platt'; a: number[]; b: number[] };
 }
 
 export interface AnalysisOutput {

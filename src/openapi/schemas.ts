@@ -197,6 +197,20 @@ export const PAYLOAD_SCHEMAS = {
       ),
       classes: { ...arrayOf(str()), description: 'classification: the class labels, in the order of the probabilities' },
       positiveClass: str('binary classification: the class the ROC curve, sensitivity and the log-odds are of'),
+      calibration: obj(
+        {
+          brier: num('Brier score of the out-of-fold probabilities'),
+          ece: num('expected calibration error (10 bins) of the out-of-fold probabilities'),
+          method: {
+            type: 'string',
+            enum: ['platt'],
+            description: 'present when the probabilities are calibrated (the values above are then after it)',
+          },
+          uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
+        },
+        ['brier', 'ece'],
+        'classification: how well the probabilities are calibrated',
+      ),
     },
     ['preprocessing', 'featureSelection', 'model', 'signatures', 'performance'],
   ),

@@ -1128,6 +1128,23 @@ export interface components {
             classes?: string[];
             /** @description binary classification: the class the ROC curve, sensitivity and the log-odds are of */
             positiveClass?: string;
+            /** @description classification: how well the probabilities are calibrated */
+            calibration?: {
+                /** @description Brier score of the out-of-fold probabilities */
+                brier: number;
+                /** @description expected calibration error (10 bins) of the out-of-fold probabilities */
+                ece: number;
+                /**
+                 * @description present when the probabilities are calibrated (the values above are then after it)
+                 * @enum {string}
+                 */
+                method?: "platt";
+                /** @description before calibration */
+                uncalibrated?: {
+                    brier: number;
+                    ece: number;
+                };
+            };
         };
         AnalysisResult: {
             /**
