@@ -13,6 +13,8 @@ export type AnalysisResult = Schemas['AnalysisResult'];
 export type Model = Schemas['Model'];
 export type PlotOne = Schemas['PlotOne'];
 export type PlotAll = Schemas['PlotAll'];
+export type ConfigurationPage = Schemas['ConfigurationPage'];
+export type OutOfFoldPredictions = Schemas['OutOfFoldPredictions'];
 export type PredictionStatus = Schemas['PredictionStatus'];
 export type PredictionResult = Schemas['PredictionResult'];
 export type AnalyzeParameters = Schemas['AnalyzeDto'];
@@ -181,6 +183,24 @@ export class SignetClient {
     return this.call(
       'GET analysis result',
       this.api.GET('/api/public/v1/analysis/{analysisId}/result', { params: { path: { analysisId } } }),
+    );
+  }
+
+  /** A page of the leaderboard: every configuration the analysis evaluated, from the highest pooled out-of-fold metric. */
+  async configurations(analysisId: string, offset = 0, count = 100): Promise<ConfigurationPage> {
+    return this.call(
+      'GET configurations',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/configurations/{offset}/{count}', {
+        params: { path: { analysisId, offset, count } },
+      }),
+    );
+  }
+
+  /** The out-of-fold predictions of a model, per sample, beside the actual outcome (JSON). */
+  async outOfFoldPredictions(analysisId: string, modelKey: string): Promise<OutOfFoldPredictions> {
+    return this.call(
+      'GET outOfFoldPredictions',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/outOfFoldPredictions', { params: { path: { analysisId }, query: { modelKey } } }),
     );
   }
 
