@@ -1,5 +1,20 @@
-import { bootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { MetricContext, percentile, RepeatedEvaluator } from '../bbc';
 import { Rng } from '../rng';
+
+/**
+ * Bootstrap weights as bbc.ts's `bootstrapWeights` draws them (the same draws from the same generator), written into
+ * one reused buffer: a plot draws thousands of them, and a new array per draw was most of a plot's time.
+ */
+function weightDrawer(ctx: MetricContext, rng: Rng): () => Float64Array {
+  const unitCounts = new Float64Array(ctx.unitCount);
+  const w = new Float64Array(ctx.units.length);
+  return () => {
+    unitCounts.fill(0);
+    for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
+    for (let i = 0; i < w.length; i++) w[i] = unitCounts[ctx.units[i]];
+    return w;
+  };
+}
 
 /** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
 export function bootstrapValues(
@@ -11,8 +26,9 @@ export function bootstrapValues(
   const ones = new Float64Array(ctx.outcome.y.length).fill(1);
   const point = sets.map((s) => s.evaluate(ones));
   const boot: Float64Array[] = [];
+  const draw = weightDrawer(ctx, rng);
   for (let b = 0; b < B; b++) {
-    const w = bootstrapWeights(ctx, rng);
+    const w = draw();
     boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
   }
   return { point, boot };
@@ -45,8 +61,9 @@ export function bootstrapIntervals(
 ): { value: number[]; cis: [number, number][] } {
   const value = Array.from(stat(new Float64Array(ctx.outcome.y.length).fill(1)));
   const draws = value.map(() => new Float64Array(B));
+  const draw = weightDrawer(ctx, rng);
   for (let b = 0; b < B; b++) {
-    const v = stat(bootstrapWeights(ctx, rng));
+    const v = stat(draw());
     for (let j = 0; j < value.length; j++) draws[j][b] = v[j];
   }
   return { value, cis: value.map((v, j) => interval(draws[j], v)) };

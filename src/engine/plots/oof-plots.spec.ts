@@ -7,7 +7,7 @@ import { KAPLAN_MEIER_BY_RISK_GROUP, kaplanMeier, riskThirds } from './kaplan-me
 import type { PlotContext } from './plot-kind';
 import { PREDICTED_VS_ACTUAL } from './predicted-vs-actual';
 import { PROBABILITIES } from './probabilities';
-import { ROC_CURVE, rocCurve, tprAt } from './roc-curve';
+import { ROC_CURVE, rocCurve, tprAt, tprAtGrid } from './roc-curve';
 
 /** A plot context over given out-of-fold predictions (no refits: these plots read the predictions only). */
 function context(
@@ -93,6 +93,14 @@ describe('ROC Curve', () => {
     const { points } = rocCurve(Float64Array.from([0.9, 0.8, 0.7, 0.6]), Uint8Array.from([1, 1, 0, 0]));
     expect(tprAt(points, 0)).toBe(1);
     expect(tprAt(points, 0.25)).toBe(1);
+    // the one-walk version reads the same values
+    const { p, y } = classification(100, 2, 4);
+    const curve = rocCurve(
+      Float64Array.from({ length: 100 }, (_, i) => p[i * 2 + 1]),
+      Uint8Array.from(y),
+    );
+    const grid = Array.from({ length: 51 }, (_, j) => j / 50);
+    expect(tprAtGrid(curve.points, grid)).toEqual(grid.map((f) => tprAt(curve.points, f)));
     const tied = rocCurve(Float64Array.from([0.5, 0.5]), Uint8Array.from([1, 0]));
     expect(tied.auc).toBe(0.5);
     expect(tprAt(tied.points, 0.5)).toBeCloseTo(0.5, 12);

@@ -79,6 +79,27 @@ export function tprAt(points: RocPoint[], fpr: number): number {
   return a.tpr + ((b.tpr - a.tpr) * (fpr - a.fpr)) / (b.fpr - a.fpr);
 }
 
+/** `tprAt` at each of the increasing false-positive rates `grid`, in one walk along the curve. */
+export function tprAtGrid(points: RocPoint[], grid: readonly number[]): number[] {
+  const out: number[] = [];
+  let k = 0;
+  for (const fpr of grid) {
+    while (k < points.length && points[k].fpr < fpr) k++;
+    if (k === points.length) out.push(NaN);
+    else if (points[k].fpr === fpr) {
+      let tpr = points[k].tpr;
+      for (let m = k; m < points.length && points[m].fpr === fpr; m++) tpr = Math.max(tpr, points[m].tpr);
+      out.push(tpr);
+    } else if (k === 0) out.push(points[0].tpr);
+    else {
+      const a = points[k - 1];
+      const b = points[k];
+      out.push(a.tpr + ((b.tpr - a.tpr) * (fpr - a.fpr)) / (b.fpr - a.fpr));
+    }
+  }
+  return out;
+}
+
 /** At most this many points are listed per curve (evenly thinned; the area is computed before). */
 export const MAX_CURVE_POINTS = 201;
 const BAND_FPR = Array.from({ length: 51 }, (_, j) => j / 50);
@@ -149,7 +170,7 @@ export const ROC_CURVE = definePlot({
       const stats = bootstrapIntervals(
         (w) => {
           const curve = rocCurve(score, positive, w, order);
-          return [curve.auc, ...BAND_FPR.map((f) => tprAt(curve.points, f))];
+          return [curve.auc, ...tprAtGrid(curve.points, BAND_FPR)];
         },
         ctx.metric,
         ctx.bootstraps,
