@@ -13,6 +13,7 @@ import { JobClaims1763801100000 } from './1763801100000-job-claims';
 import { TaskUsers1763801200000 } from './1763801200000-task-users';
 import { KeptWork1763801300000 } from './1763801300000-kept-work';
 import { TokenLastUsed1763801450000 } from './1763801450000-token-last-used';
+import { ResultDepth1763801500000 } from './1763801500000-result-depth';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   TaskUsers1763801200000,
   KeptWork1763801300000,
   TokenLastUsed1763801450000,
+  ResultDepth1763801500000,
 ];

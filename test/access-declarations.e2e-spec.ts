@@ -41,6 +41,8 @@ const EXPECTED: Record<string, string> = {
   'GET /analyses/all/:projectId/:offset/:count': 'project.read(projectId)',
   'GET /analysis/:analysisId/status': 'project.read(analysisId)',
   'GET /analysis/:analysisId/result': 'project.read(analysisId)',
+  'GET /analysis/:analysisId/configurations/:offset/:count': 'project.read(analysisId)',
+  'GET /analysis/:analysisId/outOfFoldPredictions': 'project.read(analysisId)',
   'POST /analysis/:analysisId/delete': 'project.write(analysisId)',
   'GET /analysis/:analysisId/availablePlots': 'project.write(analysisId)',
   'POST /analysis/:analysisId/availablePlots': 'project.write(analysisId)',

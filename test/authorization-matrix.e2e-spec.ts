@@ -80,6 +80,8 @@ const ROUTES: Record<string, Route> = {
   'list analyses': { method: 'get', path: (i) => `/analyses/all/${i.projectId}/0/10`, allowed: ALL },
   'analysis status': { method: 'get', path: (i) => `/analysis/${i.analysisId}/status`, allowed: ALL },
   'analysis result': { method: 'get', path: (i) => `/analysis/${i.analysisId}/result`, allowed: ALL },
+  'analysis configurations': { method: 'get', path: (i) => `/analysis/${i.analysisId}/configurations/0/10`, allowed: ALL },
+  'out-of-fold predictions': { method: 'get', path: (i) => `/analysis/${i.analysisId}/outOfFoldPredictions?modelKey=best`, allowed: ALL },
   'available plots (GET)': { method: 'get', path: (i) => `/analysis/${i.analysisId}/availablePlots?modelKey=best`, allowed: WRITE },
   'available plots (POST)': {
     method: 'post',

@@ -82,6 +82,11 @@ describe('the TypeScript client', () => {
       'Feature Importance': best.signatures[0].length,
       'Progressive Feature Importance': best.signatures[0].length,
       'Feature Stability': new Set(best.signatures.flat()).size,
+      // one curve and one calibration entry for the positive class; one probability entry per true class
+      'ROC Curve': 1,
+      Calibration: 1,
+      'Confusion Matrix': 1,
+      Probabilities: 2,
     });
     expect(out.predictions).toHaveLength(569);
     expect(out.csv.trim().split('\n')).toHaveLength(570);

@@ -3,11 +3,13 @@ import { DatasetsModule } from '../datasets/datasets.module';
 import { AnalysesController } from './analyses.controller';
 import { AnalysesService } from './analyses.service';
 import { AnalysisJob } from './analysis.job';
+import { ResultDetailsController } from './result-details.controller';
+import { ResultDetailsService } from './result-details.service';
 
 @Module({
   imports: [DatasetsModule],
-  controllers: [AnalysesController],
-  providers: [AnalysesService, AnalysisJob],
+  controllers: [AnalysesController, ResultDetailsController],
+  providers: [AnalysesService, AnalysisJob, ResultDetailsService],
   exports: [AnalysesService],
 })
 export class AnalysesModule {}

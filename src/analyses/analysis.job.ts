@@ -23,7 +23,8 @@ export class AnalysisJob implements OnModuleInit {
       execute: (payload, signal, report) => this.run(payload.analysisId, signal, report),
       store: async (tx, payload, output) => {
         await tx.query(
-          `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats) VALUES ($1, $2, $3, $4, $5, $6)`,
+          `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats, configurations, out_of_fold)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
           [
             payload.analysisId,
             output.mlEngine,
@@ -31,6 +32,8 @@ export class AnalysisJob implements OnModuleInit {
             JSON.stringify(output.plots),
             JSON.stringify(output.pipelines),
             JSON.stringify(output.stats),
+            JSON.stringify(output.configurations),
+            JSON.stringify(output.outOfFold),
           ],
         );
       },

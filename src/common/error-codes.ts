@@ -66,6 +66,7 @@ export const ERROR_CODES = {
   'badRequest-120-1-7': 'coreCount above the cores available to the user',
   'notFound-120-2-1': 'unknown analysis (result)',
   'notFound-120-2-3': 'analysis has no result: not finished',
+  'notFound-120-2-4': 'the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again',
   // image upload
   'notFound-130-1-1': 'unknown image upload task',
   'badRequest-130-2-1': 'sampleId not in the init file',
@@ -151,6 +152,7 @@ export const Codes = {
   CoreCountTooHigh: 'badRequest-120-1-7',
   AnalysisResultUnknown: 'notFound-120-2-1',
   AnalysisUnfinished: 'notFound-120-2-3',
+  ResultPartMissing: 'notFound-120-2-4',
   ImageTaskNotFound: 'notFound-130-1-1',
   BadSampleId: 'badRequest-130-2-1',
   BadImage: 'badRequest-130-2-2',

@@ -237,6 +237,26 @@ export function ValidateInt(name: string, o: FieldOptions & { min: number; defau
   );
 }
 
+/** An array of 1 to `max` (100) finite non-negative numbers, such as times (badRequest-1-0-6 otherwise). */
+export function ValidateTimes(name: string, o: FieldOptions & { max?: number } = {}): PropertyDecorator {
+  const max = o.max ?? 100;
+  return field(
+    name,
+    o,
+    { type: 'number', isArray: true, minItems: 1, maxItems: max, minimum: 0 },
+    ValidateBy(
+      {
+        name: 'isTimes',
+        validator: {
+          validate: (v) =>
+            Array.isArray(v) && v.length >= 1 && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0),
+        },
+      },
+      code(Codes.WrongType, `${name} must be an array of 1 to ${max} non-negative numbers`),
+    ),
+  );
+}
+
 /** true or false (badRequest-1-0-6 otherwise). */
 export function ValidateBoolean(name: string, o: FieldOptions & { default?: boolean; message?: string } = {}): PropertyDecorator {
   return field(name, o, { type: Boolean, default: o.default }, IsBoolean(code(Codes.WrongType, o.message ?? `${name} must be a boolean`)));

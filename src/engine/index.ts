@@ -1,7 +1,7 @@
 /**
  * Signet's analysis engine: a library with no Nest, database or HTTP. See ./types.ts for the contract.
  */
-import { predictPipeline } from './pipeline';
+import { PredictOptions, predictPipeline } from './pipeline';
 import type { EngineDataset, PredictionRow, SavedPipeline } from './types';
 
 export * from './types';
@@ -17,8 +17,10 @@ export type { FeatureSelector, SelectionInput } from './selection';
 /**
  * Predictions of a saved pipeline. Columns are matched by name (extra ones ignored); throws
  * EngineInputError for a missing column the model uses, a wrong column type, or no rows. Unseen
- * categorical levels are treated as missing and imputed.
+ * categorical levels are treated as missing and imputed. Survival models (Cox) add survival probabilities at
+ * `options.times` (default: the quartiles of the training times) and the median survival time.
  */
-export function predict(pipeline: SavedPipeline, data: EngineDataset): PredictionRow[] {
-  return predictPipeline(pipeline, data);
+export function predict(pipeline: SavedPipeline, data: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
+  return predictPipeline(pipeline, data, options);
 }
+export type { PredictOptions };

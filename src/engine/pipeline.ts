@@ -7,10 +7,11 @@ import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
+import { applyCalibration, PlattCalibration } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
-import type { EngineDataset, PredictionRow, SavedPipeline } from './types';
+import type { EngineDataset, ModelView, PredictionRow, SavedPipeline } from './types';
 
 /** The analysis data as every task sees it (in a worker, X lives in a SharedArrayBuffer). */
 export interface TaskData {
@@ -59,7 +60,7 @@ export interface TaskResult {
   /** selection task: per selector of `select`, signatures as indices into TaskData.features */
   selections?: Selection[];
   pipeline?: SavedPipeline;
-  modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
+  modelView?: ModelView;
   /** decision trees: the rules, on the original scale of the features */
   rules?: string;
 }
@@ -135,14 +136,67 @@ export function treeRules(model: Model, pre: Preprocessor, classes: string[]): s
   );
 }
 
-export function linearModelView(model: Model, pre: Preprocessor): TaskResult['modelView'] {
+/**
+ * Coefficients of a linear model on the standardized design columns, and on the original scale: per unit of each
+ * numerical feature, per level (against the reference level, the training mode) of a categorical one, with the
+ * intercept that makes intercept + sum coefficient x value the model's linear predictor (log-odds of logistic heads;
+ * the risk score of Cox models). A missing value is the training mean (numerical) or mode (categorical).
+ */
+export function linearModelView(model: Model, pre: Preprocessor, classes: string[] = []): ModelView | undefined {
   const featureNames = pre.columnNames();
+  // design column j = (x - center[j]) / scale[j]
+  const center: number[] = [];
+  const scale: number[] = [];
+  for (const st of pre.steps) {
+    if (st.kind === 'numerical') {
+      center.push(st.impute);
+      scale.push(st.scale);
+    } else {
+      center.push(...st.dummyCenters);
+      scale.push(...st.dummyScales);
+    }
+  }
+  const original = (b0: number, b: ArrayLike<number>): { intercept: number; coefficients: number[] } => {
+    const coefficients = Array.from(b, (v, j) => v / scale[j]);
+    return { intercept: coefficients.reduce((s, v, j) => s - v * center[j], b0), coefficients };
+  };
   if (model instanceof LogisticRegression) {
     const s = model.slopes();
-    return { featureNames, coefficients: s.length === 1 ? s[0] : s };
+    const b0 = model.intercepts();
+    const heads = s.map((b, h) => original(b0[h], b));
+    if (s.length === 1) {
+      return {
+        featureNames,
+        coefficients: s[0],
+        intercept: heads[0].intercept,
+        originalCoefficients: heads[0].coefficients,
+        ...(classes.length === 2 ? { classes: [classes[1]] } : {}),
+      };
+    }
+    return {
+      featureNames,
+      coefficients: s,
+      intercept: heads.map((h) => h.intercept),
+      originalCoefficients: heads.map((h) => h.coefficients),
+      ...(classes.length === s.length ? { classes: [...classes] } : {}),
+    };
   }
-  if (model instanceof RidgeRegression || model instanceof CoxRegression)
-    return { featureNames, coefficients: Array.from(model.coefficients) };
+  if (model instanceof RidgeRegression) {
+    const o = original(model.intercept, model.coefficients);
+    return { featureNames, coefficients: Array.from(model.coefficients), intercept: o.intercept, originalCoefficients: o.coefficients };
+  }
+  if (model instanceof CoxRegression) {
+    // risk = sum (design[j] - centers[j]) b[j]
+    const b = model.coefficients;
+    const o = original(-b.reduce((s, v, j) => s + v * model.centers[j], 0), b);
+    return {
+      featureNames,
+      coefficients: Array.from(b),
+      intercept: o.intercept,
+      originalCoefficients: o.coefficients,
+      hazardRatios: o.coefficients.map(Math.exp),
+    };
+  }
   return undefined;
 }
 
@@ -184,7 +238,7 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   const result: TaskResult = { id: spec.id, predictions: spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0) };
   if (spec.final) {
     result.pipeline = new Pipeline(data.task, data.classes, pre, model).toJSON();
-    result.modelView = linearModelView(model, pre);
+    result.modelView = linearModelView(model, pre, data.classes);
     result.rules = treeRules(model, pre, data.classes);
   }
   return result;
@@ -200,6 +254,7 @@ export class Pipeline {
     readonly classes: string[],
     private readonly pre: Preprocessor,
     private readonly model: Model,
+    private readonly calibration?: PlattCalibration,
   ) {}
 
   /** The dataset columns the pipeline reads, by name. */
@@ -216,16 +271,21 @@ export class Pipeline {
       featureNames: this.featureNames,
       preprocessing: this.pre.toJSON(),
       model: this.model.toJSON(),
+      ...(this.calibration ? { calibration: this.calibration } : {}),
     };
   }
 
   static fromJSON(json: SavedPipeline): Pipeline {
     if (json?.format !== 'signet-pipeline') throw new EngineInputError('Not a saved Signet pipeline');
-    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model));
+    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model), json.calibration);
   }
 
-  /** Predictions on a dataset; columns matched by name, extra columns ignored. */
-  predict(dataset: EngineDataset): PredictionRow[] {
+  /**
+   * Predictions on a dataset; columns matched by name, extra columns ignored. Survival models with a baseline hazard
+   * (Cox) add each sample's survival probability at `times` (default: the quartiles of the training times) and its
+   * median survival time.
+   */
+  predict(dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
     if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
     const { pre, model, task, classes } = this;
     const n = dataset.sampleCount;
@@ -234,6 +294,7 @@ export class Pipeline {
     const rows = Int32Array.from({ length: n }, (_, i) => i);
     const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
     const out = model.predict(X);
+    if (task === 'classification' && this.calibration) applyCalibration(this.calibration, out, classes.length);
     const result: PredictionRow[] = [];
     for (let i = 0; i < n; i++) {
       if (task === 'classification') {
@@ -247,6 +308,14 @@ export class Pipeline {
         result.push({ row: i, prediction: classes[best], probabilities });
       } else if (task === 'regression') result.push({ row: i, prediction: out[i] });
       else result.push({ row: i, prediction: out[i], risk: out[i] });
+    }
+    if (task === 'survival' && model instanceof CoxRegression && model.hasBaseline()) {
+      const times = options.times ?? model.timeQuartiles;
+      for (const r of result) {
+        const s = model.survival(r.risk as number, times);
+        r.survival = times.map((time, k) => ({ time, probability: s.survival[k] }));
+        if (s.median !== undefined) r.medianSurvivalTime = s.median;
+      }
     }
     return result;
   }
@@ -268,7 +337,12 @@ function inputColumn(dataset: EngineDataset, step: FeatureStep): Float64Array {
   return Float64Array.from(col.codes, (c) => (c < 0 ? NaN : map[c]));
 }
 
+export interface PredictOptions {
+  /** survival: the times of the predicted survival probabilities */
+  times?: readonly number[];
+}
+
 /** Predictions of a saved pipeline on a dataset; columns matched by name, extra columns ignored. */
-export function predictPipeline(pipeline: SavedPipeline, dataset: EngineDataset): PredictionRow[] {
-  return Pipeline.fromJSON(pipeline).predict(dataset);
+export function predictPipeline(pipeline: SavedPipeline, dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
+  return Pipeline.fromJSON(pipeline).predict(dataset, options);
 }

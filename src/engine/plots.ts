@@ -1,96 +1,76 @@
-import { bootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from './bbc';
-import { Rng } from './rng';
-import type { FeatureImportanceEntry, FeatureStabilityEntry, ProgressiveFeatureImportanceEntry } from './types';
+/**
+ * The plot registry: every kind of plot a model can have, in the order the plot routes list them. Everything else
+ * reads this list: which plots an analysis computes for a model (and the progress it plans for them), the names and
+ * order `availablePlots` answers, and the schemas of the OpenAPI document. A new kind of plot is one new module
+ * (./plots/plot-kind.ts says what it declares) and one entry here.
+ */
+import { FEATURE_IMPORTANCE } from './plots/feature-importance';
+import { FEATURE_STABILITY } from './plots/feature-stability';
+import type { JsonSchema, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
+import { PROGRESSIVE_FEATURE_IMPORTANCE } from './plots/progressive-feature-importance';
+import { ROC_CURVE } from './plots/roc-curve';
+import { CALIBRATION } from './plots/calibration';
+import { PREDICTED_VS_ACTUAL } from './plots/predicted-vs-actual';
+import { KAPLAN_MEIER_BY_RISK_GROUP } from './plots/kaplan-meier';
+import { PROBABILITIES } from './plots/probabilities';
+import { CONFUSION_MATRIX } from './plots/confusion-matrix';
 
-/** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
-function bootstrapValues(sets: RepeatedEvaluator[], ctx: MetricContext, B: number, rng: Rng): { point: number[]; boot: Float64Array[] } {
-  const ones = new Float64Array(ctx.outcome.y.length).fill(1);
-  const point = sets.map((s) => s.evaluate(ones));
-  const boot: Float64Array[] = [];
-  for (let b = 0; b < B; b++) {
-    const w = bootstrapWeights(ctx, rng);
-    boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
+export const PLOT_KINDS = [
+  FEATURE_IMPORTANCE,
+  PROGRESSIVE_FEATURE_IMPORTANCE,
+  FEATURE_STABILITY,
+  ROC_CURVE,
+  CALIBRATION,
+  CONFUSION_MATRIX,
+  PROBABILITIES,
+  PREDICTED_VS_ACTUAL,
+  KAPLAN_MEIER_BY_RISK_GROUP,
+] as const;
+
+type Kind = (typeof PLOT_KINDS)[number];
+export type PlotName = Kind['name'];
+
+/** The plots of one model, by name: each kind's value type. */
+export type ModelPlots = { [K in Kind as K['name']]?: K extends PlotKind<string, infer V> ? V : never };
+
+/** Every plot name, in the order clients see them. */
+export const PLOT_NAMES: readonly string[] = PLOT_KINDS.map((k) => k.name);
+
+/** The kinds that apply to a model. */
+export function plotKindsFor(model: PlotModel): Kind[] {
+  return PLOT_KINDS.filter((k) => k.appliesTo(model));
+}
+
+/** Refits the plots of a model ask for, for a signature of `size` features on `folds` plot folds (progress planning). */
+export function plannedRefits(model: PlotModel, size: number, folds: number): number {
+  return plotKindsFor(model).reduce((s, k) => s + (k.refits?.(size, folds) ?? 0), 0);
+}
+
+/** Every plot that applies to the model, computed in the registry's order (plots that cannot be drawn are left out). */
+export async function computePlots(ctx: PlotContext): Promise<ModelPlots> {
+  const plots: ModelPlots = {};
+  for (const kind of plotKindsFor(ctx)) {
+    const value = await kind.compute(ctx);
+    if (value !== undefined) Object.assign(plots, { [kind.name]: value });
   }
-  return { point, boot };
+  return plots;
 }
 
-/**
- * The 95% percentile interval of the bootstrap draws, widened when needed to contain the point value: with a
- * skewed bootstrap distribution the plain percentile interval can miss the value it is reported with.
- */
-function interval(draws: number[], value: number): [number, number] {
-  const ok = draws.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  const lo = percentile(ok, 0.025);
-  const hi = percentile(ok, 0.975);
-  if (!Number.isFinite(value)) return [lo, hi];
-  return [Number.isFinite(lo) ? Math.min(lo, value) : value, Number.isFinite(hi) ? Math.max(hi, value) : value];
+/** The names present in a model's stored plots, in the registry's order (unknown names last, as stored). */
+export function orderedPlotNames(plots: object): string[] {
+  const rank = (name: string): number => (PLOT_NAMES.indexOf(name) + 1 || PLOT_NAMES.length + 1) - 1;
+  const present = Object.keys(plots).filter((k) => (plots as Record<string, unknown>)[k] !== undefined);
+  return present.sort((a, b) => rank(a) - rank(b));
 }
 
-/** `Feature Importance`: relative drop (full - without) / |full| of the out-of-fold metric when each feature is removed. */
-export function featureImportance(
-  names: string[],
-  full: RepeatedEvaluator,
-  without: RepeatedEvaluator[],
-  ctx: MetricContext,
-  B: number,
-  rng: Rng,
-): FeatureImportanceEntry[] {
-  const { point, boot } = bootstrapValues([full, ...without], ctx, B, rng);
-  const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
-  return names.map((name, j) => ({
-    name,
-    value: drop(point, j),
-    cis: interval(
-      boot.map((v) => drop(v, j)),
-      drop(point, j),
-    ),
-  }));
-}
+/** The OpenAPI component schemas of the plots: one per kind, and `Plot`, one plot by its name. */
+export const PLOT_SCHEMAS: Record<string, JsonSchema> = {
+  ...Object.fromEntries(PLOT_KINDS.map((k) => [k.schemaName, k.schema])),
+  Plot: {
+    type: 'object',
+    properties: Object.fromEntries(PLOT_KINDS.map((k) => [k.name, { $ref: `#/components/schemas/${k.schemaName}` }])),
+    description: 'plot name -> plot values (more plot names may be added)',
+  },
+};
 
-/** `Progressive Feature Importance`: metric of the first k features as a percentage of the full signature's. */
-export function progressiveImportance(
-  orderedNames: string[],
-  full: RepeatedEvaluator,
-  prefixes: RepeatedEvaluator[],
-  ctx: MetricContext,
-  B: number,
-  rng: Rng,
-): ProgressiveFeatureImportanceEntry[] {
-  const { point, boot } = bootstrapValues([full, ...prefixes], ctx, B, rng);
-  const pct = (v: ArrayLike<number>, k: number): number => (100 * v[k + 1]) / v[0];
-  return prefixes.map((_, k) => ({
-    name: orderedNames.slice(0, k + 1),
-    value: pct(point, k),
-    cis: interval(
-      boot.map((v) => pct(v, k)),
-      pct(point, k),
-    ),
-  }));
-}
-
-/**
- * `Feature Stability`: for every feature of the shown signatures, the fraction of the cross-validation folds (every
- * repeat) whose reference signature of the same selector setting holds the feature or one of its equivalents (its
- * class in the final selection). Listed from the most to the least stable, then in the order the signatures name them.
- */
-export function featureStability(
-  names: (feature: number) => string,
-  shown: readonly (readonly number[])[],
-  classes: readonly (readonly number[])[] | undefined,
-  folds: readonly (readonly number[])[],
-): FeatureStabilityEntry[] {
-  const seen = new Set<number>();
-  const entries: FeatureStabilityEntry[] = [];
-  for (const sig of shown)
-    for (const f of sig) {
-      if (seen.has(f)) continue;
-      seen.add(f);
-      const members = classes?.find((q) => q.includes(f)) ?? [f];
-      const hits = folds.filter((fold) => fold.some((g) => members.includes(g))).length;
-      entries.push({ name: names(f), value: folds.length > 0 ? hits / folds.length : 0 });
-    }
-  return entries
-    .map((e, i) => ({ e, i }))
-    .sort((a, b) => b.e.value - a.e.value || a.i - b.i)
-    .map(({ e }) => e);
-}
+export type { JsonSchema, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';

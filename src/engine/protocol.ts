@@ -1,4 +1,5 @@
 import * as os from 'node:os';
+import { CALIBRATION_THRESHOLD, calibrationReport, crossFitCalibration, fitCalibration, PlattCalibration } from './calibration';
 import { bbcEstimate, configurationsToDrop, Estimate, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
 import { inBagValues, simplicityOrder, TieRule } from './winner';
 import { prepareData } from './data';
@@ -8,12 +9,23 @@ import { buildGrid, Configuration } from './grid';
 import { metricNames } from './metrics';
 import { describeModel } from './models';
 import { outputWidth, TaskData, TaskResult, TaskSpec } from './pipeline';
-import { featureImportance, featureStability, progressiveImportance } from './plots';
+import { computePlots, plannedRefits } from './plots';
 import { createRunner, TaskRunner } from './pool';
 import { Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { createSelector, Selection, SelectorSpec, selectorKey } from './selection';
-import type { AnalysisOutput, AnalysisParameters, EngineDataset, ModelPlots, ModelReport, RunOptions, SavedPipeline } from './types';
+import type {
+  AnalysisOutput,
+  AnalysisParameters,
+  CalibrationFacts,
+  ConfigurationSummary,
+  EngineDataset,
+  ModelPlots,
+  ModelReport,
+  OutOfFoldPredictions,
+  RunOptions,
+  SavedPipeline,
+} from './types';
 import { mlEngine } from './version';
 
 /** Bootstraps for BBC-CV and the plot intervals. */
@@ -118,7 +130,8 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
   const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
   const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
-  const progress = new Progress(cvTasks + keysPlanned * (1 + 2 * maxSig * plotFolds), options.onProgress);
+  const plotModel = { task, classCount: task === 'classification' ? K : 0 };
+  const progress = new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress);
   const runner = createRunner(data, threads, signal);
   let fits = 0;
   try {
@@ -127,6 +140,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const alive = new Set(configs.map((c) => c.index));
     const interpretableAll = configs.filter((c) => c.interpretable).map((c) => c.index);
     const dropping = configs.length >= DROP_MIN_CONFIGURATIONS;
+    const droppedMetric = new Map<number, number>();
     // the reference signature of each selector setting on each training fold (signature sizes, stability)
     const foldSignatures = new Map<string, number[][]>();
     // Fold after fold, pipelined: the selection of the next fold runs in the same batch as the models of this one,
@@ -181,6 +195,11 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
         const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
         for (const c of [...drop].sort((a, b) => a - b)) {
+          // its metric on the samples it was evaluated on, for the leaderboard
+          droppedMetric.set(
+            c,
+            new RepeatedEvaluator(metrics[0], [(oof[c] as Float64Array[])[0]], ctx, rows).evaluate(new Float64Array(rows.length).fill(1)),
+          );
           alive.delete(c);
           oof[c] = null;
           progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
@@ -212,6 +231,31 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     if (params.modelsConsidered === 'all' && !configs[best].interpretable && interpPositions.length > 0) {
       const ib = aliveList[rule.choose(pooled, interpPositions)];
       keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
+    }
+
+    // 2b. Calibration: a winner whose out-of-fold probabilities are poorly calibrated gets Platt scaling, fitted inside
+    // the cross-validation (each fold's predictions calibrated by a map fitted on the other folds'): its column of
+    // the out-of-fold matrix becomes the calibrated predictions, so the estimates, the plots and the out-of-fold
+    // predictions are those of the calibrated model; the final map is fitted on every out-of-fold prediction.
+    const calibrations = new Map<string, { report: CalibrationFacts; map?: PlattCalibration }>();
+    if (task === 'classification') {
+      for (const km of keyed) {
+        const repeats = oof[km.config.index] as Float64Array[];
+        const before = calibrationReport(meanOverRepeats(repeats), prepared.y, K);
+        let entry: { report: CalibrationFacts; map?: PlattCalibration } = { report: before };
+        if (before.ece > CALIBRATION_THRESHOLD) {
+          const crossFitted = repeats.map((p, r) => crossFitCalibration(p, prepared.y, K, plan.assignment[r]));
+          const after = calibrationReport(meanOverRepeats(crossFitted), prepared.y, K);
+          if (after.ece < before.ece) {
+            const pooledY = Float64Array.from({ length: n * repeats.length }, (_, i) => prepared.y[i % n]);
+            const all = new Float64Array(n * W * repeats.length);
+            repeats.forEach((p, r) => all.set(p, r * n * W));
+            entry = { report: { ...after, method: 'platt', uncalibrated: before }, map: fitCalibration(all, pooledY, K) };
+            oof[km.config.index] = crossFitted;
+          }
+        }
+        calibrations.set(km.key, entry);
+      }
     }
 
     // 3. BBC-CV estimates, each bootstrap choosing by the same rule on its in-bag samples.
@@ -258,9 +302,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     progress.add(keyed.length);
     fits += finalSpecs.length;
 
-    // 5. Plots: refits of each final signature without each feature, then on growing prefixes.
+    // 5. Plots (the registry in ./plots), from the configuration's out-of-fold predictions and refits on subsets.
     const signatures = selections.map((sel) => sel.signatures[0]);
-    progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + 2 * sig.length * plotFolds, 0));
+    progress.setTotal(cvTasks + keyed.length + signatures.reduce((s, sig) => s + plannedRefits(plotModel, sig.length, plotFolds), 0));
     const plotFold = Int32Array.from(plan.assignment[0], (f) => f % plotFolds);
     const plotRows = Array.from({ length: plotFolds }, (_, p) => ({
       train: Int32Array.from(all.filter((i) => plotFold[i] !== p)),
@@ -293,33 +337,28 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     };
     const plots: Record<string, ModelPlots> = {};
     for (const [i, km] of keyed.entries()) {
-      const sig = signatures[i];
-      const names = sig.map((f) => prepared.features[f].name);
-      const [full, ...without] = await oofOfSets(km, [sig, ...sig.map((f) => sig.filter((g) => g !== f))], 0);
-      const importance = featureImportance(names, full, without, ctx, BOOTSTRAPS, new Rng(seed, 0x1f1, i));
-      const order = sig.map((_, j) => j).sort((a, b) => importance[b].value - importance[a].value || a - b);
-      const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
-      const prefixes = prefixSets.length > 0 ? await oofOfSets(km, prefixSets, 1000) : [];
-      const progressive = progressiveImportance(
-        order.map((j) => names[j]),
-        full,
-        [...prefixes, full],
-        ctx,
-        BOOTSTRAPS,
-        new Rng(seed, 0x1f2, i),
-      );
-      // Feature Importance is listed from the most to the least important feature.
-      const stability = featureStability(
-        (f) => prepared.features[f].name,
-        selections[i].signatures,
-        selections[i].classes,
-        foldSignatures.get(selectorKey(km.config.selector)) ?? [],
-      );
-      plots[km.key] = {
-        'Feature Importance': order.map((j) => importance[j]),
-        'Progressive Feature Importance': progressive,
-        'Feature Stability': stability,
-      };
+      const repeats = oof[km.config.index] as Float64Array[];
+      const memo = new Map<string, Promise<unknown>>();
+      plots[km.key] = await computePlots({
+        ...plotModel,
+        n,
+        classes,
+        oof: repeats,
+        predictions: meanOverRepeats(repeats),
+        metric: ctx,
+        primaryMetric: metrics[0],
+        bootstraps: BOOTSTRAPS,
+        rng: (stream) => new Rng(seed, stream, i),
+        signature: signatures[i],
+        selection: selections[i],
+        foldSignatures: foldSignatures.get(selectorKey(km.config.selector)) ?? [],
+        featureName: (f) => prepared.features[f].name,
+        refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+        memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+          if (!memo.has(key)) memo.set(key, compute());
+          return memo.get(key) as Promise<T>;
+        },
+      });
     }
 
     // 6. Reports.
@@ -341,23 +380,98 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         performance: estimates[i].estimate,
         performanceCis: estimates[i].cis,
         stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
+        ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
+        ...(calibrations.has(km.key) ? { calibration: calibrations.get(km.key)?.report } : {}),
       };
       if (f.modelView && !empty) report.modelView = f.modelView;
       models[km.key] = report;
-      pipelines[km.key] = finals[i].map((res) => ({ ...(res.pipeline as SavedPipeline), engine: mlEngine() }));
+      const map = calibrations.get(km.key)?.map;
+      pipelines[km.key] = finals[i].map((res) => ({
+        ...(res.pipeline as SavedPipeline),
+        ...(map && !empty ? { calibration: map } : {}),
+        engine: mlEngine(),
+      }));
     });
+    const configurations = leaderboard(configs, pooledOf, droppedMetric, meanSize, keyed, metrics[0], task, K);
+    const ids = sampleIds(dataset);
+    const outOfFold = Object.fromEntries(
+      keyed.map((km): [string, OutOfFoldPredictions] => {
+        const repeats = oof[km.config.index] as Float64Array[];
+        return [
+          km.key,
+          {
+            rows: Array.from(prepared.rows),
+            ...(ids ? { sampleIds: Array.from(prepared.rows, (r) => ids[r]) } : {}),
+            width: W,
+            repeats: repeats.length,
+            values: Array.from(meanOverRepeats(repeats)),
+            y: Array.from(prepared.y),
+            ...(prepared.event ? { event: Array.from(prepared.event) } : {}),
+          },
+        ];
+      }),
+    );
     progress.finish();
     return {
       mlEngine: mlEngine(),
       models,
       plots,
       pipelines,
+      configurations,
+      outOfFold,
       stats: { configurations: configs.length, fits, folds: plan.k, repeats: plan.repeats, dropped: configs.length - alive.size },
     };
   } finally {
     progress.stop();
     await closeQuietly(runner);
   }
+}
+
+/**
+ * Every configuration evaluated, from the highest pooled out-of-fold primary metric to the lowest (those BBCD-CV
+ * dropped: their metric on the samples evaluated when dropped), with the rows the winner rule chose.
+ */
+function leaderboard(
+  configs: Configuration[],
+  pooledOf: Map<number, number>,
+  droppedMetric: Map<number, number>,
+  meanSize: (c: Configuration) => number,
+  keyed: KeyedModel[],
+  metric: string,
+  task: TaskData['task'],
+  K: number,
+): ConfigurationSummary[] {
+  const rows = configs.map((c): ConfigurationSummary => {
+    const dropped = droppedMetric.has(c.index);
+    const key = keyed.find((km) => km.config.index === c.index)?.key;
+    return {
+      configuration: c.index,
+      featureSelection: createSelector(c.selector).describe(task),
+      model: describeModel(c.model, task, K),
+      interpretable: c.interpretable,
+      metric,
+      value: (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number,
+      signatureSize: meanSize(c),
+      droppedEarly: dropped,
+      ...(key ? { modelKey: key } : {}),
+    };
+  });
+  const value = (r: ConfigurationSummary): number => (Number.isFinite(r.value) ? r.value : -Infinity);
+  return rows.sort((a, b) => value(b) - value(a) || a.configuration - b.configuration);
+}
+
+/** The values of the dataset's identifier column (the first), when it has one. */
+function sampleIds(data: EngineDataset): string[] | undefined {
+  const id = data.columns.find((c) => c.type === 'identifier');
+  if (!id || !('codes' in id)) return undefined;
+  return Array.from(id.codes, (c) => (c < 0 ? '' : id.levels[c]));
+}
+
+/** Each sample's prediction averaged over the repeats of the cross-validation. */
+function meanOverRepeats(repeats: Float64Array[]): Float64Array {
+  const mean = new Float64Array(repeats[0].length);
+  for (const r of repeats) for (let i = 0; i < mean.length; i++) mean[i] += r[i] / repeats.length;
+  return mean;
 }
 
 async function closeQuietly(runner: TaskRunner): Promise<void> {

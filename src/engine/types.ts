@@ -4,6 +4,8 @@
  * No Nest, no database, no HTTP in src/engine.
  */
 
+import type { ModelPlots } from './plots';
+
 export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
 
 /** Numerical (and timeToEvent) column: NaN marks a missing value. */
@@ -81,7 +83,43 @@ export interface ModelReport {
    * or one of its equivalents (the values of the `Feature Stability` plot, by feature name).
    */
   stability?: Record<string, number>;
-  modelView?: { featureNames: string[]; coefficients: number[] | number[][] };
+  modelView?: ModelView;
+  /** classification: the class labels, in the order of the probabilities (sorted) */
+  classes?: string[];
+  /** binary classification: the class whose probability the ROC curve, sensitivity and the logistic log-odds are of */
+  positiveClass?: string;
+  /** classification: how well the out-of-fold probabilities are calibrated, and whether they were calibrated */
+  calibration?: CalibrationFacts;
+}
+
+export interface CalibrationFacts {
+  /** Brier score of the out-of-fold probabilities (binary: of the positive class; more: summed over the classes) */
+  brier: number;
+  /** expected calibration error over 10 bins (binary: of the positive class; more: mean over the classes one-vs-rest) */
+  ece: number;
+  /** present when the model's probabilities are calibrated: the values above are then those of the calibrated ones */
+  method?: 'platt';
+  /** the values before calibration */
+  uncalibrated?: { brier: number; ece: number };
+}
+
+/** The coefficients of a linear model (ridge, logistic, Cox). */
+export interface ModelView {
+  /** the design columns: `feature`, or `feature=level` for a level of a categorical feature (against its mode) */
+  featureNames: string[];
+  /** on the standardized design columns (one array per class for multinomial logistic regression) */
+  coefficients: number[] | number[][];
+  /**
+   * The linear predictor (the value of ridge regression, the log-odds of the positive class of binary logistic
+   * regression, each class's softmax score of multinomial, the risk score of Cox regression) is intercept + sum originalCoefficients[j] x (the feature's value, or 1 when the level is present).
+   */
+  intercept?: number | number[];
+  /** per unit of each numerical feature, per level of a categorical one */
+  originalCoefficients?: number[] | number[][];
+  /** Cox: the hazard ratio per unit of each feature (exp of originalCoefficients) */
+  hazardRatios?: number[];
+  /** logistic regression: the class whose log-odds each row of coefficients gives (binary: the positive class) */
+  classes?: string[];
 }
 
 export interface FeatureImportanceEntry {
@@ -102,11 +140,8 @@ export interface FeatureStabilityEntry {
   value: number;
 }
 
-export interface ModelPlots {
-  'Feature Importance'?: FeatureImportanceEntry[];
-  'Progressive Feature Importance'?: ProgressiveFeatureImportanceEntry[];
-  'Feature Stability'?: FeatureStabilityEntry[];
-}
+/** The plots of one model by name: the registry (./plots.ts) says which exist and each one's value. */
+export type { ModelPlots };
 
 /**
  * A fitted pipeline (preprocessing + selected features + model) as stored with a result: plain JSON.
@@ -124,6 +159,8 @@ export interface SavedPipeline {
   model: Record<string, unknown>;
   /** `signet-engine <semver>` that fitted it */
   engine?: string;
+  /** classification: Platt scaling applied to the model's probabilities */
+  calibration?: { method: 'platt'; a: number[]; b: number[] };
 }
 
 export interface AnalysisOutput {
@@ -137,6 +174,10 @@ export interface AnalysisOutput {
    * (index = the prediction's signatureIndex; 0 is the reference signature).
    */
   pipelines: Record<string, SavedPipeline[]>;
+  /** every configuration evaluated, from the highest pooled out-of-fold primary metric (the leaderboard) */
+  configurations: ConfigurationSummary[];
+  /** the out-of-fold predictions of each model key's configuration (those its estimate and plots come from) */
+  outOfFold: Record<string, OutOfFoldPredictions>;
   /** Diagnostics for benchmarks and logs. */
   stats: {
     configurations: number;
@@ -148,10 +189,50 @@ export interface AnalysisOutput {
   };
 }
 
+/** One configuration of the grid as the analysis evaluated it. */
+export interface ConfigurationSummary {
+  /** its index in the grid */
+  configuration: number;
+  featureSelection: string;
+  model: string;
+  interpretable: boolean;
+  /** the primary metric's name */
+  metric: string;
+  /** pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped */
+  value: number;
+  /** mean size of its selector's signature over the training folds */
+  signatureSize: number;
+  /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
+  droppedEarly: boolean;
+  /** the model key of the result it became (best, interpretable) */
+  modelKey?: string;
+}
+
+/** The out-of-fold predictions of a configuration, each sample's averaged over the repeats of the cross-validation. */
+export interface OutOfFoldPredictions {
+  /** the dataset row of each sample analysed (samples without an outcome are left out) */
+  rows: number[];
+  /** the dataset's identifier column, when it has one */
+  sampleIds?: string[];
+  /** values per sample: class probabilities (classification), 1 otherwise */
+  width: number;
+  repeats: number;
+  /** rows x width */
+  values: number[];
+  /** the outcome: class index, value or time */
+  y: number[];
+  /** survival: 1 = event, 0 = censored */
+  event?: number[];
+}
+
 export interface PredictionRow {
   row: number;
   /** class label (classification), value (regression), risk score (survival: higher = earlier event) */
   prediction: string | number;
   probabilities?: Record<string, number>;
   risk?: number;
+  /** survival (Cox models): the predicted probability of surviving past each time asked for */
+  survival?: { time: number; probability: number }[];
+  /** survival (Cox models): the first time at which the predicted survival falls to 0.5 or below, when it does */
+  medianSurvivalTime?: number;
 }

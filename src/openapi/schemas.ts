@@ -1,4 +1,5 @@
 import type { ReferenceObject, SchemaObject } from '@nestjs/swagger';
+import { PLOT_SCHEMAS } from '../engine/plots';
 
 type Schema = SchemaObject | ReferenceObject;
 
@@ -182,8 +183,38 @@ export const PAYLOAD_SCHEMAS = {
         {
           featureNames: arrayOf(str()),
           coefficients: { oneOf: [arrayOf(num()), arrayOf(arrayOf(num()))] },
+          intercept: {
+            oneOf: [num(), arrayOf(num())],
+            description:
+              'with originalCoefficients: the linear predictor is intercept + sum of coefficient x value (one per class of a multinomial model)',
+          },
+          originalCoefficients: {
+            oneOf: [arrayOf(num()), arrayOf(arrayOf(num()))],
+            description: 'per unit of each numerical feature, per level (against the reference level) of a categorical one',
+          },
+          hazardRatios: { ...arrayOf(num()), description: 'Cox models: hazard ratio per unit of each feature' },
+          classes: {
+            ...arrayOf(str()),
+            description: 'logistic models: the class of each row of coefficients (binary: the positive class)',
+          },
         },
         ['featureNames', 'coefficients'],
+      ),
+      classes: { ...arrayOf(str()), description: 'classification: the class labels, in the order of the probabilities' },
+      positiveClass: str('binary classification: the class the ROC curve, sensitivity and the log-odds are of'),
+      calibration: obj(
+        {
+          brier: num('Brier score of the out-of-fold probabilities'),
+          ece: num('expected calibration error (10 bins) of the out-of-fold probabilities'),
+          method: {
+            type: 'string',
+            enum: ['platt'],
+            description: 'present when the probabilities are calibrated (the values above are then after it)',
+          },
+          uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
+        },
+        ['brier', 'ece'],
+        'classification: how well the probabilities are calibrated',
       ),
     },
     ['preprocessing', 'featureSelection', 'model', 'signatures', 'performance'],
@@ -199,30 +230,54 @@ export const PAYLOAD_SCHEMAS = {
     },
     ['analysisId', 'parameters', 'mlEngine', 'startTime', 'executionTimeInSeconds', 'models'],
   ),
-  FeatureImportance: arrayOf(obj({ name: str('the feature removed'), value: num(), cis: CIS }, ['name', 'value', 'cis'])),
-  ProgressiveFeatureImportance: arrayOf(
-    obj({ name: arrayOf(str()), value: num(), cis: CIS }, ['name', 'value', 'cis'], 'features added one at a time'),
-  ),
-  FeatureStability: arrayOf(
-    obj(
-      { name: str('a feature of a shown signature'), value: { type: 'number', minimum: 0, maximum: 1 } },
-      ['name', 'value'],
-      'fraction of the cross-validation folds whose signature held the feature or one of its equivalents',
-    ),
-  ),
-  /** One plot by its name: `{ "Feature Importance": [...] }`. */
-  Plot: {
-    type: 'object',
-    properties: {
-      'Feature Importance': ref('FeatureImportance'),
-      'Progressive Feature Importance': ref('ProgressiveFeatureImportance'),
-      'Feature Stability': ref('FeatureStability'),
-    },
-    description: 'plot name -> plot values (more plot names may be added)',
-  },
+  /** One schema per plot kind and `Plot` (one plot by its name), from the engine's plot registry. */
+  ...(PLOT_SCHEMAS as Record<never, SchemaObject>),
   AvailablePlots: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(str()) }, ['analysisId', 'modelKey', 'plots']),
   PlotOne: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plot: ref('Plot') }, ['analysisId', 'modelKey', 'plot']),
   PlotAll: obj({ analysisId: id('echoed'), modelKey: str('echoed'), plots: arrayOf(ref('Plot')) }, ['analysisId', 'modelKey', 'plots']),
+  /** A row of the leaderboard (decisions beyond api-v1: the configurations an analysis evaluated). */
+  Configuration: obj(
+    {
+      rank: int('1 for the highest metric'),
+      configuration: int('index in the grid of the thoroughness'),
+      featureSelection: str('feature-selection algorithm and settings'),
+      model: str('statistical model and settings'),
+      interpretable: { type: 'boolean' },
+      metric: str('the primary metric'),
+      value: {
+        type: 'number',
+        nullable: true,
+        description: 'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped',
+      },
+      signatureSize: num('mean size of its selector signature over the training folds'),
+      droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
+      modelKey: { type: 'string', enum: ['best', 'interpretable'], description: 'the model of the result it became' },
+    },
+    ['rank', 'configuration', 'featureSelection', 'model', 'interpretable', 'metric', 'value', 'signatureSize', 'droppedEarly'],
+  ),
+  ConfigurationPage: page('Configuration', { analysisId: id('echoed') }),
+  OutOfFoldPredictions: obj(
+    {
+      analysisId: id('echoed'),
+      modelKey: str('echoed'),
+      repeats: int('repeats of the cross-validation: each prediction is the mean over them'),
+      predictions: arrayOf(
+        obj(
+          {
+            row: int('zero-based row of the dataset'),
+            sampleId: str('the sample id, when the dataset has an identifier feature'),
+            actual: { oneOf: [str('class label'), num('value or time')] },
+            event: int('survival: 1 = event, 0 = censored'),
+            prediction: { oneOf: [str('class of highest probability'), num('value or risk score')] },
+            probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
+            risk: num('survival: higher is an earlier event'),
+          },
+          ['row', 'actual', 'prediction'],
+        ),
+      ),
+    },
+    ['analysisId', 'modelKey', 'repeats', 'predictions'],
+  ),
   PredictionRef: obj({ predictionId: id('the prediction started') }, ['predictionId']),
   Prediction: obj(
     {
@@ -253,6 +308,13 @@ export const PAYLOAD_SCHEMAS = {
             prediction: { oneOf: [str('class label'), num('value or risk score')] },
             probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
             risk: num('survival: higher is an earlier event'),
+            survival: {
+              ...arrayOf(
+                obj({ time: num(), probability: num('predicted probability of surviving past the time') }, ['time', 'probability']),
+              ),
+              description: 'survival (Cox models): at the times of the predict body, default the quartiles of the training times',
+            },
+            medianSurvivalTime: num('survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does'),
           },
           ['row', 'prediction'],
         ),

@@ -2,15 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AnalysesService } from '../analyses/analyses.service';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
-import type { ModelPlots } from '../engine/types';
-
-/** Plot names in the order clients see them (api-v1's Plot resource). */
-const ORDER = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
-
-function names(plots: ModelPlots): string[] {
-  const present = Object.keys(plots).filter((k) => Array.isArray((plots as Record<string, unknown>)[k]));
-  return present.sort((a, b) => (ORDER.indexOf(a) + 1 || 99) - (ORDER.indexOf(b) + 1 || 99));
-}
+import { orderedPlotNames as names } from '../engine/plots';
 
 @Injectable()
 export class PlotsService {

@@ -3,9 +3,9 @@ import { EngineInputError, predict } from '../engine';
 import type { EngineDataset, PredictionRow, SavedPipeline } from '../engine/types';
 
 /** Applies a saved pipeline to a dataset off the main thread; posts `{ rows }` or `{ error, input }`. */
-const { pipeline, data } = workerData as { pipeline: SavedPipeline; data: EngineDataset };
+const { pipeline, data, times } = workerData as { pipeline: SavedPipeline; data: EngineDataset; times?: number[] };
 try {
-  const rows: PredictionRow[] = predict(pipeline, data);
+  const rows: PredictionRow[] = predict(pipeline, data, { times });
   parentPort?.postMessage({ rows });
 } catch (e) {
   const input = e instanceof EngineInputError;

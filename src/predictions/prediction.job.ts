@@ -52,17 +52,22 @@ export class PredictionJob implements OnModuleInit {
   }
 
   private async predict(predictionId: string, signal: AbortSignal): Promise<ResultRow[]> {
-    const [p]: { analysis_id: string; dataset_id: string; model_key: string; signature_index: number }[] = await this.db.query(
-      'SELECT analysis_id, dataset_id, model_key, signature_index FROM predictions WHERE id = $1',
-      [predictionId],
-    );
+    const [p]: { analysis_id: string; dataset_id: string; model_key: string; signature_index: number; survival_times: number[] | null }[] =
+      await this.db.query('SELECT analysis_id, dataset_id, model_key, signature_index, survival_times FROM predictions WHERE id = $1', [
+        predictionId,
+      ]);
     // deleted meanwhile: its job row went with it, and the runner drops this run
     if (!p) throw new Error(`prediction ${predictionId} is gone`);
     const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);
     if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
     const data = await this.columns.loadForEngine(String(p.dataset_id));
     const ids = sampleIds(data);
-    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(SCRIPT, { pipeline, data }, { signal });
+    const times = p.survival_times ?? undefined;
+    const out = await runInWorker<{ rows?: PredictionRow[]; error?: string; input?: boolean }>(
+      SCRIPT,
+      { pipeline, data, times },
+      { signal },
+    );
     if (out.error !== undefined) {
       if (out.input) throw new JobFailure(Codes.PredictionInputRejected, out.error);
       throw new Error(out.error); // retried; fails with predictionFailed after the last attempt

@@ -22,6 +22,7 @@ export class PredictionsController {
     Codes.SignatureIndexUnavailable,
     Codes.PredictionColumnsMissing,
     Codes.TooManyQueuedJobs,
+    Codes.UnknownField,
   )
   @Post('analysis/:analysisId/predict/:datasetId')
   @HttpCode(200)

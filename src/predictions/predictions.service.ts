@@ -72,15 +72,20 @@ export class PredictionsService {
         `signatureIndex ${signatureIndex}: the model "${dto.modelKey}" shows ${signatures.length} signature${signatures.length === 1 ? '' : 's'} (0 to ${signatures.length - 1})`,
       );
     }
+    if (dto.times !== undefined) {
+      const pipeline = await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex);
+      if (pipeline?.task !== 'survival')
+        throw new ApiError(Codes.UnknownField, 'times applies to survival models only: this model predicts no survival probabilities');
+    }
     return this.db.transaction(async (tx) => {
       // both stay until this commits (a concurrent delete waits, then takes the prediction with it)
       await keepRow(tx, 'analyses', analysisId, new ApiError(Codes.AnalysisNotFound));
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
       await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId, tx);
       const [row] = await tx.query(
-        `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index)
-         VALUES ($1, $2, $3, $4, $5) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
-        [analysisId, datasetId, userId, dto.modelKey, signatureIndex],
+        `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index, survival_times)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
+        [analysisId, datasetId, userId, dto.modelKey, signatureIndex, dto.times === undefined ? null : JSON.stringify(dto.times)],
       );
       const predictionId = String(row.id);
       await this.jobs.enqueue('prediction', { predictionId }, { projectId: String(row.project_id), manager: tx });
@@ -132,25 +137,37 @@ export class PredictionsService {
     };
   }
 
-  /** The result as CSV: row, sampleId (when any), prediction, one probability column per class, risk. */
+  /** The result as CSV: row, sampleId (when any), prediction, one probability column per class, risk, survival:<time>..., medianSurvivalTime. */
   async resultCsv(predictionId: string): Promise<string> {
     const result = await this.result(predictionId);
     const rows = result.predictions;
     const classes = [...new Set(rows.flatMap((r) => Object.keys(r.probabilities ?? {})))].sort();
     const hasSample = rows.some((r) => r.sampleId !== undefined);
     const hasRisk = rows.some((r) => r.risk !== undefined);
+    // survival models: the same times on every row
+    const times = rows.find((r) => r.survival)?.survival?.map((s) => s.time) ?? [];
     const header = [
       'row',
       ...(hasSample ? ['sampleId'] : []),
       'prediction',
       ...classes.map((c) => `probability:${c}`),
       ...(hasRisk ? ['risk'] : []),
+      ...times.map((t) => `survival:${t}`),
+      ...(times.length ? ['medianSurvivalTime'] : []),
     ];
     const cell = csvCell;
     const lines = [header.map(cell).join(',')];
     for (const r of rows) {
       lines.push(
-        [r.row, ...(hasSample ? [r.sampleId] : []), r.prediction, ...classes.map((c) => r.probabilities?.[c]), ...(hasRisk ? [r.risk] : [])]
+        [
+          r.row,
+          ...(hasSample ? [r.sampleId] : []),
+          r.prediction,
+          ...classes.map((c) => r.probabilities?.[c]),
+          ...(hasRisk ? [r.risk] : []),
+          ...times.map((_, k) => r.survival?.[k]?.probability),
+          ...(times.length ? [r.medianSurvivalTime] : []),
+        ]
           .map(cell)
           .join(','),
       );

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """
 The whole journey on the breast-cancer dataset of the repository's test/data: login, project, upload,
-dataset, a preliminary analysis waited for with progress, the result and both plots, a prediction and its
+dataset, a preliminary analysis waited for with progress, the result and its plots, a prediction and its
 rows (JSON and CSV).
 
     SIGNET_URL=http://localhost:8080 SIGNET_USERNAME=admin SIGNET_PASSWORD=... python3 examples/journey.py

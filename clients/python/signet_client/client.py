@@ -34,6 +34,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, T
 
 from .types import (
     Analysis,
+    ConfigurationPage,
+    OutOfFoldPredictions,
     AnalysisCheck,
     AnalysisPage,
     AnalysisResult,
@@ -485,6 +487,22 @@ class SignetClient:
     def delete_analysis(self, analysis_id: str) -> Analysis:
         """Deletes (and stops, if running) an analysis; returns it as it was."""
         return cast(Analysis, self._post(f"/analysis/{_id(analysis_id)}/delete", "Delete analysis"))
+
+    def get_configurations(self, analysis_id: str, offset: int = 0, count: int = 100) -> ConfigurationPage:
+        """The leaderboard: every configuration the analysis evaluated, from the highest pooled out-of-fold metric."""
+        path = f"/analysis/{_id(analysis_id)}/configurations/{int(offset)}/{int(count)}"
+        return cast(ConfigurationPage, self._get(path, "Get configurations"))
+
+    def get_out_of_fold_predictions(self, analysis_id: str, model_key: str = "best") -> OutOfFoldPredictions:
+        """The out-of-fold predictions the model's estimate was computed from, per sample, beside the actual outcome."""
+        path = f"/analysis/{_id(analysis_id)}/outOfFoldPredictions"
+        return cast(OutOfFoldPredictions, self._get(path, "Get out-of-fold predictions", query={"modelKey": model_key}))
+
+    def get_out_of_fold_predictions_csv(self, analysis_id: str, model_key: str = "best") -> str:
+        """The out-of-fold predictions as CSV text."""
+        path = f"/analysis/{_id(analysis_id)}/outOfFoldPredictions"
+        query = {"modelKey": model_key, "format": "csv"}
+        return cast(str, self._get(path, "Get out-of-fold predictions", query=query, raw=True))
 
     # ---- plots (GET with a query string, or POST with a JSON body: the same answer) --------------
 

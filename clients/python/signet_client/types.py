@@ -298,6 +298,63 @@ class PredictionPage(TypedDict):
     data: List[Prediction]
 
 
+class _ConfigurationBase(TypedDict):
+    #: 1 for the highest metric
+    rank: int
+    #: index in the grid of the thoroughness
+    configuration: int
+    featureSelection: str
+    model: str
+    interpretable: bool
+    #: the primary metric
+    metric: str
+    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped)
+    value: Union[float, None]
+    #: mean size of its selector's signature over the training folds
+    signatureSize: float
+    #: BBCD-CV stopped evaluating it
+    droppedEarly: bool
+
+
+class Configuration(_ConfigurationBase, total=False):
+    #: "best" or "interpretable": the model of the result it became
+    modelKey: str
+
+
+class ConfigurationPage(TypedDict):
+    analysisId: str
+    offset: int
+    totalCount: int
+    data: List[Configuration]
+
+
+class _OutOfFoldRowBase(TypedDict):
+    #: zero-based row of the dataset
+    row: int
+    #: the class label, value or time
+    actual: Union[str, float]
+    #: the class of highest probability, the value or the risk score
+    prediction: Union[str, float]
+
+
+class OutOfFoldRow(_OutOfFoldRowBase, total=False):
+    sampleId: str
+    #: survival: 1 = event, 0 = censored
+    event: int
+    #: class -> probability
+    probabilities: Dict[str, float]
+    #: survival: higher is an earlier event
+    risk: float
+
+
+class OutOfFoldPredictions(TypedDict):
+    analysisId: str
+    modelKey: str
+    #: repeats of the cross-validation: each prediction is the mean over them
+    repeats: int
+    predictions: List[OutOfFoldRow]
+
+
 class _PredictionRowBase(TypedDict):
     #: zero-based row of the dataset
     row: int

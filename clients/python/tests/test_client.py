@@ -75,6 +75,8 @@ OPERATIONS = {
     ("post", "/image/{taskId}/add"): "image_upload_add_sample",
     ("get", "/image/{taskId}/commit"): "image_upload_commit",
     ("get", "/image/{taskId}/status"): "get_image_upload_status",
+    ("get", "/analysis/{analysisId}/configurations/{offset}/{count}"): "get_configurations",
+    ("get", "/analysis/{analysisId}/outOfFoldPredictions"): "get_out_of_fold_predictions",
 }
 
 
@@ -268,7 +270,17 @@ class JourneyTest(unittest.TestCase):
         for metric, value in best["performance"].items():
             self.assertIsInstance(value, float)
             self.assertIn(f"estimate {metric}: {value:.3f}", text)
-        plots = ["Feature Importance", "Feature Stability", "Progressive Feature Importance"]
+        plots = sorted(
+            [
+                "Feature Importance",
+                "Progressive Feature Importance",
+                "Feature Stability",
+                "ROC Curve",
+                "Calibration",
+                "Confusion Matrix",
+                "Probabilities",
+            ]
+        )
         self.assertEqual(sorted(seen["plots"]), plots)
         self.assertEqual(sorted(k for p in seen["allPlots"] for k in p), plots)
         self.assertEqual(len(seen["predictions"]), 569)
@@ -282,6 +294,12 @@ class JourneyTest(unittest.TestCase):
             self.assertEqual(c.get_analyses(seen["projectId"])["data"][0]["analysisId"], analysis_id)
             self.assertEqual(c.available_plots(analysis_id, "best", method="POST"), c.available_plots(analysis_id, "best"))
             self.assertEqual(c.get_plots(analysis_id, "best", method="POST"), c.get_plots(analysis_id, "best"))
+            board = c.get_configurations(analysis_id, 0, 500)
+            self.assertEqual([row["rank"] for row in board["data"]], list(range(1, board["totalCount"] + 1)))
+            self.assertEqual([row["modelKey"] for row in board["data"] if row.get("modelKey") == "best"], ["best"])
+            oof = c.get_out_of_fold_predictions(analysis_id)
+            self.assertEqual((oof["modelKey"], len(oof["predictions"])), ("best", 569))
+            self.assertEqual(len(c.get_out_of_fold_predictions_csv(analysis_id).splitlines()), 570)
             plot = c.get_plot(analysis_id, "best", "Feature Importance", method="POST")
             self.assertEqual((plot["analysisId"], plot["modelKey"], list(plot["plot"])), (analysis_id, "best", ["Feature Importance"]))
             checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "no-such-feature"})

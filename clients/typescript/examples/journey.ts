@@ -71,8 +71,9 @@ export async function journey(o: JourneyOptions) {
   for (const name of names) {
     const { plot } = await client.plot(analysisId, 'best', name);
     const values = plot[name as keyof typeof plot];
-    plots[name] = values?.length ?? 0;
-    print(`plot ${name}: ${plots[name]} points`);
+    // most plots are lists; the confusion matrix is one object
+    plots[name] = Array.isArray(values) ? values.length : values ? 1 : 0;
+    print(`plot ${name}: ${plots[name]} ${Array.isArray(values) ? 'entries' : 'object'}`);
   }
 
   // the model applied to the same file (a new dataset would be scored the same way)

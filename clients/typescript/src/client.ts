@@ -33,6 +33,8 @@ export type PlotOne = Schemas['PlotOne'];
 export type PlotAll = Schemas['PlotAll'];
 export type Prediction = Schemas['Prediction'];
 export type PredictionPage = Schemas['PredictionPage'];
+export type ConfigurationPage = Schemas['ConfigurationPage'];
+export type OutOfFoldPredictions = Schemas['OutOfFoldPredictions'];
 export type PredictionStatus = Schemas['PredictionStatus'];
 export type PredictionResult = Schemas['PredictionResult'];
 export type AnalyzeParameters = Schemas['AnalyzeDto'];
@@ -100,6 +102,8 @@ export const OPERATION_METHODS = {
   analysesStatus: 'analysisStatus',
   analysesResult: 'analysisResult',
   analysesDelete: 'deleteAnalysis',
+  resultDetailsConfigurations: 'configurations',
+  resultDetailsOutOfFold: 'outOfFoldPredictions',
   plotsAvailableByQuery: 'availablePlots',
   plotsAvailableByBody: 'availablePlotsByBody',
   plotsPlotByQuery: 'plot',
@@ -424,6 +428,24 @@ export class SignetClient {
       this.api.POST('/api/public/v1/analysis/{analysisId}/delete', { params: { path: { analysisId } } }),
     );
   }
+  /** A page of the leaderboard: every configuration the analysis evaluated, from the highest pooled out-of-fold metric. */
+  async configurations(analysisId: string, offset = 0, count = 100): Promise<ConfigurationPage> {
+    return this.call(
+      'GET configurations',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/configurations/{offset}/{count}', {
+        params: { path: { analysisId, offset, count } },
+      }),
+    );
+  }
+
+  /** The out-of-fold predictions of a model, per sample, beside the actual outcome (JSON). */
+  async outOfFoldPredictions(analysisId: string, modelKey: string): Promise<OutOfFoldPredictions> {
+    return this.call(
+      'GET outOfFoldPredictions',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/outOfFoldPredictions', { params: { path: { analysisId }, query: { modelKey } } }),
+    );
+  }
+
 
   // --- plots (each as GET with a query, and as POST with a JSON body: the same answers)
 

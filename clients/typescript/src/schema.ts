@@ -497,6 +497,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/analysis/{analysisId}/configurations/{offset}/{count}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every configuration the analysis evaluated, from the highest pooled out-of-fold primary metric */
+        get: operations["resultDetailsConfigurations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/outOfFoldPredictions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The out-of-fold predictions of a model, per sample (JSON, or CSV with format=csv) */
+        get: operations["resultDetailsOutOfFold"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/analysis/{analysisId}/availablePlots": {
         parameters: {
             query?: never;
@@ -807,6 +841,8 @@ export interface components {
              * @default 0
              */
             signatureIndex?: number;
+            /** @description survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times) */
+            times?: number[];
         };
         RegressionOutcome: {
             /** @description the numerical feature to predict */
@@ -1088,6 +1124,35 @@ export interface components {
             modelView?: {
                 featureNames: string[];
                 coefficients: number[] | number[][];
+                /** @description with originalCoefficients: the linear predictor is intercept + sum of coefficient x value (one per class of a multinomial model) */
+                intercept?: number | number[];
+                /** @description per unit of each numerical feature, per level (against the reference level) of a categorical one */
+                originalCoefficients?: number[] | number[][];
+                /** @description Cox models: hazard ratio per unit of each feature */
+                hazardRatios?: number[];
+                /** @description logistic models: the class of each row of coefficients (binary: the positive class) */
+                classes?: string[];
+            };
+            /** @description classification: the class labels, in the order of the probabilities */
+            classes?: string[];
+            /** @description binary classification: the class the ROC curve, sensitivity and the log-odds are of */
+            positiveClass?: string;
+            /** @description classification: how well the probabilities are calibrated */
+            calibration?: {
+                /** @description Brier score of the out-of-fold probabilities */
+                brier: number;
+                /** @description expected calibration error (10 bins) of the out-of-fold probabilities */
+                ece: number;
+                /**
+                 * @description present when the probabilities are calibrated (the values above are then after it)
+                 * @enum {string}
+                 */
+                method?: "platt";
+                /** @description before calibration */
+                uncalibrated?: {
+                    brier: number;
+                    ece: number;
+                };
             };
         };
         AnalysisResult: {
@@ -1125,11 +1190,140 @@ export interface components {
             name: string;
             value: number;
         }[];
+        /** @description one curve per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
+        RocCurve: {
+            /** @description the class called positive (the others negative) */
+            class: string;
+            /** @description area under the curve of the out-of-fold probabilities */
+            auc: number;
+            /** @description 95% interval (lower, upper) */
+            cis: number[];
+            /** @description from (0, 0) to (1, 1), at most 201 points */
+            points: {
+                fpr: number;
+                tpr: number;
+                /** @description probability at or above which a sample is called positive (absent at (0, 0)) */
+                threshold?: number;
+            }[];
+            /** @description 95% bootstrap band of the true-positive rate at false-positive rates 0, 0.02, ..., 1 */
+            band: {
+                fpr: number;
+                tpr: number;
+                /** @description 95% interval (lower, upper) */
+                cis: number[];
+            }[];
+        }[];
+        /** @description one entry per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
+        Calibration: {
+            class: string;
+            /** @description the non-empty bins among 10 of width 0.1 */
+            bins: {
+                lower: number;
+                upper: number;
+                count: number;
+                meanPredicted: number;
+                /** @description fraction of the samples of the bin that are of the class */
+                observed: number;
+                /** @description 95% interval (lower, upper) */
+                cis: number[];
+            }[];
+            /** @description Brier score */
+            brier: number;
+            /** @description expected calibration error over the 10 bins */
+            ece: number;
+        }[];
+        /** @description true class x predicted class (highest out-of-fold probability) */
+        ConfusionMatrix: {
+            classes: string[];
+            /** @description counts[t][p]: samples of true class classes[t] predicted as classes[p] */
+            counts: number[][];
+            perClass: {
+                class: string;
+                count: number;
+                sensitivity: number;
+                /** @description 95% interval (lower, upper) */
+                sensitivityCis: number[];
+                /** @description absent when no sample is predicted as the class */
+                precision?: number;
+                /** @description 95% interval (lower, upper) */
+                precisionCis?: number[];
+            }[];
+        };
+        /** @description out-of-fold probabilities of each class among the samples of each true class */
+        Probabilities: {
+            trueClass: string;
+            /** @description samples of the true class */
+            count: number;
+            /** @description one per class, in the order of the classes */
+            probabilities: {
+                /** @description the class whose probability this is */
+                class: string;
+                mean: number;
+                min: number;
+                q1: number;
+                median: number;
+                q3: number;
+                max: number;
+                /** @description per sample (at most 1000, chosen at random beyond) */
+                values: number[];
+            }[];
+        }[];
+        PredictedVsActual: {
+            /** @description one per sample (at most 1000, chosen at random beyond) */
+            points: {
+                actual: number;
+                predicted: number;
+            }[];
+            /** @description of the least-squares line actual = intercept + slope x predicted */
+            intercept: number;
+            /** @description 95% interval (lower, upper) */
+            interceptCis: number[];
+            slope: number;
+            /** @description 95% interval (lower, upper) */
+            slopeCis: number[];
+            /** @description 1 - SSE / SST of the predictions around the identity line */
+            rSquared: number;
+            /** @description 95% interval (lower, upper) */
+            rSquaredCis: number[];
+            /** @description mean of predicted - actual */
+            meanError: number;
+        };
+        /** @description Kaplan-Meier curves of the low, middle and high thirds of the out-of-fold risk scores, with the log-rank test */
+        KaplanMeierByRiskGroup: {
+            groups: {
+                /** @enum {string} */
+                group: "low" | "middle" | "high";
+                count: number;
+                events: number;
+                /** @description lowest and highest risk score */
+                riskRange: number[];
+                curve: {
+                    time: number;
+                    atRisk: number;
+                    events: number;
+                    censored: number;
+                    survival: number;
+                    /** @description 95% interval (Greenwood, log scale, as R's survfit); absent where undefined */
+                    cis?: number[];
+                }[];
+            }[];
+            logRank: {
+                chiSquare: number;
+                df: number;
+                pValue: number;
+            };
+        };
         /** @description plot name -> plot values (more plot names may be added) */
         Plot: {
             "Feature Importance"?: components["schemas"]["FeatureImportance"];
             "Progressive Feature Importance"?: components["schemas"]["ProgressiveFeatureImportance"];
             "Feature Stability"?: components["schemas"]["FeatureStability"];
+            "ROC Curve"?: components["schemas"]["RocCurve"];
+            Calibration?: components["schemas"]["Calibration"];
+            "Confusion Matrix"?: components["schemas"]["ConfusionMatrix"];
+            Probabilities?: components["schemas"]["Probabilities"];
+            "Predicted vs Actual"?: components["schemas"]["PredictedVsActual"];
+            "Kaplan-Meier by Risk Group"?: components["schemas"]["KaplanMeierByRiskGroup"];
         };
         AvailablePlots: {
             /**
@@ -1160,6 +1354,69 @@ export interface components {
             /** @description echoed */
             modelKey: string;
             plots: components["schemas"]["Plot"][];
+        };
+        Configuration: {
+            /** @description 1 for the highest metric */
+            rank: number;
+            /** @description index in the grid of the thoroughness */
+            configuration: number;
+            /** @description feature-selection algorithm and settings */
+            featureSelection: string;
+            /** @description statistical model and settings */
+            model: string;
+            interpretable: boolean;
+            /** @description the primary metric */
+            metric: string;
+            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped */
+            value: number | null;
+            /** @description mean size of its selector signature over the training folds */
+            signatureSize: number;
+            /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
+            droppedEarly: boolean;
+            /**
+             * @description the model of the result it became
+             * @enum {string}
+             */
+            modelKey?: "best" | "interpretable";
+        };
+        ConfigurationPage: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed from the request */
+            offset: number;
+            /** @description items in the whole list */
+            totalCount: number;
+            data: components["schemas"]["Configuration"][];
+        };
+        OutOfFoldPredictions: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed */
+            modelKey: string;
+            /** @description repeats of the cross-validation: each prediction is the mean over them */
+            repeats: number;
+            predictions: {
+                /** @description zero-based row of the dataset */
+                row: number;
+                /** @description the sample id, when the dataset has an identifier feature */
+                sampleId?: string;
+                actual: string | number;
+                /** @description survival: 1 = event, 0 = censored */
+                event?: number;
+                prediction: string | number;
+                /** @description class -> probability */
+                probabilities?: {
+                    [key: string]: number;
+                };
+                /** @description survival: higher is an earlier event */
+                risk?: number;
+            }[];
         };
         PredictionRef: {
             /**
@@ -1233,6 +1490,14 @@ export interface components {
                 };
                 /** @description survival: higher is an earlier event */
                 risk?: number;
+                /** @description survival (Cox models): at the times of the predict body, default the quartiles of the training times */
+                survival?: {
+                    time: number;
+                    /** @description predicted probability of surviving past the time */
+                    probability: number;
+                }[];
+                /** @description survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does */
+                medianSurvivalTime?: number;
             }[];
         };
         /** @description the answer to a request the service refused or could not carry out (HTTP 200) */
@@ -1421,6 +1686,22 @@ export interface components {
         };
         /** @description the success envelope with a AnalysisResult, or the error envelope (status tells which) */
         AnalysisResultResponse: components["schemas"]["AnalysisResultSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ConfigurationPage */
+        ConfigurationPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ConfigurationPage"];
+        };
+        /** @description the success envelope with a ConfigurationPage, or the error envelope (status tells which) */
+        ConfigurationPageResponse: components["schemas"]["ConfigurationPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a OutOfFoldPredictions */
+        OutOfFoldPredictionsSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["OutOfFoldPredictions"];
+        };
+        /** @description the success envelope with a OutOfFoldPredictions, or the error envelope (status tells which) */
+        OutOfFoldPredictionsResponse: components["schemas"]["OutOfFoldPredictionsSuccess"] | components["schemas"]["ErrorEnvelope"];
         /** @description success, with a AvailablePlots */
         AvailablePlotsSuccess: {
             /** @enum {string} */
@@ -3224,6 +3505,139 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AnalysisResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    resultDetailsConfigurations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+                offset: number;
+                count: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-1`: bad pagination: offset or count not a non-negative integer, or count above 100
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-2-1`: unknown analysis (result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigurationPageResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    resultDetailsOutOfFold: {
+        parameters: {
+            query: {
+                format?: "json" | "csv";
+                modelKey: unknown;
+            };
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-2-1`: unknown analysis (result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             *     - `notFound-140-1-1`: modelKey not in the result
+             *     - `badRequest-150-0-2`: format is not json or csv
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OutOfFoldPredictionsResponse"];
+                    "text/csv": string;
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */

@@ -21,6 +21,15 @@ export class CoxRegression implements Model {
   loglikNull = NaN;
   loglik = NaN;
   standardErrors: Float64Array = new Float64Array(0);
+  /**
+   * Breslow's estimate of the baseline cumulative hazard (for risk score 0) at the distinct event times of the
+   * training samples: H0(t) = sum over event times s <= t of deaths(s) / sum over samples at risk at s of exp(risk).
+   * Empty for models saved before it was kept.
+   */
+  baselineTimes: Float64Array = new Float64Array(0);
+  baselineHazard: Float64Array = new Float64Array(0);
+  /** the quartiles of the training times (R's quantile type 7): the default times of survival predictions */
+  timeQuartiles: number[] = [];
 
   constructor(readonly lambda: number) {}
 
@@ -146,6 +155,7 @@ export class CoxRegression implements Model {
     }
     this.coefficients = beta;
     this.loglik = state.loglik;
+    this.breslow(Xc, n, d, time, event, order);
     this.standardErrors = new Float64Array(d);
     if (d > 0) {
       const A = new Matrix(d, d);
@@ -158,6 +168,78 @@ export class CoxRegression implements Model {
       }
     }
     return this;
+  }
+
+  private breslow(Xc: Float64Array, n: number, d: number, time: Float64Array, event: Float64Array, order: Int32Array): void {
+    const r = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += Xc[i * d + j] * this.coefficients[j];
+      r[i] = Math.exp(s);
+    }
+    // from the latest time back: the risk set of time t is every sample with a time at or after t
+    const times: number[] = [];
+    const steps: number[] = [];
+    let atRisk = 0;
+    for (let k = n - 1; k >= 0;) {
+      const t = time[order[k]];
+      let deaths = 0;
+      for (; k >= 0 && time[order[k]] === t; k--) {
+        atRisk += r[order[k]];
+        if (event[order[k]]) deaths++;
+      }
+      if (deaths > 0) {
+        times.push(t);
+        steps.push(deaths / atRisk);
+      }
+    }
+    times.reverse();
+    steps.reverse();
+    let H = 0;
+    this.baselineTimes = Float64Array.from(times);
+    this.baselineHazard = Float64Array.from(steps, (v) => (H += v));
+    const sorted = Array.from(order, (i) => time[i]);
+    this.timeQuartiles = [0.25, 0.5, 0.75].map((q) => {
+      const pos = (sorted.length - 1) * q;
+      const lo = Math.floor(pos);
+      return sorted[lo] + (sorted[Math.ceil(pos)] - sorted[lo]) * (pos - lo);
+    });
+  }
+
+  /** Whether the model kept its baseline hazard (models saved before did not). */
+  hasBaseline(): boolean {
+    return this.baselineTimes.length > 0;
+  }
+
+  /** Baseline cumulative hazard at time t (a step function, 0 before the first event time). */
+  baselineAt(t: number): number {
+    let lo = 0;
+    let hi = this.baselineTimes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.baselineTimes[mid] <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? 0 : this.baselineHazard[lo - 1];
+  }
+
+  /**
+   * The predicted survival of a sample with risk score `risk`: S(t) = exp(-H0(t) exp(risk)) at each of `times`, and
+   * its median survival time (the first event time where S falls to 0.5 or below; undefined when it never does).
+   */
+  survival(risk: number, times: readonly number[]): { survival: number[]; median?: number } {
+    const e = Math.exp(risk);
+    const survival = times.map((t) => Math.exp(-this.baselineAt(t) * e));
+    // S <= 0.5  <=>  H0 >= ln 2 / exp(risk)
+    const target = Math.LN2 / e;
+    let lo = 0;
+    let hi = this.baselineHazard.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.baselineHazard[mid] < target * (1 - 1e-12)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.baselineTimes.length ? { survival, median: this.baselineTimes[lo] } : { survival };
   }
 
   predict(X: Design): Float64Array {
@@ -177,6 +259,9 @@ export class CoxRegression implements Model {
       lambda: this.lambda,
       coefficients: toArray(this.coefficients),
       centers: toArray(this.centers),
+      baselineTimes: toArray(this.baselineTimes),
+      baselineHazard: toArray(this.baselineHazard),
+      timeQuartiles: this.timeQuartiles,
     };
   }
 
@@ -184,6 +269,9 @@ export class CoxRegression implements Model {
     const m = new CoxRegression(json.lambda as number);
     m.coefficients = Float64Array.from(json.coefficients as number[]);
     m.centers = Float64Array.from(json.centers as number[]);
+    m.baselineTimes = Float64Array.from((json.baselineTimes as number[] | undefined) ?? []);
+    m.baselineHazard = Float64Array.from((json.baselineHazard as number[] | undefined) ?? []);
+    m.timeQuartiles = (json.timeQuartiles as number[] | undefined) ?? [];
     return m;
   }
 }

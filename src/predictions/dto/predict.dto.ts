@@ -1,5 +1,5 @@
 import { Codes } from '../../common/error-codes';
-import { ValidateInt, ValidateText } from '../../common/validation';
+import { ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
 
 export class PredictDto {
   @ValidateText('modelKey', {
@@ -18,6 +18,13 @@ export class PredictDto {
     description: "index in the model's signatures (0 = the reference signature); every signature shown has its own fitted model",
   })
   signatureIndex?: number;
+
+  @ValidateTimes('times', {
+    optional: true,
+    description:
+      'survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times)',
+  })
+  times?: number[];
 }
 
 export interface PredictionView {

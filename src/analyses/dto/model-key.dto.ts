@@ -1,0 +1,15 @@
+import { Codes } from '../../common/error-codes';
+import { ValidateText } from '../../common/validation';
+
+/** The model of a result a route reads (query string). */
+export class ModelKeyDto {
+  @ValidateText('modelKey', {
+    min: 1,
+    max: 100,
+    code: Codes.ModelKeyNotFound,
+    message: 'modelKey is not a model of the result',
+    example: 'best',
+    description: 'a key of the models of the analysis result',
+  })
+  modelKey: string;
+}

@@ -1,0 +1,56 @@
+import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Access } from '../auth/access.decorator';
+import { Permission } from '../auth/permission';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
+import { parseBody } from '../common/validation';
+import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
+import { ModelKeyDto } from './dto/model-key.dto';
+import { ResultDetailsService } from './result-details.service';
+
+/** The leaderboard and the out-of-fold predictions of a finished analysis (read permission, as its result). */
+@ApiTags('analyses')
+@Controller('analysis/:analysisId')
+export class ResultDetailsController {
+  constructor(private readonly details: ResultDetailsService) {}
+
+  @ApiEnvelope('Every configuration the analysis evaluated, from the highest pooled out-of-fold primary metric', 'ConfigurationPage')
+  @ApiErrors(Codes.AnalysisUnfinished, Codes.ResultPartMissing)
+  @Get('configurations/:offset/:count')
+  @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
+  configurations(
+    @Param('analysisId', ParseIdPipe) analysisId: string,
+    @Param('offset', ParseOffsetPipe) offset: number,
+    @Param('count', ParseCountPipe) count: number,
+  ) {
+    return this.details.configurations(analysisId, offset, count);
+  }
+
+  @ApiEnvelope('The out-of-fold predictions of a model, per sample (JSON, or CSV with format=csv)', 'OutOfFoldPredictions', { csv: true })
+  @ApiErrors(
+    Codes.AnalysisUnfinished,
+    Codes.ResultPartMissing,
+    Codes.ModelKeyNotFound,
+    Codes.MissingField,
+    Codes.WrongType,
+    Codes.UnknownField,
+    Codes.BadResultFormat,
+  )
+  @Get('outOfFoldPredictions')
+  @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
+  @ApiQuery({ name: 'modelKey', required: true })
+  @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
+  async outOfFold(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() query: Record<string, unknown>) {
+    const { format, ...rest } = query;
+    const { modelKey } = parseBody(ModelKeyDto, rest);
+    if (format === undefined || format === 'json') return this.details.outOfFold(analysisId, modelKey);
+    if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    const csv = await this.details.outOfFoldCsv(analysisId, modelKey);
+    return new StreamableFile(Buffer.from(csv, 'utf8'), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `attachment; filename="analysis-${analysisId}-${modelKey === 'best' || modelKey === 'interpretable' ? modelKey : 'model'}-out-of-fold.csv"`,
+    });
+  }
+}

@@ -1,0 +1,146 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { Page } from '../common/pipes';
+import { prepared } from '../database/sql';
+import type { ConfigurationSummary, ModelReport, OutOfFoldPredictions } from '../engine/types';
+import { csvCell } from '../predictions/csv-cell';
+
+/** A leaderboard row as the API shows it: its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null). */
+export type LeaderboardRow = { rank: number } & Omit<ConfigurationSummary, 'value'> & { value: number | null };
+
+export interface OutOfFoldRow {
+  row: number;
+  sampleId?: string;
+  /** the outcome: class label, value or time */
+  actual: string | number;
+  /** survival: 1 = event, 0 = censored */
+  event?: number;
+  prediction: string | number;
+  probabilities?: Record<string, number>;
+  risk?: number;
+}
+
+interface StateRow {
+  state: string;
+  has_result: boolean;
+}
+
+/** The parts of a finished analysis's result beyond api-v1's: the leaderboard and the out-of-fold predictions. */
+@Injectable()
+export class ResultDetailsService {
+  constructor(private readonly db: DataSource) {}
+
+  /** The analysis must be finished with a result; results stored before `column` existed answer ResultPartMissing. */
+  private async finished(analysisId: string): Promise<void> {
+    const [r] = await prepared<StateRow>(
+      this.db,
+      `SELECT a.state, r.analysis_id IS NOT NULL AS has_result FROM analyses a LEFT JOIN analysis_results r ON r.analysis_id = a.id WHERE a.id = $1`,
+      [analysisId],
+    );
+    if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
+    if (r.state !== 'finished' || !r.has_result)
+      throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${r.state}: it has no result`);
+  }
+
+  private static missing(what: string): ApiError {
+    return new ApiError(Codes.ResultPartMissing, `this analysis finished before results kept ${what}: run it again to get them`);
+  }
+
+  /** A page of the leaderboard: every configuration evaluated, from the highest pooled out-of-fold primary metric. */
+  async configurations(analysisId: string, offset: number, count: number): Promise<Page<LeaderboardRow> & { analysisId: string }> {
+    await this.finished(analysisId);
+    const [r] = await prepared<{ total: number | null; page: ConfigurationSummary[] | null }>(
+      this.db,
+      `SELECT jsonb_array_length(configurations) AS total,
+              (SELECT coalesce(jsonb_agg(e ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(configurations) WITH ORDINALITY AS t(e, i)
+                WHERE i > $2 AND i <= $2 + $3) AS page
+         FROM analysis_results WHERE analysis_id = $1`,
+      [analysisId, offset, count],
+    );
+    if (!r || r.total === null) throw ResultDetailsService.missing('its leaderboard');
+    return {
+      analysisId,
+      offset,
+      totalCount: r.total,
+      data: (r.page ?? []).map((c, k): LeaderboardRow => ({ rank: offset + k + 1, ...c, value: c.value ?? null })),
+    };
+  }
+
+  /** The out-of-fold predictions of one model key's configuration, per sample. */
+  async outOfFold(analysisId: string, modelKey: string) {
+    await this.finished(analysisId);
+    const [r] = await prepared<{ models: Record<string, ModelReport>; oof: OutOfFoldPredictions | null; has_oof: boolean; task: string }>(
+      this.db,
+      `SELECT r.models, r.out_of_fold -> $2::text AS oof, r.out_of_fold IS NOT NULL AS has_oof,
+              (SELECT jsonb_object_keys(a.parameters -> 'outcome') LIMIT 1) AS task
+         FROM analysis_results r JOIN analyses a ON a.id = r.analysis_id WHERE r.analysis_id = $1`,
+      [analysisId, modelKey],
+    );
+    if (!Object.prototype.hasOwnProperty.call(r.models, modelKey)) {
+      throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${Object.keys(r.models).join(', ')}`);
+    }
+    if (!r.has_oof || !r.oof) throw ResultDetailsService.missing('out-of-fold predictions');
+    const o = r.oof;
+    const classes = r.models[modelKey].classes ?? [];
+    const predictions = o.rows.map((row, i): OutOfFoldRow => {
+      const out: OutOfFoldRow = { row, actual: 0, prediction: 0 };
+      if (o.sampleIds) out.sampleId = o.sampleIds[i];
+      if (r.task === 'classification') {
+        const p = o.values.slice(i * o.width, (i + 1) * o.width);
+        let best = 0;
+        p.forEach((v, c) => {
+          if (v > p[best]) best = c;
+        });
+        out.actual = classes[o.y[i]];
+        out.prediction = classes[best];
+        out.probabilities = Object.fromEntries(classes.map((c, k) => [c, p[k]]));
+      } else if (r.task === 'survival') {
+        out.actual = o.y[i];
+        out.event = o.event?.[i];
+        out.prediction = o.values[i];
+        out.risk = o.values[i];
+      } else {
+        out.actual = o.y[i];
+        out.prediction = o.values[i];
+      }
+      return out;
+    });
+    return { analysisId, modelKey, repeats: o.repeats, predictions };
+  }
+
+  /** The same as CSV: row, sampleId (when any), actual, event (survival), prediction, one probability column per class, risk. */
+  async outOfFoldCsv(analysisId: string, modelKey: string): Promise<string> {
+    const { predictions: rows } = await this.outOfFold(analysisId, modelKey);
+    const classes = Object.keys(rows[0]?.probabilities ?? {});
+    const hasSample = rows.some((r) => r.sampleId !== undefined);
+    const survival = rows.some((r) => r.risk !== undefined);
+    const header = [
+      'row',
+      ...(hasSample ? ['sampleId'] : []),
+      'actual',
+      ...(survival ? ['event'] : []),
+      'prediction',
+      ...classes.map((c) => `probability:${c}`),
+      ...(survival ? ['risk'] : []),
+    ];
+    const lines = [header.map(csvCell).join(',')];
+    for (const r of rows) {
+      lines.push(
+        [
+          r.row,
+          ...(hasSample ? [r.sampleId] : []),
+          r.actual,
+          ...(survival ? [r.event] : []),
+          r.prediction,
+          ...classes.map((c) => r.probabilities?.[c]),
+          ...(survival ? [r.risk] : []),
+        ]
+          .map(csvCell)
+          .join(','),
+      );
+    }
+    return lines.join('\n') + '\n';
+  }
+}

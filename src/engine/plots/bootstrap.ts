@@ -1,0 +1,70 @@
+import { MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { Rng } from '../rng';
+
+/**
+ * Bootstrap weights as bbc.ts's `bootstrapWeights` draws them (the same draws from the same generator), written into
+ * one reused buffer: a plot draws thousands of them, and a new array per draw was most of a plot's time.
+ */
+function weightDrawer(ctx: MetricContext, rng: Rng): () => Float64Array {
+  const unitCounts = new Float64Array(ctx.unitCount);
+  const w = new Float64Array(ctx.units.length);
+  return () => {
+    unitCounts.fill(0);
+    for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
+    for (let i = 0; i < w.length; i++) w[i] = unitCounts[ctx.units[i]];
+    return w;
+  };
+}
+
+/** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
+export function bootstrapValues(
+  sets: RepeatedEvaluator[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): { point: number[]; boot: Float64Array[] } {
+  const ones = new Float64Array(ctx.outcome.y.length).fill(1);
+  const point = sets.map((s) => s.evaluate(ones));
+  const boot: Float64Array[] = [];
+  const draw = weightDrawer(ctx, rng);
+  for (let b = 0; b < B; b++) {
+    const w = draw();
+    boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
+  }
+  return { point, boot };
+}
+
+/**
+ * The 95% percentile interval of the bootstrap draws, widened when needed to contain the point value: with a
+ * skewed bootstrap distribution the plain percentile interval can miss the value it is reported with.
+ */
+export function interval(draws: ArrayLike<number>, value: number): [number, number] {
+  const ok = Array.from(draws)
+    .filter((v) => Number.isFinite(v))
+    .sort((a, b) => a - b);
+  const lo = percentile(ok, 0.025);
+  const hi = percentile(ok, 0.975);
+  if (!Number.isFinite(value)) return [lo, hi];
+  return [Number.isFinite(lo) ? Math.min(lo, value) : value, Number.isFinite(hi) ? Math.max(hi, value) : value];
+}
+
+/**
+ * The 95% intervals of several statistics at once: `stat(weights)` gives their values on weighted samples (weights 1
+ * for the data as they are), drawn again on B bootstraps of the units. Statistics that cannot be computed (NaN) on a
+ * draw are left out of that statistic's interval.
+ */
+export function bootstrapIntervals(
+  stat: (w: Float64Array) => ArrayLike<number>,
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): { value: number[]; cis: [number, number][] } {
+  const value = Array.from(stat(new Float64Array(ctx.outcome.y.length).fill(1)));
+  const draws = value.map(() => new Float64Array(B));
+  const draw = weightDrawer(ctx, rng);
+  for (let b = 0; b < B; b++) {
+    const v = stat(draw());
+    for (let j = 0; j < value.length; j++) draws[j][b] = v[j];
+  }
+  return { value, cis: value.map((v, j) => interval(draws[j], v)) };
+}

@@ -1,0 +1,396 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { auc, buildGrid } from '../src/engine';
+import {
+  API,
+  createProject,
+  createTestApp,
+  createUser,
+  expectError,
+  expectSuccess,
+  pollUntil,
+  TEST_DATA,
+  TestApp,
+  uploadDataset,
+} from './utils';
+
+/**
+ * What a result shows a data scientist beyond api-v1's two plots: the plots of each kind of outcome, through the
+ * plot routes (every answer is checked against the OpenAPI document's schemas by the test app).
+ */
+let t: TestApp;
+let projectId: string;
+let owner: Awaited<ReturnType<typeof createUser>>;
+const analyses: Record<string, string> = {};
+const datasets: Record<string, string> = {};
+
+const OUTCOMES = {
+  breast_cancer: { classification: 'diagnosis' },
+  iris: { classification: 'species' },
+  diabetes: { regression: 'progression' },
+  lung: { survival: { event: 'status', timeToEvent: 'time' } },
+} as const;
+type Name = keyof typeof OUTCOMES;
+
+beforeAll(async () => {
+  t = await createTestApp({ WORKER_CORES: '2', ANALYSIS_SEED: '11' });
+  owner = await createUser(t);
+  projectId = await createProject(t, owner.auth, 'results');
+  for (const name of Object.keys(OUTCOMES) as Name[]) {
+    const datasetId = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${name}.csv`)), { name });
+    datasets[name] = datasetId;
+    if (name === 'lung') {
+      expectSuccess(
+        await t
+          .http()
+          .post(`${API}/dataset/${datasetId}/changeFeatureTypes`)
+          .set('Authorization', owner.auth)
+          .send({ featureTypes: { status: 'event', time: 'timeToEvent' } }),
+      );
+    }
+    const params = { outcome: OUTCOMES[name], thoroughness: 'preliminary', coreCount: 1, name };
+    analyses[name] = expectSuccess(
+      await t.http().post(`${API}/dataset/${datasetId}/analyze`).set('Authorization', owner.auth).send(params),
+    ).analysisId;
+  }
+  for (const id of Object.values(analyses)) {
+    const s = await pollUntil<{ state: string }>(
+      t,
+      owner.auth,
+      `/analysis/${id}/status`,
+      (x) => x.state !== 'pending' && x.state !== 'running',
+      300_000,
+    );
+    expect(s.state).toBe('finished');
+  }
+}, 400_000);
+afterAll(async () => {
+  await t.close();
+});
+
+const FEATURE_PLOTS = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
+const CLASSIFICATION_PLOTS = [...FEATURE_PLOTS, 'ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities'];
+
+describe('the plots of each kind of outcome', () => {
+  it.each([
+    ['breast_cancer', CLASSIFICATION_PLOTS],
+    ['iris', CLASSIFICATION_PLOTS],
+    ['diabetes', [...FEATURE_PLOTS, 'Predicted vs Actual']],
+    ['lung', [...FEATURE_PLOTS, 'Kaplan-Meier by Risk Group']],
+  ] as const)('%s lists its plots, and getPlot and getPlots return each', async (name, expected) => {
+    const id = analyses[name];
+    const avail = expectSuccess(await t.http().get(`${API}/analysis/${id}/availablePlots?modelKey=best`).set('Authorization', owner.auth));
+    expect(avail.plots).toEqual(expected);
+    const all = expectSuccess(
+      await t.http().post(`${API}/analysis/${id}/getPlots`).send({ modelKey: 'best' }).set('Authorization', owner.auth),
+    );
+    expect(all.plots.map((p: object) => Object.keys(p)[0])).toEqual(expected);
+    for (const plotKey of expected) {
+      const one = expectSuccess(
+        await t.http().get(`${API}/analysis/${id}/getPlot`).query({ modelKey: 'best', plotKey }).set('Authorization', owner.auth),
+      );
+      expect(one.plot).toEqual(all.plots[expected.indexOf(plotKey as never)]);
+    }
+  });
+
+  it('breast_cancer: the ROC curve of the positive class (malignant), its area near the estimate, a 2 x 2 confusion matrix', async () => {
+    const id = analyses.breast_cancer;
+    const get = async (plotKey: string) =>
+      expectSuccess(
+        await t.http().get(`${API}/analysis/${id}/getPlot`).query({ modelKey: 'best', plotKey }).set('Authorization', owner.auth),
+      ).plot[plotKey];
+    const [roc] = await get('ROC Curve');
+    expect(roc.class).toBe('malignant');
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${id}/result`).set('Authorization', owner.auth));
+    // the pooled out-of-fold AUC of the chosen configuration and the BBC-CV estimate are close on this easy dataset
+    expect(Math.abs(roc.auc - result.models.best.performance['Area Under the ROC Curve'])).toBeLessThan(0.03);
+    const cm = await get('Confusion Matrix');
+    expect(cm.classes).toEqual(['benign', 'malignant']);
+    expect(cm.counts.flat().reduce((s: number, v: number) => s + v, 0)).toBe(569);
+    expect(cm.perClass.map((c: { count: number }) => c.count)).toEqual([357, 212]);
+    const [cal] = await get('Calibration');
+    expect(cal.bins.reduce((s: number, b: { count: number }) => s + b.count, 0)).toBe(569);
+  });
+
+  it('lung: three risk groups of a third of the samples each, and the log-rank test', async () => {
+    const km = expectSuccess(
+      await t
+        .http()
+        .get(`${API}/analysis/${analyses.lung}/getPlot`)
+        .query({ modelKey: 'best', plotKey: 'Kaplan-Meier by Risk Group' })
+        .set('Authorization', owner.auth),
+    ).plot['Kaplan-Meier by Risk Group'];
+    expect(km.groups.map((g: { group: string; count: number }) => [g.group, g.count])).toEqual([
+      ['low', 76],
+      ['middle', 76],
+      ['high', 76],
+    ]);
+    expect(km.logRank.df).toBe(2);
+    expect(km.logRank.pValue).toBeLessThan(0.05);
+  });
+});
+
+describe('model facts', () => {
+  it('classification models state their classes and, for two, the positive class', async () => {
+    const bc = expectSuccess(await t.http().get(`${API}/analysis/${analyses.breast_cancer}/result`).set('Authorization', owner.auth));
+    for (const m of Object.values<{ classes: string[]; positiveClass: string }>(bc.models)) {
+      expect(m.classes).toEqual(['benign', 'malignant']);
+      expect(m.positiveClass).toBe('malignant');
+    }
+    const iris = expectSuccess(await t.http().get(`${API}/analysis/${analyses.iris}/result`).set('Authorization', owner.auth));
+    expect(iris.models.best.classes).toEqual(['setosa', 'versicolor', 'virginica']);
+    expect(iris.models.best.positiveClass).toBeUndefined();
+    const diabetes = expectSuccess(await t.http().get(`${API}/analysis/${analyses.diabetes}/result`).set('Authorization', owner.auth));
+    expect(diabetes.models.best.classes).toBeUndefined();
+  });
+
+  it('linear models give their coefficients on the original scale (Cox models: hazard ratios)', async () => {
+    let views = 0;
+    for (const name of Object.keys(OUTCOMES) as Name[]) {
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const m of Object.values<{ model: string; modelView?: Record<string, unknown> }>(result.models)) {
+        if (!m.modelView) continue;
+        views++;
+        expect(m.modelView.originalCoefficients).toHaveLength((m.modelView.coefficients as unknown[]).length);
+        expect(m.modelView.intercept).toBeDefined();
+        if (name === 'lung') expect(m.modelView.hazardRatios).toEqual((m.modelView.originalCoefficients as number[]).map(Math.exp));
+      }
+    }
+    // the interpretable models of these analyses include linear ones
+    expect(views).toBeGreaterThan(0);
+  });
+});
+
+interface LeaderboardRow {
+  rank: number;
+  configuration: number;
+  featureSelection: string;
+  model: string;
+  interpretable: boolean;
+  metric: string;
+  value: number | null;
+  signatureSize: number;
+  droppedEarly: boolean;
+  modelKey?: string;
+}
+
+describe('calibration', () => {
+  it('every classification model reports its out-of-fold Brier score and calibration error; calibrated ones say so', async () => {
+    let calibrated = 0;
+    for (const name of ['breast_cancer', 'iris'] as const) {
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const m of Object.values<{ calibration: { brier: number; ece: number; method?: string; uncalibrated?: { ece: number } } }>(
+        result.models,
+      )) {
+        expect(m.calibration.brier).toBeGreaterThanOrEqual(0);
+        expect(m.calibration.ece).toBeGreaterThanOrEqual(0);
+        if (m.calibration.method === undefined) expect(m.calibration.ece).toBeLessThanOrEqual(0.03);
+        else {
+          calibrated++;
+          expect(m.calibration.method).toBe('platt');
+          expect(m.calibration.ece).toBeLessThan(m.calibration.uncalibrated?.ece as number);
+        }
+      }
+    }
+    expect(calibrated).toBeGreaterThan(0);
+    const diabetes = expectSuccess(await t.http().get(`${API}/analysis/${analyses.diabetes}/result`).set('Authorization', owner.auth));
+    expect(diabetes.models.best.calibration).toBeUndefined();
+  });
+});
+
+describe('the leaderboard', () => {
+  async function everyRow(analysisId: string): Promise<{ totalCount: number; rows: LeaderboardRow[] }> {
+    const rows: LeaderboardRow[] = [];
+    let totalCount = 0;
+    for (let offset = 0; offset === 0 || offset < totalCount; offset += 7) {
+      const page = expectSuccess(
+        await t.http().get(`${API}/analysis/${analysisId}/configurations/${offset}/7`).set('Authorization', owner.auth),
+      );
+      expect(page.analysisId).toBe(analysisId);
+      expect(page.offset).toBe(offset);
+      totalCount = page.totalCount;
+      rows.push(...page.data);
+    }
+    return { totalCount, rows };
+  }
+
+  it.each([
+    ['breast_cancer', 30, 569],
+    ['diabetes', 10, 442],
+  ] as const)('%s: every configuration evaluated, by pooled out-of-fold metric, marking the best', async (name, features, n) => {
+    const { totalCount, rows } = await everyRow(analyses[name]);
+    const outcome = OUTCOMES[name];
+    const task = Object.keys(outcome)[0] as 'classification' | 'regression';
+    const grid = buildGrid(
+      {
+        outcome,
+        modelsConsidered: 'all',
+        featureSelection: 'mostRelevant',
+        thoroughness: 'preliminary',
+        coreCount: 1,
+        maxSignatureSize: 25,
+        maxVisualizedSignatureCount: 5,
+      },
+      task,
+      features,
+      n,
+    );
+    expect(totalCount).toBe(grid.length);
+    expect(rows).toHaveLength(totalCount);
+    expect(rows.map((r) => r.rank)).toEqual(rows.map((_, k) => k + 1));
+    expect(new Set(rows.map((r) => r.configuration)).size).toBe(totalCount);
+    for (let k = 1; k < rows.length; k++) expect(rows[k].value ?? -Infinity).toBeLessThanOrEqual(rows[k - 1].value ?? -Infinity);
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+    for (const key of Object.keys(result.models)) {
+      const chosen = rows.filter((r) => r.modelKey === key);
+      expect(chosen).toHaveLength(1);
+      expect(result.models[key].model.startsWith(chosen[0].model)).toBe(true);
+      expect(result.models[key].featureSelection.startsWith(chosen[0].featureSelection)).toBe(true);
+      expect(chosen[0].droppedEarly).toBe(false);
+    }
+    expect(rows.filter((r) => r.modelKey !== undefined)).toHaveLength(Object.keys(result.models).length);
+    expect(rows[0].metric).toBe(task === 'classification' ? 'Area Under the ROC Curve' : 'R Squared');
+  });
+
+  it('answers an analysis whose result was stored before it kept a leaderboard with its own code; bad pages as every list', async () => {
+    const [a] = await t.db.query(
+      `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, state, core_count, seed, start_time, end_time)
+       SELECT project_id, dataset_id, user_id, 'old', parameters, 'finished', 1, 1, now(), now() FROM analyses WHERE id = $1 RETURNING id`,
+      [analyses.iris],
+    );
+    await t.db.query(
+      `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats)
+       SELECT $1, ml_engine, models, plots, pipelines, stats FROM analysis_results WHERE analysis_id = $2`,
+      [a.id, analyses.iris],
+    );
+    expectError(await t.http().get(`${API}/analysis/${a.id}/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-4');
+    expectError(
+      await t.http().get(`${API}/analysis/${a.id}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+      'notFound-120-2-4',
+    );
+    expectError(
+      await t.http().get(`${API}/analysis/${analyses.iris}/configurations/0/101`).set('Authorization', owner.auth),
+      'badRequest-1-0-1',
+    );
+    expectError(await t.http().get(`${API}/analysis/99999/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-1');
+    const pending = expectSuccess(
+      await t
+        .http()
+        .post(
+          `${API}/dataset/${(await t.db.query('SELECT dataset_id FROM analyses WHERE id = $1', [analyses.iris]))[0].dataset_id}/analyze`,
+        )
+        .set('Authorization', owner.auth)
+        .send({ outcome: OUTCOMES.iris, thoroughness: 'preliminary', coreCount: 1, name: 'soon deleted' }),
+    ).analysisId;
+    expectError(await t.http().get(`${API}/analysis/${pending}/configurations/0/10`).set('Authorization', owner.auth), 'notFound-120-2-3');
+    expectSuccess(await t.http().post(`${API}/analysis/${pending}/delete`).set('Authorization', owner.auth));
+  });
+});
+
+describe('out-of-fold predictions', () => {
+  it("breast_cancer: one row per sample, whose AUC is the ROC curve plot's, as JSON and CSV", async () => {
+    const id = analyses.breast_cancer;
+    const oof = expectSuccess(
+      await t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+    );
+    expect(oof).toMatchObject({ analysisId: id, modelKey: 'best' });
+    expect(oof.repeats).toBeGreaterThanOrEqual(1);
+    const rows = oof.predictions as { row: number; actual: string; prediction: string; probabilities: Record<string, number> }[];
+    expect(rows.map((r) => r.row)).toEqual(rows.map((_, i) => i));
+    expect(rows.filter((r) => r.actual === 'malignant')).toHaveLength(212);
+    for (const r of rows) {
+      expect(r.probabilities.benign + r.probabilities.malignant).toBeCloseTo(1, 9);
+      expect(r.prediction).toBe(r.probabilities.malignant > r.probabilities.benign ? 'malignant' : 'benign');
+    }
+    const [roc] = expectSuccess(
+      await t
+        .http()
+        .get(`${API}/analysis/${id}/getPlot`)
+        .query({ modelKey: 'best', plotKey: 'ROC Curve' })
+        .set('Authorization', owner.auth),
+    ).plot['ROC Curve'];
+    expect(
+      auc(
+        rows.map((r) => r.probabilities.malignant),
+        rows.map((r) => (r.actual === 'malignant' ? 1 : 0)),
+      ),
+    ).toBeCloseTo(roc.auc, 12);
+    const csv = await t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?modelKey=best&format=csv`).set('Authorization', owner.auth);
+    expect(csv.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('row,actual,prediction,probability:benign,probability:malignant');
+    expect(lines).toHaveLength(570);
+    expect(lines[1].split(',').slice(0, 3)).toEqual(['0', rows[0].actual, rows[0].prediction]);
+  });
+
+  it('lung: the actual time, the event and the risk of each sample', async () => {
+    const oof = expectSuccess(
+      await t.http().get(`${API}/analysis/${analyses.lung}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+    );
+    expect(oof.predictions).toHaveLength(228);
+    expect(oof.predictions[0]).toMatchObject({ row: 0, actual: 306, event: 1 });
+    expect(oof.predictions[0].risk).toBe(oof.predictions[0].prediction);
+    const csv = await t
+      .http()
+      .get(`${API}/analysis/${analyses.lung}/outOfFoldPredictions?modelKey=best&format=csv`)
+      .set('Authorization', owner.auth);
+    expect(csv.text.split('\n')[0]).toBe('row,actual,event,prediction,risk');
+  });
+
+  it('refuses an unknown model, format or parameter with their codes', async () => {
+    const id = analyses.diabetes;
+    const get = (q: string) => t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?${q}`).set('Authorization', owner.auth);
+    expectError(await get('modelKey=nope'), 'notFound-140-1-1');
+    expectError(await get(''), 'badRequest-1-0-5');
+    expectError(await get('modelKey=best&format=xml'), 'badRequest-150-0-2');
+    expectError(await get('modelKey=best&other=1'), 'badRequest-1-0-7');
+  });
+});
+
+describe('survival predictions', () => {
+  async function predictLung(body: object) {
+    return t.http().post(`${API}/analysis/${analyses.lung}/predict/${datasets.lung}`).set('Authorization', owner.auth).send(body);
+  }
+
+  it('a Cox model predicts survival probabilities at the times asked for and the median survival time, in JSON and CSV', async () => {
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses.lung}/result`).set('Authorization', owner.auth));
+    // the interpretable model of a survival analysis is Cox regression (best, when no forest beats it)
+    const modelKey = result.models.interpretable ? 'interpretable' : 'best';
+    expect(result.models[modelKey].model).toMatch(/Cox/);
+    const { predictionId } = expectSuccess(await predictLung({ modelKey, times: [100, 365, 730] }));
+    await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${predictionId}/status`, (x) => x.state === 'finished', 60_000);
+    const res = expectSuccess(await t.http().get(`${API}/prediction/${predictionId}/result`).set('Authorization', owner.auth));
+    expect(res.predictions).toHaveLength(228);
+    for (const row of res.predictions as {
+      risk: number;
+      survival: { time: number; probability: number }[];
+      medianSurvivalTime?: number;
+    }[]) {
+      expect(row.survival.map((s) => s.time)).toEqual([100, 365, 730]);
+      const p = row.survival.map((s) => s.probability);
+      expect(p[0]).toBeGreaterThanOrEqual(p[1]);
+      expect(p[1]).toBeGreaterThanOrEqual(p[2]);
+      expect(p[2]).toBeGreaterThan(0);
+      expect(p[0]).toBeLessThanOrEqual(1);
+    }
+    // a higher risk, a lower survival
+    const rows = [...res.predictions].sort((a: { risk: number }, b: { risk: number }) => a.risk - b.risk);
+    expect(rows[0].survival[1].probability).toBeGreaterThan(rows[rows.length - 1].survival[1].probability);
+    const csv = await t.http().get(`${API}/prediction/${predictionId}/result?format=csv`).set('Authorization', owner.auth);
+    expect(csv.text.split('\n')[0]).toBe('row,prediction,risk,survival:100,survival:365,survival:730,medianSurvivalTime');
+  });
+
+  it('refuses times that are not 1 to 100 non-negative numbers, and times for a model that is not a survival model', async () => {
+    for (const times of [[], [-1], ['100'], 5, Array.from({ length: 101 }, (_, i) => i)]) {
+      expectError(await predictLung({ modelKey: 'best', times }), 'badRequest-1-0-6');
+    }
+    expectError(
+      await t
+        .http()
+        .post(`${API}/analysis/${analyses.iris}/predict/${datasets.iris}`)
+        .set('Authorization', owner.auth)
+        .send({ modelKey: 'best', times: [1] }),
+      'badRequest-1-0-7',
+    );
+  });
+});
