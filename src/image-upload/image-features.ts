@@ -64,9 +64,12 @@ export interface Bitmap {
 export function computeFeatures(img: Bitmap, size: { width: number; height: number } = img): number[] {
   const { width: w, height: h, data } = img;
   const n = w * h;
-  const rgb = [new Float64Array(n), new Float64Array(n), new Float64Array(n)];
   const gray = new Float64Array(n);
-  let alpha = 0;
+  // red, green, blue, gray: sums, sums of squares, histogram counts (one pass over the pixels)
+  let [sr, sg, sb, sy, qr, qg, qb, qy, alpha] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+  const counts = new Float64Array(4 * HIST_BINS);
+  // a level 0..255 times this, truncated, is its bin (255 * 8 / 256 < 8)
+  const toBin = HIST_BINS / 256;
   for (let p = 0, o = 0; p < n; p++, o += 4) {
     const a = data[o + 3] / 255;
     alpha += a;
@@ -74,16 +77,30 @@ export function computeFeatures(img: Bitmap, size: { width: number; height: numb
     const r = data[o] * a + back;
     const g = data[o + 1] * a + back;
     const b = data[o + 2] * a + back;
-    rgb[0][p] = r;
-    rgb[1][p] = g;
-    rgb[2][p] = b;
-    gray[p] = 0.299 * r + 0.587 * g + 0.114 * b;
+    const y = 0.299 * r + 0.587 * g + 0.114 * b;
+    gray[p] = y;
+    sr += r;
+    sg += g;
+    sb += b;
+    sy += y;
+    qr += r * r;
+    qg += g * g;
+    qb += b * b;
+    qy += y * y;
+    counts[(r * toBin) | 0]++;
+    counts[HIST_BINS + ((g * toBin) | 0)]++;
+    counts[2 * HIST_BINS + ((b * toBin) | 0)]++;
+    counts[3 * HIST_BINS + ((y * toBin) | 0)]++;
   }
-  const channels = [...rgb, gray];
+  const sums = [sr, sg, sb, sy];
+  const squares = [qr, qg, qb, qy];
   const out: number[] = [size.width, size.height, alpha / n];
-  for (const c of channels) out.push(...meanAndStd(c));
-  for (const c of channels) out.push(...histogram(c));
-  out.push(...areaResize(gray, w, h, GRID, GRID));
+  for (let c = 0; c < 4; c++) {
+    const mean = sums[c] / n;
+    out.push(mean, Math.sqrt(Math.max(0, squares[c] / n - mean * mean)));
+  }
+  for (const c of counts) out.push(c / n);
+  for (const v of areaResize(gray, w, h, GRID, GRID)) out.push(v);
   const { magnitude, orientation } = gradients(gray, w, h);
   let sum = 0;
   let edges = 0;
@@ -92,35 +109,18 @@ export function computeFeatures(img: Bitmap, size: { width: number; height: numb
     if (magnitude[p] > EDGE_THRESHOLD) edges++;
   }
   out.push(sum / n, edges / n);
-  out.push(...hog(magnitude, orientation, w, h));
-  const levels = Uint8Array.from(gray, (v) => Math.round(v));
-  out.push(...lbpHistogram(levels, w, h));
+  for (const v of hog(magnitude, orientation, w, h)) out.push(v);
+  for (const v of lbpHistogram(rounded(gray), w, h)) out.push(v);
   const hw = Math.max(1, w >> 1);
   const hh = Math.max(1, h >> 1);
-  out.push(
-    ...lbpHistogram(
-      Uint8Array.from(areaResize(gray, w, h, hw, hh), (v) => Math.round(v)),
-      hw,
-      hh,
-    ),
-  );
+  for (const v of lbpHistogram(rounded(areaResize(gray, w, h, hw, hh)), hw, hh)) out.push(v);
   return out;
 }
 
-function meanAndStd(values: Float64Array): [number, number] {
-  let sum = 0;
-  for (const v of values) sum += v;
-  const mean = sum / values.length;
-  let ss = 0;
-  for (const v of values) ss += (v - mean) * (v - mean);
-  return [mean, Math.sqrt(ss / values.length)];
-}
-
-/** Fractions of the values (0..255) in each bin of 32 levels. */
-function histogram(values: Float64Array): number[] {
-  const counts = new Array<number>(HIST_BINS).fill(0);
-  for (const v of values) counts[Math.min(HIST_BINS - 1, Math.max(0, Math.floor(v / (256 / HIST_BINS))))]++;
-  return counts.map((c) => c / values.length);
+function rounded(values: Float64Array): Uint8Array {
+  const out = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = Math.round(values[i]);
+  return out;
 }
 
 /**
@@ -260,15 +260,20 @@ const RIU2 = Uint8Array.from(range(256), (pattern) => {
  */
 export function lbpHistogram(levels: Uint8Array, w: number, h: number): number[] {
   const counts = new Array<number>(LBP_CODES).fill(0);
+  const [e, ne, no, nw, we, sw, so, se] = NEIGHBOURS.map(([dy, dx]) => dy * w + dx);
   let total = 0;
   for (let y = 1; y < h - 1; y++) {
-    for (let x = 1; x < w - 1; x++) {
-      const c = levels[y * w + x];
-      let pattern = 0;
-      for (let p = 0; p < 8; p++) {
-        const [dy, dx] = NEIGHBOURS[p];
-        if (levels[(y + dy) * w + x + dx] >= c) pattern |= 1 << p;
-      }
+    for (let x = 1, p = y * w + 1; x < w - 1; x++, p++) {
+      const c = levels[p];
+      const pattern =
+        (levels[p + e] >= c ? 1 : 0) |
+        (levels[p + ne] >= c ? 2 : 0) |
+        (levels[p + no] >= c ? 4 : 0) |
+        (levels[p + nw] >= c ? 8 : 0) |
+        (levels[p + we] >= c ? 16 : 0) |
+        (levels[p + sw] >= c ? 32 : 0) |
+        (levels[p + so] >= c ? 64 : 0) |
+        (levels[p + se] >= c ? 128 : 0);
       counts[RIU2[pattern]]++;
       total++;
     }
