@@ -24,9 +24,10 @@ const pick = (f: Record<string, number>, prefix: string) =>
     .map(([, v]) => v);
 
 describe('IMAGE_FEATURES', () => {
-  it('is a fixed list of 273 unique img_ names: size, colour, histograms, 8 x 8 grid, gradients, 4 x 4 x 9 HOG, two LBP histograms', () => {
-    expect(IMAGE_FEATURES).toHaveLength(273);
-    expect(new Set(IMAGE_FEATURES).size).toBe(273);
+  it('is a fixed list of 282 unique img_ names: size, colour, histograms, 8 x 8 grid, gradients, orientations, 4 x 4 x 9 HOG, two LBP histograms', () => {
+    expect(IMAGE_FEATURES).toHaveLength(282);
+    expect(new Set(IMAGE_FEATURES).size).toBe(282);
+    expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_orient_'))).toHaveLength(9);
     expect(IMAGE_FEATURES.every((n) => /^img_[a-z0-9_]+$/.test(n))).toBe(true);
     expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_grid_'))).toHaveLength(64);
     expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_hog_'))).toHaveLength(144);
@@ -113,6 +114,7 @@ describe('gradients and HOG', () => {
     expect(f.img_mean_gradient).toBe(0);
     expect(f.img_edge_density).toBe(0);
     expect(pick(f, 'img_hog_').every((v) => v === 0)).toBe(true);
+    expect(pick(f, 'img_orient_').every((v) => v === 0)).toBe(true);
     expect(pick(f, 'img_lbp1_')).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
     expect(pick(f, 'img_lbp2_')).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 1, 0]);
     expect(f.img_std_gray).toBe(0);
@@ -152,6 +154,22 @@ describe('gradients and HOG', () => {
     expect(bins[2]).toBeGreaterThan(bins[3]);
     expect(bins[3]).toBeGreaterThan(0);
     expect(bins.filter((_, b) => b !== 2 && b !== 3).every((v) => v === 0)).toBe(true);
+  });
+});
+
+describe('edge orientations from the dominant one', () => {
+  it('a vertical or a horizontal edge: all in the dominant orientation (the horizontal one shared by the bins at 80 and 100)', () => {
+    expect(pick(named(computeFeatures(grayBitmap(16, 16, (x) => (x < 8 ? 0 : 255)))), 'img_orient_')).toEqual([1, 0, 0, 0, 0, 0, 0, 0, 0]);
+    const horizontal = pick(named(computeFeatures(grayBitmap(16, 16, (_, y) => (y < 8 ? 0 : 255)))), 'img_orient_');
+    horizontal.forEach((v, k) => expect(v).toBeCloseTo(k < 2 ? 0.5 : 0, 12));
+  });
+
+  it('a square: about half at the dominant orientation and half at 90 degrees from it (its corners vote diagonally)', () => {
+    const orient = pick(named(computeFeatures(grayBitmap(32, 32, (x, y) => (x >= 8 && x < 24 && y >= 8 && y < 24 ? 255 : 0)))), 'img_orient_');
+    expect(orient[0]).toBeGreaterThan(0.45);
+    expect(Math.abs(orient[0] - (orient[4] + orient[5]))).toBeLessThan(0.01);
+    expect(orient[0] + orient[4] + orient[5]).toBeGreaterThan(0.9);
+    expect(orient.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
   });
 });
 

@@ -33,7 +33,7 @@ const EDGE_THRESHOLD = 64;
 const CHANNELS = ['red', 'green', 'blue', 'gray'] as const;
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** The numerical features computed from each image, in column order (273). */
+/** The numerical features computed from each image, in column order (282). */
 export const IMAGE_FEATURES: readonly string[] = [
   'img_width',
   'img_height',
@@ -43,6 +43,7 @@ export const IMAGE_FEATURES: readonly string[] = [
   ...range(GRID).flatMap((r) => range(GRID).map((c) => `img_grid_${r}_${c}`)),
   'img_mean_gradient',
   'img_edge_density',
+  ...range(HOG_BINS).map((k) => `img_orient_${k}`),
   ...range(HOG_CELLS).flatMap((r) => range(HOG_CELLS).flatMap((c) => range(HOG_BINS).map((b) => `img_hog_${r}_${c}_${b}`))),
   ...range(LBP_CODES).map((k) => `img_lbp1_${k}`),
   ...range(LBP_CODES).map((k) => `img_lbp2_${k}`),
@@ -109,6 +110,7 @@ export function computeFeatures(img: Bitmap, size: { width: number; height: numb
     if (magnitude[p] > EDGE_THRESHOLD) edges++;
   }
   out.push(sum / n, edges / n);
+  for (const v of dominantOrientations(magnitude, orientation)) out.push(v);
   for (const v of hog(magnitude, orientation, w, h)) out.push(v);
   for (const v of lbpHistogram(rounded(gray), w, h)) out.push(v);
   const hw = Math.max(1, w >> 1);
@@ -225,6 +227,33 @@ export function hog(magnitude: Float64Array, orientation: Float64Array, w: numbe
   for (let k = 0; k < v.length; k++) v[k] = Math.min(v[k], HOG_CLIP);
   normalise();
   return Array.from(v);
+}
+
+/**
+ * The orientations of the edges (pixels whose gradient magnitude is above EDGE_THRESHOLD), turned so that the
+ * strongest comes first: a 9-bin histogram of their gradient magnitude over orientation (bins 20 degrees apart,
+ * shared linearly as in the HOG), as fractions of the total, starting at the bin that holds the most and going
+ * round. Rotation-invariant: one orientation (stripes) puts everything in bin 0, a square shares it between 0 and
+ * the bins at 80 and 100 degrees (4 and 5), a disk spreads it evenly. All zeros without edges.
+ */
+export function dominantOrientations(magnitude: Float64Array, orientation: Float64Array): number[] {
+  const h = new Float64Array(HOG_BINS);
+  const step = Math.PI / HOG_BINS;
+  let total = 0;
+  for (let p = 0; p < magnitude.length; p++) {
+    const m = magnitude[p];
+    if (m <= EDGE_THRESHOLD) continue;
+    const t = orientation[p] / step;
+    const b0 = Math.floor(t);
+    const f = t - b0;
+    h[b0 % HOG_BINS] += m * (1 - f);
+    h[(b0 + 1) % HOG_BINS] += m * f;
+    total += m;
+  }
+  if (total === 0) return new Array<number>(HOG_BINS).fill(0);
+  let top = 0;
+  for (let b = 1; b < HOG_BINS; b++) if (h[b] > h[top]) top = b;
+  return range(HOG_BINS).map((k) => h[(top + k) % HOG_BINS] / total);
 }
 
 /** Neighbours of LBP(8,1) in circular order (row, column offsets): east, then anticlockwise. */
