@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
+import { ImageUploadExpiry } from '../src/image-upload/image-upload-expiry';
 import {
   API,
   createProject,
@@ -526,6 +527,53 @@ describe('add and commit errors', () => {
       [taskId],
     );
     expect(left).toEqual({ tasks: 0, samples: 0, uploads: 0 });
+  });
+});
+
+describe('uploads never committed', () => {
+  it('fail with conflict-130-5-1 once their init and last add are older than IMAGE_UPLOAD_EXPIRY_HOURS (24): images deleted, others kept', async () => {
+    const projectId = await createProject(t, owner.auth, 'expiry');
+    const stale = await openTask(projectId);
+    const busy = await openTask(projectId);
+    const fresh = await openTask(projectId);
+    const committed = await openTask(projectId, 'id\nx1\n');
+    for (const taskId of [stale, busy, fresh]) expectSuccess(await add(owner.auth, taskId, 's1', await image('image/png', 3)));
+    expectSuccess(await add(owner.auth, committed, 'x1', await image('image/png', 3)));
+    expectSuccess(await get(owner.auth, `/image/${committed}/commit`));
+    expect((await pollUntil<Status>(t, owner.auth, `/image/${committed}/status`, (p) => p.state !== 'running')).state).toBe('finished');
+    // stale: opened 30 hours ago, its one image added 25 hours ago; busy: opened 30 hours ago, an image added an hour ago
+    await t.db.query(`UPDATE tasks SET created_at = now() - interval '30 hours' WHERE id = ANY($1::bigint[])`, [[stale, busy, committed]]);
+    await t.db.query(`UPDATE image_samples SET added_at = now() - interval '25 hours' WHERE task_id = $1`, [stale]);
+    await t.db.query(`UPDATE image_samples SET added_at = now() - interval '1 hour' WHERE task_id = $1`, [busy]);
+
+    expect(await t.app.get(ImageUploadExpiry).sweep()).toEqual([stale]);
+    const status = expectSuccess(await get(owner.auth, `/image/${stale}/status`));
+    expect(status).toEqual({
+      taskId: stale,
+      state: 'failed',
+      error: { code: 'conflict-130-5-1', message: expect.stringContaining('not committed within 24 hours (IMAGE_UPLOAD_EXPIRY_HOURS)') },
+    });
+    const rows = async (taskId: string) =>
+      (
+        await t.db.query(
+          `SELECT (SELECT count(*)::int FROM image_samples WHERE task_id = $1) AS samples,
+                  (SELECT count(*)::int FROM image_uploads WHERE task_id = $1) AS uploads`,
+          [taskId],
+        )
+      )[0];
+    expect(await rows(stale)).toEqual({ samples: 0, uploads: 0 });
+    expect(await rows(busy)).toEqual({ samples: 4, uploads: 1 });
+    expect(await rows(fresh)).toEqual({ samples: 4, uploads: 1 });
+    for (const taskId of [busy, fresh]) expect(expectSuccess(await get(owner.auth, `/image/${taskId}/status`)).state).toBe('pending');
+    expect(expectSuccess(await get(owner.auth, `/image/${committed}/status`)).state).toBe('finished');
+
+    // an add or a commit after it says the upload expired, not that it was committed
+    expect(errorMessage(await add(owner.auth, stale, 's2', await image('image/png', 3)), 'conflict-130-5-1')).toContain(
+      'start a new upload',
+    );
+    expectError(await get(owner.auth, `/image/${stale}/commit`), 'conflict-130-5-1');
+    // a second sweep finds nothing more
+    expect(await t.app.get(ImageUploadExpiry).sweep()).toEqual([]);
   });
 });
 

@@ -33,4 +33,10 @@ describe('loadConfig', () => {
     expect(() => load({ RUN_WORKERS: 'maybe' })).toThrow(/RUN_WORKERS must be true or false/);
     expect(load({ RUN_WORKERS: 'off' }).runWorkers).toBe(false);
   });
+
+  it('reads IMAGE_UPLOAD_EXPIRY_HOURS: 24 by default, 1 hour to a year', () => {
+    expect(load({}).imageUploadExpiryHours).toBe(24);
+    expect(load({ IMAGE_UPLOAD_EXPIRY_HOURS: '2' }).imageUploadExpiryHours).toBe(2);
+    expect(() => load({ IMAGE_UPLOAD_EXPIRY_HOURS: '0' })).toThrow(/IMAGE_UPLOAD_EXPIRY_HOURS must be between 1 and 8760, got 0/);
+  });
 });

@@ -3852,6 +3852,7 @@ export interface operations {
              *     - `badRequest-130-2-5`: image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS
              *     - `conflict-130-2-3`: the sample already has an image
              *     - `conflict-130-2-4`: the upload is already committed: no more images can be added
+             *     - `conflict-130-5-1`: the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload
              */
             200: {
                 headers: {
@@ -3869,7 +3870,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-5" | "badRequest-1-0-6" | "badRequest-1-0-7" | "badRequest-1-0-8" | "unavailable-1-0-1" | "tooMany-115-0-2" | "badRequest-115-0-3" | "notFound-130-1-1" | "badRequest-130-2-1" | "badRequest-130-2-2" | "badRequest-130-2-5" | "conflict-130-2-3" | "conflict-130-2-4" | "conflict-130-5-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
@@ -3915,6 +3916,7 @@ export interface operations {
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `conflict-130-3-1`: the upload is already committed
              *     - `badRequest-130-3-2`: some samples have no image yet; the message says how many and which
+             *     - `conflict-130-5-1`: the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload
              */
             200: {
                 headers: {
@@ -3932,7 +3934,7 @@ export interface operations {
                          * @description one of the codes listed for this operation
                          * @enum {string}
                          */
-                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2";
+                        code: "badRequest-1-0-2" | "badRequest-1-0-3" | "badRequest-1-0-4" | "badRequest-1-0-6" | "badRequest-1-0-8" | "tooMany-1-0-1" | "unavailable-1-0-1" | "notFound-130-1-1" | "conflict-130-3-1" | "badRequest-130-3-2" | "conflict-130-5-1";
                         /** @description for humans; its wording is not part of the API */
                         message: string;
                     };
