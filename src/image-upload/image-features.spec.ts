@@ -24,9 +24,10 @@ const pick = (f: Record<string, number>, prefix: string) =>
     .map(([, v]) => v);
 
 describe('IMAGE_FEATURES', () => {
-  it('is a fixed list of 282 unique img_ names: size, colour, histograms, 8 x 8 grid, gradients, orientations, 4 x 4 x 9 HOG, two LBP histograms', () => {
-    expect(IMAGE_FEATURES).toHaveLength(282);
-    expect(new Set(IMAGE_FEATURES).size).toBe(282);
+  it('is a fixed list of 297 unique img_ names: size, colour, histograms, 8 x 8 grid and its DCT, gradients, orientations, 4 x 4 x 9 HOG, two LBP histograms', () => {
+    expect(IMAGE_FEATURES).toHaveLength(297);
+    expect(new Set(IMAGE_FEATURES).size).toBe(297);
+    expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_dct_'))).toHaveLength(15);
     expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_orient_'))).toHaveLength(9);
     expect(IMAGE_FEATURES.every((n) => /^img_[a-z0-9_]+$/.test(n))).toBe(true);
     expect(IMAGE_FEATURES.filter((n) => n.startsWith('img_grid_'))).toHaveLength(64);
@@ -97,6 +98,22 @@ describe('gray intensity grid', () => {
     }
   });
 
+  it('its DCT: a flat grid has only the constant term (8 x its level); a left-right step only horizontal frequencies', () => {
+    const flat = named(computeFeatures(grayBitmap(16, 16, () => 100)));
+    expect(flat.img_dct_0_0).toBeCloseTo(800, 9);
+    expect(
+      pick(flat, 'img_dct_')
+        .slice(1)
+        .every((v) => Math.abs(v) < 1e-9),
+    ).toBe(true);
+    const step = named(computeFeatures(grayBitmap(16, 16, (x) => (x < 8 ? 0 : 255))));
+    expect(step.img_dct_0_0).toBeCloseTo(8 * 127.5, 9);
+    // the first horizontal cosine is positive on the left half: dark there, so a negative coefficient; even ones vanish
+    expect(step.img_dct_0_1).toBeLessThan(-500);
+    for (const name of ['img_dct_1_0', 'img_dct_0_2', 'img_dct_2_0', 'img_dct_1_1', 'img_dct_0_4'])
+      expect(Math.abs(step[name])).toBeLessThan(1e-9);
+  });
+
   it('is an exact area resize for any ratio (a pixel shared by two cells counts in both by its overlap)', () => {
     expect(Array.from(areaResize(Float64Array.from([0, 3, 6]), 3, 1, 2, 1))).toEqual([1, 5]);
     // upsampling repeats: 2 pixels to 4 cells
@@ -165,7 +182,10 @@ describe('edge orientations from the dominant one', () => {
   });
 
   it('a square: about half at the dominant orientation and half at 90 degrees from it (its corners vote diagonally)', () => {
-    const orient = pick(named(computeFeatures(grayBitmap(32, 32, (x, y) => (x >= 8 && x < 24 && y >= 8 && y < 24 ? 255 : 0)))), 'img_orient_');
+    const orient = pick(
+      named(computeFeatures(grayBitmap(32, 32, (x, y) => (x >= 8 && x < 24 && y >= 8 && y < 24 ? 255 : 0)))),
+      'img_orient_',
+    );
     expect(orient[0]).toBeGreaterThan(0.45);
     expect(Math.abs(orient[0] - (orient[4] + orient[5]))).toBeLessThan(0.01);
     expect(orient[0] + orient[4] + orient[5]).toBeGreaterThan(0.9);

@@ -31,6 +31,9 @@ const LBP_CODES = 10;
 const EDGE_THRESHOLD = 64;
 
 const CHANNELS = ['red', 'green', 'blue', 'gray'] as const;
+/** The low-frequency terms of the gray grid's 2-D DCT kept: vertical u and horizontal v frequencies with u + v < 5. */
+const DCT_TERMS: [number, number][] = [];
+for (let d = 0; d < 5; d++) for (let u = 0; u <= d; u++) DCT_TERMS.push([u, d - u]);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /** The numerical features computed from each image, in column order (282). */
@@ -41,6 +44,7 @@ export const IMAGE_FEATURES: readonly string[] = [
   ...CHANNELS.flatMap((c) => [`img_mean_${c}`, `img_std_${c}`]),
   ...CHANNELS.flatMap((c) => range(HIST_BINS).map((b) => `img_hist_${c}_${b}`)),
   ...range(GRID).flatMap((r) => range(GRID).map((c) => `img_grid_${r}_${c}`)),
+  ...DCT_TERMS.map(([u, v]) => `img_dct_${u}_${v}`),
   'img_mean_gradient',
   'img_edge_density',
   ...range(HOG_BINS).map((k) => `img_orient_${k}`),
@@ -101,7 +105,9 @@ export function computeFeatures(img: Bitmap, size: { width: number; height: numb
     out.push(mean, Math.sqrt(Math.max(0, squares[c] / n - mean * mean)));
   }
   for (const c of counts) out.push(c / n);
-  for (const v of areaResize(gray, w, h, GRID, GRID)) out.push(v);
+  const grid = areaResize(gray, w, h, GRID, GRID);
+  for (const v of grid) out.push(v);
+  for (const [u, v] of DCT_TERMS) out.push(dct(grid, u, v));
   const { magnitude, orientation } = gradients(gray, w, h);
   let sum = 0;
   let edges = 0;
@@ -123,6 +129,19 @@ function rounded(values: Float64Array): Uint8Array {
   const out = new Uint8Array(values.length);
   for (let i = 0; i < values.length; i++) out[i] = Math.round(values[i]);
   return out;
+}
+
+/** Term (u, v) of the orthonormal 2-D DCT-II of the GRID x GRID gray grid (u: down the rows, v: across the columns). */
+function dct(grid: Float64Array, u: number, v: number): number {
+  const cu = u ? Math.sqrt(2 / GRID) : Math.sqrt(1 / GRID);
+  const cv = v ? Math.sqrt(2 / GRID) : Math.sqrt(1 / GRID);
+  let sum = 0;
+  for (let r = 0; r < GRID; r++) {
+    for (let c = 0; c < GRID; c++) {
+      sum += grid[r * GRID + c] * Math.cos(((2 * r + 1) * u * Math.PI) / (2 * GRID)) * Math.cos(((2 * c + 1) * v * Math.PI) / (2 * GRID));
+    }
+  }
+  return cu * cv * sum;
 }
 
 /**
