@@ -8,6 +8,7 @@
  *    commits, and waits for the dataset: images added per second, and images featurised per second from the
  *    commit to the finished dataset (engine process, database reads and the dataset's write included).
  */
+import * as os from 'node:os';
 import { Rng } from '../src/engine/rng';
 import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { measureImage } from '../src/image-upload/image-decode';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const images: { id: string; label: string; bytes: Buffer; name: string }[] = [];
   for (let i = 0; i < n; i++) {
     const label = IMAGE_CLASSES[i % IMAGE_CLASSES.length];
-    const format = i % 2 ? 'jpeg' : 'png';
+    const format = Math.floor(i / IMAGE_CLASSES.length) % 2 ? 'jpeg' : 'png';
     images.push({
       id: `s${i + 1}`,
       label,
@@ -54,6 +55,9 @@ async function main(): Promise<void> {
   }
   const mb = images.reduce((s, im) => s + im.bytes.length, 0) / 1048576;
   console.log(`${n} images of ${size} x ${size} (half PNG, half JPEG), ${mb.toFixed(1)} MB, ${IMAGE_FEATURES.length} features each`);
+  // the machine's load: on a shared machine every rate below is a fraction of what it would be alone
+  const load = () => `load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores`;
+  console.log(load());
 
   // 1. decode + features in this process
   for (const lanes of [1, 4]) {
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
       `featurised from commit to dataset: ${(n / buildSeconds).toFixed(0)} images/s (${buildSeconds.toFixed(2)} s wall; ` +
         `dataset ${ds.sampleCount} samples x ${ds.featureCount} features)`,
     );
+    console.log(load());
   } finally {
     await server.stop();
   }
