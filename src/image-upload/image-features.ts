@@ -5,8 +5,9 @@
  *
  * - colour: the opacity, the mean and standard deviation of red, green, blue and gray, and an 8-bin
  *   histogram of each;
- * - shape: the gray level averaged over an 8 x 8 grid (an area resize), the mean gradient and the edge
- *   density, and a histogram of oriented gradients over a 4 x 4 cell grid (Dalal and Triggs, 2005);
+ * - shape: the gray level averaged over an 8 x 8 grid (an area resize) and the low frequencies of its DCT,
+ *   the mean gradient and the edge density, the edges' orientations from the dominant one (rotation-invariant),
+ *   and a histogram of oriented gradients over a 4 x 4 cell grid (Dalal and Triggs, 2005);
  * - texture: the rotation-invariant uniform local binary patterns LBP(8,1) riu2 at two scales (Ojala,
  *   Pietikainen and Maenpaa, 2002).
  */
@@ -36,7 +37,7 @@ const DCT_TERMS: [number, number][] = [];
 for (let d = 0; d < 5; d++) for (let u = 0; u <= d; u++) DCT_TERMS.push([u, d - u]);
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
-/** The numerical features computed from each image, in column order (282). */
+/** The numerical features computed from each image, in column order (297). */
 export const IMAGE_FEATURES: readonly string[] = [
   'img_width',
   'img_height',
