@@ -5,8 +5,9 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { computeFeatures, IMAGE_FEATURES } from '../src/image-upload/image-features';
+import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
+import { ImageUploadExpiry } from '../src/image-upload/image-upload-expiry';
 import {
   API,
   createProject,
@@ -198,12 +199,17 @@ describe('full flow', () => {
     expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
     const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
     expect(done).toEqual({ taskId, state: 'failed', error: { code: 'badRequest-130-4-1', message: expect.stringContaining('"broken"') } });
-    const [left] = await t.db.query(
-      `SELECT (SELECT count(*)::int FROM datasets WHERE project_id = $1) AS datasets,
-              (SELECT count(*)::int FROM image_samples WHERE task_id = $2) AS samples`,
-      [projectId, taskId],
-    );
-    expect(left).toEqual({ datasets: 0, samples: 0 });
+    // the images go right after the failure is recorded (the runner's clean-up after its transaction)
+    const left = async () =>
+      (
+        await t.db.query(
+          `SELECT (SELECT count(*)::int FROM datasets WHERE project_id = $1) AS datasets,
+                  (SELECT count(*)::int FROM image_samples WHERE task_id = $2) AS samples`,
+          [projectId, taskId],
+        )
+      )[0];
+    for (const end = Date.now() + 5000; (await left()).samples > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
+    expect(await left()).toEqual({ datasets: 0, samples: 0 });
   });
 });
 
@@ -238,25 +244,11 @@ describe('analysis on an image dataset', () => {
     expect(status.state).toBe('finished');
     // the brightness features separate the classes: the models' signatures name img_ features
     const result = expectSuccess(await get(owner.auth, `/analysis/${analysisId}/result`));
-    expect(JSON.stringify(result.models)).toMatch(/"img_(mean|hist)_/);
+    expect(JSON.stringify(result.models)).toMatch(/"img_(mean|hist|grid)_/);
   }, 150_000);
 });
 
 describe('image features', () => {
-  it('computes size, channel means, gray statistics, histogram fractions and edges of a bitmap', () => {
-    // 2 x 1: a black pixel and a white one
-    const f = computeFeatures({ width: 2, height: 1, data: Uint8Array.from([0, 0, 0, 255, 255, 255, 255, 255]) });
-    const byName = Object.fromEntries(IMAGE_FEATURES.map((n, i) => [n, f[i]]));
-    expect(byName.img_width).toBe(2);
-    expect(byName.img_height).toBe(1);
-    expect(byName.img_mean_red).toBeCloseTo(127.5, 6);
-    expect(byName.img_mean_gray).toBeCloseTo(127.5, 3);
-    expect(byName.img_std_gray).toBeCloseTo(127.5, 3);
-    expect([0, 1, 2, 3, 4, 5, 6, 7].map((i) => byName[`img_hist_${i}`])).toEqual([0.5, 0, 0, 0, 0, 0, 0, 0.5]);
-    expect(byName.img_mean_gradient).toBeCloseTo(255 / 2, 3);
-    expect(byName.img_edge_density).toBe(0.5);
-  });
-
   it('reads the format and dimensions of each accepted format by content, and nothing else', async () => {
     for (const mime of ['image/png', 'image/jpeg', 'image/bmp', 'image/tiff'] as const) {
       expect(readImageHeader(await image(mime, 7, 5))).toEqual({ mime, width: 7, height: 5 });
@@ -535,6 +527,53 @@ describe('add and commit errors', () => {
       [taskId],
     );
     expect(left).toEqual({ tasks: 0, samples: 0, uploads: 0 });
+  });
+});
+
+describe('uploads never committed', () => {
+  it('fail with conflict-130-5-1 once their init and last add are older than IMAGE_UPLOAD_EXPIRY_HOURS (24): images deleted, others kept', async () => {
+    const projectId = await createProject(t, owner.auth, 'expiry');
+    const stale = await openTask(projectId);
+    const busy = await openTask(projectId);
+    const fresh = await openTask(projectId);
+    const committed = await openTask(projectId, 'id\nx1\n');
+    for (const taskId of [stale, busy, fresh]) expectSuccess(await add(owner.auth, taskId, 's1', await image('image/png', 3)));
+    expectSuccess(await add(owner.auth, committed, 'x1', await image('image/png', 3)));
+    expectSuccess(await get(owner.auth, `/image/${committed}/commit`));
+    expect((await pollUntil<Status>(t, owner.auth, `/image/${committed}/status`, (p) => p.state !== 'running')).state).toBe('finished');
+    // stale: opened 30 hours ago, its one image added 25 hours ago; busy: opened 30 hours ago, an image added an hour ago
+    await t.db.query(`UPDATE tasks SET created_at = now() - interval '30 hours' WHERE id = ANY($1::bigint[])`, [[stale, busy, committed]]);
+    await t.db.query(`UPDATE image_samples SET added_at = now() - interval '25 hours' WHERE task_id = $1`, [stale]);
+    await t.db.query(`UPDATE image_samples SET added_at = now() - interval '1 hour' WHERE task_id = $1`, [busy]);
+
+    expect(await t.app.get(ImageUploadExpiry).sweep()).toEqual([stale]);
+    const status = expectSuccess(await get(owner.auth, `/image/${stale}/status`));
+    expect(status).toEqual({
+      taskId: stale,
+      state: 'failed',
+      error: { code: 'conflict-130-5-1', message: expect.stringContaining('not committed within 24 hours (IMAGE_UPLOAD_EXPIRY_HOURS)') },
+    });
+    const rows = async (taskId: string) =>
+      (
+        await t.db.query(
+          `SELECT (SELECT count(*)::int FROM image_samples WHERE task_id = $1) AS samples,
+                  (SELECT count(*)::int FROM image_uploads WHERE task_id = $1) AS uploads`,
+          [taskId],
+        )
+      )[0];
+    expect(await rows(stale)).toEqual({ samples: 0, uploads: 0 });
+    expect(await rows(busy)).toEqual({ samples: 4, uploads: 1 });
+    expect(await rows(fresh)).toEqual({ samples: 4, uploads: 1 });
+    for (const taskId of [busy, fresh]) expect(expectSuccess(await get(owner.auth, `/image/${taskId}/status`)).state).toBe('pending');
+    expect(expectSuccess(await get(owner.auth, `/image/${committed}/status`)).state).toBe('finished');
+
+    // an add or a commit after it says the upload expired, not that it was committed
+    expect(errorMessage(await add(owner.auth, stale, 's2', await image('image/png', 3)), 'conflict-130-5-1')).toContain(
+      'start a new upload',
+    );
+    expectError(await get(owner.auth, `/image/${stale}/commit`), 'conflict-130-5-1');
+    // a second sweep finds nothing more
+    expect(await t.app.get(ImageUploadExpiry).sweep()).toEqual([]);
   });
 });
 

@@ -83,6 +83,8 @@ export const ERROR_CODES = {
   'badRequest-130-3-2': 'some samples have no image yet; the message says how many and which',
   'badRequest-130-4-1': 'an image could not be decoded while computing features (the task error names the sample)',
   'internal-130-4-2': 'the image dataset could not be built on the server after every attempt',
+  'conflict-130-5-1':
+    'the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload',
   // plots
   'notFound-140-1-1': 'modelKey not in the result',
   'notFound-140-1-2': 'plotKey not available for that model',
@@ -166,6 +168,7 @@ export const Codes = {
   ImagesMissing: 'badRequest-130-3-2',
   UndecodableImage: 'badRequest-130-4-1',
   ImageDatasetFailed: 'internal-130-4-2',
+  ImageUploadExpired: 'conflict-130-5-1',
   ModelKeyNotFound: 'notFound-140-1-1',
   PlotKeyNotFound: 'notFound-140-1-2',
   PredictionNotFound: 'notFound-150-1-1',

@@ -51,4 +51,10 @@ describe('loadConfig', () => {
     writeFileSync(file, '');
     expect(() => load({ DATABASE_URL: 'postgres://u@h/db', DATABASE_PASSWORD_FILE: file })).toThrow(/is empty/);
   });
+
+  it('reads IMAGE_UPLOAD_EXPIRY_HOURS: 24 by default, 1 hour to a year', () => {
+    expect(load({}).imageUploadExpiryHours).toBe(24);
+    expect(load({ IMAGE_UPLOAD_EXPIRY_HOURS: '2' }).imageUploadExpiryHours).toBe(2);
+    expect(() => load({ IMAGE_UPLOAD_EXPIRY_HOURS: '0' })).toThrow(/IMAGE_UPLOAD_EXPIRY_HOURS must be between 1 and 8760, got 0/);
+  });
 });

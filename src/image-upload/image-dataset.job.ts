@@ -3,18 +3,19 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { runInWorker, workerScript } from '../common/worker-thread';
+import { EngineWorker } from '../common/engine-process';
+import { workerScript } from '../common/worker-thread';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { ColumnStore, DatasetTarget, TypedTable } from '../datasets/column-store';
 import { ParsedTable } from '../datasets/table-parser';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { IMAGE_FEATURES } from './image-features';
-import type { MeasureRequest, MeasureResponse } from './image-features.worker';
+import type { MeasureRequest, MeasureResponse, MeasureSetup } from './image-features.worker';
 import { parseSampleTableInWorker } from './sample-table';
 
-/** Images decoded by one worker thread: at most this many, or this many bytes. */
-const BATCH_IMAGES = 32;
+/** Images sent to the feature thread at once: at most this many, or this many bytes. */
+const BATCH_IMAGES = 64;
 const BATCH_BYTES = 64 * 1024 * 1024;
 
 /** What an image upload task holds in its payload (set at init). */
@@ -84,36 +85,52 @@ export class ImageDatasetJob implements OnModuleInit {
     if (n !== sampleTable.ids.length || samples.some((s, i) => s.idx !== i || s.sample_id !== sampleTable.ids[i])) {
       throw new JobFailure(Codes.ImageDatasetFailed, 'the stored samples do not match the sample table');
     }
+    const width = IMAGE_FEATURES.length;
     const values = IMAGE_FEATURES.map(() => new Float64Array(n));
-    const script = workerScript(__dirname, __filename, 'image-features.worker');
-    let start = 0;
-    while (start < n) {
-      signal.throwIfAborted();
+    const batches: [number, number][] = [];
+    for (let start = 0; start < n;) {
       let end = start;
       let bytes = 0;
       while (end < n && end - start < BATCH_IMAGES && (end === start || bytes + samples[end].size <= BATCH_BYTES)) {
         bytes += samples[end].size;
         end++;
       }
+      batches.push([start, end]);
+      start = end;
+    }
+    const read = async ([start, end]: [number, number]) => {
       const rows: { sample_id: string; image: Buffer | null }[] = await this.db.query(
         'SELECT sample_id, image FROM image_samples WHERE task_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx',
         [taskId, start, end],
       );
       const missing = rows.find((r) => r.image === null);
       if (missing) throw new JobFailure(Codes.ImageDatasetFailed, `sample "${missing.sample_id}" has no image`);
-      const request: MeasureRequest = {
-        images: rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer })),
-        maxPixels: this.config.maxImagePixels,
-      };
-      const result = await runInWorker<MeasureResponse>(script, request, { signal });
-      if (!result.ok) {
-        throw new JobFailure(
-          Codes.UndecodableImage,
-          `the image of sample "${result.sampleId.slice(0, 60)}" could not be decoded: ${result.message}`,
-        );
+      return rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer }));
+    };
+    // one engine process for the whole job; the next batch is read from the database while this one is measured
+    const thread = new FeatureThread({ maxPixels: this.config.maxImagePixels }, signal);
+    try {
+      let next = batches.length ? read(batches[0]) : undefined;
+      for (let b = 0; b < batches.length; b++) {
+        signal.throwIfAborted();
+        const images = await next!;
+        next = b + 1 < batches.length ? read(batches[b + 1]) : undefined;
+        // a read that fails while this batch is measured is awaited (and thrown) at the next turn
+        next?.catch(() => undefined);
+        const result = await thread.measure({ images });
+        if (!result.ok) {
+          throw new JobFailure(
+            Codes.UndecodableImage,
+            `the image of sample "${result.sampleId.slice(0, 60)}" could not be decoded: ${result.message}`,
+          );
+        }
+        const start = batches[b][0];
+        for (let k = 0; k < images.length; k++) {
+          for (let j = 0; j < width; j++) values[j][start + k] = result.features[k * width + j];
+        }
       }
-      result.features.forEach((f, k) => f.forEach((v, j) => (values[j][start + k] = v)));
-      start = end;
+    } finally {
+      thread.close();
     }
     const imageColumns: ParsedColumn[] = IMAGE_FEATURES.map((name, j) => ({
       name,
@@ -123,5 +140,57 @@ export class ImageDatasetJob implements OnModuleInit {
       distinctCount: distinctNumbers(values[j]),
     }));
     return { sampleCount: n, columns: [...sampleTable.columns, ...imageColumns], sampleColumn: 0 };
+  }
+}
+
+const FEATURE_SCRIPT = workerScript(__dirname, __filename, 'image-features.worker');
+
+/**
+ * The feature thread of one job (image-features.worker.ts) in its engine process: started once, asked batch
+ * after batch (a process per batch cost a fork and sharp's loading each time). Aborting `signal` kills it.
+ */
+class FeatureThread {
+  private readonly worker: EngineWorker;
+  private failure: Error | undefined;
+  private waiting: { resolve: (m: MeasureResponse) => void; reject: (e: Error) => void } | undefined;
+
+  constructor(
+    setup: MeasureSetup,
+    private readonly signal: AbortSignal,
+  ) {
+    this.worker = new EngineWorker(FEATURE_SCRIPT, { workerData: setup });
+    this.worker.on('message', (m: MeasureResponse) => {
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.resolve(m);
+    });
+    const fail = (e: Error) => {
+      // killed by an abort: the abort's reason (a shutdown hands the job back) rather than the exit it caused
+      const reason: unknown = signal.aborted ? signal.reason : undefined;
+      this.failure ??= reason instanceof Error ? reason : e;
+      const w = this.waiting;
+      this.waiting = undefined;
+      w?.reject(this.failure);
+    };
+    this.worker.once('error', fail);
+    this.worker.once('exit', (code: number) => fail(new Error(`the feature thread exited with code ${code}`)));
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  private readonly onAbort = () => {
+    void this.worker.terminate();
+  };
+
+  measure(request: MeasureRequest): Promise<MeasureResponse> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.worker.postMessage(request);
+    });
+  }
+
+  close(): void {
+    this.signal.removeEventListener('abort', this.onAbort);
+    void this.worker.terminate();
   }
 }

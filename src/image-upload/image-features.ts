@@ -1,87 +1,331 @@
-import { Jimp } from 'jimp';
-import { checkImage } from './image-format';
-
-/** The numerical features computed from each image, in column order. */
-export const IMAGE_FEATURES = [
-  'img_width',
-  'img_height',
-  'img_mean_red',
-  'img_mean_green',
-  'img_mean_blue',
-  'img_mean_gray',
-  'img_std_gray',
-  ...Array.from({ length: 8 }, (_, i) => `img_hist_${i}`),
-  'img_mean_gradient',
-  'img_edge_density',
-] as const;
+/**
+ * The img_ features of an image: a fixed-length vector whatever its size, computed from its pixels
+ * resized to WORK_SIZE x WORK_SIZE (image-decode.ts). Pure functions over an RGBA bitmap: no decoder,
+ * no Nest, no I/O, so each descriptor is tested on synthetic bitmaps with a known answer.
+ *
+ * - colour: the opacity, the mean and standard deviation of red, green, blue and gray, and an 8-bin
+ *   histogram of each;
+ * - shape: the gray level averaged over an 8 x 8 grid (an area resize) and the low frequencies of its DCT,
+ *   the mean gradient and the edge density, the edges' orientations from the dominant one (rotation-invariant),
+ *   and a histogram of oriented gradients over a 4 x 4 cell grid (Dalal and Triggs, 2005);
+ * - texture: the rotation-invariant uniform local binary patterns LBP(8,1) riu2 at two scales (Ojala,
+ *   Pietikainen and Maenpaa, 2002).
+ */
 
 /** Prefix of the computed features; init-file columns may not use it. */
 export const IMAGE_FEATURE_PREFIX = 'img_';
 
-/** A gradient magnitude (0..255 gray scale) above this marks an edge pixel. */
-const EDGE_THRESHOLD = 32;
+/** Side of the square the image is resized to before its features are computed. */
+export const WORK_SIZE = 128;
+/** Bins of each channel's histogram (32 levels each). */
+const HIST_BINS = 8;
+/** Side of the gray intensity grid. */
+const GRID = 8;
+/** Side of the HOG cell grid, and orientation bins (unsigned, 0..180 degrees, 20 degrees apart). */
+const HOG_CELLS = 4;
+const HOG_BINS = 9;
+/** L2-Hys: each normalised HOG value is clipped at this, then the vector normalised again (Dalal and Triggs). */
+const HOG_CLIP = 0.2;
+/** Codes of LBP(8,1) riu2: 0..8 ones in a uniform pattern, 9 for every non-uniform one. */
+const LBP_CODES = 10;
+/** A gradient magnitude (centred differences on the 0..255 gray scale) above this marks an edge pixel. */
+const EDGE_THRESHOLD = 64;
+
+const CHANNELS = ['red', 'green', 'blue', 'gray'] as const;
+/** The low-frequency terms of the gray grid's 2-D DCT kept: vertical u and horizontal v frequencies with u + v < 5. */
+const DCT_TERMS: [number, number][] = [];
+for (let d = 0; d < 5; d++) for (let u = 0; u <= d; u++) DCT_TERMS.push([u, d - u]);
+const range = (n: number) => Array.from({ length: n }, (_, i) => i);
+
+/** The numerical features computed from each image, in column order (297). */
+export const IMAGE_FEATURES: readonly string[] = [
+  'img_width',
+  'img_height',
+  'img_opacity',
+  ...CHANNELS.flatMap((c) => [`img_mean_${c}`, `img_std_${c}`]),
+  ...CHANNELS.flatMap((c) => range(HIST_BINS).map((b) => `img_hist_${c}_${b}`)),
+  ...range(GRID).flatMap((r) => range(GRID).map((c) => `img_grid_${r}_${c}`)),
+  ...DCT_TERMS.map(([u, v]) => `img_dct_${u}_${v}`),
+  'img_mean_gradient',
+  'img_edge_density',
+  ...range(HOG_BINS).map((k) => `img_orient_${k}`),
+  ...range(HOG_CELLS).flatMap((r) => range(HOG_CELLS).flatMap((c) => range(HOG_BINS).map((b) => `img_hog_${r}_${c}_${b}`))),
+  ...range(LBP_CODES).map((k) => `img_lbp1_${k}`),
+  ...range(LBP_CODES).map((k) => `img_lbp2_${k}`),
+];
 
 export interface Bitmap {
   width: number;
   height: number;
-  /** RGBA, 4 bytes per pixel, rows top to bottom. */
+  /** RGBA, 4 bytes per pixel, rows top to bottom, not premultiplied. */
   data: Uint8Array;
 }
 
 /**
- * Features of one decoded image, in IMAGE_FEATURES order. Means and the gray standard deviation are on
- * the 0..255 scale; the 8-bin gray histogram holds fractions of the pixels (summing to 1); the mean
- * gradient is the mean of |dx| + |dy| of the gray image (forward differences, 0..510); the edge density is
- * the fraction of pixels whose gradient magnitude sqrt(dx^2 + dy^2) is above 32. Alpha is ignored.
+ * Features of one bitmap, in IMAGE_FEATURES order. `size` is the image's own width and height (the
+ * bitmap is usually the image resized to WORK_SIZE); by default the bitmap's. Transparent pixels are
+ * composed over white first (a pixel of opacity a shows a * colour + (1 - a) * 255); gray is
+ * 0.299 R + 0.587 G + 0.114 B.
  */
-export function computeFeatures(img: Bitmap): number[] {
-  const { width, height, data } = img;
-  const n = width * height;
-  const gray = new Float32Array(n);
-  let r = 0;
-  let g = 0;
-  let b = 0;
-  let sum = 0;
-  let sumSq = 0;
-  const hist = new Float64Array(8);
+export function computeFeatures(img: Bitmap, size: { width: number; height: number } = img): number[] {
+  const { width: w, height: h, data } = img;
+  const n = w * h;
+  const gray = new Float64Array(n);
+  // red, green, blue, gray: sums, sums of squares, histogram counts (one pass over the pixels)
+  let [sr, sg, sb, sy, qr, qg, qb, qy, alpha] = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+  const counts = new Float64Array(4 * HIST_BINS);
+  // a level 0..255 times this, truncated, is its bin (255 * 8 / 256 < 8)
+  const toBin = HIST_BINS / 256;
   for (let p = 0, o = 0; p < n; p++, o += 4) {
-    const R = data[o];
-    const G = data[o + 1];
-    const B = data[o + 2];
-    r += R;
-    g += G;
-    b += B;
-    const y = 0.299 * R + 0.587 * G + 0.114 * B;
+    const a = data[o + 3] / 255;
+    alpha += a;
+    const back = 255 * (1 - a);
+    const r = data[o] * a + back;
+    const g = data[o + 1] * a + back;
+    const b = data[o + 2] * a + back;
+    const y = 0.299 * r + 0.587 * g + 0.114 * b;
     gray[p] = y;
-    sum += y;
-    sumSq += y * y;
-    hist[Math.min(7, Math.floor(y / 32))]++;
+    sr += r;
+    sg += g;
+    sb += b;
+    sy += y;
+    qr += r * r;
+    qg += g * g;
+    qb += b * b;
+    qy += y * y;
+    counts[(r * toBin) | 0]++;
+    counts[HIST_BINS + ((g * toBin) | 0)]++;
+    counts[2 * HIST_BINS + ((b * toBin) | 0)]++;
+    counts[3 * HIST_BINS + ((y * toBin) | 0)]++;
   }
-  const mean = sum / n;
-  const variance = Math.max(0, sumSq / n - mean * mean);
-  let gradient = 0;
+  const sums = [sr, sg, sb, sy];
+  const squares = [qr, qg, qb, qy];
+  const out: number[] = [size.width, size.height, alpha / n];
+  for (let c = 0; c < 4; c++) {
+    const mean = sums[c] / n;
+    out.push(mean, Math.sqrt(Math.max(0, squares[c] / n - mean * mean)));
+  }
+  for (const c of counts) out.push(c / n);
+  const grid = areaResize(gray, w, h, GRID, GRID);
+  for (const v of grid) out.push(v);
+  for (const [u, v] of DCT_TERMS) out.push(dct(grid, u, v));
+  const { magnitude, orientation } = gradients(gray, w, h);
+  let sum = 0;
   let edges = 0;
-  for (let yy = 0; yy < height; yy++) {
-    for (let xx = 0; xx < width; xx++) {
-      const p = yy * width + xx;
-      const dx = xx + 1 < width ? gray[p + 1] - gray[p] : 0;
-      const dy = yy + 1 < height ? gray[p + width] - gray[p] : 0;
-      gradient += Math.abs(dx) + Math.abs(dy);
-      if (dx * dx + dy * dy > EDGE_THRESHOLD * EDGE_THRESHOLD) edges++;
+  for (let p = 0; p < n; p++) {
+    sum += magnitude[p];
+    if (magnitude[p] > EDGE_THRESHOLD) edges++;
+  }
+  out.push(sum / n, edges / n);
+  for (const v of dominantOrientations(magnitude, orientation)) out.push(v);
+  for (const v of hog(magnitude, orientation, w, h)) out.push(v);
+  for (const v of lbpHistogram(rounded(gray), w, h)) out.push(v);
+  const hw = Math.max(1, w >> 1);
+  const hh = Math.max(1, h >> 1);
+  for (const v of lbpHistogram(rounded(areaResize(gray, w, h, hw, hh)), hw, hh)) out.push(v);
+  return out;
+}
+
+function rounded(values: Float64Array): Uint8Array {
+  const out = new Uint8Array(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = Math.round(values[i]);
+  return out;
+}
+
+/** Term (u, v) of the orthonormal 2-D DCT-II of the GRID x GRID gray grid (u: down the rows, v: across the columns). */
+function dct(grid: Float64Array, u: number, v: number): number {
+  const cu = u ? Math.sqrt(2 / GRID) : Math.sqrt(1 / GRID);
+  const cv = v ? Math.sqrt(2 / GRID) : Math.sqrt(1 / GRID);
+  let sum = 0;
+  for (let r = 0; r < GRID; r++) {
+    for (let c = 0; c < GRID; c++) {
+      sum += grid[r * GRID + c] * Math.cos(((2 * r + 1) * u * Math.PI) / (2 * GRID)) * Math.cos(((2 * c + 1) * v * Math.PI) / (2 * GRID));
     }
   }
-  return [width, height, r / n, g / n, b / n, mean, Math.sqrt(variance), ...Array.from(hist, (c) => c / n), gradient / n, edges / n];
+  return cu * cv * sum;
 }
 
 /**
- * Decodes a jpeg, png, bmp or tiff image (told apart by content) and computes its features. The checks of
- * add run again first (the header's pixel limit, a PNG's structure and inflated size: checkImage), so
- * nothing is allocated for an image past the limits, whenever it was stored.
+ * For each of `to` equal intervals of [0, from): the source indices it overlaps and the overlap (weights
+ * summing to 1), so an area resize is exact for any ratio.
  */
-export async function measureImage(bytes: Uint8Array, maxPixels: number): Promise<number[]> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  await checkImage(buffer, 'the image', maxPixels);
-  const image = await Jimp.fromBuffer(buffer);
-  const { width, height, data } = image.bitmap;
-  return computeFeatures({ width, height, data });
+function boxWeights(from: number, to: number): { index: number; weight: number }[][] {
+  const scale = from / to;
+  return range(to).map((i) => {
+    const start = i * scale;
+    const end = (i + 1) * scale;
+    const taps: { index: number; weight: number }[] = [];
+    for (let s = Math.floor(start); s < Math.min(from, Math.ceil(end)); s++) {
+      const overlap = Math.min(end, s + 1) - Math.max(start, s);
+      if (overlap > 0) taps.push({ index: s, weight: overlap / scale });
+    }
+    return taps;
+  });
+}
+
+/** The mean of `values` (w x h, rows first) over each cell of an W x H grid of equal cells (area resize). */
+export function areaResize(values: Float64Array, w: number, h: number, W: number, H: number): Float64Array {
+  const xs = boxWeights(w, W);
+  const ys = boxWeights(h, H);
+  const rows = new Float64Array(h * W);
+  for (let y = 0; y < h; y++) {
+    for (let X = 0; X < W; X++) {
+      let v = 0;
+      for (const { index, weight } of xs[X]) v += values[y * w + index] * weight;
+      rows[y * W + X] = v;
+    }
+  }
+  const out = new Float64Array(W * H);
+  for (let Y = 0; Y < H; Y++) {
+    for (let X = 0; X < W; X++) {
+      let v = 0;
+      for (const { index, weight } of ys[Y]) v += rows[index * W + X] * weight;
+      out[Y * W + X] = v;
+    }
+  }
+  return out;
+}
+
+/**
+ * Centred differences [-1, 0, 1] (the border pixel repeated past the edge): the magnitude sqrt(dx^2 + dy^2)
+ * and the unsigned orientation atan2(dy, dx) folded into [0, pi) (0: a horizontal gradient, as across a
+ * vertical edge). y grows downwards.
+ */
+export function gradients(gray: Float64Array, w: number, h: number): { magnitude: Float64Array; orientation: Float64Array } {
+  const magnitude = new Float64Array(w * h);
+  const orientation = new Float64Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const up = Math.max(0, y - 1) * w;
+    const down = Math.min(h - 1, y + 1) * w;
+    for (let x = 0; x < w; x++) {
+      const dx = gray[y * w + Math.min(w - 1, x + 1)] - gray[y * w + Math.max(0, x - 1)];
+      const dy = gray[down + x] - gray[up + x];
+      const p = y * w + x;
+      magnitude[p] = Math.sqrt(dx * dx + dy * dy);
+      let theta = Math.atan2(dy, dx);
+      if (theta < 0) theta += Math.PI;
+      orientation[p] = theta >= Math.PI ? 0 : theta;
+    }
+  }
+  return { magnitude, orientation };
+}
+
+/**
+ * Histogram of oriented gradients: each pixel votes its gradient magnitude into its cell of a 4 x 4 grid,
+ * shared between the two nearest of 9 orientation bins centred at 0, 20, ..., 160 degrees (linear in the
+ * angle, 160 wrapping to 0). Each cell's votes are divided by its pixel count, then the 144 values are
+ * normalised together as one block, L2-Hys (divided by their L2 norm, clipped at 0.2, divided again); a
+ * flat image gives zeros. In cell-row, cell-column, bin order.
+ */
+export function hog(magnitude: Float64Array, orientation: Float64Array, w: number, h: number): number[] {
+  const v = new Float64Array(HOG_CELLS * HOG_CELLS * HOG_BINS);
+  const counts = new Float64Array(HOG_CELLS * HOG_CELLS);
+  const step = Math.PI / HOG_BINS;
+  for (let y = 0; y < h; y++) {
+    const cy = Math.floor((y * HOG_CELLS) / h);
+    for (let x = 0; x < w; x++) {
+      const cell = cy * HOG_CELLS + Math.floor((x * HOG_CELLS) / w);
+      counts[cell]++;
+      const p = y * w + x;
+      const m = magnitude[p];
+      if (m === 0) continue;
+      const t = orientation[p] / step;
+      const b0 = Math.floor(t);
+      const f = t - b0;
+      v[cell * HOG_BINS + (b0 % HOG_BINS)] += m * (1 - f);
+      v[cell * HOG_BINS + ((b0 + 1) % HOG_BINS)] += m * f;
+    }
+  }
+  for (let k = 0; k < v.length; k++) v[k] /= Math.max(1, counts[Math.floor(k / HOG_BINS)]);
+  const normalise = () => {
+    let ss = 0;
+    for (const x of v) ss += x * x;
+    const norm = Math.sqrt(ss);
+    if (norm > 1e-9) for (let k = 0; k < v.length; k++) v[k] /= norm;
+  };
+  normalise();
+  for (let k = 0; k < v.length; k++) v[k] = Math.min(v[k], HOG_CLIP);
+  normalise();
+  return Array.from(v);
+}
+
+/**
+ * The orientations of the edges (pixels whose gradient magnitude is above EDGE_THRESHOLD), turned so that the
+ * strongest comes first: a 9-bin histogram of their gradient magnitude over orientation (bins 20 degrees apart,
+ * shared linearly as in the HOG), as fractions of the total, starting at the bin that holds the most and going
+ * round. Rotation-invariant: one orientation (stripes) puts everything in bin 0, a square shares it between 0 and
+ * the bins at 80 and 100 degrees (4 and 5), a disk spreads it evenly. All zeros without edges.
+ */
+export function dominantOrientations(magnitude: Float64Array, orientation: Float64Array): number[] {
+  const h = new Float64Array(HOG_BINS);
+  const step = Math.PI / HOG_BINS;
+  let total = 0;
+  for (let p = 0; p < magnitude.length; p++) {
+    const m = magnitude[p];
+    if (m <= EDGE_THRESHOLD) continue;
+    const t = orientation[p] / step;
+    const b0 = Math.floor(t);
+    const f = t - b0;
+    h[b0 % HOG_BINS] += m * (1 - f);
+    h[(b0 + 1) % HOG_BINS] += m * f;
+    total += m;
+  }
+  if (total === 0) return new Array<number>(HOG_BINS).fill(0);
+  let top = 0;
+  for (let b = 1; b < HOG_BINS; b++) if (h[b] > h[top]) top = b;
+  return range(HOG_BINS).map((k) => h[(top + k) % HOG_BINS] / total);
+}
+
+/** Neighbours of LBP(8,1) in circular order (row, column offsets): east, then anticlockwise. */
+const NEIGHBOURS: [number, number][] = [
+  [0, 1],
+  [-1, 1],
+  [-1, 0],
+  [-1, -1],
+  [0, -1],
+  [1, -1],
+  [1, 0],
+  [1, 1],
+];
+
+/** LBP(8,1) riu2 of each bit pattern (bit p: neighbour p >= centre): the count of ones if uniform, else 9. */
+const RIU2 = Uint8Array.from(range(256), (pattern) => {
+  let ones = 0;
+  let transitions = 0;
+  for (let p = 0; p < 8; p++) {
+    const bit = (pattern >> p) & 1;
+    ones += bit;
+    if (bit !== ((pattern >> ((p + 1) % 8)) & 1)) transitions++;
+  }
+  return transitions <= 2 ? ones : LBP_CODES - 1;
+});
+
+/**
+ * Rotation-invariant uniform local binary patterns (Ojala et al. 2002, P = 8, R = 1 on the pixel grid): each
+ * pixel not on the border compares its 8 neighbours with itself (1 where the neighbour is at least as bright);
+ * a pattern with at most two 0/1 changes around the circle is coded by its number of ones (0..8: spots,
+ * edges, corners, flat areas are 8), any other is 9. Returns the fraction of pixels of each code (all zeros
+ * for an image under 3 x 3).
+ */
+export function lbpHistogram(levels: Uint8Array, w: number, h: number): number[] {
+  const counts = new Array<number>(LBP_CODES).fill(0);
+  const [e, ne, no, nw, we, sw, so, se] = NEIGHBOURS.map(([dy, dx]) => dy * w + dx);
+  let total = 0;
+  for (let y = 1; y < h - 1; y++) {
+    for (let x = 1, p = y * w + 1; x < w - 1; x++, p++) {
+      const c = levels[p];
+      const pattern =
+        (levels[p + e] >= c ? 1 : 0) |
+        (levels[p + ne] >= c ? 2 : 0) |
+        (levels[p + no] >= c ? 4 : 0) |
+        (levels[p + nw] >= c ? 8 : 0) |
+        (levels[p + we] >= c ? 16 : 0) |
+        (levels[p + sw] >= c ? 32 : 0) |
+        (levels[p + so] >= c ? 64 : 0) |
+        (levels[p + se] >= c ? 128 : 0);
+      counts[RIU2[pattern]]++;
+      total++;
+    }
+  }
+  return counts.map((c) => (total ? c / total : 0));
 }

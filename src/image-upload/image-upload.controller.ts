@@ -59,6 +59,7 @@ export class ImageUploadController {
     Codes.ImageTooLarge,
     Codes.ImageAlreadyAdded,
     Codes.AddAfterCommit,
+    Codes.ImageUploadExpired,
     Codes.StorageQuotaExceeded,
   )
   @Post(':taskId/add')
@@ -80,7 +81,7 @@ export class ImageUploadController {
   }
 
   @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', 'Empty')
-  @ApiErrors(Codes.AlreadyCommitted, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
+  @ApiErrors(Codes.AlreadyCommitted, Codes.ImageUploadExpired, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
   commit(@Auth() auth: AuthContext, @Param('taskId', ParseIdPipe) taskId: string) {

@@ -158,6 +158,7 @@ export class ImageUploadService implements OnModuleInit {
       // FOR SHARE: adds run side by side, a commit waits for them (and they for it)
       const task = await this.imageTask(tx, taskId, 'FOR SHARE');
       if (task.state !== 'pending') {
+        assertNotExpired(task);
         throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
       }
       const id = sampleId.trim();
@@ -186,6 +187,7 @@ export class ImageUploadService implements OnModuleInit {
   private async queueBuild(taskId: string): Promise<Record<string, never>> {
     await this.db.transaction(async (tx) => {
       const task = await this.imageTask(tx, taskId, 'FOR UPDATE');
+      if (task.state !== 'pending') assertNotExpired(task);
       if (task.state !== 'pending') throw new ApiError(Codes.AlreadyCommitted, `the upload is already committed (state ${task.state})`);
       const [counts] = await tx.query(
         `SELECT count(*)::int AS total, count(*) FILTER (WHERE image IS NULL)::int AS missing,
@@ -221,8 +223,23 @@ export class ImageUploadService implements OnModuleInit {
 
   /** The image upload task, locked; other task kinds are unknown here. */
   private async imageTask(tx: EntityManager, taskId: string, lock: 'FOR SHARE' | 'FOR UPDATE') {
-    const rows = await tx.query(`SELECT kind, state, project_id, user_id FROM tasks WHERE id = $1 ${lock}`, [taskId]);
+    const rows = await tx.query(`SELECT kind, state, project_id, user_id, error FROM tasks WHERE id = $1 ${lock}`, [taskId]);
     if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    return rows[0] as { kind: string; state: string; project_id: string; user_id: string };
+    return rows[0] as ImageTaskRow;
+  }
+}
+
+interface ImageTaskRow {
+  kind: string;
+  state: string;
+  project_id: string;
+  user_id: string;
+  error: { code: string; message: string } | null;
+}
+
+/** An upload that expired (image-upload-expiry.ts) answers an add or a commit with its own error, not "committed". */
+function assertNotExpired(task: ImageTaskRow): void {
+  if (task.state === 'failed' && task.error?.code === Codes.ImageUploadExpired) {
+    throw new ApiError(Codes.ImageUploadExpired, task.error.message);
   }
 }

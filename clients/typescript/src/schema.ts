@@ -4504,6 +4504,7 @@ export interface operations {
              *     - `badRequest-130-2-5`: image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS
              *     - `conflict-130-2-3`: the sample already has an image
              *     - `conflict-130-2-4`: the upload is already committed: no more images can be added
+             *     - `conflict-130-5-1`: the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload
              */
             200: {
                 headers: {
@@ -4566,6 +4567,7 @@ export interface operations {
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `conflict-130-3-1`: the upload is already committed
              *     - `badRequest-130-3-2`: some samples have no image yet; the message says how many and which
+             *     - `conflict-130-5-1`: the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload
              */
             200: {
                 headers: {

@@ -1,0 +1,49 @@
+import * as bmpTs from 'bmp-ts';
+import sharp from 'sharp';
+import { Bitmap, computeFeatures, WORK_SIZE } from './image-features';
+import { checkImage } from './image-format';
+
+// each image is decoded once: libvips's operation cache would only hold memory
+sharp.cache(false);
+
+/**
+ * Decodes an image into RGBA resized to WORK_SIZE x WORK_SIZE, with its own width and height.
+ *
+ * jpeg, png and tiff are decoded by sharp (libvips, native, shipped inside the npm package); bmp, which
+ * libvips does not read, by bmp-ts (pure JavaScript, alpha ignored) and then handed to sharp as raw pixels, so that every format goes through
+ * the same resize. The checks of add run first again (checkImage: the header's pixel limit, a PNG's structure
+ * and inflated size, a JPEG's single frame header), and sharp itself refuses more than `maxPixels` pixels
+ * (limitInputPixels: a header that lied). The image is turned upright by its EXIF orientation, converted to
+ * sRGB (gray, CMYK, palette), 16-bit channels reduced to 8 bits, and resized as a whole to the square (the
+ * aspect ratio is not kept) with a Lanczos-3 filter (an area average when shrinking by an integer factor
+ * first); alpha is resized premultiplied and kept. A decoding error fails; a warning (e.g. a truncated
+ * JPEG) does not.
+ */
+export async function decodeImage(bytes: Uint8Array, maxPixels: number): Promise<{ bitmap: Bitmap; width: number; height: number }> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = await checkImage(buffer, 'the image', maxPixels);
+  let input: sharp.Sharp;
+  if (header.mime === 'image/bmp') {
+    const bitmap = bmpTs.decode(buffer, { toRGBA: true });
+    // a BMP's fourth byte is padding as often as it is alpha: read every pixel as opaque
+    for (let o = 3; o < bitmap.data.length; o += 4) bitmap.data[o] = 255;
+    input = sharp(bitmap.data, { raw: { width: bitmap.width, height: bitmap.height, channels: 4 }, limitInputPixels: maxPixels });
+  } else {
+    input = sharp(buffer, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
+  }
+  const { data, info } = await input
+    .rotate()
+    .toColourspace('srgb')
+    .ensureAlpha()
+    .resize(WORK_SIZE, WORK_SIZE, { fit: 'fill', kernel: 'lanczos3' })
+    .raw({ depth: 'uchar' })
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 4) throw new Error(`the decoder gave ${info.channels} channels where RGBA was expected`);
+  return { bitmap: { width: info.width, height: info.height, data }, width: header.width, height: header.height };
+}
+
+/** Decodes an image (decodeImage) and computes its features (IMAGE_FEATURES order). */
+export async function measureImage(bytes: Uint8Array, maxPixels: number): Promise<number[]> {
+  const { bitmap, width, height } = await decodeImage(bytes, maxPixels);
+  return computeFeatures(bitmap, { width, height });
+}

@@ -1,0 +1,79 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ApiError } from '../common/api-error';
+import { Codes } from '../common/error-codes';
+import { APP_CONFIG, AppConfig } from '../config/config';
+import { JobsService } from '../jobs/jobs.service';
+import { IMAGE_TASK_KIND } from './image-upload.service';
+
+/** How often a worker process looks for expired uploads. */
+const SWEEP_MS = 60_000;
+
+/** The error of an upload that expired: the task's error, and the answer to an add or commit after it. */
+export function expiredError(hours: number): ApiError {
+  return new ApiError(
+    Codes.ImageUploadExpired,
+    `the upload was not committed within ${hours} hours (IMAGE_UPLOAD_EXPIRY_HOURS) of its init or its last add: it failed and its images were deleted; start a new upload`,
+  );
+}
+
+/**
+ * Image uploads that are never committed: a pending image task whose init and last add are both older than
+ * IMAGE_UPLOAD_EXPIRY_HOURS fails with conflict-130-5-1, and its init file and images are deleted (its status
+ * stays, as for any failed task). Processes that run workers sweep every minute; `sweep` is the tick, and
+ * tests call it directly.
+ */
+@Injectable()
+export class ImageUploadExpiry implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('ImageUpload');
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly db: DataSource,
+    private readonly jobs: JobsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runWorkers) return;
+    this.timer = setInterval(() => {
+      this.sweep().catch((e: Error) => this.logger.error(`expired image uploads could not be swept: ${e.message}`));
+    }, SWEEP_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Fails every expired upload; returns their task ids. */
+  async sweep(): Promise<string[]> {
+    const hours = this.config.imageUploadExpiryHours;
+    const expired = `t.kind = $1 AND t.state = 'pending' AND t.created_at < now() - make_interval(hours => $2)
+       AND NOT EXISTS (SELECT 1 FROM image_samples s WHERE s.task_id = t.id AND s.added_at >= now() - make_interval(hours => $2))`;
+    const candidates: { id: string }[] = await this.db.query(`SELECT t.id FROM tasks t WHERE ${expired} ORDER BY t.id`, [
+      IMAGE_TASK_KIND,
+      hours,
+    ]);
+    const failed: string[] = [];
+    for (const { id } of candidates) {
+      const done = await this.db.transaction(async (tx) => {
+        // an add or a commit holding the task now: it is in use, look again at the next sweep
+        const rows = await tx.query(`SELECT t.id FROM tasks t WHERE t.id = $3 AND ${expired} FOR UPDATE SKIP LOCKED`, [
+          IMAGE_TASK_KIND,
+          hours,
+          id,
+        ]);
+        if (!rows.length) return false;
+        const error = expiredError(hours);
+        await this.jobs.states.fail('task', String(id), { code: error.code, message: error.message }, tx);
+        await tx.query('DELETE FROM image_samples WHERE task_id = $1', [id]);
+        await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [id]);
+        return true;
+      });
+      if (done) failed.push(String(id));
+    }
+    if (failed.length) this.logger.log(`image upload task(s) ${failed.join(', ')} expired (IMAGE_UPLOAD_EXPIRY_HOURS=${hours})`);
+    return failed;
+  }
+}
