@@ -50,6 +50,8 @@ export function plannedRefits(model: PlotModel, size: number, folds: number): nu
 export async function computePlots(ctx: PlotContext): Promise<ModelPlots> {
   const plots: ModelPlots = {};
   for (const kind of plotKindsFor(ctx)) {
+    // each kind's bootstraps run on this thread: the progress heartbeat gets its turn between them
+    await new Promise<void>((resolve) => setImmediate(resolve));
     const value = await kind.compute(ctx);
     if (value !== undefined) Object.assign(plots, { [kind.name]: value });
   }
