@@ -39,25 +39,25 @@ const A = predicting([0, 1, 0, 0]);
 const B = predicting([0, 0, 1, 1]);
 
 describe('bootstrapWeights', () => {
-  it('counts how often each unit is drawn and gives each sample its unit count', () => {
+  it('counts how often each unit is drawn and gives each sample its unit count', async () => {
     const ctx = { ...context(Y), units: Int32Array.from([0, 0, 1, 2]), unitCount: 3 };
     expect(Array.from(bootstrapWeights(ctx, new ScriptedRng([0, 2, 2])))).toEqual([1, 1, 0, 2]);
   });
 });
 
 describe('RepeatedEvaluator', () => {
-  it('averages the metric over the repeats of a configuration', () => {
+  it('averages the metric over the repeats of a configuration', async () => {
     const ev = new RepeatedEvaluator(ACCURACY, [A, B], context(Y));
     expect(ev.evaluate(Float64Array.from([1, 1, 1, 1]))).toBeCloseTo((3 / 4 + 2 / 4) / 2, 12);
   });
 });
 
 describe('BBC-CV (bbcEstimate)', () => {
-  it('scores, in each bootstrap, the in-bag winner on the out-of-bag samples (hand-computed)', () => {
+  it('scores, in each bootstrap, the in-bag winner on the out-of-bag samples (hand-computed)', async () => {
     // bootstrap 1 draws samples 0, 1, 2, 2: in-bag accuracy A 4/4, B 1/4; A is scored on sample 3: wrong, 0.
     // bootstrap 2 draws 3, 3, 3, 2: in-bag A 1/4, B 3/4; B is scored on samples 0 and 1: 1/2.
     const oof: OofMatrix = [[A], [B]];
-    const result = bbcEstimate(oof, [0, 1], [ACCURACY, BALANCED_ACCURACY], context(Y), 2, new ScriptedRng([0, 1, 2, 2, 3, 3, 3, 2]));
+    const result = await bbcEstimate(oof, [0, 1], [ACCURACY, BALANCED_ACCURACY], context(Y), 2, new ScriptedRng([0, 1, 2, 2, 3, 3, 3, 2]));
     expect(result.estimate[ACCURACY]).toBeCloseTo(0.25, 12);
     // the 2.5 and 97.5 percentiles of [0, 0.5], interpolated
     expect(result.cis[ACCURACY][0]).toBeCloseTo(0.0125, 12);
@@ -68,15 +68,15 @@ describe('BBC-CV (bbcEstimate)', () => {
     expect(result.estimate[BALANCED_ACCURACY]).toBeCloseTo(0.5, 12);
   });
 
-  it('keeps the first configuration on a tie in-bag', () => {
+  it('keeps the first configuration on a tie in-bag', async () => {
     // draws 0, 0, 1, 3: in-bag A and B both 3/4; A is scored on sample 2 (right), B would have been wrong
-    const result = bbcEstimate([[A], [B]], [0, 1], [ACCURACY], context(Y), 1, new ScriptedRng([0, 0, 1, 3]));
+    const result = await bbcEstimate([[A], [B]], [0, 1], [ACCURACY], context(Y), 1, new ScriptedRng([0, 0, 1, 3]));
     expect(result.estimate[ACCURACY]).toBe(1);
   });
 
-  it('uses only the candidates it is given, by their index in the out-of-fold matrix', () => {
+  it('uses only the candidates it is given, by their index in the out-of-fold matrix', async () => {
     // the same bootstraps as the first test with B alone: bootstrap 1 scores B on sample 3 (right), bootstrap 2 on 0 and 1 (1/2)
-    const result = bbcEstimate([null, [B]], [1], [ACCURACY], context(Y), 2, new ScriptedRng([0, 1, 2, 2, 3, 3, 3, 2]));
+    const result = await bbcEstimate([null, [B]], [1], [ACCURACY], context(Y), 2, new ScriptedRng([0, 1, 2, 2, 3, 3, 3, 2]));
     expect(result.estimate[ACCURACY]).toBeCloseTo(0.75, 12);
   });
 
@@ -91,9 +91,9 @@ describe('BBC-CV (bbcEstimate)', () => {
       return predicting(y.map(() => r.int(2)));
     };
 
-    it('the estimate of a single configuration is the mean of its out-of-bag metric over the bootstraps', () => {
+    it('the estimate of a single configuration is the mean of its out-of-bag metric over the bootstraps', async () => {
       const B = 200;
-      const result = bbcEstimate([[winner]], [0], [ACCURACY], ctx, B, new Rng(11));
+      const result = await bbcEstimate([[winner]], [0], [ACCURACY], ctx, B, new Rng(11));
       const replay = new Rng(11);
       const ev = makeEvaluator(ACCURACY, winner, ctx.outcome, 2);
       let sum = 0;
@@ -105,32 +105,32 @@ describe('BBC-CV (bbcEstimate)', () => {
       expect(result.estimate[ACCURACY]).toBeGreaterThan(0.9);
     });
 
-    it('adding configurations that are pure noise never raises the estimate of a clear winner', () => {
-      const alone = bbcEstimate([[winner]], [0], [ACCURACY], ctx, 300, new Rng(5)).estimate[ACCURACY];
+    it('adding configurations that are pure noise never raises the estimate of a clear winner', async () => {
+      const alone = (await bbcEstimate([[winner]], [0], [ACCURACY], ctx, 300, new Rng(5))).estimate[ACCURACY];
       for (let s = 0; s < 10; s++) {
         const oof: OofMatrix = [[winner], [noise(100 + s)], [noise(200 + s)]];
-        const withNoise = bbcEstimate(oof, [0, 1, 2], [ACCURACY], ctx, 300, new Rng(5)).estimate[ACCURACY];
+        const withNoise = (await bbcEstimate(oof, [0, 1, 2], [ACCURACY], ctx, 300, new Rng(5))).estimate[ACCURACY];
         expect(withNoise).toBeLessThanOrEqual(alone);
       }
     });
 
-    it('corrects the optimism of picking the best of many noise configurations', () => {
+    it('corrects the optimism of picking the best of many noise configurations', async () => {
       const oof: OofMatrix = Array.from({ length: 30 }, (_, c) => [noise(300 + c)]);
       const all = Array.from({ length: 30 }, (_, c) => c);
       const ones = new Float64Array(n).fill(1);
       const naive = Math.max(...all.map((c) => makeEvaluator(ACCURACY, (oof[c] as Float64Array[])[0], ctx.outcome, 2)(ones)));
-      const bbc = bbcEstimate(oof, all, [ACCURACY], ctx, 500, new Rng(9)).estimate[ACCURACY];
+      const bbc = (await bbcEstimate(oof, all, [ACCURACY], ctx, 500, new Rng(9))).estimate[ACCURACY];
       // the best of 30 coin flips on 60 samples looks better than chance; BBC-CV sees about chance
       expect(naive).toBeGreaterThan(0.6);
       expect(bbc).toBeLessThan(naive - 0.05);
       expect(Math.abs(bbc - 0.5)).toBeLessThan(0.06);
     });
 
-    it('gives the same estimate and intervals for the same seed, and other bootstraps for another', () => {
+    it('gives the same estimate and intervals for the same seed, and other bootstraps for another', async () => {
       const oof: OofMatrix = [[winner], [noise(1)], [noise(2)]];
       const run = (seed: number) => bbcEstimate(oof, [0, 1, 2], [ACCURACY, BALANCED_ACCURACY], ctx, 100, new Rng(seed));
-      expect(run(42)).toEqual(run(42));
-      expect(run(43).cis[ACCURACY]).not.toEqual(run(42).cis[ACCURACY]);
+      expect(await run(42)).toEqual(await run(42));
+      expect((await run(43)).cis[ACCURACY]).not.toEqual((await run(42)).cis[ACCURACY]);
     });
   });
 });
@@ -138,14 +138,14 @@ describe('BBC-CV (bbcEstimate)', () => {
 describe('BBCD-CV dropping (configurationsToDrop)', () => {
   const all = Int32Array.from([0, 1, 2, 3]);
 
-  it('counts, over bootstraps, how often a configuration loses to its pool leader (hand-computed)', () => {
+  it('counts, over bootstraps, how often a configuration loses to its pool leader (hand-computed)', async () => {
     // leader on all rows: A (3/4 against 2/4). Bootstrap 1 (0, 1, 2, 2): A 4/4, B 1/4, B loses.
     // Bootstrap 2 (3, 3, 3, 2): A 1/4, B 3/4, B does not lose. B loses with probability 1/2.
     const draws = [0, 1, 2, 2, 3, 3, 3, 2];
     const oof: OofMatrix = [[A], [B]];
-    expect([...configurationsToDrop(oof, [[0, 1]], ACCURACY, context(Y), all, 2, 0.49, new ScriptedRng(draws))]).toEqual([1]);
+    expect([...(await configurationsToDrop(oof, [[0, 1]], ACCURACY, context(Y), all, 2, 0.49, new ScriptedRng(draws)))]).toEqual([1]);
     // dropped only above the threshold
-    expect(configurationsToDrop(oof, [[0, 1]], ACCURACY, context(Y), all, 2, 0.5, new ScriptedRng(draws)).size).toBe(0);
+    expect((await configurationsToDrop(oof, [[0, 1]], ACCURACY, context(Y), all, 2, 0.5, new ScriptedRng(draws))).size).toBe(0);
   });
 
   describe('on a clear winner and a clear loser', () => {
@@ -158,20 +158,20 @@ describe('BBCD-CV dropping (configurationsToDrop)', () => {
     const loser = predicting(y.map((c, i) => (i % 3 === 0 ? c : 1 - c)));
     const rows = Int32Array.from({ length: n }, (_, i) => i);
 
-    it('drops the loser and keeps the winner and a configuration that is nearly as good', () => {
-      const drop = configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, rows, 200, 0.99, new Rng(3));
+    it('drops the loser and keeps the winner and a configuration that is nearly as good', async () => {
+      const drop = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, rows, 200, 0.99, new Rng(3));
       expect([...drop]).toEqual([1]);
     });
 
-    it('keeps a configuration that leads another pool, even when it loses in this one', () => {
-      const drop = configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2], [1]], ACCURACY, ctx, rows, 200, 0.99, new Rng(3));
+    it('keeps a configuration that leads another pool, even when it loses in this one', async () => {
+      const drop = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2], [1]], ACCURACY, ctx, rows, 200, 0.99, new Rng(3));
       expect(drop.size).toBe(0);
     });
 
-    it('judges on the rows predicted so far only', () => {
+    it('judges on the rows predicted so far only', async () => {
       // on rows where all three are right, nobody loses
       const easy = Int32Array.from(rows.filter((i) => i % 3 === 0 && i % 16 !== 5 && i % 16 !== 9));
-      const drop = configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, easy, 200, 0.99, new Rng(3));
+      const drop = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, easy, 200, 0.99, new Rng(3));
       expect(drop.size).toBe(0);
     });
   });

@@ -1,5 +1,6 @@
 import { Evaluator, makeEvaluator, OutcomeArrays } from './metrics';
 import { Rng } from './rng';
+import { TimeSlices } from './time-slices';
 
 /**
  * Out-of-fold predictions of every configuration: `oof[config][repeat]` is n x width (row-major),
@@ -87,7 +88,7 @@ export interface ChoiceRule {
  * the out-of-fold matrix; in each, the configuration with the best primary metric on the in-bag rows (or the one
  * `rule` chooses from the in-bag metrics) is scored on the out-of-bag rows. The mean is the estimate, the 2.5 / 97.5 percentiles the 95% interval.
  */
-export function bbcEstimate(
+export async function bbcEstimate(
   oof: OofMatrix,
   candidates: number[],
   metrics: string[],
@@ -95,13 +96,15 @@ export function bbcEstimate(
   B: number,
   rng: Rng,
   rule?: ChoiceRule,
-): Estimate {
+): Promise<Estimate> {
+  const slices = new TimeSlices();
   const primary = rule ? [] : candidates.map((c) => new RepeatedEvaluator(metrics[0], oof[c] as Float64Array[], ctx));
   const others = new Map<string, RepeatedEvaluator>();
   const values: Record<string, number[]> = Object.fromEntries(metrics.map((m) => [m, []]));
   const n = ctx.outcome.y.length;
   const out = new Float64Array(n);
   for (let b = 0; b < B; b++) {
+    await slices.next();
     const w = bootstrapWeights(ctx, rng);
     let best = 0;
     if (rule) best = rule.choose(rule.inBag[b]);
@@ -134,7 +137,7 @@ export function bbcEstimate(
  * BBCD-CV dropping: on the rows predicted so far, the probability (over B bootstraps) that each candidate
  * is worse than the current leader of its pool; returns the candidates losing with probability above `threshold`.
  */
-export function configurationsToDrop(
+export async function configurationsToDrop(
   oof: OofMatrix,
   pools: number[][],
   metric: string,
@@ -143,7 +146,8 @@ export function configurationsToDrop(
   B: number,
   threshold: number,
   rng: Rng,
-): Set<number> {
+): Promise<Set<number>> {
+  const slices = new TimeSlices();
   const sub: MetricContext = {
     outcome: {
       y: Float64Array.from(rows, (r) => ctx.outcome.y[r]),
@@ -167,6 +171,7 @@ export function configurationsToDrop(
   const leaders = pools.map((pool) => pool.reduce((a, c) => (better(full.get(c) as number, full.get(a) as number) ? c : a), pool[0]));
   const losses = new Map(all.map((c) => [c, 0]));
   for (let b = 0; b < B; b++) {
+    await slices.next();
     const w = bootstrapWeights(sub, rng);
     const v = new Map(all.map((c) => [c, (evs.get(c) as RepeatedEvaluator).evaluate(w)]));
     pools.forEach((pool, p) => {

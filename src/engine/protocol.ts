@@ -193,7 +193,16 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
         const pools = [[...alive]];
         const interp = interpretableAll.filter((c) => alive.has(c));
         if (interp.length > 0 && interp.length < alive.size) pools.push(interp);
-        const drop = configurationsToDrop(oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, new Rng(seed, 0xbbcd, k));
+        const drop = await configurationsToDrop(
+          oof,
+          pools,
+          metrics[0],
+          ctx,
+          rows,
+          DROP_BOOTSTRAPS,
+          DROP_THRESHOLD,
+          new Rng(seed, 0xbbcd, k),
+        );
         for (const c of [...drop].sort((a, b) => a - b)) {
           // its metric on the samples it was evaluated on, for the leaderboard
           droppedMetric.set(
@@ -259,12 +268,11 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     }
 
     // 3. BBC-CV estimates, each bootstrap choosing by the same rule on its in-bag samples.
-    const estimates: Estimate[] = keyed.map((km) =>
-      bbcEstimate(oof, aliveList, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0), {
-        inBag,
-        choose: (values) => rule.choose(values, km.positions),
-      }),
-    );
+    const estimates: Estimate[] = [];
+    for (const km of keyed) {
+      const choose = (values: Float64Array): number => rule.choose(values, km.positions);
+      estimates.push(await bbcEstimate(oof, aliveList, metrics, ctx, BOOTSTRAPS, new Rng(seed, 0xbbc, 0), { inBag, choose }));
+    }
 
     // 4. Selection on all samples for each winner, then one refit per signature shown (each can be used to predict).
     const all = Int32Array.from({ length: n }, (_, i) => i);

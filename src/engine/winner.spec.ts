@@ -77,12 +77,12 @@ describe('BBC-CV with a choice rule', () => {
     const correct = [1, 1, 1, 1, 1, 1, 1, 0];
     expect(inBag[0][0]).toBeCloseTo(first.reduce((s, w, i) => s + w * correct[i], 0) / first.reduce((s, w) => s + w, 0), 12);
     // a rule that always takes candidate 1 estimates candidate 1 alone
-    const always = bbcEstimate(oof, [0, 1], [ACCURACY], ctx, 50, new Rng(3), { inBag, choose: () => 1 });
-    const alone = bbcEstimate(oof, [1], [ACCURACY], ctx, 50, new Rng(3));
+    const always = await bbcEstimate(oof, [0, 1], [ACCURACY], ctx, 50, new Rng(3), { inBag, choose: () => 1 });
+    const alone = await bbcEstimate(oof, [1], [ACCURACY], ctx, 50, new Rng(3));
     expect(always).toEqual(alone);
     // the rule sees each bootstrap's in-bag values
     const seen: number[] = [];
-    bbcEstimate(oof, [0, 1], [ACCURACY], ctx, 50, new Rng(3), { inBag, choose: (v) => (seen.push(v[0]), 0) });
+    await bbcEstimate(oof, [0, 1], [ACCURACY], ctx, 50, new Rng(3), { inBag, choose: (v) => (seen.push(v[0]), 0) });
     expect(seen).toEqual(inBag.map((row) => row[0]));
   });
 });

@@ -2,6 +2,7 @@ import { bootstrapWeights, MetricContext, OofMatrix, RepeatedEvaluator } from '.
 import type { Configuration } from './grid';
 import type { ModelSpec } from './models';
 import type { Rng } from './rng';
+import { TimeSlices } from './time-slices';
 
 /**
  * THE WINNER RULE: the simplest of the configurations statistically tied with the leader.
@@ -82,8 +83,8 @@ export class TieRule {
 
 /**
  * The primary metric of each candidate on each bootstrap's in-bag samples: `[b][j]`, bootstraps drawn from `rng` in
- * order. It yields to the event loop every `chunk` bootstraps (hundreds of candidates x 1,000 bootstraps take a
- * while, and the caller's progress heartbeat must go on).
+ * order. It yields to the event loop in time slices (hundreds of candidates x 1,000 bootstraps take a while, and the
+ * caller's progress heartbeat must go on).
  */
 export async function inBagValues(
   oof: OofMatrix,
@@ -92,12 +93,12 @@ export async function inBagValues(
   ctx: MetricContext,
   B: number,
   rng: Rng,
-  chunk = 50,
 ): Promise<Float64Array[]> {
+  const slices = new TimeSlices();
   const evaluators = candidates.map((c) => new RepeatedEvaluator(metric, oof[c] as Float64Array[], ctx));
   const out: Float64Array[] = [];
   for (let b = 0; b < B; b++) {
-    if (b > 0 && b % chunk === 0) await new Promise((resolve) => setImmediate(resolve));
+    await slices.next();
     const w = bootstrapWeights(ctx, rng);
     out.push(Float64Array.from(evaluators, (ev) => ev.evaluate(w)));
   }

@@ -1,5 +1,6 @@
 import { MetricContext, percentile, RepeatedEvaluator } from '../bbc';
 import { Rng } from '../rng';
+import { TimeSlices } from '../time-slices';
 
 /**
  * Bootstrap weights as bbc.ts's `bootstrapWeights` draws them (the same draws from the same generator), written into
@@ -17,17 +18,19 @@ function weightDrawer(ctx: MetricContext, rng: Rng): () => Float64Array {
 }
 
 /** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
-export function bootstrapValues(
+export async function bootstrapValues(
   sets: RepeatedEvaluator[],
   ctx: MetricContext,
   B: number,
   rng: Rng,
-): { point: number[]; boot: Float64Array[] } {
+): Promise<{ point: number[]; boot: Float64Array[] }> {
+  const slices = new TimeSlices();
   const ones = new Float64Array(ctx.outcome.y.length).fill(1);
   const point = sets.map((s) => s.evaluate(ones));
   const boot: Float64Array[] = [];
   const draw = weightDrawer(ctx, rng);
   for (let b = 0; b < B; b++) {
+    await slices.next();
     const w = draw();
     boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
   }
@@ -53,16 +56,18 @@ export function interval(draws: ArrayLike<number>, value: number): [number, numb
  * for the data as they are), drawn again on B bootstraps of the units. Statistics that cannot be computed (NaN) on a
  * draw are left out of that statistic's interval.
  */
-export function bootstrapIntervals(
+export async function bootstrapIntervals(
   stat: (w: Float64Array) => ArrayLike<number>,
   ctx: MetricContext,
   B: number,
   rng: Rng,
-): { value: number[]; cis: [number, number][] } {
+): Promise<{ value: number[]; cis: [number, number][] }> {
+  const slices = new TimeSlices();
   const value = Array.from(stat(new Float64Array(ctx.outcome.y.length).fill(1)));
   const draws = value.map(() => new Float64Array(B));
   const draw = weightDrawer(ctx, rng);
   for (let b = 0; b < B; b++) {
+    await slices.next();
     const v = stat(draw());
     for (let j = 0; j < value.length; j++) draws[j][b] = v[j];
   }

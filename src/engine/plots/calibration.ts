@@ -87,7 +87,8 @@ export const CALIBRATION = definePlot({
   appliesTo: (m) => m.task === 'classification',
   async compute(ctx): Promise<CalibrationEntry[]> {
     const rng = ctx.rng(0xca1);
-    return shownClasses(ctx).map((c) => {
+    const entries: CalibrationEntry[] = [];
+    for (const c of shownClasses(ctx)) {
       const { score, positive } = oneVsRest(ctx, c);
       const bin = Int32Array.from(score, binOf);
       const count = new Float64Array(CALIBRATION_BINS);
@@ -102,7 +103,7 @@ export const CALIBRATION = definePlot({
         }
         return Float64Array.from(count, (k, b) => (k > 0 ? sumY[b] / k : NaN));
       };
-      const stats = bootstrapIntervals(observed, ctx.metric, ctx.bootstraps, rng);
+      const stats = await bootstrapIntervals(observed, ctx.metric, ctx.bootstraps, rng);
       count.fill(0);
       for (let i = 0; i < ctx.n; i++) {
         count[bin[i]]++;
@@ -120,7 +121,8 @@ export const CALIBRATION = definePlot({
           cis: stats.cis[b],
         });
       }
-      return { class: ctx.classes[c], bins, ...calibrationErrors(score, positive) };
-    });
+      entries.push({ class: ctx.classes[c], bins, ...calibrationErrors(score, positive) });
+    }
+    return entries;
   },
 });

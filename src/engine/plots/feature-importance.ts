@@ -19,7 +19,7 @@ export function importanceRefits(ctx: PlotContext): Promise<ImportanceRefits> {
     const sig = ctx.signature;
     const names = sig.map((f) => ctx.featureName(f));
     const [full, ...without] = await ctx.refit([sig, ...sig.map((f) => sig.filter((g) => g !== f))], 0);
-    const { point, boot } = bootstrapValues([full, ...without], ctx.metric, ctx.bootstraps, ctx.rng(0x1f1));
+    const { point, boot } = await bootstrapValues([full, ...without], ctx.metric, ctx.bootstraps, ctx.rng(0x1f1));
     const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
     const importance = names.map((name, j) => ({
       name,

@@ -76,7 +76,7 @@ export const PREDICTED_VS_ACTUAL = definePlot({
   async compute(ctx): Promise<PredictedVsActual> {
     const y = ctx.metric.outcome.y;
     const x = ctx.predictions;
-    const stats = bootstrapIntervals((w) => lineAndFit(x, y, w), ctx.metric, ctx.bootstraps, ctx.rng(0x9a0));
+    const stats = await bootstrapIntervals((w) => lineAndFit(x, y, w), ctx.metric, ctx.bootstraps, ctx.rng(0x9a0));
     let rows = Array.from({ length: ctx.n }, (_, i) => i);
     if (rows.length > MAX_LISTED_SAMPLES) {
       const rng = ctx.rng(0x9a1);

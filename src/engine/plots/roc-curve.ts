@@ -163,11 +163,12 @@ export const ROC_CURVE = definePlot({
   appliesTo: (m) => m.task === 'classification',
   async compute(ctx): Promise<RocCurveEntry[]> {
     const rng = ctx.rng(0x20c);
-    return shownClasses(ctx).map((c) => {
+    const entries: RocCurveEntry[] = [];
+    for (const c of shownClasses(ctx)) {
       const { score, positive } = oneVsRest(ctx, c);
       const order = descending(score);
       const { points, auc } = rocCurve(score, positive, undefined, order);
-      const stats = bootstrapIntervals(
+      const stats = await bootstrapIntervals(
         (w) => {
           const curve = rocCurve(score, positive, w, order);
           return [curve.auc, ...tprAtGrid(curve.points, BAND_FPR)];
@@ -176,14 +177,15 @@ export const ROC_CURVE = definePlot({
         ctx.bootstraps,
         rng,
       );
-      return {
+      entries.push({
         class: ctx.classes[c],
         auc,
         cis: stats.cis[0],
         // JSON has no Infinity: the first point has no threshold
         points: thin(points).map((p) => (Number.isFinite(p.threshold) ? p : { fpr: p.fpr, tpr: p.tpr }) as RocPoint),
         band: BAND_FPR.map((fpr, j) => ({ fpr, tpr: stats.value[j + 1], cis: stats.cis[j + 1] })),
-      };
-    });
+      });
+    }
+    return entries;
   },
 });
