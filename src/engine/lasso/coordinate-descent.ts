@@ -18,59 +18,6 @@ import type { LassoOptions, LassoPath } from './types';
 // bound on the passes of the whole path (glmnet's maxit is 1e5 passes)
 const MAX_PASSES = 100000;
 
-function softThreshold(u: number, l: number): number {
-  return u > l ? u - l : u < -l ? u + l : 0;
-}
-
-/** The design as coordinate descent reads it. */
-export interface StandardDesign {
-  n: number;
-  p: number;
-  /** column-major n x p, centred, and scaled by 1/sd when standardising */
-  Z: Float64Array;
-  mu: Float64Array;
-  /** 1/N standard deviation per column, 0 for a constant one */
-  sd: Float64Array;
-  /** what column j was divided by (sd, or 1 without standardisation) */
-  scale: Float64Array;
-  /** 0 for a column constant up to rounding (glmnet drops constant columns too) */
-  usable: Uint8Array;
-}
-
-/** The column-major, centred and (optionally) scaled copy of X (row-major n x p). */
-export function standardizeDesign(X: Design, standardize: boolean): StandardDesign {
-  const n = X.rows;
-  const p = X.cols;
-  const mu = new Float64Array(p);
-  const sd = new Float64Array(p);
-  const Z = new Float64Array(n * p);
-  const src = X.data;
-  for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) mu[j] += src[i * p + j];
-  for (let j = 0; j < p; j++) mu[j] /= n;
-  for (let i = 0; i < n; i++) {
-    const row = i * p;
-    for (let j = 0; j < p; j++) {
-      const d = src[row + j] - mu[j];
-      Z[j * n + i] = d;
-      sd[j] += d * d;
-    }
-  }
-  const usable = new Uint8Array(p);
-  const scale = new Float64Array(p);
-  for (let j = 0; j < p; j++) {
-    sd[j] = Math.sqrt(sd[j] / n);
-    usable[j] = sd[j] > 1e-10 * Math.max(1, Math.abs(mu[j])) ? 1 : 0;
-    if (!usable[j]) sd[j] = 0;
-    scale[j] = standardize ? sd[j] : 1;
-    if (usable[j] && standardize) {
-      const col = j * n;
-      const s = 1 / sd[j];
-      for (let i = 0; i < n; i++) Z[col + i] *= s;
-    }
-  }
-  return { n, p, Z, mu, sd, scale, usable };
-}
-
 /** The LASSO path of a family on X (row-major n x p): glmnet's lambda sequence, solved point by point. */
 export function coordinateDescentPath(X: Design, model: LassoFamilyModel, options: LassoOptions = {}): LassoPath {
   const n = X.rows;
@@ -121,6 +68,55 @@ export function coordinateDescentPath(X: Design, model: LassoFamilyModel, option
     if (earlyStop && m + 1 >= 5 && model.stopsEarly(devRatio, m)) break;
   }
   return path;
+}
+
+/** The design as coordinate descent reads it. */
+export interface StandardDesign {
+  n: number;
+  p: number;
+  /** column-major n x p, centred, and scaled by 1/sd when standardising */
+  Z: Float64Array;
+  mu: Float64Array;
+  /** 1/N standard deviation per column, 0 for a constant one */
+  sd: Float64Array;
+  /** what column j was divided by (sd, or 1 without standardisation) */
+  scale: Float64Array;
+  /** 0 for a column constant up to rounding (glmnet drops constant columns too) */
+  usable: Uint8Array;
+}
+
+/** The column-major, centred and (optionally) scaled copy of X (row-major n x p). */
+export function standardizeDesign(X: Design, standardize: boolean): StandardDesign {
+  const n = X.rows;
+  const p = X.cols;
+  const mu = new Float64Array(p);
+  const sd = new Float64Array(p);
+  const Z = new Float64Array(n * p);
+  const src = X.data;
+  for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) mu[j] += src[i * p + j];
+  for (let j = 0; j < p; j++) mu[j] /= n;
+  for (let i = 0; i < n; i++) {
+    const row = i * p;
+    for (let j = 0; j < p; j++) {
+      const d = src[row + j] - mu[j];
+      Z[j * n + i] = d;
+      sd[j] += d * d;
+    }
+  }
+  const usable = new Uint8Array(p);
+  const scale = new Float64Array(p);
+  for (let j = 0; j < p; j++) {
+    sd[j] = Math.sqrt(sd[j] / n);
+    usable[j] = sd[j] > 1e-10 * Math.max(1, Math.abs(mu[j])) ? 1 : 0;
+    if (!usable[j]) sd[j] = 0;
+    scale[j] = standardize ? sd[j] : 1;
+    if (usable[j] && standardize) {
+      const col = j * n;
+      const s = 1 / sd[j];
+      for (let i = 0; i < n; i++) Z[col + i] *= s;
+    }
+  }
+  return { n, p, Z, mu, sd, scale, usable };
 }
 
 /** The state of one path's coordinate descent: coefficients, linear predictor, strong and active sets. */
@@ -416,4 +412,9 @@ export class CoordinateDescent implements PointSolver {
     }
     return count;
   }
+}
+
+/** The lasso's coordinate update: S(u, l) = sign(u) max(|u| - l, 0). */
+function softThreshold(u: number, l: number): number {
+  return u > l ? u - l : u < -l ? u + l : 0;
 }
