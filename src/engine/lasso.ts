@@ -1,7 +1,7 @@
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
 import { EQUIVALENCE_ALPHA } from './equivalents';
-import type { FeatureSelector, Selection, SelectionInput } from './selection';
+import type { FeatureSelector, Selection, SelectionInput } from './selection-types';
 
 /**
  * LASSO paths by coordinate descent, with glmnet's definitions (Friedman, Hastie, Tibshirani,
