@@ -6,7 +6,7 @@ import { chooseLambda, LassoFamily, LassoPath, lassoPath, LassoSelector } from '
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';
 import { Rng } from './rng';
-import type { SelectionInput } from './selection';
+import type { SelectionInput } from './selection-types';
 import type { EngineColumn } from './types';
 
 interface At {

@@ -122,24 +122,6 @@ export interface ModelView {
   classes?: string[];
 }
 
-export interface FeatureImportanceEntry {
-  name: string;
-  value: number;
-  cis: [number, number];
-}
-
-export interface ProgressiveFeatureImportanceEntry {
-  name: string[];
-  value: number;
-  cis: [number, number];
-}
-
-export interface FeatureStabilityEntry {
-  name: string;
-  /** fraction of the cross-validation folds (0 to 1) */
-  value: number;
-}
-
 /** The plots of one model by name: the registry (./plots.ts) says which exist and each one's value. */
 export type { ModelPlots };
 

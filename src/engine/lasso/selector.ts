@@ -2,7 +2,7 @@
 import type { Task } from '../metrics';
 import type { Design, Target } from '../models/common';
 import { EQUIVALENCE_ALPHA } from '../equivalents';
-import type { FeatureSelector, Selection, SelectionInput } from '../selection';
+import type { FeatureSelector, Selection, SelectionInput } from '../selection-types';
 import { lassoPath } from './path';
 import type { LassoFamily, LassoOptions, LassoPath } from './types';
 

@@ -1,6 +1,7 @@
 import type { Rng } from '../rng';
 import { Design, Model, Target } from './common';
 import { logrankRule } from './survival-tree';
+import type { NodeRule } from './tree-rule';
 
 /** Split criterion: Gini (classification), squared error (regression), log-rank (survival). */
 export type Criterion = 'gini' | 'mse' | 'logrank';
@@ -23,25 +24,6 @@ export interface TreeArrays {
   /** `width` numbers per node (class proportions, mean, or survival mortality) */
   value: Float64Array;
   width: number;
-}
-
-/** A split of a node: rows with `feature <= threshold` go left. */
-export interface Split {
-  feature: number;
-  threshold: number;
-  score: number;
-}
-
-/**
- * What a criterion decides at a node: the leaf's values and the best split. The tree grower calls it with
- * its row buffer and the node's range [lo, hi) in it (rows may repeat, as in a bootstrap), and the features
- * drawn for the node. The grower keeps every node's rows in the order it was given them (partitions are stable).
- */
-export interface NodeRule {
-  /** numbers per leaf */
-  width: number;
-  leafValue(rows: Int32Array, lo: number, hi: number, out: number[]): void;
-  bestSplit(rows: Int32Array, lo: number, hi: number, features: Int32Array): Split | null;
 }
 
 /** A threshold t with a <= t < b. */

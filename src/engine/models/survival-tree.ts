@@ -1,5 +1,5 @@
 import type { Rng } from '../rng';
-import type { NodeRule, Split } from './cart';
+import type { NodeRule, Split } from './tree-rule';
 import type { Design, Target } from './common';
 
 /**

@@ -1,7 +1,12 @@
 import type { RepeatedEvaluator } from '../bbc';
-import type { FeatureImportanceEntry } from '../types';
 import { bootstrapValues, interval } from './bootstrap';
 import { CIS_SCHEMA, definePlot, PlotContext } from './plot-kind';
+
+export interface FeatureImportanceEntry {
+  name: string;
+  value: number;
+  cis: [number, number];
+}
 
 export interface ImportanceRefits {
   /** names of the reference signature's features, in its order */

@@ -1,5 +1,10 @@
-import type { FeatureStabilityEntry } from '../types';
 import { definePlot } from './plot-kind';
+
+export interface FeatureStabilityEntry {
+  name: string;
+  /** fraction of the cross-validation folds (0 to 1) */
+  value: number;
+}
 
 /**
  * For every feature of the shown signatures, the fraction of the cross-validation folds (every repeat) whose reference

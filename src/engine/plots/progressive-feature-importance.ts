@@ -1,7 +1,12 @@
-import type { ProgressiveFeatureImportanceEntry } from '../types';
 import { bootstrapValues, interval } from './bootstrap';
 import { importanceRefits } from './feature-importance';
 import { CIS_SCHEMA, definePlot } from './plot-kind';
+
+export interface ProgressiveFeatureImportanceEntry {
+  name: string[];
+  value: number;
+  cis: [number, number];
+}
 
 /**
  * `Progressive Feature Importance`: the features added one at a time in the order of their importance; the out-of-fold

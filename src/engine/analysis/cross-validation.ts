@@ -1,0 +1,107 @@
+import { configurationsToDrop, OofMatrix, RepeatedEvaluator } from '../bbc';
+import { foldRows } from '../folds';
+import type { TaskSpec } from '../pipeline';
+import { Rng } from '../rng';
+import { Selection, selectorKey } from '../selection';
+import { AnalysisRun, DROP_BOOTSTRAPS, DROP_MIN_CONFIGURATIONS, DROP_THRESHOLD, SelectionBatch, selectionBatch } from './run';
+
+/** What cross-validation leaves: every configuration's out-of-fold predictions and what BBCD-CV dropped. */
+export interface CrossValidation {
+  /** `oof[config][repeat]`: n x W predictions, null for a configuration dropped early */
+  oof: OofMatrix;
+  /** the configurations not dropped */
+  alive: Set<number>;
+  /** the primary metric of each dropped configuration on the samples it was evaluated on (for the leaderboard) */
+  droppedMetric: Map<number, number>;
+  /** the reference signature of each selector setting on each training fold (signature sizes, stability) */
+  foldSignatures: Map<string, number[][]>;
+}
+
+/**
+ * 1. Cross-validation of every configuration on the same folds, fold by fold, with BBCD-CV dropping of the
+ * configurations that lose with probability above DROP_THRESHOLD (grids of DROP_MIN_CONFIGURATIONS or more).
+ *
+ * Pipelined: the selection of the next fold runs in the same batch as the models of this one, so the pool's threads
+ * stay busy while a long selection task (SES on wide data) runs, instead of one thread waiting for it fold after
+ * fold. Selection is once per (selector settings, fold), shared by every model of that selector; the next fold's
+ * selection is for the configurations alive before this fold's dropping.
+ */
+export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> {
+  const { configs, plan, progress, W } = run;
+  const n = run.prepared.n;
+  const cv: CrossValidation = {
+    oof: configs.map(() => Array.from({ length: plan.repeats }, () => new Float64Array(n * W))),
+    alive: new Set(configs.map((c) => c.index)),
+    droppedMetric: new Map(),
+    foldSignatures: new Map(),
+  };
+  const folds = Array.from({ length: plan.repeats * plan.k }, (_, f) => ({ r: Math.floor(f / plan.k), k: f % plan.k }));
+  const selectionOf = (f: number): SelectionBatch =>
+    selectionBatch(
+      [...cv.alive].map((c) => configs[c]),
+      foldRows(plan, folds[f].r, folds[f].k).train,
+      `cv:${folds[f].r}:${folds[f].k}`,
+      1,
+      configs.length,
+    );
+  let chosen = selectionOf(0);
+  await run.runner.run(chosen.specs, (res) => {
+    chosen.collect(res);
+    progress.add(1);
+  });
+  for (let f = 0; f < folds.length; f++) {
+    const { r, k } = folds[f];
+    const { train, test } = foldRows(plan, r, k);
+    for (const [key, sel] of chosen.bySelector) {
+      if (!cv.foldSignatures.has(key)) cv.foldSignatures.set(key, []);
+      (cv.foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
+    }
+    const bySelector = chosen.bySelector;
+    const specs: TaskSpec[] = [...cv.alive].map((c) => ({
+      id: c,
+      config: configs[c],
+      train,
+      test,
+      seedIds: [c, r * plan.k + k],
+      fixedFeatures: (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0],
+    }));
+    const next = f + 1 < folds.length ? selectionOf(f + 1) : null;
+    await run.runner.run([...(next?.specs ?? []), ...specs], (res) => {
+      if (next && res.id >= configs.length) next.collect(res);
+      else {
+        const dst = (cv.oof[res.id] as Float64Array[])[r];
+        for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
+      }
+      progress.add(1);
+      progress.emit();
+    });
+    run.fits += specs.length;
+    if (configs.length >= DROP_MIN_CONFIGURATIONS && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
+      await dropLosers(run, cv, k);
+    }
+    if (next) chosen = next;
+  }
+  return cv;
+}
+
+/**
+ * BBCD-CV after fold k of the first repeat: on the samples predicted so far, the configurations that lose to the
+ * leader of every pool they are in (all configurations; the interpretable ones) with probability above DROP_THRESHOLD
+ * are dropped, and their remaining tasks leave the progress plan.
+ */
+async function dropLosers(run: AnalysisRun, cv: CrossValidation, k: number): Promise<void> {
+  const { configs, plan, ctx, metrics } = run;
+  const rows = Int32Array.from(Array.from(plan.assignment[0]).flatMap((fold, i) => (fold <= k ? [i] : [])));
+  const pools = [[...cv.alive]];
+  const interp = configs.filter((c) => c.interpretable && cv.alive.has(c.index)).map((c) => c.index);
+  if (interp.length > 0 && interp.length < cv.alive.size) pools.push(interp);
+  const rng = new Rng(run.seed, 0xbbcd, k);
+  const drop = await configurationsToDrop(cv.oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, rng);
+  for (const c of [...drop].sort((a, b) => a - b)) {
+    const predicted = new RepeatedEvaluator(metrics[0], [(cv.oof[c] as Float64Array[])[0]], ctx, rows);
+    cv.droppedMetric.set(c, predicted.evaluate(new Float64Array(rows.length).fill(1)));
+    cv.alive.delete(c);
+    cv.oof[c] = null;
+    run.progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
+  }
+}

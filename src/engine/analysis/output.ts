@@ -1,0 +1,149 @@
+import type { Estimate } from '../bbc';
+import type { Configuration } from '../grid';
+import { describeModel } from '../models';
+import type { TaskData } from '../pipeline';
+import { Preprocessor } from '../preprocessing';
+import { createSelector } from '../selection';
+import type {
+  AnalysisOutput,
+  ConfigurationSummary,
+  EngineDataset,
+  ModelPlots,
+  ModelReport,
+  OutOfFoldPredictions,
+  SavedPipeline,
+} from '../types';
+import { mlEngine } from '../version';
+import type { CrossValidation } from './cross-validation';
+import type { FinalModels } from './final-models';
+import { AnalysisRun, KeyedModel, meanOverRepeats } from './run';
+import type { Calibrated, Winners } from './winners';
+
+const CONSTANT_MODEL = {
+  classification: 'the class proportions of the training samples',
+  regression: 'the mean of the training samples',
+  survival: 'the same risk for every sample',
+} as const;
+
+/** Everything the steps computed, for the output. */
+export interface AnalysisSteps {
+  cv: CrossValidation;
+  winners: Winners;
+  calibrations: Map<string, Calibrated>;
+  estimates: Estimate[];
+  finals: FinalModels;
+  plots: Record<string, ModelPlots>;
+}
+
+/**
+ * 6. The result: each shown model's report (its pipeline in words, estimates with intervals, signatures, stability,
+ * model facts), its saved pipelines (one per signature), the leaderboard and the out-of-fold predictions.
+ */
+export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): AnalysisOutput {
+  const { cv, winners, calibrations, estimates, finals, plots } = steps;
+  const { task, classes, features } = run.prepared;
+  const K = classes.length;
+  const models: Record<string, ModelReport> = {};
+  const pipelines: Record<string, SavedPipeline[]> = {};
+  winners.keyed.forEach((km, i) => {
+    const [f] = finals.refits[i];
+    const selection = finals.selections[i];
+    const empty = selection.signatures[0].length === 0;
+    const report: ModelReport = {
+      preprocessing: Preprocessor.describe(),
+      featureSelection: `${createSelector(km.config.selector).describe(task)}; at most ${run.params.maxSignatureSize} features`,
+      model: empty
+        ? `No feature is associated with the outcome: constant model (${CONSTANT_MODEL[task]})`
+        : describeModel(km.config.model, task, K) +
+          (f.modelView ? '; coefficients on standardized features' : '') +
+          (f.rules ? `: ${f.rules}` : ''),
+      signatures: selection.signatures.map((sig) => sig.map((j) => features[j].name)),
+      signatureCount: selection.signatureCount,
+      performance: estimates[i].estimate,
+      performanceCis: estimates[i].cis,
+      stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
+      ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
+      ...(calibrations.has(km.key) ? { calibration: calibrations.get(km.key)?.report } : {}),
+    };
+    if (f.modelView && !empty) report.modelView = f.modelView;
+    models[km.key] = report;
+    const map = calibrations.get(km.key)?.map;
+    pipelines[km.key] = finals.refits[i].map((res) => ({
+      ...(res.pipeline as SavedPipeline),
+      ...(map && !empty ? { calibration: map } : {}),
+      engine: mlEngine(),
+    }));
+  });
+  const { configs, metrics, plan } = run;
+  return {
+    mlEngine: mlEngine(),
+    models,
+    plots,
+    pipelines,
+    configurations: leaderboard(configs, winners.pooledOf, cv.droppedMetric, winners.meanSize, winners.keyed, metrics[0], task, K),
+    outOfFold: Object.fromEntries(winners.keyed.map((km) => [km.key, outOfFold(run, cv, km)])),
+    stats: {
+      configurations: configs.length,
+      fits: run.fits,
+      folds: plan.k,
+      repeats: plan.repeats,
+      dropped: configs.length - cv.alive.size,
+    },
+  };
+}
+
+/** The out-of-fold predictions a model's estimate was computed from (mean over repeats), with the sample ids. */
+function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOfFoldPredictions {
+  const { prepared } = run;
+  const repeats = cv.oof[km.config.index] as Float64Array[];
+  const ids = sampleIds(run.dataset);
+  return {
+    rows: Array.from(prepared.rows),
+    ...(ids ? { sampleIds: Array.from(prepared.rows, (r) => ids[r]) } : {}),
+    width: run.W,
+    repeats: repeats.length,
+    values: Array.from(meanOverRepeats(repeats)),
+    y: Array.from(prepared.y),
+    ...(prepared.event ? { event: Array.from(prepared.event) } : {}),
+  };
+}
+
+/**
+ * Every configuration evaluated, from the highest pooled out-of-fold primary metric to the lowest (those BBCD-CV
+ * dropped: their metric on the samples evaluated when dropped), with the rows the winner rule chose.
+ */
+function leaderboard(
+  configs: Configuration[],
+  pooledOf: Map<number, number>,
+  droppedMetric: Map<number, number>,
+  meanSize: (c: Configuration) => number,
+  keyed: KeyedModel[],
+  metric: string,
+  task: TaskData['task'],
+  K: number,
+): ConfigurationSummary[] {
+  const rows = configs.map((c): ConfigurationSummary => {
+    const dropped = droppedMetric.has(c.index);
+    const key = keyed.find((km) => km.config.index === c.index)?.key;
+    return {
+      configuration: c.index,
+      featureSelection: createSelector(c.selector).describe(task),
+      model: describeModel(c.model, task, K),
+      interpretable: c.interpretable,
+      metric,
+      value: (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number,
+      signatureSize: meanSize(c),
+      droppedEarly: dropped,
+      ...(key ? { modelKey: key } : {}),
+    };
+  });
+  const value = (r: ConfigurationSummary): number => (Number.isFinite(r.value) ? r.value : -Infinity);
+  return rows.sort((a, b) => value(b) - value(a) || a.configuration - b.configuration);
+}
+
+/** The values of the dataset's identifier column (the first), when it has one. */
+function sampleIds(data: EngineDataset): string[] | undefined {
+  const id = data.columns.find((c) => c.type === 'identifier');
+  if (!id || !('codes' in id)) return undefined;
+  return Array.from(id.codes, (c) => (c < 0 ? '' : id.levels[c]));
+}

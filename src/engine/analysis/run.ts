@@ -1,0 +1,207 @@
+import * as os from 'node:os';
+import type { MetricContext } from '../bbc';
+import { prepareData, PreparedData } from '../data';
+import { FoldPlan, planFolds } from '../folds';
+import { buildGrid, Configuration } from '../grid';
+import { metricNames } from '../metrics';
+import { outputWidth, TaskData, TaskResult, TaskSpec } from '../pipeline';
+import { plannedRefits, PlotModel } from '../plots';
+import { createRunner, TaskRunner } from '../pool';
+import { Selection, SelectorSpec, selectorKey } from '../selection';
+import type { AnalysisParameters, EngineDataset, RunOptions } from '../types';
+
+/** Bootstraps for BBC-CV and the plot intervals. */
+export const BOOTSTRAPS = 1000;
+/** BBCD-CV: drop a configuration when it loses to the leader with a probability above this. */
+export const DROP_THRESHOLD = 0.99;
+/** BBCD-CV runs only on grids with at least this many configurations. */
+export const DROP_MIN_CONFIGURATIONS = 20;
+export const DROP_BOOTSTRAPS = 200;
+
+/** Folds of the feature-importance refits (repeat 0's folds merged): 5, fewer for large samples to bound the refits. */
+export function plotFoldCount(n: number, k: number): number {
+  return Math.min(k, n <= 1000 ? 5 : n <= 3000 ? 3 : 2);
+}
+
+/** Monotone progress: reported on results at most every 100 ms, and by a heartbeat every 500 ms. */
+export class Progress {
+  private done = 0;
+  private last = 0;
+  private lastTime = 0;
+  private readonly timer: NodeJS.Timeout | null;
+
+  constructor(
+    private total: number,
+    private readonly report?: (fraction: number) => void,
+  ) {
+    this.timer = report ? setInterval(() => this.emit(true), 500) : null;
+    this.timer?.unref();
+  }
+
+  add(k: number): void {
+    this.done += k;
+  }
+
+  setTotal(total: number): void {
+    this.total = total;
+  }
+
+  emit(force = false): void {
+    if (!this.report) return;
+    const now = Date.now();
+    if (!force && now - this.lastTime < 100) return;
+    const f = Math.max(this.last, Math.min(0.999, this.total > 0 ? this.done / this.total : 0));
+    this.last = f;
+    this.lastTime = now;
+    this.report(f);
+  }
+
+  finish(): void {
+    this.last = 1;
+    this.report?.(1);
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}
+
+/** What every step of an analysis reads: the prepared data, the grid, the folds, the task runner and the progress. */
+export interface AnalysisRun {
+  dataset: EngineDataset;
+  params: AnalysisParameters;
+  seed: number;
+  prepared: PreparedData;
+  /** output width of a prediction (classes, or 1) */
+  W: number;
+  /** the metrics reported, the primary first */
+  metrics: string[];
+  configs: Configuration[];
+  plan: FoldPlan;
+  /** what the metrics and bootstraps read: the outcome and the units (groups) bootstraps resample */
+  ctx: MetricContext;
+  runner: TaskRunner;
+  progress: Progress;
+  /** the model facts the plot registry chooses plots by */
+  plotModel: PlotModel;
+  plotFolds: number;
+  /** cross-validation tasks planned (models and selections, every fold) */
+  cvTasks: number;
+  /** model fits so far (for the result's stats) */
+  fits: number;
+}
+
+/** A model the result shows (`best`, `interpretable`): its configuration and the positions the winner rule chose among. */
+export interface KeyedModel {
+  key: string;
+  config: Configuration;
+  /** positions (in the surviving configurations) the winner rule chooses among */
+  positions: number[];
+}
+
+/** Prepares the data, the grid and the folds, plans the progress and starts the task runner. */
+export function startRun(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): AnalysisRun {
+  const threads = Math.max(0, Math.floor(options.threads ?? params.coreCount ?? os.cpus().length));
+  const seed = options.seed;
+  const prepared = prepareData(dataset, params, threads > 0);
+  const { task, n, classes } = prepared;
+  const K = classes.length;
+  const configs = buildGrid(params, task, prepared.features.length, n);
+  const plan = planFolds(prepared, seed);
+  const units = prepared.groups ?? Int32Array.from({ length: n }, (_, i) => i);
+  const data: TaskData = {
+    task,
+    n,
+    features: prepared.features,
+    X: prepared.X,
+    y: prepared.y,
+    event: prepared.event,
+    classes,
+    maxSignatureSize: params.maxSignatureSize,
+    seed,
+  };
+  const plotFolds = plotFoldCount(n, plan.k);
+  const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
+  const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
+  const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
+  const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
+  const plotModel = { task, classCount: task === 'classification' ? K : 0 };
+  return {
+    dataset,
+    params,
+    seed,
+    prepared,
+    W: outputWidth(prepared),
+    metrics: metricNames(task, K),
+    configs,
+    plan,
+    ctx: {
+      outcome: { y: prepared.y, event: prepared.event },
+      classCount: K,
+      units,
+      unitCount: units.reduce((m, u) => Math.max(m, u + 1), 0),
+    },
+    runner: createRunner(data, threads, options.signal),
+    progress: new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress),
+    plotModel,
+    plotFolds,
+    cvTasks,
+    fits: 0,
+  };
+}
+
+/** Each sample's prediction averaged over the repeats of the cross-validation. */
+export function meanOverRepeats(repeats: Float64Array[]): Float64Array {
+  const mean = new Float64Array(repeats[0].length);
+  for (const r of repeats) for (let i = 0; i < mean.length; i++) mean[i] += r[i] / repeats.length;
+  return mean;
+}
+
+/** The selection tasks of one set of rows, and where their results go (bySelector, once `collect`ed). */
+export interface SelectionBatch {
+  specs: TaskSpec[];
+  collect: (res: TaskResult) => void;
+  bySelector: Map<string, Selection>;
+}
+
+/**
+ * The selection tasks of `configs`' distinct selector settings on `rows` (selectionTasks' groups), with task ids
+ * from `firstId` on (so that they can share a batch with model tasks, whose ids are configuration indices).
+ */
+export function selectionBatch(
+  configs: Configuration[],
+  rows: Int32Array,
+  cacheKey: string,
+  signatureLimit: number,
+  firstId: number,
+  equivalents = false,
+): SelectionBatch {
+  const distinct = new Map<string, Configuration>();
+  for (const c of configs) if (!distinct.has(selectorKey(c.selector))) distinct.set(selectorKey(c.selector), c);
+  const groups = selectionTasks([...distinct.values()].map((c) => c.selector));
+  const bySelector = new Map<string, Selection>();
+  return {
+    specs: groups.map((select, j) => ({
+      id: firstId + j,
+      config: distinct.get(selectorKey(select[0])) as Configuration,
+      train: rows,
+      test: new Int32Array(0),
+      seedIds: [],
+      select,
+      signatureLimit,
+      cacheKey,
+      equivalents,
+    })),
+    collect: (res) => groups[res.id - firstId].forEach((spec, j) => bySelector.set(selectorKey(spec), (res.selections as Selection[])[j])),
+    bySelector,
+  };
+}
+
+/**
+ * Selector settings grouped into tasks: the SES settings share one task (and the results of their tests), the LASSO
+ * settings another (one path); "all" is a task of its own.
+ */
+function selectionTasks(specs: SelectorSpec[]): SelectorSpec[][] {
+  const groups = [specs.filter((s) => s.kind === 'ses'), specs.filter((s) => s.kind === 'all'), specs.filter((s) => s.kind === 'lasso')];
+  return groups.filter((g) => g.length > 0);
+}

@@ -1,0 +1,212 @@
+/**
+ * Newton's method on a log-likelihood in the linear predictor (the logistic, multinomial and Cox tests' fits), with
+ * chord steps that reuse the factored information, and the work buffers those fits share.
+ */
+import { solveCholesky } from '../linalg';
+import { dot } from './residual-test';
+
+/** Newton's method: at most this many steps (complete separation would otherwise run forever), and step halvings per step */
+const MAX_NEWTON_STEPS = 30;
+const MAX_HALVINGS = 30;
+/**
+ * Newton stops once the predicted decrease of the deviance delta = score' information^-1 score is below this, and
+ * reports deviance - delta, the minimum of the quadratic model: its error is of the order delta^1.5 (about 1e-10),
+ * and the step it saves costs an exponential and a logarithm per sample.
+ */
+const NEWTON_TOLERANCE = 1e-7;
+/**
+ * Newton's information costs far more than its score (multinomial: (K - 1)^2 / 2 blocks of p^2 sums over the samples,
+ * against K - 1 score vectors), and changes little between steps near the optimum. A step reuses the last factored
+ * information (a chord step) while the decrement falls at least by this factor per step; otherwise the information is
+ * computed afresh. The fit converges to the same optimum (to NEWTON_TOLERANCE) either way.
+ */
+const CHORD_RATIO = 0.03;
+
+/** A log-likelihood in the linear predictor: binomial, multinomial or Cox partial likelihood. */
+export interface Likelihood {
+  /** numbers in the linear predictor per sample: 1, or K - 1 for the multinomial (sample i, part k at i * width + k) */
+  readonly width: number;
+  /** length of the per-sample state that `deviance` leaves for `derivatives` */
+  readonly stateLength: number;
+  /**
+   * -2 log-likelihood at the linear predictor. Also writes into `state` what the derivatives at eta need (fitted
+   * probabilities or risks), so that Newton's method spends no second exponential per sample on them.
+   */
+  deviance(eta: Float64Array, state: Float64Array): number;
+  /**
+   * The score (gradient of the log-likelihood) and the information (minus its Hessian, lower triangle, row-major
+   * P x P) of the coefficients of `columns`, from the `state` of eta; the score alone when `information` is null.
+   * Coefficient k * columns.length + j multiplies column j in part k.
+   */
+  derivatives(columns: readonly Float64Array[], state: Float64Array, score: Float64Array, information: Float64Array | null): void;
+}
+
+export interface Fit {
+  /** coefficient k * p + j of column j in part k */
+  beta: Float64Array;
+  eta: Float64Array;
+  deviance: number;
+  /** what `deviance` left at eta */
+  state: Float64Array;
+}
+
+/** The fit at the linear predictor eta (coefficients given by the caller). */
+export function evaluate(likelihood: Likelihood, beta: Float64Array, eta: Float64Array): Fit {
+  const state = new Float64Array(likelihood.stateLength);
+  return { beta, eta, deviance: likelihood.deviance(eta, state), state };
+}
+
+/**
+ * Cholesky factor L (lower, row-major P x P) of the symmetric positive (semi)definite A (lower triangle given); a
+ * singular or nearly singular A (e.g. under separation, where the weights vanish) gets a growing ridge. False if
+ * nothing works.
+ */
+export function factorSymmetric(A: Float64Array, L: Float64Array, P: number): boolean {
+  let maxDiagonal = 0;
+  for (let a = 0; a < P; a++) maxDiagonal = Math.max(maxDiagonal, Math.abs(A[a * P + a]));
+  if (!(maxDiagonal > 0) || !Number.isFinite(maxDiagonal)) return false;
+  for (let attempt = 0, ridge = 0; attempt < 8; attempt++, ridge = maxDiagonal * 10 ** (attempt * 2 - 14)) {
+    let ok = true;
+    for (let a = 0; a < P && ok; a++) {
+      for (let c = 0; c <= a; c++) {
+        let s = A[a * P + c] + (a === c ? ridge : 0);
+        for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
+        if (a === c) {
+          if (!(s > maxDiagonal * 1e-14)) {
+            ok = false;
+            break;
+          }
+          L[a * P + a] = Math.sqrt(s);
+        } else L[a * P + c] = s / L[c * P + c];
+      }
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+/**
+ * Maximizes the likelihood over the coefficients of `columns` by Newton's method with step halving, from `start`
+ * (a fit whose linear predictor matches its coefficients; it is not modified). The deviance never increases, and
+ * the number of steps is capped, so a fit that cannot converge (complete separation) still ends with a finite
+ * deviance. The last, tiny step (NEWTON_TOLERANCE) is not taken: the deviance is extrapolated instead, so then
+ * the deviance no longer matches eta and state, which only the cached null fits use: `exact` keeps them consistent.
+ */
+export function newton(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, exact = false, scratch?: Scratch): Fit {
+  const w = likelihood.width;
+  const p = columns.length;
+  const P = w * p;
+  if (P === 0) return start;
+  const n = columns[0].length;
+  const beta = Float64Array.from(start.beta);
+  let { eta, state, deviance } = start;
+  // trial buffers (the start's arrays are only read), and one spare pair for the first accepted step
+  let trial: Float64Array = scratch?.eta[0] ?? new Float64Array(eta.length);
+  let trialState: Float64Array = scratch?.state[0] ?? new Float64Array(state.length);
+  const spareEta = scratch?.eta[1] ?? new Float64Array(eta.length);
+  const spareState = scratch?.state[1] ?? new Float64Array(state.length);
+  let owned = false;
+  const score = new Float64Array(P);
+  const information = new Float64Array(P * P);
+  const step = new Float64Array(P);
+  const direction = scratch?.direction ?? new Float64Array(eta.length);
+  const factor = new Float64Array(P * P);
+  let factored = false;
+  let previous = Infinity;
+  for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
+    // A chord step first (the last information's factor, the score only): kept when the decrement fell fast enough
+    let decrement = NaN;
+    if (factored) {
+      likelihood.derivatives(columns, state, score, null);
+      solveCholesky(factor, score, step, P);
+      decrement = dot(score, step, P);
+    }
+    if (!(decrement <= CHORD_RATIO * previous)) {
+      likelihood.derivatives(columns, state, score, information);
+      factored = factorSymmetric(information, factor, P);
+      if (!factored) break;
+      solveCholesky(factor, score, step, P);
+      decrement = dot(score, step, P);
+    }
+    if (!(decrement > 0)) break;
+    previous = decrement;
+    if (decrement < NEWTON_TOLERANCE && !exact) {
+      deviance -= decrement;
+      break;
+    }
+    if (decrement < NEWTON_TOLERANCE * 1e-3) break;
+    for (let i = 0; i < n; i++)
+      for (let k = 0; k < w; k++) {
+        let d = 0;
+        for (let j = 0; j < p; j++) d += step[k * p + j] * columns[j][i];
+        direction[i * w + k] = d;
+      }
+    let t = 1;
+    let accepted = false;
+    for (let h = 0; h < MAX_HALVINGS; h++, t /= 2) {
+      for (let i = 0; i < eta.length; i++) trial[i] = eta[i] + t * direction[i];
+      const d = likelihood.deviance(trial, trialState);
+      if (d <= deviance) {
+        deviance = d;
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) break;
+    for (let a = 0; a < P; a++) beta[a] += t * step[a];
+    [eta, trial] = [trial, owned ? eta : spareEta];
+    [state, trialState] = [trialState, owned ? state : spareState];
+    owned = true;
+  }
+  return { beta, eta, deviance, state };
+}
+
+/** Work buffers for Newton's method, reused by the fits whose arrays are not kept (the full model of each test). */
+export interface Scratch {
+  eta: [Float64Array, Float64Array];
+  state: [Float64Array, Float64Array];
+  direction: Float64Array;
+}
+
+export function scratchFor(likelihood: Likelihood, n: number): Scratch {
+  const m = n * likelihood.width;
+  const k = likelihood.stateLength;
+  return {
+    eta: [new Float64Array(m), new Float64Array(m)],
+    state: [new Float64Array(k), new Float64Array(k)],
+    direction: new Float64Array(m),
+  };
+}
+
+/** The null fit when there is nothing to test (a single class, no event). */
+export const EMPTY_FIT: Fit = { beta: new Float64Array(0), eta: new Float64Array(0), deviance: 0, state: new Float64Array(0) };
+
+/** Coefficients of a fit on p columns, laid out for p + extra columns (the new ones at 0), for a warm start. */
+export function widen(beta: Float64Array, width: number, p: number, extra: number): Float64Array {
+  const out = new Float64Array(width * (p + extra));
+  for (let k = 0; k < width; k++) for (let j = 0; j < p; j++) out[k * (p + extra) + j] = beta[k * p + j];
+  return out;
+}
+
+/** Fills the lower triangle of sum_i weight_i x_ij x_im into information[(row0 + j) * P + col0 + m]. */
+export function weightedCross(
+  columns: readonly Float64Array[],
+  weight: Float64Array,
+  information: Float64Array,
+  P: number,
+  row0: number,
+  col0: number,
+  lowerOnly: boolean,
+): void {
+  const p = columns.length;
+  const n = weight.length;
+  for (let j = 0; j < p; j++) {
+    const a = columns[j];
+    for (let m = 0; m < (lowerOnly ? j + 1 : p); m++) {
+      const b = columns[m];
+      let s = 0;
+      for (let i = 0; i < n; i++) s += weight[i] * a[i] * b[i];
+      information[(row0 + j) * P + col0 + m] = s;
+    }
+  }
+}

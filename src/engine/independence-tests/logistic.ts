@@ -1,0 +1,194 @@
+/**
+ * Classification: the likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions
+ * (more), with their likelihoods for Newton's method.
+ */
+import { logChiSquareSurvival } from '../distributions';
+import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, newton, scratchFor, Scratch, weightedCross, widen } from './likelihood';
+import { Conditioning, dot, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
+
+class Binomial implements Likelihood {
+  readonly width = 1;
+  readonly stateLength: number;
+  private readonly residual: Float64Array;
+  private readonly weight: Float64Array;
+
+  /** state: the fitted probabilities */
+  constructor(private readonly y: Uint8Array) {
+    this.stateLength = y.length;
+    this.residual = new Float64Array(y.length);
+    this.weight = new Float64Array(y.length);
+  }
+
+  deviance(eta: Float64Array, mu: Float64Array): number {
+    let d = 0;
+    for (let i = 0; i < eta.length; i++) {
+      // one exponential for both: -log P(y_i) = log(1 + e^(-/+ eta)), and mu = 1 / (1 + e^-eta)
+      const v = eta[i];
+      const e = Math.exp(-Math.abs(v));
+      const l = Math.log1p(e);
+      d += this.y[i] ? (v > 0 ? l : l - v) : v > 0 ? l + v : l;
+      mu[i] = v > 0 ? 1 / (1 + e) : e / (1 + e);
+    }
+    return 2 * d;
+  }
+
+  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null): void {
+    const P = columns.length;
+    const n = mu.length;
+    for (let i = 0; i < n; i++) {
+      this.residual[i] = this.y[i] - mu[i];
+      this.weight[i] = mu[i] * (1 - mu[i]);
+    }
+    for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, n);
+    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true);
+  }
+}
+
+/** Multinomial logit with class 0 as the baseline: part k - 1 of the linear predictor is class k's log odds against class 0. */
+class Multinomial implements Likelihood {
+  readonly width: number;
+  readonly stateLength: number;
+  private readonly weight: Float64Array;
+  private readonly residual: Float64Array;
+  /** x_ij x_im for each pair of columns m <= j, pair after pair (grown as needed) */
+  private products = new Float64Array(0);
+
+  /** state: the fitted probabilities of classes 1 .. K - 1, sample-major */
+  constructor(
+    private readonly y: Int32Array,
+    classCount: number,
+  ) {
+    this.width = classCount - 1;
+    this.stateLength = y.length * this.width;
+    this.weight = new Float64Array(y.length);
+    this.residual = new Float64Array(y.length);
+  }
+
+  deviance(eta: Float64Array, prob: Float64Array): number {
+    const w = this.width;
+    let d = 0;
+    for (let i = 0; i < this.y.length; i++) {
+      let max = 0;
+      for (let k = 0; k < w; k++) max = Math.max(max, eta[i * w + k]);
+      let s = Math.exp(-max);
+      for (let k = 0; k < w; k++) s += prob[i * w + k] = Math.exp(eta[i * w + k] - max);
+      for (let k = 0; k < w; k++) prob[i * w + k] /= s;
+      const c = this.y[i];
+      d += max + Math.log(s) - (c > 0 ? eta[i * w + c - 1] : 0);
+    }
+    return 2 * d;
+  }
+
+  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array | null): void {
+    const w = this.width;
+    const p = columns.length;
+    const P = w * p;
+    const n = this.y.length;
+    for (let k = 0; k < w; k++) {
+      for (let i = 0; i < n; i++) this.residual[i] = (this.y[i] === k + 1 ? 1 : 0) - prob[i * w + k];
+      for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
+    }
+    if (!information) return;
+    // The products x_ij x_im of each pair of columns (m <= j), which every block weighs differently.
+    const pairs = (p * (p + 1)) / 2;
+    if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
+    const products = this.products;
+    for (let j = 0, at = 0; j < p; j++)
+      for (let m = 0; m <= j; m++, at += n) {
+        const a = columns[j];
+        const b = columns[m];
+        for (let i = 0; i < n; i++) products[at + i] = a[i] * b[i];
+      }
+    // information block (k, l) for l <= k: sum_i p_ik (delta_kl - p_il) x_ij x_im, symmetric in (j, m) within the block
+    for (let k = 0; k < w; k++)
+      for (let l = 0; l <= k; l++) {
+        const weight = this.weight;
+        for (let i = 0; i < n; i++) weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
+        for (let j = 0, at = 0; j < p; j++)
+          for (let m = 0; m <= j; m++, at += n) {
+            let s = 0;
+            for (let i = 0; i < n; i++) s += weight[i] * products[at + i];
+            information[(k * p + j) * P + l * p + m] = s;
+            if (k !== l) information[(k * p + m) * P + l * p + j] = s;
+          }
+      }
+  }
+}
+
+/** Likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions (more), no penalty. */
+export class LogisticTest extends ResidualTest<Fit> {
+  readonly description: string;
+  readonly cost: number;
+  /** null when fewer than two classes occur (nothing to test) */
+  private readonly likelihood: Likelihood | null;
+  /** samples per class, over the classes that occur */
+  private readonly counts: number[];
+  private scratch?: Scratch;
+
+  constructor(input: IndependenceTestInput) {
+    super(input);
+    const y = input.target.y;
+    let maxClass = 0;
+    for (let i = 0; i < y.length; i++) maxClass = Math.max(maxClass, y[i]);
+    const classCount = Math.max(input.target.classCount ?? 0, maxClass + 1);
+    this.description =
+      classCount > 2 ? 'likelihood-ratio test of multinomial logistic regressions' : 'likelihood-ratio test of logistic regressions';
+    // a class missing from these rows (e.g. a rare class in a training fold) has no parameters: its intercept would run to -infinity
+    const all = new Array<number>(classCount).fill(0);
+    for (let i = 0; i < y.length; i++) all[y[i]]++;
+    const present = all.map((c, k) => (c > 0 ? k : -1)).filter((k) => k >= 0);
+    const index = new Map(present.map((k, m) => [k, m]));
+    this.counts = present.map((k) => all[k]);
+    const coded = Int32Array.from(y, (v) => index.get(v) as number);
+    if (present.length < 2) this.likelihood = null;
+    else if (present.length === 2) this.likelihood = new Binomial(Uint8Array.from(coded));
+    else this.likelihood = new Multinomial(coded, present.length);
+    // the information's blocks (K - 1) K / 2 dominate a test's work, each a pass over the samples
+    const blocks = (this.width * (this.width + 1)) / 2;
+    this.cost = (blocks * this.n) / REFERENCE_TEST_SAMPLES;
+  }
+
+  private get width(): number {
+    return Math.max(1, this.counts.length - 1);
+  }
+
+  protected nominalDf(x: number): number {
+    return this.width * this.featureColumns[x].length;
+  }
+
+  protected fitNull(basis: Float64Array[]): Fit {
+    const lik = this.likelihood;
+    if (!lik) return EMPTY_FIT;
+    // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
+    const w = lik.width;
+    const beta = new Float64Array(w);
+    const eta = new Float64Array(this.n * w);
+    for (let k = 0; k < w; k++) {
+      const logOdds = Math.log(this.counts[k + 1] / this.counts[0]);
+      beta[k] = logOdds * Math.sqrt(this.n);
+      for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
+    }
+    const intercept = evaluate(lik, beta, eta);
+    if (basis.length === 1) return intercept;
+    return newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, true);
+  }
+
+  protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
+    const lik = this.likelihood;
+    const df = this.width * added.length;
+    if (!lik) return noEvidence(df);
+    this.scratch ??= scratchFor(lik, this.n);
+    const full = newton(
+      lik,
+      [...basis, ...added],
+      { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) },
+      false,
+      this.scratch,
+    );
+    const statistic = Math.max(0, fit.deviance - full.deviance);
+    return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
+  }
+}
+
+// ---------------------------------------------------------------- survival
