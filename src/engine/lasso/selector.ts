@@ -1,10 +1,11 @@
-/** The LASSO feature selector: one path per fold, the lambda by a BIC-type criterion, capped at maxSize. */
 import type { Task } from '../metrics';
 import type { Design, Target } from '../models/common';
 import { EQUIVALENCE_ALPHA } from '../equivalents';
 import type { FeatureSelector, Selection, SelectionInput } from '../selection-types';
 import { lassoPath } from './path';
 import type { LassoFamily, LassoOptions, LassoPath } from './types';
+
+/* The LASSO feature selector: one path per design and target, the lambda by a BIC-type criterion, capped at maxSize. */
 
 /**
  * Index of the path point minimising deviance + c x df x log(n) (the first one on ties: the larger lambda).
