@@ -57,8 +57,14 @@ export class PredictionsController {
     if (unknown.length)
       throw new ApiError(Codes.UnknownField, `unknown query parameter ${JSON.stringify(unknown[0].slice(0, 40))}: only format`);
     const format = query.format;
-    if (format === undefined || format === 'json') return this.predictions.result(predictionId);
-    if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    if (format !== undefined && format !== 'json' && format !== 'csv')
+      throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    if (format !== 'csv') {
+      // the envelope is written around the stored rows' text (see resultJson), so it is sent as it is
+      return new StreamableFile(Buffer.from(await this.predictions.resultJson(predictionId), 'utf8'), {
+        type: 'application/json; charset=utf-8',
+      });
+    }
     const csv = await this.predictions.resultCsv(predictionId);
     return new StreamableFile(Buffer.from(csv, 'utf8'), {
       type: 'text/csv; charset=utf-8',

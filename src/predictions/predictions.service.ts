@@ -4,6 +4,7 @@ import { readableBy } from '../auth/access.service';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
+import { runInWorker, workerScript } from '../common/worker-thread';
 import { paginateSql } from '../common/paginate';
 import { keepRow, returning } from '../database/sql';
 import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
@@ -12,7 +13,6 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
 import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
-import { csvCell } from './csv-cell';
 
 interface PredictionRowDb {
   id: string;
@@ -31,6 +31,8 @@ export interface PredictionResult {
   modelKey: string;
   predictions: (PredictionRow & { sampleId?: string })[];
 }
+
+const CSV_SCRIPT = workerScript(__dirname, __filename, 'result-csv.worker');
 
 const PREDICTION_COLUMNS = `id, analysis_id, dataset_id, model_key, signature_index, ${shownState('prediction')}, error`;
 
@@ -124,55 +126,36 @@ export class PredictionsService {
     return { ...view(r), ...renderStatus('prediction', r) };
   }
 
-  async result(predictionId: string): Promise<PredictionResult> {
+  /**
+   * The finished result's JSON envelope, written around the stored rows' JSON text: PostgreSQL gives them as text
+   * (never parsed here), so a result of a million rows costs the event loop a string, not seconds of parsing and
+   * serialising.
+   */
+  async resultJson(predictionId: string): Promise<string> {
     const r = await this.get(predictionId);
-    if (r.state !== 'finished') throw new ApiError(Codes.PredictionUnfinished, `prediction is ${r.state}`);
-    const [res] = await this.db.query(`SELECT rows FROM prediction_results WHERE prediction_id = $1`, [predictionId]);
-    return {
+    const rows = await this.storedRows(r);
+    const head: Omit<PredictionResult, 'predictions'> = {
       predictionId: String(r.id),
       analysisId: String(r.analysis_id),
       datasetId: String(r.dataset_id),
       modelKey: r.model_key,
-      predictions: res.rows,
     };
+    return `{"payload":${JSON.stringify(head).slice(0, -1)},"predictions":${rows}},"status":"success"}`;
   }
 
-  /** The result as CSV: row, sampleId (when any), prediction, one probability column per class, risk, survival:<time>..., medianSurvivalTime. */
+  /** The result as CSV (result-csv.worker.ts), written on a worker thread of an engine process. */
   async resultCsv(predictionId: string): Promise<string> {
-    const result = await this.result(predictionId);
-    const rows = result.predictions;
-    const classes = [...new Set(rows.flatMap((r) => Object.keys(r.probabilities ?? {})))].sort();
-    const hasSample = rows.some((r) => r.sampleId !== undefined);
-    const hasRisk = rows.some((r) => r.risk !== undefined);
-    // survival models: the same times on every row
-    const times = rows.find((r) => r.survival)?.survival?.map((s) => s.time) ?? [];
-    const header = [
-      'row',
-      ...(hasSample ? ['sampleId'] : []),
-      'prediction',
-      ...classes.map((c) => `probability:${c}`),
-      ...(hasRisk ? ['risk'] : []),
-      ...times.map((t) => `survival:${t}`),
-      ...(times.length ? ['medianSurvivalTime'] : []),
-    ];
-    const cell = csvCell;
-    const lines = [header.map(cell).join(',')];
-    for (const r of rows) {
-      lines.push(
-        [
-          r.row,
-          ...(hasSample ? [r.sampleId] : []),
-          r.prediction,
-          ...classes.map((c) => r.probabilities?.[c]),
-          ...(hasRisk ? [r.risk] : []),
-          ...times.map((_, k) => r.survival?.[k]?.probability),
-          ...(times.length ? [r.medianSurvivalTime] : []),
-        ]
-          .map(cell)
-          .join(','),
-      );
-    }
-    return lines.join('\n') + '\n';
+    const rows = await this.storedRows(await this.get(predictionId));
+    return runInWorker<string>(CSV_SCRIPT, { json: rows });
+  }
+
+  /** The stored rows' JSON text of a finished prediction. */
+  private async storedRows(r: PredictionRowDb): Promise<string> {
+    if (r.state !== 'finished') throw new ApiError(Codes.PredictionUnfinished, `prediction is ${r.state}`);
+    const [res]: { rows: string }[] = await this.db.query(`SELECT rows::text AS rows FROM prediction_results WHERE prediction_id = $1`, [
+      r.id,
+    ]);
+    return res.rows;
   }
 
   /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
