@@ -14,7 +14,8 @@ RUN npm ci --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+# a fresh build: no stale outputs to clean (npm run build first runs tools/clean-stale-build.js, not copied here)
+RUN npx tsc -b tsconfig.build.json
 
 FROM ${NODE_IMAGE} AS runtime
 # tini as PID 1: it forwards SIGTERM/SIGINT to node and reaps zombies (the embedded PostgreSQL's children
