@@ -2,10 +2,10 @@
  * Charts drawn on the server as inline SVG, for any plot of the plot registry: horizontal bars with intervals, lines
  * with bands, step curves, scatter plots (all on one x-y frame), box plots and a heat-map table. Each returns the SVG
  * with every mark classed `mark` and titled with its values, and a table of the same values for people who cannot
- * see the chart (the report puts it under the chart). Every text goes through `html`, so names from users' files
+ * see the chart (the report puts it under the chart). Every text goes through `markup`, so names from users' files
  * stay text. Colours are Okabe and Ito's, told apart by people with colour-vision deficiencies.
  */
-import { Content, html, Markup } from './html';
+import { Content, markup, Markup } from './html';
 import { num, pct } from './format';
 
 export const PALETTE = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#7F7F7F', '#000000'];
@@ -82,13 +82,12 @@ export function shorten(label: string, max = 26): string {
 
 /** The `<svg>` element of a chart: its size in CSS pixels (the stylesheet narrows it to a small screen), titled (its accessible name). */
 function svgFrame(width: number, height: number, title: string, body: Content): Markup {
-  return html`<svg
+  return markup`<svg
     class="chart"
     width="${width}"
     height="${height}"
     viewBox="0 0 ${width} ${height}"
     role="img"
-    xmlns="http://www.w3.org/2000/svg"
   >
     <title>${title}</title>
     ${body}
@@ -97,21 +96,21 @@ function svgFrame(width: number, height: number, title: string, body: Content): 
 
 /** A table of values: a header row and data rows (cells are text or markup). */
 export function dataTable(caption: string, headers: readonly string[], rows: readonly (readonly Content[])[]): Markup {
-  return html`<div class="table-wrap">
+  return markup`<div class="table-wrap">
     <table class="values">
       <caption>
         ${caption}
       </caption>
       <thead>
         <tr>
-          ${headers.map((h) => html`<th scope="col">${h}</th>`)}
+          ${headers.map((h) => markup`<th scope="col">${h}</th>`)}
         </tr>
       </thead>
       <tbody>
         ${rows.map(
           (r) =>
-            html`<tr>
-              ${r.map((cell, i) => (i === 0 ? html`<th scope="row">${cell}</th>` : html`<td>${cell}</td>`))}
+            markup`<tr>
+              ${r.map((cell, i) => (i === 0 ? markup`<th scope="row">${cell}</th>` : markup`<td>${cell}</td>`))}
             </tr>`,
         )}
       </tbody>
@@ -121,12 +120,12 @@ export function dataTable(caption: string, headers: readonly string[], rows: rea
 
 /** A legend: a swatch of each series' colour beside its name. */
 export function legend(items: readonly { name: Content; color: string; dashed?: boolean }[]): Markup {
-  return html`<ul class="legend">
+  return markup`<ul class="legend">
     ${items.map(
       (i) =>
-        html`<li>
+        markup`<li>
           <svg class="swatch" viewBox="0 0 16 10" aria-hidden="true">
-            <line x1="0" y1="5" x2="16" y2="5" stroke="${i.color}" stroke-width="3" ${i.dashed ? html` stroke-dasharray="4 3"` : ''} /></svg
+            <line x1="0" y1="5" x2="16" y2="5" stroke="${i.color}" stroke-width="3" ${i.dashed ? markup` stroke-dasharray="4 3"` : ''} /></svg
           >${i.name}
         </li>`,
     )}
@@ -162,22 +161,22 @@ const ROW = 40;
 /** The label and value line above a bar or box, the label cut to leave room for the value. */
 function rowText(y: number, label: string, value: Content, valueChars: number): Markup {
   const room = Math.max(12, Math.floor((ROWS_WIDTH - 16 - valueChars * 6.8) / 7.2));
-  return html`<text class="label" x="8" y="${y + 14}">${shorten(label, room)}</text
+  return markup`<text class="label" x="8" y="${y + 14}">${shorten(label, room)}</text
     ><text class="value" x="${ROWS_WIDTH - 8}" y="${y + 14}" text-anchor="end">${value}</text>`;
 }
 
 /** Grid lines and tick labels of a horizontal value axis under rows. */
 function rowsAxis(x: Scale, domain: [number, number], top: number, bottom: number, axis: Axis): Markup {
-  return html`${ticks(...domain).map(
-      (t) =>
-        html`<line class="grid" x1="${c(x(t))}" x2="${c(x(t))}" y1="${top}" y2="${bottom}" /><text
+  return markup`${ticks(...domain).map(
+    (t) =>
+      markup`<line class="grid" x1="${c(x(t))}" x2="${c(x(t))}" y1="${top}" y2="${bottom}" /><text
             class="tick"
             x="${c(x(t))}"
             y="${bottom + 14}"
             text-anchor="middle"
             >${tickLabel(t, axis.percent)}</text
           >`,
-    )}<text class="axis-label" x="${ROWS_WIDTH / 2}" y="${bottom + 34}" text-anchor="middle">${axis.label}</text>`;
+  )}<text class="axis-label" x="${ROWS_WIDTH / 2}" y="${bottom + 34}" text-anchor="middle">${axis.label}</text>`;
 }
 
 /** Horizontal bars from the base (0) to each value, the 95% interval as a whisker; each bar's label and value above it. */
@@ -198,13 +197,13 @@ export function barChart(o: BarChartOptions): ChartParts {
     const x1 = x(b.value);
     const mid = y + 27;
     const whisker = b.cis
-      ? html`<path
+      ? markup`<path
           class="mark whisker"
           d="M${c(x(b.cis[0]))} ${mid}H${c(x(b.cis[1]))}M${c(x(b.cis[0]))} ${mid - 5}V${mid + 5}M${c(x(b.cis[1]))} ${mid - 5}V${mid + 5}"
         />`
       : '';
-    const value = html`${valueText(b.value, o.axis.percent)}${b.cis ? html`<tspan class="cis"> (${intervalText(b.cis, o.axis.percent)})</tspan>` : ''}`;
-    return html`<g
+    const value = markup`${valueText(b.value, o.axis.percent)}${b.cis ? markup`<tspan class="cis"> (${intervalText(b.cis, o.axis.percent)})</tspan>` : ''}`;
+    return markup`<g
       ><title>${b.label}: ${texts[i]}${b.cis ? ' (95% interval)' : ''}</title>${rowText(y, b.label, value, valueChars)}<rect
         class="mark bar"
         x="${c(Math.min(x0, x1))}"
@@ -217,9 +216,9 @@ export function barChart(o: BarChartOptions): ChartParts {
   });
   const ref =
     o.reference !== undefined
-      ? html`<line class="reference" x1="${c(x(o.reference))}" x2="${c(x(o.reference))}" y1="${top + 18}" y2="${top + plotH}" />`
+      ? markup`<line class="reference" x1="${c(x(o.reference))}" x2="${c(x(o.reference))}" y1="${top + 18}" y2="${top + plotH}" />`
       : '';
-  const svg = svgFrame(ROWS_WIDTH, height, o.title, html`${rowsAxis(x, domain, top + 18, top + plotH, o.axis)}${ref}${bars}`);
+  const svg = svgFrame(ROWS_WIDTH, height, o.title, markup`${rowsAxis(x, domain, top + 18, top + plotH, o.axis)}${ref}${bars}`);
   const withCis = o.bars.some((b) => b.cis);
   const table = dataTable(
     o.title,
@@ -329,29 +328,29 @@ export function xyChart(o: XyChartOptions): ChartParts {
   const yDomain = o.y.domain ?? niceDomain(ys);
   const sx = linear(xDomain, [m.left, width - m.right]);
   const sy = linear(yDomain, [height - m.bottom, m.top]);
-  const grid = html`${ticks(...xDomain).map(
-      (t) =>
-        html`<line class="grid" x1="${c(sx(t))}" x2="${c(sx(t))}" y1="${m.top}" y2="${height - m.bottom}" /><text
+  const grid = markup`${ticks(...xDomain).map(
+    (t) =>
+      markup`<line class="grid" x1="${c(sx(t))}" x2="${c(sx(t))}" y1="${m.top}" y2="${height - m.bottom}" /><text
             class="tick"
             x="${c(sx(t))}"
             y="${height - m.bottom + 15}"
             text-anchor="middle"
             >${tickLabel(t, o.x.percent)}</text
           >`,
-    )}${ticks(...yDomain).map(
-      (t) =>
-        html`<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${c(sy(t))}" y2="${c(sy(t))}" /><text
+  )}${ticks(...yDomain).map(
+    (t) =>
+      markup`<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${c(sy(t))}" y2="${c(sy(t))}" /><text
             class="tick"
             x="${m.left - 6}"
             y="${c(sy(t) + 4)}"
             text-anchor="end"
             >${tickLabel(t, o.y.percent)}</text
           >`,
-    )}<rect class="frame" x="${m.left}" y="${m.top}" width="${width - m.left - m.right}" height="${height - m.top - m.bottom}" />`;
+  )}<rect class="frame" x="${m.left}" y="${m.top}" width="${width - m.left - m.right}" height="${height - m.top - m.bottom}" />`;
   const lo = Math.max(xDomain[0], yDomain[0]);
   const hi = Math.min(xDomain[1], yDomain[1]);
   const diagonal =
-    o.diagonal && hi > lo ? html`<line class="reference" x1="${c(sx(lo))}" y1="${c(sy(lo))}" x2="${c(sx(hi))}" y2="${c(sy(hi))}" />` : '';
+    o.diagonal && hi > lo ? markup`<line class="reference" x1="${c(sx(lo))}" y1="${c(sy(lo))}" x2="${c(sx(hi))}" y2="${c(sy(hi))}" />` : '';
   const clip = (v: number, [a, b]: [number, number]) => Math.max(a, Math.min(b, v));
   const straight = (o.lines ?? []).map((l, i) => {
     // drawn between the frame's left and right edges, cut to its height
@@ -359,14 +358,14 @@ export function xyChart(o: XyChartOptions): ChartParts {
     const x1 = xDomain[1];
     const y0 = clip(l.intercept + l.slope * x0, yDomain);
     const y1 = clip(l.intercept + l.slope * x1, yDomain);
-    return html`<line
+    return markup`<line
       class="mark fit"
       x1="${c(sx(x0))}"
       y1="${c(sy(y0))}"
       x2="${c(sx(x1))}"
       y2="${c(sy(y1))}"
       stroke="${l.color ?? colorOf(o.series.length + i)}"
-      ${l.dashed ? html` stroke-dasharray="6 4"` : ''}
+      ${l.dashed ? markup` stroke-dasharray="6 4"` : ''}
       ><title>${l.name}</title></line
     >`;
   });
@@ -375,15 +374,15 @@ export function xyChart(o: XyChartOptions): ChartParts {
     const shape = s.shape ?? 'line';
     const sorted = shape === 'points' ? s.points : [...s.points].sort((a, b) => a.x - b.x);
     const band = s.band?.length
-      ? bandPaths(s.band, sx, sy, shape === 'step').map((d) => html`<path class="mark band" d="${d}" fill="${color}" />`)
+      ? bandPaths(s.band, sx, sy, shape === 'step').map((d) => markup`<path class="mark band" d="${d}" fill="${color}" />`)
       : [];
     const line =
       shape !== 'points' && sorted.length > 0
-        ? html`<path
+        ? markup`<path
             class="mark line"
             d="${pathOf(sorted, sx, sy, shape === 'step')}"
             stroke="${color}"
-            ${s.dashed ? html` stroke-dasharray="6 4"` : ''}
+            ${s.dashed ? markup` stroke-dasharray="6 4"` : ''}
             ><title>${s.name}</title></path
           >`
         : '';
@@ -391,7 +390,7 @@ export function xyChart(o: XyChartOptions): ChartParts {
       s.markers || shape === 'points'
         ? sorted.map(
             (p) =>
-              html`${p.cis ? html`<path class="mark errorbar" d="M${c(sx(p.x))} ${c(sy(p.cis[0]))}V${c(sy(p.cis[1]))}" stroke="${color}" />` : ''}<circle
+              markup`${p.cis ? markup`<path class="mark errorbar" d="M${c(sx(p.x))} ${c(sy(p.cis[0]))}V${c(sy(p.cis[1]))}" stroke="${color}" />` : ''}<circle
                   class="mark ${shape === 'points' ? 'point' : 'dot'}"
                   cx="${c(sx(p.x))}"
                   cy="${c(sy(p.y))}"
@@ -403,14 +402,14 @@ export function xyChart(o: XyChartOptions): ChartParts {
                 >`,
           )
         : [];
-    return html`<g>${band}${line}${dots}</g>`;
+    return markup`<g>${band}${line}${dots}</g>`;
   });
-  const axes = html`<text class="axis-label" x="${c((m.left + width - m.right) / 2)}" y="${height - 8}" text-anchor="middle"
+  const axes = markup`<text class="axis-label" x="${c((m.left + width - m.right) / 2)}" y="${height - 8}" text-anchor="middle"
       >${o.x.label}</text
     ><text class="axis-label" transform="translate(14 ${c((m.top + height - m.bottom) / 2)}) rotate(-90)" text-anchor="middle"
       >${o.y.label}</text
     >`;
-  const svg = svgFrame(width, height, o.title, html`${grid}${diagonal}${series}${straight}${axes}`);
+  const svg = svgFrame(width, height, o.title, markup`${grid}${diagonal}${series}${straight}${axes}`);
   const items = [
     ...o.series.map((s, i) => ({ name: s.name, color: s.color ?? colorOf(i), dashed: s.dashed })),
     ...(o.lines ?? []).map((l, i) => ({ name: l.name, color: l.color ?? colorOf(o.series.length + i), dashed: l.dashed })),
@@ -455,14 +454,14 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
   const f = (v: number) => valueText(v, o.axis.percent);
   o.boxes.forEach((b, i) => {
     if (b.group !== undefined && (i === 0 || o.boxes[i - 1].group !== b.group)) {
-      rows.push(html`<text class="group" x="8" y="${y + 18}">${shorten(b.group, 56)}</text>`);
+      rows.push(markup`<text class="group" x="8" y="${y + 18}">${shorten(b.group, 56)}</text>`);
       y += 26;
     }
     const mid = y + 27;
     const color = b.color ?? colorOf(i);
     const text = `${b.group ? `${b.group}, ` : ''}${b.label}: median ${f(b.median)}, quartiles ${f(b.q1)}\u2013${f(b.q3)}, range ${f(b.min)}\u2013${f(b.max)}, mean ${f(b.mean)}`;
     rows.push(
-      html`<g
+      markup`<g
         ><title>${text}</title>${rowText(y, b.label, `median ${f(b.median)}`, 13)}<path
           class="mark whisker"
           d="M${c(x(b.min))} ${mid}H${c(x(b.q1))}M${c(x(b.q3))} ${mid}H${c(x(b.max))}M${c(x(b.min))} ${mid - 5}V${mid + 5}M${c(x(b.max))} ${mid - 5}V${mid + 5}" /><rect
@@ -481,7 +480,7 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
     y += ROW;
   });
   const height = y + 44;
-  const svg = svgFrame(ROWS_WIDTH, height, o.title, html`${rowsAxis(x, domain, top + 18, y, o.axis)}${rows}`);
+  const svg = svgFrame(ROWS_WIDTH, height, o.title, markup`${rowsAxis(x, domain, top + 18, y, o.axis)}${rows}`);
   const table = dataTable(
     o.title,
     [o.labelHeader, 'minimum', 'first quartile', 'median', 'third quartile', 'maximum', 'mean'],
@@ -523,7 +522,7 @@ export function heatMap(o: {
       const x = labelW + j * cell;
       const y = headH + i * cell;
       const text = `${o.rowHeader} ${o.rowLabels[i]}, ${o.columnHeader} ${o.columnLabels[j]}: ${v} (${pct(share)} of the row)`;
-      return html`<g
+      return markup`<g
         ><title>${text}</title
         ><rect
           class="mark cell"
@@ -541,13 +540,13 @@ export function heatMap(o: {
   });
   const rowLabels = o.rowLabels.map(
     (l, i) =>
-      html`<text class="label" x="${labelW - 6}" y="${headH + i * cell + cell / 2 + 3}" text-anchor="end"
+      markup`<text class="label" x="${labelW - 6}" y="${headH + i * cell + cell / 2 + 3}" text-anchor="end"
         >${shorten(l, 22)}<title>${l}</title></text
       >`,
   );
   const colLabels = o.columnLabels.map(
     (l, j) =>
-      html`<text class="label" transform="translate(${labelW + j * cell + cell / 2 + 3} ${headH - 6}) rotate(-40)"
+      markup`<text class="label" transform="translate(${labelW + j * cell + cell / 2 + 3} ${headH - 6}) rotate(-40)"
         >${shorten(l, 12)}<title>${l}</title></text
       >`,
   );
@@ -555,7 +554,7 @@ export function heatMap(o: {
     width,
     height,
     o.title,
-    html`<text class="axis-label" x="4" y="14">${o.columnHeader} →</text
+    markup`<text class="axis-label" x="4" y="14">${o.columnHeader} →</text
       ><text class="axis-label" x="4" y="${headH - 6}">${o.rowHeader} ↓</text>${colLabels}${rowLabels}${cells}`,
   );
   const table = dataTable(
@@ -568,10 +567,10 @@ export function heatMap(o: {
 
 /** A chart in its figure: heading, the drawing, its legend, a caption in words, and the values under a disclosure. */
 export function figure(o: { title: string; parts: ChartParts; caption?: Content; attributes?: Markup; extra?: Content }): Markup {
-  return html`<figure class="plot" ${o.attributes ?? ''}>
+  return markup`<figure class="plot" ${o.attributes ?? ''}>
     <h4>${o.title}</h4>
     <div class="chart-wrap">${o.parts.svg}</div>
-    ${o.parts.legend ?? ''}${o.caption ? html`<figcaption>${o.caption}</figcaption>` : ''}${o.extra ?? ''}
+    ${o.parts.legend ?? ''}${o.caption ? markup`<figcaption>${o.caption}</figcaption>` : ''}${o.extra ?? ''}
     <details>
       <summary>Values of the chart</summary>
       ${o.parts.table}

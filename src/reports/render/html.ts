@@ -1,6 +1,6 @@
 /**
- * HTML built so that nothing from a user's data can become markup: `html` is a tagged template whose every
- * interpolated value is escaped, unless it is itself `Markup` made by `html` (or a chart function built on it).
+ * HTML built so that nothing from a user's data can become markup: `markup` is a tagged template whose every
+ * interpolated value is escaped, unless it is itself `Markup` made by `markup` (or a chart function built on it).
  * Feature names, class labels, analysis and dataset names all come from users' files and requests.
  */
 
@@ -30,10 +30,25 @@ function render(value: Content): string {
   return escapeHtml(String(value));
 }
 
-/** `html\`<td>${name}</td>\``: the markup of the template with every interpolation escaped (markup kept as it is). */
-export function html(strings: TemplateStringsArray, ...values: Content[]): Markup {
-  let out = strings[0];
-  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1];
+/**
+ * The static parts of a template with each line break and the indentation around it made one space: the source's
+ * layout does not reach the page (whitespace between tags or words reads the same). Kept per call site.
+ */
+const compacted = new WeakMap<TemplateStringsArray, string[]>();
+function compact(strings: TemplateStringsArray): string[] {
+  let parts = compacted.get(strings);
+  if (!parts) {
+    parts = strings.map((s) => s.replace(/[ \t]*\n\s*/g, ' '));
+    compacted.set(strings, parts);
+  }
+  return parts;
+}
+
+/** `markup\`<td>${name}</td>\``: the markup of the template with every interpolation escaped (markup kept as it is). */
+export function markup(strings: TemplateStringsArray, ...values: Content[]): Markup {
+  const parts = compact(strings);
+  let out = parts[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + parts[i + 1];
   return new Markup(out);
 }
 

@@ -6,7 +6,7 @@
 import type { ModelPlots, PlotName } from '../../engine/plots';
 import { barChart, boxChart, Box, ChartParts, dataTable, heatMap, lineChart, PALETTE, scatterChart, stepChart, thinEvenly } from './charts';
 import { interval, num, pct, pValue } from './format';
-import { Content, html } from './html';
+import { Content, markup } from './html';
 
 /** What a renderer may need beyond the plot's value. */
 export interface PlotRenderContext {
@@ -44,7 +44,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       reference: 0,
       labelHeader: 'feature left out',
     }),
-    caption: html`How much the estimate of ${ctx.primaryMetric} falls, relative to that of the whole signature, when the model is refitted
+    caption: markup`How much the estimate of ${ctx.primaryMetric} falls, relative to that of the whole signature, when the model is refitted
     without the feature. Whiskers: 95% bootstrap intervals; one that reaches below 0 means the model may do as well without the feature.`,
   }),
 
@@ -60,7 +60,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       reference: 1,
       labelHeader: 'features used (added one at a time)',
     }),
-    caption: html`The features added one at a time, from the most important: how much of the whole signature's ${ctx.primaryMetric} the
+    caption: markup`The features added one at a time, from the most important: how much of the whole signature's ${ctx.primaryMetric} the
     first ones reach on their own (100%: all of it). Whiskers: 95% bootstrap intervals.`,
   }),
 
@@ -72,7 +72,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       labelHeader: 'feature',
       color: PALETTE[2],
     }),
-    caption: html`How often the feature selection, run again on the training samples of each cross-validation fold, chose the feature or one
+    caption: markup`How often the feature selection, run again on the training samples of each cross-validation fold, chose the feature or one
     of its equivalents. A feature chosen in nearly every fold is a stable finding; one chosen in few depends on which samples happen to be
     in the data.`,
   }),
@@ -98,11 +98,11 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
         },
       }),
       caption: binary
-        ? html`How well the out-of-fold probability of <strong>${entries[0].class}</strong> ranks the samples: each point is a threshold,
+        ? markup`How well the out-of-fold probability of <strong>${entries[0].class}</strong> ranks the samples: each point is a threshold,
             above which a sample is called ${entries[0].class}. The area under the curve (AUC) is ${num(entries[0].auc)} (95% interval
             ${interval(entries[0].cis)}): the chance that a random ${entries[0].class} sample gets a higher probability than a random other
             one (0.5: chance, 1: perfect). Band: 95% bootstrap interval.`
-        : html`One curve per class, that class against all the others (one-vs-rest), from the out-of-fold probabilities. The AUC of each is
+        : markup`One curve per class, that class against all the others (one-vs-rest), from the out-of-fold probabilities. The AUC of each is
           the chance that a random sample of the class gets a higher probability of it than a random sample of another class (0.5: chance,
           1: perfect). Bands: 95% bootstrap intervals.`,
     };
@@ -139,8 +139,8 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
         ),
       },
     }),
-    caption: html`Do the probabilities mean what they say? The samples in 10 bins of predicted probability
-    ${entries.length === 1 ? html`of <strong>${entries[0].class}</strong>` : '(each class against the others)'}: the mean probability of
+    caption: markup`Do the probabilities mean what they say? The samples in 10 bins of predicted probability
+    ${entries.length === 1 ? markup`of <strong>${entries[0].class}</strong>` : '(each class against the others)'}: the mean probability of
     each bin against the share of its samples that really were of the class. On the diagonal, a predicted 30% happens 30% of the time.
     Whiskers: 95% bootstrap intervals. Brier score: mean squared gap between probability and outcome (0 is perfect); calibration error: the
     mean gap between a bin's probability and its observed share.`,
@@ -155,7 +155,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       rowHeader: 'true class',
       columnHeader: 'predicted class',
     }),
-    caption: html`Each sample counted once: by its true class (row) and the class the model gave the highest out-of-fold probability
+    caption: markup`Each sample counted once: by its true class (row) and the class the model gave the highest out-of-fold probability
     (column). The diagonal holds the correct calls; the shade is the cell's share of its row.`,
     extra: dataTable(
       'Per class: sensitivity (recall) and precision, with 95% bootstrap intervals',
@@ -197,10 +197,10 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       }),
       caption:
         positive !== undefined
-          ? html`The out-of-fold probability of <strong>${positive}</strong> among the samples of each true class: boxes from the first to
+          ? markup`The out-of-fold probability of <strong>${positive}</strong> among the samples of each true class: boxes from the first to
               the third quartile, a line at the median, whiskers to the lowest and highest value, a dot at the mean. Well separated boxes
               mean the probability tells the classes apart.`
-          : html`For the samples of each true class, the out-of-fold probability the model gave each class: boxes from the first to the
+          : markup`For the samples of each true class, the out-of-fold probability the model gave each class: boxes from the first to the
             third quartile, a line at the median, whiskers to the lowest and highest value, a dot at the mean.`,
     };
   },
@@ -234,7 +234,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
           rows: v.points.map((p, i) => [String(i + 1), num(p.predicted), num(p.actual)]),
         },
       }),
-      caption: html`Each sample's out-of-fold prediction against its actual value. On the diagonal the prediction is exact. R squared around
+      caption: markup`Each sample's out-of-fold prediction against its actual value. On the diagonal the prediction is exact. R squared around
       the diagonal: ${num(v.rSquared)} (95% interval ${interval(v.rSquaredCis)}); least-squares slope ${num(v.slope)}
       (${interval(v.slopeCis)}) and intercept ${num(v.intercept)} (${interval(v.interceptCis)}): a slope of 1 and an intercept of 0 mean the
       predictions are not systematically too high or too low. Mean error (predicted − actual): ${num(v.meanError)}.`,
@@ -270,7 +270,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
         ),
       },
     }),
-    caption: html`The samples split into thirds by their out-of-fold risk score (low, middle, high), and the Kaplan-Meier survival curve of
+    caption: markup`The samples split into thirds by their out-of-fold risk score (low, middle, high), and the Kaplan-Meier survival curve of
     each, with 95% intervals (Greenwood, log scale). Curves far apart mean the risk score separates early from late events. Log-rank test of
     a difference between the groups: chi-square ${num(v.logRank.chiSquare)} on ${v.logRank.df} degrees of freedom, p
     ${pValue(v.logRank.pValue).startsWith('<') ? pValue(v.logRank.pValue) : `= ${pValue(v.logRank.pValue)}`}.`,

@@ -8,7 +8,7 @@ import { orderedPlotNames } from '../../engine/plots';
 import type { ModelReport } from '../../engine/types';
 import { dataTable, figure } from './charts';
 import { count, duration, interval, num, pct, timestamp } from './format';
-import { Content, html, Markup } from './html';
+import { Content, markup, Markup } from './html';
 import { PlotRenderContext, rendererOf } from './plot-charts';
 import type { ReportData, ReportModel } from './report-data';
 import { REPORT_CSP, REPORT_CSS } from './styles';
@@ -58,9 +58,9 @@ function taskOf(data: ReportData): Task {
 
 function outcomeWords(data: ReportData): Markup {
   const o = data.parameters.outcome;
-  if ('classification' in o) return html`classification of <strong>${o.classification}</strong>`;
-  if ('regression' in o) return html`regression of <strong>${o.regression}</strong>`;
-  return html`survival: time <strong>${o.survival.timeToEvent}</strong>, event <strong>${o.survival.event}</strong>`;
+  if ('classification' in o) return markup`classification of <strong>${o.classification}</strong>`;
+  if ('regression' in o) return markup`regression of <strong>${o.regression}</strong>`;
+  return markup`survival: time <strong>${o.survival.timeToEvent}</strong>, event <strong>${o.survival.event}</strong>`;
 }
 
 /** The model's kind, without its settings: `Support vector machine` of `Support vector machine (RBF kernel, ...)`. */
@@ -77,14 +77,14 @@ function metricsOf(task: Task, m: ModelReport): string[] {
 
 function primaryMetric(data: ReportData, task: Task): string {
   const best = data.models[0]?.report;
-  return data.leaderboard?.rows[0]?.metric ?? (best ? metricsOf(task, best)[0] : metricNames(task, 2)[0]);
+  return data.leaderboard?.rows[0]?.metric ?? (best && metricsOf(task, best)[0]) ?? metricNames(task, best?.classes?.length ?? 2)[0];
 }
 
 /** A value and its interval on a small strip from 0 to 1 (metrics that are shares), for the tables. */
 function intervalStrip(value: number, cis: readonly [number, number] | undefined): Markup {
-  if (!cis || ![value, ...cis].every((v) => v >= 0 && v <= 1)) return html``;
+  if (!cis || ![value, ...cis].every((v) => v >= 0 && v <= 1)) return markup``;
   const x = (v: number) => (4 + v * 112).toFixed(1);
-  return html`<svg class="strip" viewBox="0 0 120 14" aria-hidden="true">
+  return markup`<svg class="strip" viewBox="0 0 120 14" aria-hidden="true">
     <line class="strip-axis" x1="4" x2="116" y1="7" y2="7" />
     <line class="strip-range" x1="${x(cis[0])}" x2="${x(cis[1])}" y1="7" y2="7" />
     <circle class="strip-point" cx="${x(value)}" cy="7" r="3" />
@@ -126,7 +126,7 @@ function listWords(items: readonly Content[], max = 6): Markup {
     parts.push(item);
   });
   if (rest > 0) parts.push(` and ${rest} more`);
-  return html`${parts}`;
+  return markup`${parts}`;
 }
 
 // ---- sections ----------------------------------------------------------------------------------------------------
@@ -135,7 +135,7 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
   const best = data.models.find((m) => m.key === 'best') ?? data.models[0];
   const interpretable = data.models.find((m) => m.key === 'interpretable');
   if (!best)
-    return html`<section id="summary" data-section="summary">
+    return markup`<section id="summary" data-section="summary">
       <h2>${REPORT_SECTIONS.summary}</h2>
       <p>The result holds no model.</p>
     </section>`;
@@ -146,13 +146,13 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
   const reference = best.report.signatures[0] ?? [];
   const featureItems = features.map((f) => {
     const alternatives = equivalents[reference.indexOf(f)] ?? [];
-    return html`<li>
-      <strong>${f}</strong>${alternatives.length ? html` <span class="note">(or ${listWords(alternatives, 3)})</span>` : ''}
+    return markup`<li>
+      <strong>${f}</strong>${alternatives.length ? markup` <span class="note">(or ${listWords(alternatives, 3)})</span>` : ''}
     </li>`;
   });
   const bestRow = data.leaderboard?.rows.find((r) => r.modelKey === 'best');
   const interpretableCard = interpretable
-    ? html`<div class="card">
+    ? markup`<div class="card">
         <h3>Interpretable alternative</h3>
         <p class="big">${shortModel(interpretable.report.model)}</p>
         <p>
@@ -163,13 +163,13 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
         <p><a href="#model-interpretable">Details</a></p>
       </div>`
     : bestRow?.interpretable || data.parameters.modelsConsidered === 'interpretable'
-      ? html`<div class="card">
+      ? markup`<div class="card">
           <h3>Interpretable</h3>
           <p class="big">Yes</p>
           <p>The best model is itself an interpretable one (linear model or decision tree): see its coefficients or rules below.</p>
         </div>`
       : '';
-  return html`<section id="summary" data-section="summary">
+  return markup`<section id="summary" data-section="summary">
     <h2>${REPORT_SECTIONS.summary}</h2>
     <div class="cards">
       <div class="card" data-card="winner">
@@ -194,8 +194,8 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
         <ul class="features">
           ${featureItems.slice(0, 8)}
         </ul>
-        ${featureItems.length > 8 ? html`<p class="note">and ${featureItems.length - 8} more (see below)</p>` : ''}
-        ${best.report.signatureCount > 1 ? html`<p class="note">${count(best.report.signatureCount)} equivalent signatures predict as well: alternatives in brackets.</p>` : ''}
+        ${featureItems.length > 8 ? markup`<p class="note">and ${featureItems.length - 8} more (see below)</p>` : ''}
+        ${best.report.signatureCount > 1 ? markup`<p class="note">${count(best.report.signatureCount)} equivalent signatures predict as well: alternatives in brackets.</p>` : ''}
       </div>
       ${interpretableCard}
     </div>
@@ -215,7 +215,7 @@ function analysisSection(data: ReportData): Markup {
     [
       'Dataset',
       data.dataset
-        ? html`${data.dataset.name}
+        ? markup`${data.dataset.name}
             <span class="note">(${count(data.dataset.sampleCount)} samples, ${count(data.dataset.featureCount)} features)</span>`
         : `dataset ${p.datasetId}`,
     ],
@@ -234,12 +234,12 @@ function analysisSection(data: ReportData): Markup {
     ['Engine', data.mlEngine],
     ['Analysis id', data.analysisId],
   ];
-  return html`<section id="analysis" data-section="analysis">
+  return markup`<section id="analysis" data-section="analysis">
     <h2>${REPORT_SECTIONS.analysis}</h2>
     <dl class="facts">
       ${rows.map(
         ([k, v]) =>
-          html`<dt>${k}</dt>
+          markup`<dt>${k}</dt>
             <dd>${v}</dd>`,
       )}
     </dl>
@@ -250,15 +250,15 @@ function performanceTable(task: Task, m: ModelReport, primary: string): Markup {
   const rows = metricsOf(task, m).map((name) => {
     const value = m.performance[name];
     const cis = m.performanceCis?.[name];
-    return html`<tr data-metric="${name}">
-      <th scope="row">${name}${name === primary ? html` <span class="badge">ranks the models</span>` : ''}</th>
+    return markup`<tr data-metric="${name}">
+      <th scope="row">${name}${name === primary ? markup` <span class="badge">ranks the models</span>` : ''}</th>
       <td class="num" data-value="${String(value)}">${num(value)}</td>
       <td class="num" data-cis="${cis ? cis.join(' ') : ''}">${interval(cis)}</td>
       <td>${intervalStrip(value, cis)}</td>
       <td class="note">${meaningOf(name, m.positiveClass)}</td>
     </tr>`;
   });
-  return html`<div class="table-wrap">
+  return markup`<div class="table-wrap">
     <table class="performance">
       <caption>
         Performance on samples the model did not see, with 95% intervals
@@ -286,11 +286,11 @@ function signaturesBlock(m: ReportModel): Markup {
   const equivalents = equivalentsByPosition(signatures);
   const stab = (f: string): Content => {
     const v = stability.get(f);
-    return v === undefined ? 'n/a' : html`${pct(v, 0)} ${intervalStrip(v, [v, v])}`;
+    return v === undefined ? 'n/a' : markup`${pct(v, 0)} ${intervalStrip(v, [v, v])}`;
   };
   const rows = reference.map(
     (f, i) =>
-      html`<tr data-feature="${f}">
+      markup`<tr data-feature="${f}">
         <th scope="row">${f}</th>
         <td class="num">${stab(f)}</td>
         <td>
@@ -298,20 +298,20 @@ function signaturesBlock(m: ReportModel): Markup {
             equivalents[i]?.length
               ? equivalents[i].map(
                   (g, k) =>
-                    html`${k > 0 ? ', ' : ''}<span data-equivalent="${g}">${g}</span>
+                    markup`${k > 0 ? ', ' : ''}<span data-equivalent="${g}">${g}</span>
                       <span class="note">(${stability.has(g) ? pct(stability.get(g), 0) : 'n/a'})</span>`,
                 )
-              : html`<span class="note">none shown</span>`
+              : markup`<span class="note">none shown</span>`
           }
         </td>
       </tr>`,
   );
   const shown = signatures.length;
   const total = m.report.signatureCount ?? shown;
-  return html`<h3>Signature: the features the model uses</h3>
+  return markup`<h3>Signature: the features the model uses</h3>
     <p>
       The reference signature holds ${count(reference.length)} feature${reference.length === 1 ? '' : 's'}.
-      ${total > 1 ? html`The selection found ${count(total)} equivalent signatures in all: each swaps some features for others that carry the same information, and predicts as well${shown < total ? html` (the first ${shown} are shown)` : ''}.` : 'No equivalent signature was found: no other features carry the same information.'}
+      ${total > 1 ? markup`The selection found ${count(total)} equivalent signatures in all: each swaps some features for others that carry the same information, and predicts as well${shown < total ? markup` (the first ${shown} are shown)` : ''}.` : 'No equivalent signature was found: no other features carry the same information.'}
       Stability: the share of cross-validation folds whose own selection chose the feature or one of its equivalents.
     </p>
     <div class="table-wrap">
@@ -350,7 +350,7 @@ function coefficientsBlock(task: Task, m: ModelReport): Content {
   if (multi) {
     const coefs = (v.originalCoefficients ?? v.coefficients) as number[][];
     const intercepts = Array.isArray(v.intercept) ? v.intercept : [];
-    return html`<p>
+    return markup`<p>
         Each class's score is its intercept plus the sum of its coefficients times the feature values; the probabilities are the softmax of
         the scores. Coefficients per unit of each feature${v.originalCoefficients ? '' : ' (standardized features)'}.
       </p>
@@ -371,7 +371,7 @@ function coefficientsBlock(task: Task, m: ModelReport): Content {
       ? 'The risk score is the sum of the coefficients times the feature values: a hazard ratio above 1 means more of the feature, a higher hazard (an earlier event).'
       : task === 'regression'
         ? 'The prediction is the intercept plus the sum of the coefficients times the feature values.'
-        : html`The log-odds of <strong>${m.positiveClass ?? classes[1] ?? 'the positive class'}</strong> are the intercept plus the sum of
+        : markup`The log-odds of <strong>${m.positiveClass ?? classes[1] ?? 'the positive class'}</strong> are the intercept plus the sum of
             the coefficients times the feature values: an odds ratio above 1 means more of the feature, higher odds of it.`;
   const headers = [
     'feature',
@@ -391,7 +391,7 @@ function coefficientsBlock(task: Task, m: ModelReport): Content {
       ...(v.hazardRatios ? [num(v.hazardRatios[j])] : []),
     ]),
   ];
-  return html`<p>
+  return markup`<p>
       ${meaning} Per unit: on the feature's own scale (a level of a categorical feature against its most common level). Per standard
       deviation: for a change of one standard deviation of the feature, comparable between features.
     </p>
@@ -404,30 +404,30 @@ function factsBlock(task: Task, m: ModelReport): Markup {
   if (m.positiveClass !== undefined)
     facts.push([
       'Positive class',
-      html`<strong>${m.positiveClass}</strong>
+      markup`<strong>${m.positiveClass}</strong>
         <span class="note">(the class whose probability, sensitivity and ROC curve are shown)</span>`,
     ]);
   if (m.calibration) {
     const c = m.calibration;
     facts.push([
       'Calibration',
-      html`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
-          c.method === 'platt' && c.uncalibrated
-            ? html`; the probabilities were recalibrated (Platt scaling, fitted within the cross-validation): before, Brier score
+      markup`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
+        c.method === 'platt' && c.uncalibrated
+          ? markup`; the probabilities were recalibrated (Platt scaling, fitted within the cross-validation): before, Brier score
               ${num(c.uncalibrated.brier)} and calibration error ${num(c.uncalibrated.ece)}`
-            : ''
-        }`,
+          : ''
+      }`,
     ]);
   }
   const coefficients = coefficientsBlock(task, m);
-  if (!facts.length && !coefficients) return html``;
-  return html`<h3>Model facts</h3>
+  if (!facts.length && !coefficients) return markup``;
+  return markup`<h3>Model facts</h3>
     ${
       facts.length
-        ? html`<dl class="facts">
+        ? markup`<dl class="facts">
             ${facts.map(
               ([k, v]) =>
-                html`<dt>${k}</dt>
+                markup`<dt>${k}</dt>
                   <dd>${v}</dd>`,
             )}
           </dl>`
@@ -441,18 +441,18 @@ function plotsBlock(data: ReportData, m: ReportModel, ctx: PlotRenderContext): M
     const render = rendererOf(name);
     const value = (m.plots as Record<string, unknown>)[name];
     if (!render || value === undefined)
-      return html`<p class="note" data-plot-missing="${name}">${name}: drawn by a later version of the report.</p>`;
+      return markup`<p class="note" data-plot-missing="${name}">${name}: drawn by a later version of the report.</p>`;
     const drawn = render(value as never, ctx);
     return figure({
       title: name,
       parts: drawn.parts,
       caption: drawn.caption,
       extra: drawn.extra,
-      attributes: html` data-plot="${name}" data-model="${m.key}"`,
+      attributes: markup` data-plot="${name}" data-model="${m.key}"`,
     });
   });
-  if (!figures.length) return html``;
-  return html`<h3>Plots</h3>
+  if (!figures.length) return markup``;
+  return markup`<h3>Plots</h3>
     <p class="note">
       Every plot is computed from the out-of-fold predictions: each sample predicted by a model fitted without it, as in the estimate
       above.${data.parameters.thoroughness === 'preliminary' ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
@@ -478,7 +478,7 @@ function modelSection(data: ReportData, task: Task, m: ReportModel, primary: str
       : m.key === 'interpretable'
         ? 'The best of the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
         : '';
-  return html`<section
+  return markup`<section
     class="model"
     id="model-${m.key === 'best' || m.key === 'interpretable' ? m.key : 'other'}"
     data-section="model"
@@ -486,7 +486,7 @@ function modelSection(data: ReportData, task: Task, m: ReportModel, primary: str
   >
     <h2>${modelHeading(m.key)}</h2>
     <p class="lead">
-      ${lead}${row ? html` Rank ${row.rank} of ${data.leaderboard?.totalCount ?? ''} on the leaderboard by pooled out-of-fold ${row.metric}.` : ''}
+      ${lead}${row ? markup` Rank ${row.rank} of ${data.leaderboard?.totalCount ?? ''} on the leaderboard by pooled out-of-fold ${row.metric}.` : ''}
     </p>
     <dl class="facts">
       <dt>Model</dt>
@@ -504,16 +504,16 @@ function modelSection(data: ReportData, task: Task, m: ReportModel, primary: str
 function leaderboardSection(data: ReportData): Markup {
   const board = data.leaderboard;
   if (!board)
-    return html`<section id="leaderboard" data-section="leaderboard">
+    return markup`<section id="leaderboard" data-section="leaderboard">
       <h2>${REPORT_SECTIONS.leaderboard}</h2>
       <p class="note">This analysis finished before results kept their leaderboard: run it again to see every configuration tried.</p>
     </section>`;
   const rows = board.rows.map(
     (r) =>
-      html`<tr data-rank="${r.rank}" ${r.modelKey ? html` class="chosen" data-model-key="${r.modelKey}"` : ''}>
+      markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}>
         <td class="num">${r.rank}</td>
         <td>
-          ${r.model}${r.modelKey ? html` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? html` <span class="note">(interpretable)</span>` : ''}
+          ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}
         </td>
         <td class="note">${r.featureSelection}</td>
         <td class="num" data-value="${r.value === null ? '' : String(r.value)}">${num(r.value)}${r.droppedEarly ? '*' : ''}</td>
@@ -521,7 +521,7 @@ function leaderboardSection(data: ReportData): Markup {
       </tr>`,
   );
   const metric = board.rows[0]?.metric ?? '';
-  return html`<section id="leaderboard" data-section="leaderboard">
+  return markup`<section id="leaderboard" data-section="leaderboard">
     <h2>${REPORT_SECTIONS.leaderboard}</h2>
     <p>
       ${board.rows.length < board.totalCount ? `The top ${board.rows.length} of the ${count(board.totalCount)}` : `All ${count(board.totalCount)}`}
@@ -583,12 +583,12 @@ with SignetClient("${data.origin}", "<username>", "<password>") as c:
     c.wait_for_prediction(prediction_id)
     print(c.get_prediction_result_csv(prediction_id))
     c.download_report("${id}", "report.html")`;
-  return html`<section id="predict" data-section="predict">
+  return markup`<section id="predict" data-section="predict">
     <h2>${REPORT_SECTIONS.predict}</h2>
     <p>
       The ${modelHeading(key).toLowerCase()} predicts new samples through the API: upload them as a dataset, then ask analysis
       <strong>${id}</strong> to predict
-      it.${inputs.length ? html` The model reads these columns of the new data, by name: <strong>${listWords(inputs, 30)}</strong>.` : ''} A
+      it.${inputs.length ? markup` The model reads these columns of the new data, by name: <strong>${listWords(inputs, 30)}</strong>.` : ''} A
       missing value is filled in as in training (the training mean or most common level).
     </p>
     <h3>curl</h3>
@@ -624,23 +624,26 @@ function readingSection(): Markup {
       'how often the feature selection chose a feature (or an equivalent) when run again on the training samples of each fold.',
     ],
   ];
-  return html`<section id="reading" data-section="reading">
+  return markup`<section id="reading" data-section="reading">
     <h2>${REPORT_SECTIONS.reading}</h2>
     <dl class="facts">
       ${terms.map(
         ([k, v]) =>
-          html`<dt>${k}</dt>
+          markup`<dt>${k}</dt>
             <dd>${v}</dd>`,
       )}
     </dl>
   </section>`;
 }
 
+/** The stylesheet in one piece: its text must stay exactly what the policy's hash is of (formatting the template around it cannot reach inside). */
+const STYLE_ELEMENT = new Markup(`<style>${REPORT_CSS}</style>`);
+
 /** The whole report of an analysis as one HTML document. */
 export function renderReport(data: ReportData): string {
   const task = taskOf(data);
   const primary = primaryMetric(data, task);
-  const toc = html`<nav class="toc" aria-label="Contents">
+  const toc = markup`<nav class="toc" aria-label="Contents">
     <ol>
       ${[
         ['summary', REPORT_SECTIONS.summary],
@@ -649,10 +652,10 @@ export function renderReport(data: ReportData): string {
         ['leaderboard', REPORT_SECTIONS.leaderboard],
         ['predict', REPORT_SECTIONS.predict],
         ['reading', REPORT_SECTIONS.reading],
-      ].map(([anchor, title]) => html`<li><a href="#${anchor}">${title}</a></li>`)}
+      ].map(([anchor, title]) => markup`<li><a href="#${anchor}">${title}</a></li>`)}
     </ol>
   </nav>`;
-  const page = html`<!DOCTYPE html>
+  const page = markup`<!DOCTYPE html>
     <html lang="en">
       <head>
         <meta charset="utf-8" />
@@ -662,9 +665,7 @@ export function renderReport(data: ReportData): string {
         <meta name="generator" content="Signet ${data.serviceVersion}" />
         <link rel="icon" href="data:," />
         <title>${data.parameters.name}: analysis report</title>
-        <style>
-          ${new Markup(REPORT_CSS)}
-        </style>
+        ${STYLE_ELEMENT}
       </head>
       <body>
         <main>
@@ -672,7 +673,7 @@ export function renderReport(data: ReportData): string {
             <p class="kicker">Signet analysis report</p>
             <h1>${data.parameters.name}</h1>
             <p class="subtitle">
-              ${outcomeWords(data)}${data.dataset ? html` in <strong>${data.dataset.name}</strong>` : ''}, finished
+              ${outcomeWords(data)}${data.dataset ? markup` in <strong>${data.dataset.name}</strong>` : ''}, finished
               ${timestamp(new Date(new Date(data.startTime).getTime() + data.executionTimeInSeconds * 1000))}
             </p>
             ${toc}
