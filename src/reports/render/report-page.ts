@@ -474,9 +474,9 @@ function modelSection(data: ReportData, task: Task, m: ReportModel, primary: str
   const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
   const lead =
     m.key === 'best'
-      ? 'The configuration with the best estimated performance, chosen by bootstrap bias-corrected cross-validation.'
+      ? 'The simplest configuration whose performance is statistically tied with the top one (fewest features, then the most interpretable model), its performance estimated by bootstrap bias-corrected cross-validation.'
       : m.key === 'interpretable'
-        ? 'The best of the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
+        ? 'Chosen by the same rule among the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
         : '';
   return markup`<section
     class="model"
@@ -525,10 +525,11 @@ function leaderboardSection(data: ReportData): Markup {
     <h2>${REPORT_SECTIONS.leaderboard}</h2>
     <p>
       ${board.rows.length < board.totalCount ? `The top ${board.rows.length} of the ${count(board.totalCount)}` : `All ${count(board.totalCount)}`}
-      configurations (feature selection + model) the analysis evaluated, by their pooled out-of-fold ${metric}. The result's models are not
-      always at the top: the pooled value of the best of many configurations is optimistic, so the winner is chosen and its performance
-      estimated by bootstrap bias-corrected cross-validation, whose estimate (above) is lower and
-      honest.${board.rows.some((r) => r.droppedEarly) ? ' *: dropped early (it lost to the leader with probability above 0.99); its value is on the samples evaluated until then.' : ''}
+      configurations (feature selection + model) the analysis evaluated, by their pooled out-of-fold ${metric}. The best model is the
+      simplest configuration statistically tied with the top one (within one standard error of it): the fewest features, then the more
+      interpretable model, then the stronger regularisation; so it need not be rank 1. The pooled values here are optimistic for the top
+      of many configurations: the estimates above come from bootstrap bias-corrected cross-validation, which corrects for that
+      choice.${board.rows.some((r) => r.droppedEarly) ? ' *: dropped early (it lost to the leader with probability above 0.99); its value is on the samples evaluated until then.' : ''}
     </p>
     <div class="table-wrap">
       <table class="leaderboard">
