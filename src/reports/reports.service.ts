@@ -35,14 +35,7 @@ export class ReportsService {
     const keys = Object.keys(result.models).sort((a, b) => rank(a) - rank(b));
     const models: ReportModel[] = [];
     for (const key of keys) models.push({ key, report: result.models[key], plots: (await this.analyses.plotsOf(analysisId, key)).plots });
-    const leaderboard = await this.details.configurations(analysisId, 0, REPORT_LEADERBOARD_ROWS).then(
-      (page) => ({ totalCount: page.totalCount, rows: page.data }),
-      (e: unknown) => {
-        // a result stored before leaderboards were kept: the report says so
-        if (e instanceof ApiError && e.code === Codes.ResultPartMissing) return undefined;
-        throw e;
-      },
-    );
+    const leaderboard = await this.leaderboard(analysisId, keys);
     const dataset = await this.datasets.get(result.parameters.datasetId);
     return {
       analysisId,
@@ -58,6 +51,24 @@ export class ReportsService {
       leaderboard,
       origin,
     };
+  }
+
+  /** The top of the leaderboard, with the rows of the result's models when they rank below it. */
+  private async leaderboard(analysisId: string, keys: string[]): Promise<ReportData['leaderboard']> {
+    try {
+      const top = await this.details.configurations(analysisId, 0, REPORT_LEADERBOARD_ROWS);
+      const missing = keys.filter((k) => !top.data.some((r) => r.modelKey === k));
+      const rest =
+        missing.length && top.totalCount > top.data.length
+          ? await this.details.configurations(analysisId, top.data.length, top.totalCount)
+          : undefined;
+      const chosen = (rest?.data ?? []).filter((r) => r.modelKey !== undefined && missing.includes(r.modelKey));
+      return { totalCount: top.totalCount, rows: top.data, chosen };
+    } catch (e) {
+      // a result stored before leaderboards were kept: the report says so
+      if (e instanceof ApiError && e.code === Codes.ResultPartMissing) return undefined;
+      throw e;
+    }
   }
 }
 

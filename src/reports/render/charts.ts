@@ -75,6 +75,11 @@ const linear =
   (v) =>
     r0 + ((v - d0) / (d1 - d0 || 1)) * (r1 - r0);
 
+/** A grid line across the frame and its tick label. */
+function tick([x1, y1, x2, y2]: number[], [tx, ty, anchor]: [number, number, 'middle' | 'end'], label: string): Markup {
+  return markup`<line class="grid" x1="${c(x1)}" y1="${c(y1)}" x2="${c(x2)}" y2="${c(y2)}"/><text class="tick" x="${c(tx)}" y="${c(ty)}" text-anchor="${anchor}">${label}</text>`;
+}
+
 /** Cuts a label to `max` characters (the full one is in the mark's title and the table). */
 export function shorten(label: string, max = 26): string {
   return label.length <= max ? label : `${label.slice(0, max - 1)}\u2026`;
@@ -167,15 +172,8 @@ function rowText(y: number, label: string, value: Content, valueChars: number): 
 
 /** Grid lines and tick labels of a horizontal value axis under rows. */
 function rowsAxis(x: Scale, domain: [number, number], top: number, bottom: number, axis: Axis): Markup {
-  return markup`${ticks(...domain).map(
-    (t) =>
-      markup`<line class="grid" x1="${c(x(t))}" x2="${c(x(t))}" y1="${top}" y2="${bottom}" /><text
-            class="tick"
-            x="${c(x(t))}"
-            y="${bottom + 14}"
-            text-anchor="middle"
-            >${tickLabel(t, axis.percent)}</text
-          >`,
+  return markup`${ticks(...domain).map((t) =>
+    tick([x(t), top, x(t), bottom], [x(t), bottom + 14, 'middle'], tickLabel(t, axis.percent)),
   )}<text class="axis-label" x="${ROWS_WIDTH / 2}" y="${bottom + 34}" text-anchor="middle">${axis.label}</text>`;
 }
 
@@ -187,7 +185,7 @@ export function barChart(o: BarChartOptions): ChartParts {
   const base = o.base ?? 0;
   const values = o.bars.flatMap((b) => [b.value, ...(b.cis ?? [])]);
   const domain = o.axis.domain ?? niceDomain(values, [base, ...(o.reference !== undefined ? [o.reference] : [])]);
-  const x = linear(domain, [12, ROWS_WIDTH - 12]);
+  const x = linear(domain, [20, ROWS_WIDTH - 20]);
   const color = o.color ?? PALETTE[0];
   const texts = o.bars.map((b) => `${valueText(b.value, o.axis.percent)}${b.cis ? ` (${intervalText(b.cis, o.axis.percent)})` : ''}`);
   const valueChars = Math.max(0, ...texts.map((t) => t.length));
@@ -328,24 +326,10 @@ export function xyChart(o: XyChartOptions): ChartParts {
   const yDomain = o.y.domain ?? niceDomain(ys);
   const sx = linear(xDomain, [m.left, width - m.right]);
   const sy = linear(yDomain, [height - m.bottom, m.top]);
-  const grid = markup`${ticks(...xDomain).map(
-    (t) =>
-      markup`<line class="grid" x1="${c(sx(t))}" x2="${c(sx(t))}" y1="${m.top}" y2="${height - m.bottom}" /><text
-            class="tick"
-            x="${c(sx(t))}"
-            y="${height - m.bottom + 15}"
-            text-anchor="middle"
-            >${tickLabel(t, o.x.percent)}</text
-          >`,
-  )}${ticks(...yDomain).map(
-    (t) =>
-      markup`<line class="grid" x1="${m.left}" x2="${width - m.right}" y1="${c(sy(t))}" y2="${c(sy(t))}" /><text
-            class="tick"
-            x="${m.left - 6}"
-            y="${c(sy(t) + 4)}"
-            text-anchor="end"
-            >${tickLabel(t, o.y.percent)}</text
-          >`,
+  const grid = markup`${ticks(...xDomain).map((t) =>
+    tick([sx(t), m.top, sx(t), height - m.bottom], [sx(t), height - m.bottom + 15, 'middle'], tickLabel(t, o.x.percent)),
+  )}${ticks(...yDomain).map((t) =>
+    tick([m.left, sy(t), width - m.right, sy(t)], [m.left - 6, sy(t) + 4, 'end'], tickLabel(t, o.y.percent)),
   )}<rect class="frame" x="${m.left}" y="${m.top}" width="${width - m.left - m.right}" height="${height - m.top - m.bottom}" />`;
   const lo = Math.max(xDomain[0], yDomain[0]);
   const hi = Math.min(xDomain[1], yDomain[1]);
@@ -450,7 +434,7 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
   let y = top;
   const rows: Markup[] = [];
   const domain = o.axis.domain ?? niceDomain(o.boxes.flatMap((b) => [b.min, b.max]));
-  const x = linear(domain, [12, ROWS_WIDTH - 12]);
+  const x = linear(domain, [20, ROWS_WIDTH - 20]);
   const f = (v: number) => valueText(v, o.axis.percent);
   o.boxes.forEach((b, i) => {
     if (b.group !== undefined && (i === 0 || o.boxes[i - 1].group !== b.group)) {

@@ -23,8 +23,11 @@ export interface ReportData {
   generatedAt: Date;
   /** best first, then interpretable, then any other key in the result's order */
   models: ReportModel[];
-  /** the top of the leaderboard; undefined for results stored before leaderboards were kept */
-  leaderboard?: { totalCount: number; rows: LeaderboardRow[] };
+  /**
+   * The top of the leaderboard, and the rows of the result's models ranked below it (`chosen`); undefined for
+   * results stored before leaderboards were kept.
+   */
+  leaderboard?: { totalCount: number; rows: LeaderboardRow[]; chosen: LeaderboardRow[] };
   /** where the service answers (scheme, host and port), for the examples of the prediction section */
   origin: string;
 }

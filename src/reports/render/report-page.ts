@@ -8,8 +8,9 @@ import { orderedPlotNames } from '../../engine/plots';
 import type { ModelReport } from '../../engine/types';
 import { dataTable, figure } from './charts';
 import { count, duration, interval, num, pct, timestamp } from './format';
-import { Content, markup, Markup } from './html';
+import { Content, join, markup, Markup } from './html';
 import { PlotRenderContext, rendererOf } from './plot-charts';
+import type { LeaderboardRow } from '../../analyses/result-details.service';
 import type { ReportData, ReportModel } from './report-data';
 import { REPORT_CSP, REPORT_CSS } from './styles';
 
@@ -129,6 +130,41 @@ function listWords(items: readonly Content[], max = 6): Markup {
   return markup`${parts}`;
 }
 
+/** Terms and their descriptions, two columns (one on a phone). */
+function facts(rows: readonly (readonly [Content, Content])[]): Markup {
+  return markup`<dl class="facts">${rows.map(([k, v]) => markup`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
+}
+
+/** How the interpretable model compares with the winner on the primary metric, in words. */
+function comparison(best: ModelReport, other: ModelReport, primary: string): string {
+  const a = best.performanceCis?.[primary];
+  const b = other.performanceCis?.[primary];
+  if (!a || !b) return '';
+  if (b[1] >= a[0] && a[1] >= b[0])
+    return 'About as good as the model that won (their intervals overlap): prefer it when each prediction must be explained.';
+  return other.performance[primary] < best.performance[primary]
+    ? 'Less good than the model that won (their intervals do not overlap): the price of a model that can be read.'
+    : 'Better than the model that won on this estimate (their intervals do not overlap).';
+}
+
+/** The metrics people ask next, beside the primary one: what the model gets right, each with its interval. */
+function secondaryMetrics(task: Task, m: ModelReport): Markup {
+  const names =
+    task === 'regression'
+      ? ['Mean Absolute Error']
+      : task === 'classification' && (m.classes?.length ?? 2) === 2
+        ? ['Sensitivity', 'Specificity']
+        : task === 'classification'
+          ? ['Accuracy', 'Balanced Accuracy']
+          : [];
+  const shown = names.filter((n) => Number.isFinite(m.performance[n]));
+  if (!shown.length) return markup``;
+  return markup`<p data-secondary="">${join(
+    shown.map((n) => markup`${n} <strong>${num(m.performance[n])}</strong> (${interval(m.performanceCis?.[n])})`),
+    '; ',
+  )}</p>`;
+}
+
 // ---- sections ----------------------------------------------------------------------------------------------------
 
 function summarySection(data: ReportData, task: Task, primary: string): Markup {
@@ -160,6 +196,7 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
           ${interval(interpretable.report.performanceCis?.[primary])}) with ${count((interpretable.report.signatures[0] ?? []).length)}
           features.
         </p>
+        <p>${comparison(best.report, interpretable.report, primary)}</p>
         <p><a href="#model-interpretable">Details</a></p>
       </div>`
     : bestRow?.interpretable || data.parameters.modelsConsidered === 'interpretable'
@@ -179,12 +216,14 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
           Using ${count(reference.length)} feature${reference.length === 1 ? '' : 's'}, chosen among
           ${data.leaderboard ? `${count(data.leaderboard.totalCount)} configurations` : 'the configurations'} tried.
         </p>
+        ${best.report.calibration ? markup`<p>Its probabilities: calibration error ${num(best.report.calibration.ece)} (0 is perfect; see Calibration).</p>` : ''}
         <p><a href="#model-best">Details</a></p>
       </div>
       <div class="card" data-card="performance">
         <h3>How good it is</h3>
         <p class="big">${primary} ${num(estimate)}</p>
         <p>95% interval <strong>${interval(cis)}</strong> ${intervalStrip(estimate, cis)}</p>
+        ${secondaryMetrics(task, best.report)}
         <p class="note">
           ${meaningOf(primary, best.report.positiveClass)}. Estimated on samples the model did not see while it was fitted.
         </p>
@@ -236,13 +275,7 @@ function analysisSection(data: ReportData): Markup {
   ];
   return markup`<section id="analysis" data-section="analysis">
     <h2>${REPORT_SECTIONS.analysis}</h2>
-    <dl class="facts">
-      ${rows.map(
-        ([k, v]) =>
-          markup`<dt>${k}</dt>
-            <dd>${v}</dd>`,
-      )}
-    </dl>
+    ${facts(rows)}
   </section>`;
 }
 
@@ -399,17 +432,17 @@ function coefficientsBlock(task: Task, m: ModelReport): Content {
 }
 
 function factsBlock(task: Task, m: ModelReport): Markup {
-  const facts: [string, Content][] = [];
-  if (m.classes?.length) facts.push(['Classes', m.classes.join(', ')]);
+  const rows: [string, Content][] = [];
+  if (m.classes?.length) rows.push(['Classes', m.classes.join(', ')]);
   if (m.positiveClass !== undefined)
-    facts.push([
+    rows.push([
       'Positive class',
       markup`<strong>${m.positiveClass}</strong>
         <span class="note">(the class whose probability, sensitivity and ROC curve are shown)</span>`,
     ]);
   if (m.calibration) {
     const c = m.calibration;
-    facts.push([
+    rows.push([
       'Calibration',
       markup`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
         c.method === 'platt' && c.uncalibrated
@@ -420,19 +453,8 @@ function factsBlock(task: Task, m: ModelReport): Markup {
     ]);
   }
   const coefficients = coefficientsBlock(task, m);
-  if (!facts.length && !coefficients) return markup``;
-  return markup`<h3>Model facts</h3>
-    ${
-      facts.length
-        ? markup`<dl class="facts">
-            ${facts.map(
-              ([k, v]) =>
-                markup`<dt>${k}</dt>
-                  <dd>${v}</dd>`,
-            )}
-          </dl>`
-        : ''
-    }${coefficients}`;
+  if (!rows.length && !coefficients) return markup``;
+  return markup`<h3>Model facts</h3>${rows.length ? facts(rows) : ''}${coefficients}`;
 }
 
 function plotsBlock(data: ReportData, m: ReportModel, ctx: PlotRenderContext): Markup {
@@ -454,8 +476,9 @@ function plotsBlock(data: ReportData, m: ReportModel, ctx: PlotRenderContext): M
   if (!figures.length) return markup``;
   return markup`<h3>Plots</h3>
     <p class="note">
-      Every plot is computed from the out-of-fold predictions: each sample predicted by a model fitted without it, as in the estimate
-      above.${data.parameters.thoroughness === 'preliminary' ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
+      Every plot is drawn from the configuration's pooled out-of-fold predictions: each sample predicted by a model fitted without it.
+      Their figures (the area under a ROC curve, the sensitivity of the confusion matrix) can differ a little from the estimates
+      above, which are corrected for the choice among the configurations.${data.parameters.thoroughness === 'preliminary' ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
     </p>
     ${figures}`;
 }
@@ -488,14 +511,11 @@ function modelSection(data: ReportData, task: Task, m: ReportModel, primary: str
     <p class="lead">
       ${lead}${row ? markup` Rank ${row.rank} of ${data.leaderboard?.totalCount ?? ''} on the leaderboard by pooled out-of-fold ${row.metric}.` : ''}
     </p>
-    <dl class="facts">
-      <dt>Model</dt>
-      <dd>${m.report.model}</dd>
-      <dt>Preprocessing</dt>
-      <dd>${m.report.preprocessing}</dd>
-      <dt>Feature selection</dt>
-      <dd>${m.report.featureSelection}</dd>
-    </dl>
+    ${facts([
+      ['Model', m.report.model],
+      ['Preprocessing', m.report.preprocessing],
+      ['Feature selection', m.report.featureSelection],
+    ])}
     <h3>Performance</h3>
     ${performanceTable(task, m.report, primary)} ${signaturesBlock(m)} ${factsBlock(task, m.report)} ${plotsBlock(data, m, ctx)}
   </section>`;
@@ -508,9 +528,8 @@ function leaderboardSection(data: ReportData): Markup {
       <h2>${REPORT_SECTIONS.leaderboard}</h2>
       <p class="note">This analysis finished before results kept their leaderboard: run it again to see every configuration tried.</p>
     </section>`;
-  const rows = board.rows.map(
-    (r) =>
-      markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}>
+  const row = (r: LeaderboardRow) =>
+    markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}>
         <td class="num">${r.rank}</td>
         <td>
           ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}
@@ -518,8 +537,16 @@ function leaderboardSection(data: ReportData): Markup {
         <td class="note">${r.featureSelection}</td>
         <td class="num" data-value="${r.value === null ? '' : String(r.value)}">${num(r.value)}${r.droppedEarly ? '*' : ''}</td>
         <td class="num">${Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>
-      </tr>`,
-  );
+      </tr>`;
+  const rows = [
+    ...board.rows.map(row),
+    ...(board.chosen.length
+      ? [
+          markup`<tr class="gap"><td></td><td colspan="4" class="note">\u2026 the result's models, further down:</td></tr>`,
+          ...board.chosen.map(row),
+        ]
+      : []),
+  ];
   const metric = board.rows[0]?.metric ?? '';
   return markup`<section id="leaderboard" data-section="leaderboard">
     <h2>${REPORT_SECTIONS.leaderboard}</h2>
@@ -529,7 +556,11 @@ function leaderboardSection(data: ReportData): Markup {
       simplest configuration statistically tied with the top one (within one standard error of it): the fewest features, then the more
       interpretable model, then the stronger regularisation; so it need not be rank 1. The pooled values here are optimistic for the top
       of many configurations: the estimates above come from bootstrap bias-corrected cross-validation, which corrects for that
-      choice.${board.rows.some((r) => r.droppedEarly) ? ' *: dropped early (it lost to the leader with probability above 0.99); its value is on the samples evaluated until then.' : ''}
+      choice.${
+        board.rows.some((r) => r.droppedEarly)
+          ? " *: dropped early (it lost to the leader with probability above 0.99): its value is on the samples evaluated until then, fewer than the others', and is not comparable with theirs."
+          : ''
+      }
     </p>
     <div class="table-wrap">
       <table class="leaderboard">
@@ -627,13 +658,7 @@ function readingSection(): Markup {
   ];
   return markup`<section id="reading" data-section="reading">
     <h2>${REPORT_SECTIONS.reading}</h2>
-    <dl class="facts">
-      ${terms.map(
-        ([k, v]) =>
-          markup`<dt>${k}</dt>
-            <dd>${v}</dd>`,
-      )}
-    </dl>
+    ${facts(terms)}
   </section>`;
 }
 

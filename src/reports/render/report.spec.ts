@@ -342,6 +342,7 @@ function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelR
       : task === 'regression'
         ? { regression: QUOTES }
         : { survival: { event: 'status', timeToEvent: SCRIPT } };
+  const metric = task === 'classification' ? 'Area Under the ROC Curve' : task === 'regression' ? 'R Squared' : 'Concordance Index';
   const plots = Object.fromEntries(TASK_PLOTS[task].map((n) => [n, PLOTS[n]])) as ModelPlots;
   return {
     analysisId: '42',
@@ -373,7 +374,7 @@ function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelR
           featureSelection: 'LASSO',
           model: SCRIPT,
           interpretable: false,
-          metric: 'Area Under the ROC Curve',
+          metric,
           value: 0.95,
           signatureSize: 2.5,
           droppedEarly: false,
@@ -384,7 +385,7 @@ function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelR
           featureSelection: 'SES',
           model: 'Binary logistic regression',
           interpretable: true,
-          metric: 'Area Under the ROC Curve',
+          metric,
           value: 0.94,
           signatureSize: 2,
           droppedEarly: false,
@@ -396,10 +397,24 @@ function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelR
           featureSelection: 'SES',
           model: 'Decision tree',
           interpretable: true,
-          metric: 'Area Under the ROC Curve',
+          metric,
           value: null,
           signatureSize: 1,
           droppedEarly: true,
+        },
+      ],
+      chosen: [
+        {
+          rank: 25,
+          configuration: 12,
+          featureSelection: 'SES',
+          model: 'Decision tree',
+          interpretable: true,
+          metric,
+          value: 0.9,
+          signatureSize: 1,
+          droppedEarly: false,
+          modelKey: 'interpretable',
         },
       ],
     },
@@ -409,6 +424,8 @@ function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelR
 
 const CLASSIFICATION = reportData('classification', {
   best: model({
+    performance: { 'Area Under the ROC Curve': 0.9123, Accuracy: 0.85, Sensitivity: 0.8 },
+    performanceCis: { 'Area Under the ROC Curve': [0.851, 0.962], Accuracy: [0.8, 0.9], Sensitivity: [0.7, 0.9] },
     classes: [QUOTES, ONERROR],
     positiveClass: ONERROR,
     calibration: { brier: 0.08, ece: 0.02, method: 'platt', uncalibrated: { brier: 0.1, ece: 0.06 } },
@@ -465,12 +482,15 @@ describe('the report', () => {
     const page = flat(renderReport(CLASSIFICATION));
     expect(page).toContain('data-value="0.9123">0.912</td><td class="num" data-cis="0.851 0.962">0.851\u20130.962</td>');
     expect(page).toContain('<p class="big">Area Under the ROC Curve 0.912</p>');
+    expect(page).toContain('<p data-secondary="">Sensitivity <strong>0.800</strong> (0.700\u20130.900)</p>');
     expect(page).toContain('<span data-equivalent="&lt;img src=x onerror=alert(1)&gt;">');
     expect(page).toMatch(
       /<tr data-feature="o&#39;neil &quot;quoted&quot;"><th scope="row">o&#39;neil &quot;quoted&quot;<\/th><td class="num">80%/,
     );
     expect(page).toContain('<tr data-rank="2" class="chosen" data-model-key="best">');
     expect(page).toContain('<td class="num" data-value="">n/a*</td>');
+    // the result's other model, ranked below the top rows, after them
+    expect(page).toMatch(/<tr data-rank="3">.*<tr class="gap">.*<tr data-rank="25" class="chosen" data-model-key="interpretable">/);
     // per unit, per standard deviation, odds ratio per standard deviation
     expect(page).toContain('<td>0.090</td><td>0.900</td><td>2.460</td>');
     expect(page).toContain('Brier score 0.080, calibration error 0.020');
@@ -498,12 +518,18 @@ describe('the report', () => {
           performanceCis: { 'Concordance Index': [0.56, 0.7] },
           modelView: { featureNames: [SCRIPT], coefficients: [0.14], intercept: 0.1, originalCoefficients: [0.19], hazardRatios: [1.21] },
         }),
-        interpretable: model({ model: 'Cox proportional hazards regression (lambda = 1)' }),
+        interpretable: model({
+          model: 'Cox proportional hazards regression (lambda = 1)',
+          performance: { 'Concordance Index': 0.61 },
+          performanceCis: { 'Concordance Index': [0.55, 0.68] },
+        }),
       }),
     );
     for (const name of TASK_PLOTS.survival) expect(survival).toContain(`data-plot="${name}" data-model="best"`);
     expect(survival).toContain('data-plot="Kaplan-Meier by Risk Group" data-model="interpretable"');
     expect(survival).toContain('p = 0.002.');
+    // the interpretable model's interval overlaps the winner's
+    expect(survival).toContain('About as good as the model that won');
     expect(survival).toContain('<td>0.190</td><td>0.140</td><td>1.150</td><td>1.210</td>');
     expect(survival).not.toContain(SCRIPT);
   });

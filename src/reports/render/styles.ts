@@ -22,7 +22,7 @@ td, th { overflow-wrap: break-word; }
 .subtitle { color: var(--muted); margin: .2rem 0 0; }
 nav.toc ol { display: flex; flex-wrap: wrap; gap: .2rem 1.2rem; padding: 0; margin: .5rem 0 0; list-style: none; font-size: .92rem; }
 a { color: var(--accent); }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .75rem; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(20rem, 100%), 1fr)); gap: .75rem; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: .7rem .9rem; background: var(--soft); }
 .card h3 { margin: 0 0 .3rem; font-size: .8rem; text-transform: uppercase; letter-spacing: .05em; color: var(--muted); }
 .card .big { font-size: 1.45rem; font-weight: 650; line-height: 1.25; margin: 0; }
