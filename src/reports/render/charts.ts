@@ -124,17 +124,15 @@ export function dataTable(caption: string, headers: readonly string[], rows: rea
 }
 
 /** A legend: a swatch of each series' colour beside its name. */
-export function legend(items: readonly { name: Content; color: string; dashed?: boolean }[]): Markup {
-  return markup`<ul class="legend">
-    ${items.map(
-      (i) =>
-        markup`<li>
-          <svg class="swatch" viewBox="0 0 16 10" aria-hidden="true">
-            <line x1="0" y1="5" x2="16" y2="5" stroke="${i.color}" stroke-width="3" ${i.dashed ? markup` stroke-dasharray="4 3"` : ''} /></svg
-          >${i.name}
-        </li>`,
-    )}
-  </ul>`;
+export function legend(items: readonly { name: Content; color: string; dashed?: boolean; dot?: boolean }[]): Markup {
+  return markup`<ul class="legend">${items.map(
+    (i) =>
+      markup`<li><svg class="swatch" viewBox="0 0 16 10" aria-hidden="true">${
+        i.dot
+          ? markup`<circle cx="8" cy="5" r="4" fill="${i.color}"/>`
+          : markup`<line x1="0" y1="5" x2="16" y2="5" stroke="${i.color}" stroke-width="3"${i.dashed ? markup` stroke-dasharray="4 3"` : ''}/>`
+      }</svg>${i.name}</li>`,
+  )}</ul>`;
 }
 
 // ---- bars with intervals ------------------------------------------------------------------------------------
@@ -395,7 +393,7 @@ export function xyChart(o: XyChartOptions): ChartParts {
     >`;
   const svg = svgFrame(width, height, o.title, markup`${grid}${diagonal}${series}${straight}${axes}`);
   const items = [
-    ...o.series.map((s, i) => ({ name: s.name, color: s.color ?? colorOf(i), dashed: s.dashed })),
+    ...o.series.map((s, i) => ({ name: s.name, color: s.color ?? colorOf(i), dashed: s.dashed, dot: s.shape === 'points' })),
     ...(o.lines ?? []).map((l, i) => ({ name: l.name, color: l.color ?? colorOf(o.series.length + i), dashed: l.dashed })),
     ...(o.diagonal ? [{ name: 'y = x', color: '#999999', dashed: true }] : []),
   ];

@@ -4,7 +4,20 @@
  * compile (and plot-charts.spec.ts checks every registered name draws).
  */
 import type { ModelPlots, PlotName } from '../../engine/plots';
-import { barChart, boxChart, Box, ChartParts, dataTable, heatMap, lineChart, PALETTE, scatterChart, stepChart, thinEvenly } from './charts';
+import {
+  barChart,
+  boxChart,
+  Box,
+  ChartParts,
+  dataTable,
+  heatMap,
+  lineChart,
+  niceDomain,
+  PALETTE,
+  scatterChart,
+  stepChart,
+  thinEvenly,
+} from './charts';
 import { interval, num, pct, pValue } from './format';
 import { Content, markup } from './html';
 
@@ -207,8 +220,8 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
 
   'Predicted vs Actual': (v, ctx) => {
     const all = v.points.flatMap((p) => [p.actual, p.predicted]);
-    const lo = Math.min(...all);
-    const hi = Math.max(...all);
+    // one square domain for both axes, widened to round ticks: the diagonal is the identity
+    const [lo, hi] = niceDomain(all);
     return {
       parts: scatterChart({
         title: 'Predicted vs Actual',
