@@ -99,28 +99,21 @@ function svgFrame(width: number, height: number, title: string, body: Content): 
   </svg>`;
 }
 
-/** A table of values: a header row and data rows (cells are text or markup). */
+/** A table in its horizontal scroller: a caption, a header row, and body rows already made (`<tr>` markup). */
+export function table(className: string, caption: Content, headers: readonly Content[], rows: Content): Markup {
+  return markup`<div class="table-wrap"><table class="${className}"><caption>${caption}</caption><thead><tr>${headers.map(
+    (h) => markup`<th scope="col">${h}</th>`,
+  )}</tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** A table of values: a header row and data rows (cells are text or markup; the first heads its row). */
 export function dataTable(caption: string, headers: readonly string[], rows: readonly (readonly Content[])[]): Markup {
-  return markup`<div class="table-wrap">
-    <table class="values">
-      <caption>
-        ${caption}
-      </caption>
-      <thead>
-        <tr>
-          ${headers.map((h) => markup`<th scope="col">${h}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (r) =>
-            markup`<tr>
-              ${r.map((cell, i) => (i === 0 ? markup`<th scope="row">${cell}</th>` : markup`<td>${cell}</td>`))}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  return table(
+    'values',
+    caption,
+    headers,
+    rows.map((r) => markup`<tr>${r.map((cell, i) => (i === 0 ? markup`<th scope="row">${cell}</th>` : markup`<td>${cell}</td>`))}</tr>`),
+  );
 }
 
 /** A legend: a swatch of each series' colour beside its name. */

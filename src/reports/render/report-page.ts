@@ -6,7 +6,7 @@
 import { metricNames } from '../../engine/metrics';
 import { orderedPlotNames } from '../../engine/plots';
 import type { ModelReport } from '../../engine/types';
-import { dataTable, figure } from './charts';
+import { dataTable, figure, table } from './charts';
 import { count, duration, interval, num, pct, timestamp } from './format';
 import { Content, join, markup, Markup } from './html';
 import { PlotRenderContext, rendererOf } from './plot-charts';
@@ -291,25 +291,12 @@ function performanceTable(task: Task, m: ModelReport, primary: string): Markup {
       <td class="note">${meaningOf(name, m.positiveClass)}</td>
     </tr>`;
   });
-  return markup`<div class="table-wrap">
-    <table class="performance">
-      <caption>
-        Performance on samples the model did not see, with 95% intervals
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">metric</th>
-          <th scope="col">estimate</th>
-          <th scope="col">95% interval</th>
-          <th scope="col"><span class="note">0 to 1</span></th>
-          <th scope="col">what it means</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows}
-      </tbody>
-    </table>
-  </div>`;
+  return table(
+    'performance',
+    'Performance on samples the model did not see, with 95% intervals',
+    ['metric', 'estimate', '95% interval', markup`<span class="note">0 to 1</span>`, 'what it means'],
+    rows,
+  );
 }
 
 function signaturesBlock(m: ReportModel): Markup {
@@ -347,23 +334,7 @@ function signaturesBlock(m: ReportModel): Markup {
       ${total > 1 ? markup`The selection found ${count(total)} equivalent signatures in all: each swaps some features for others that carry the same information, and predicts as well${shown < total ? markup` (the first ${shown} are shown)` : ''}.` : 'No equivalent signature was found: no other features carry the same information.'}
       Stability: the share of cross-validation folds whose own selection chose the feature or one of its equivalents.
     </p>
-    <div class="table-wrap">
-      <table class="signature">
-        <caption>
-          Reference signature
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">feature</th>
-            <th scope="col">stability</th>
-            <th scope="col">equivalent features (their stability)</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
+    ${table('signature', 'Reference signature', ['feature', 'stability', 'equivalent features (their stability)'], rows)}
     ${
       shown > 1
         ? dataTable(
@@ -562,25 +533,7 @@ function leaderboardSection(data: ReportData): Markup {
           : ''
       }
     </p>
-    <div class="table-wrap">
-      <table class="leaderboard">
-        <caption>
-          Leaderboard
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">rank</th>
-            <th scope="col">model</th>
-            <th scope="col">feature selection</th>
-            <th scope="col">${metric}</th>
-            <th scope="col">features (mean)</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
+    ${table('leaderboard', 'Leaderboard', ['rank', 'model', 'feature selection', metric, 'features (mean)'], rows)}
   </section>`;
 }
 
