@@ -1,0 +1,176 @@
+import { dotAt } from '../linalg';
+import type { Design } from './common';
+
+export type Kernel = 'linear' | 'rbf';
+
+/** A kernel expansion f(x) = sum_k coef_k K(sv_k, x) - rho (linear kernels keep w instead of support vectors). */
+export interface Expansion {
+  coef: Float64Array;
+  sv: Float64Array;
+  w: Float64Array | null;
+  rho: number;
+}
+
+/**
+ * Kernel rows K(i, .) of the training samples, computed when first asked for: into one n x n matrix when it is
+ * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
+ */
+export class KernelRows {
+  /** rows computed so far (n <= maxFull: every row is kept once computed; empty: not yet), else null */
+  private readonly kept: Float64Array[] | null;
+  private readonly cache = new Map<number, Float64Array>();
+  private readonly sq: Float64Array;
+  readonly diagonal: Float64Array;
+
+  constructor(
+    private readonly X: Design,
+    private readonly kernel: Kernel,
+    private readonly gamma: number,
+    maxFull = 3000,
+  ) {
+    const { rows: n, cols: d, data } = X;
+    this.sq = new Float64Array(n);
+    for (let i = 0; i < n; i++) this.sq[i] = dotAt(data, i * d, data, i * d, d);
+    this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
+    const none = new Float64Array(0);
+    this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
+  }
+
+  private fill(i: number, out: Float64Array): void {
+    const { rows: n, cols: d, data } = this.X;
+    const xi = i * d;
+    const rbf = this.kernel === 'rbf';
+    const kept = this.kept;
+    for (let k = 0; k < n; k++) {
+      // K is symmetric: a row computed before already holds this entry
+      if (kept && kept[k].length > 0) {
+        out[k] = kept[k][i];
+        continue;
+      }
+      const dot = dotAt(data, xi, data, k * d, d);
+      out[k] = rbf ? Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot)) : dot;
+    }
+  }
+
+  row(i: number): Float64Array {
+    const n = this.X.rows;
+    if (this.kept) {
+      let r = this.kept[i];
+      if (r.length === 0) {
+        r = new Float64Array(n);
+        this.fill(i, r);
+        this.kept[i] = r;
+      }
+      return r;
+    }
+    let r = this.cache.get(i);
+    if (r) {
+      this.cache.delete(i);
+      this.cache.set(i, r);
+      return r;
+    }
+    r = new Float64Array(n);
+    this.fill(i, r);
+    if (this.cache.size >= 256) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(i, r);
+    return r;
+  }
+}
+
+export function expansion(X: Design, kernel: Kernel, coefAll: Float64Array, rho: number): Expansion {
+  const d = X.cols;
+  const keep: number[] = [];
+  for (let i = 0; i < X.rows; i++) if (coefAll[i] !== 0) keep.push(i);
+  if (kernel === 'linear') {
+    const w = new Float64Array(d);
+    for (const i of keep) for (let j = 0; j < d; j++) w[j] += coefAll[i] * X.data[i * d + j];
+    return { coef: new Float64Array(0), sv: new Float64Array(0), w, rho };
+  }
+  const sv = new Float64Array(keep.length * d);
+  const coef = new Float64Array(keep.length);
+  keep.forEach((i, k) => {
+    coef[k] = coefAll[i];
+    sv.set(X.data.subarray(i * d, (i + 1) * d), k * d);
+  });
+  return { coef, sv, w: null, rho };
+}
+
+export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number, out: Float64Array, stride: number, offset: number): void {
+  const d = X.cols;
+  const m = e.coef.length;
+  for (let i = 0; i < X.rows; i++) {
+    let s = -e.rho;
+    if (e.w) {
+      for (let j = 0; j < d; j++) s += e.w[j] * X.data[i * d + j];
+    } else {
+      for (let k = 0; k < m; k++) {
+        let dist = 0;
+        for (let j = 0; j < d; j++) dist += (X.data[i * d + j] - e.sv[k * d + j]) ** 2;
+        s += e.coef[k] * Math.exp(-gamma * dist);
+      }
+    }
+    out[i * stride + offset] = s;
+  }
+}
+
+/**
+ * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
+ * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
+ * vector once, then each machine's sum over its own. Equal to `decision` per machine, K / 2 times cheaper or so.
+ */
+export function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
+  const d = X.cols;
+  const m = machines.length;
+  // the distinct support vectors, found by their bytes
+  const index = new Map<string, number>();
+  const unique: Float64Array[] = [];
+  const refs = machines.map((e) =>
+    Int32Array.from({ length: e.coef.length }, (_, k) => {
+      const v = e.sv.subarray(k * d, (k + 1) * d);
+      const key = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+      let u = index.get(key);
+      if (u === undefined) {
+        u = unique.length;
+        index.set(key, u);
+        unique.push(v);
+      }
+      return u;
+    }),
+  );
+  const u = unique.length;
+  const sv = new Float64Array(u * d);
+  unique.forEach((v, k) => sv.set(v, k * d));
+  const kv = new Float64Array(u);
+  for (let i = 0; i < X.rows; i++) {
+    const xi = i * d;
+    for (let k = 0; k < u; k++) {
+      let dist = 0;
+      const sk = k * d;
+      for (let j = 0; j < d; j++) {
+        const t = X.data[xi + j] - sv[sk + j];
+        dist += t * t;
+      }
+      kv[k] = Math.exp(-gamma * dist);
+    }
+    for (let c = 0; c < m; c++) {
+      const e = machines[c];
+      const r = refs[c];
+      let s = -e.rho;
+      for (let k = 0; k < r.length; k++) s += e.coef[k] * kv[r[k]];
+      out[i * m + c] = s;
+    }
+  }
+}
+
+export function expansionToJSON(e: Expansion): Record<string, unknown> {
+  return { coef: Array.from(e.coef), sv: Array.from(e.sv), w: e.w ? Array.from(e.w) : null, rho: e.rho };
+}
+
+export function expansionFromJSON(j: Record<string, unknown>): Expansion {
+  return {
+    coef: Float64Array.from(j.coef as number[]),
+    sv: Float64Array.from(j.sv as number[]),
+    w: j.w ? Float64Array.from(j.w as number[]) : null,
+    rho: j.rho as number,
+  };
+}
