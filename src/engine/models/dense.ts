@@ -93,7 +93,7 @@ export function rowsTimesHeads(
 }
 
 /** out[i] = bias + sum_j x[i * d + j] * v[j], four rows at a time. */
-function rowsTimesVector(x: Float64Array, n: number, d: number, v: Float64Array, bias: number, out: Float64Array): void {
+export function rowsTimesVector(x: Float64Array, n: number, d: number, v: Float64Array, bias: number, out: Float64Array): void {
   let i = 0;
   for (; i + 3 < n; i += 4) {
     const x0 = i * d;

@@ -1,5 +1,5 @@
-import { dotAt } from '../linalg';
 import type { Design } from './common';
+import { rowsTimesVector } from './dense';
 
 export type Kernel = 'linear' | 'rbf';
 
@@ -30,7 +30,12 @@ export class KernelRows {
   ) {
     const { rows: n, cols: d, data } = X;
     this.sq = new Float64Array(n);
-    for (let i = 0; i < n; i++) this.sq[i] = dotAt(data, i * d, data, i * d, d);
+    // summed in the order of the rows' dot products (fill), so that a row's distance to itself is exactly 0
+    for (let i = 0; i < n; i++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += data[i * d + j] * data[i * d + j];
+      this.sq[i] = s;
+    }
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
     const none = new Float64Array(0);
     this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
@@ -38,17 +43,17 @@ export class KernelRows {
 
   private fill(i: number, out: Float64Array): void {
     const { rows: n, cols: d, data } = this.X;
-    const xi = i * d;
-    const rbf = this.kernel === 'rbf';
+    // the dot products with every row, four rows at a time (symmetric: x_k . x_i sums the same products in the same order)
+    rowsTimesVector(data, n, d, data.subarray(i * d, (i + 1) * d), 0, out);
+    if (this.kernel !== 'rbf') return;
     const kept = this.kept;
+    const g = this.gamma;
+    const sq = this.sq;
+    const si = sq[i];
     for (let k = 0; k < n; k++) {
-      // K is symmetric: a row computed before already holds this entry
-      if (kept && kept[k].length > 0) {
-        out[k] = kept[k][i];
-        continue;
-      }
-      const dot = dotAt(data, xi, data, k * d, d);
-      out[k] = rbf ? Math.exp(-this.gamma * Math.max(0, this.sq[i] + this.sq[k] - 2 * dot)) : dot;
+      // K is symmetric: a row computed before already holds this entry (and spares an exp)
+      const r = kept ? kept[k] : null;
+      out[k] = r && r.length > 0 ? r[i] : Math.exp(-g * Math.max(0, si + sq[k] - 2 * out[k]));
     }
   }
 

@@ -1,44 +1,66 @@
 /**
  * LIBSVM's SMO solver (Chang & Lin; Fan, Chen & Lin 2005 second-order working-set selection) with its shrinking,
  * over kernel rows given by the caller: the C-SVM and epsilon-SVR duals of svm.ts.
+ *
+ * The state keeps F_t = y_t G_t (G the dual gradient) instead of G: then the update of a pair is
+ * F_t += K(i, t) y_i d_i + K(j, t) y_j d_j, with no label in the loop, the working variable i is the largest -F_t
+ * over the variables that may move up (`up[t]`: y_t = 1 below C, or y_t = -1 above 0) and j ranges over those
+ * that may move down (`down[t]`), each set a byte per variable updated when alpha_i and alpha_j change. The same
+ * choices as LIBSVM's select_working_set and do_shrinking, as numbers: y_t = +-1 makes the sign flips exact.
  */
 const TAU = 1e-12;
 
 /** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
 interface SmoState {
   l: number;
-  n: number;
+  /** base[t]: the sample of variable t (t mod n), the index into kernel rows */
+  base: Int32Array;
   kRow: (i: number) => Float64Array;
   p: Float64Array;
   y: Int8Array;
   C: number;
   alpha: Float64Array;
-  G: Float64Array;
+  /** y_t G_t */
+  F: Float64Array;
   Gbar: Float64Array;
+  up: Uint8Array;
+  down: Uint8Array;
   /** active variables first: active[0, activeSize) */
   active: Int32Array;
   activeSize: number;
-  /** the next working variable i and its violation, found while updating G (-1: choose it afresh) */
+  /** the next working variable i and its violation, found while updating F (-1: choose it afresh) */
   nextI: number;
   nextGmax: number;
   /** false until shrinking first reorders `active` (until then active[s] = s) */
   permuted: boolean;
 }
 
-/** G of the inactive variables from G_bar and the free variables' rows (free variables are never inactive). */
+/** Which ways variable t may move, from its label and bound. */
+function setBounds(st: SmoState, t: number): void {
+  const a = st.alpha[t];
+  const below = a < st.C ? 1 : 0;
+  const above = a > 0 ? 1 : 0;
+  st.up[t] = st.y[t] === 1 ? below : above;
+  st.down[t] = st.y[t] === 1 ? above : below;
+}
+
+/** F of the inactive variables from G_bar and the free variables' rows (free variables are never inactive). */
 function reconstructGradient(st: SmoState): void {
-  const { l, n, alpha, G, y, C, active, activeSize } = st;
+  const { l, base, alpha, F, y, C, active, activeSize } = st;
   if (activeSize === l) return;
   st.nextI = -1;
-  for (let s = activeSize; s < l; s++) G[active[s]] = st.Gbar[active[s]] + st.p[active[s]];
+  for (let s = activeSize; s < l; s++) {
+    const t = active[s];
+    F[t] = y[t] * (st.Gbar[t] + st.p[t]);
+  }
   for (let s = 0; s < activeSize; s++) {
     const i = active[s];
     if (alpha[i] <= 0 || alpha[i] >= C) continue;
-    const Ki = st.kRow(i < n ? i : i - n);
+    const Ki = st.kRow(base[i]);
     const ai = alpha[i] * y[i];
     for (let r = activeSize; r < l; r++) {
       const t = active[r];
-      G[t] += ai * y[t] * Ki[t < n ? t : t - n];
+      F[t] += ai * Ki[base[t]];
     }
   }
   st.activeSize = l;
@@ -46,26 +68,21 @@ function reconstructGradient(st: SmoState): void {
 
 /** G_bar_t += c Q_tu for every t (u reached the upper bound: c = C; left it: c = -C). */
 function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): void {
-  const { l, n, y, Gbar } = st;
+  const { l, base, y, Gbar } = st;
   const cu = c * y[u];
-  for (let t = 0; t < l; t++) Gbar[t] += cu * y[t] * Ku[t < n ? t : t - n];
+  for (let t = 0; t < l; t++) Gbar[t] += cu * y[t] * Ku[base[t]];
 }
 
 /** LIBSVM's do_shrinking: variables at a bound beyond the largest violations leave the active set. */
 function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
-  const { alpha, G, y, C, active } = st;
+  const { F, up, down, active } = st;
   st.nextI = -1;
   let gmax1 = -Infinity;
   let gmax2 = -Infinity;
   for (let s = 0; s < st.activeSize; s++) {
     const t = active[s];
-    if (y[t] === 1) {
-      if (alpha[t] < C && -G[t] >= gmax1) gmax1 = -G[t];
-      if (alpha[t] > 0 && G[t] >= gmax2) gmax2 = G[t];
-    } else {
-      if (alpha[t] < C && -G[t] >= gmax2) gmax2 = -G[t];
-      if (alpha[t] > 0 && G[t] >= gmax1) gmax1 = G[t];
-    }
+    if (up[t] && -F[t] >= gmax1) gmax1 = -F[t];
+    if (down[t] && F[t] >= gmax2) gmax2 = F[t];
   }
   if (!unshrink && gmax1 + gmax2 <= eps * 10) {
     unshrink = true;
@@ -73,9 +90,8 @@ function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
   }
   for (let s = 0; s < st.activeSize; s++) {
     const t = active[s];
-    let out = false;
-    if (alpha[t] >= C) out = y[t] === 1 ? -G[t] > gmax1 : -G[t] > gmax2;
-    else if (alpha[t] <= 0) out = y[t] === 1 ? G[t] > gmax2 : G[t] > gmax1;
+    // at a bound: it may move one way only; it leaves when that way is beyond the other side's largest violation
+    const out = up[t] ? !down[t] && F[t] > gmax2 : -F[t] > gmax1;
     if (!out) continue;
     st.permuted = true;
     st.activeSize--;
@@ -91,66 +107,167 @@ function shrink(st: SmoState, eps: number, unshrink: boolean): boolean {
  * they satisfy the stopping rule; pair[0] = i, pair[1] = j.
  */
 function selectPair(st: SmoState, QD: Float64Array, eps: number, pair: Int32Array): boolean {
-  const { n, alpha, G, y, C, active, activeSize } = st;
+  const { base, F, up, down, active, activeSize } = st;
   let Gmax = st.nextGmax;
   let i = st.nextI;
   if (i < 0) {
     Gmax = -Infinity;
     for (let s = 0; s < activeSize; s++) {
       const t = active[s];
-      if (y[t] === 1) {
-        if (alpha[t] < C && -G[t] >= Gmax) {
-          Gmax = -G[t];
-          i = t;
-        }
-      } else if (alpha[t] > 0 && G[t] >= Gmax) {
-        Gmax = G[t];
+      if (up[t] && -F[t] >= Gmax) {
+        Gmax = -F[t];
         i = t;
       }
     }
   }
   st.nextI = -1;
   if (i < 0) return false;
-  const Ki = st.kRow(i < n ? i : i - n);
+  const Ki = st.kRow(base[i]);
   const QDi = QD[i];
   let Gmax2 = -Infinity;
   let j = -1;
-  let objMin = Infinity;
+  // the largest decrease gd^2 / q, compared as gd^2 >= best q (no division per candidate)
+  let best = 0;
   for (let s = 0; s < activeSize; s++) {
     const t = active[s];
-    const yt = y[t];
-    if (yt === 1) {
-      if (alpha[t] > 0) {
-        const Gt = G[t];
-        if (Gt >= Gmax2) Gmax2 = Gt;
-        const gd = Gmax + Gt;
-        if (gd > 0) {
-          // QD_i + QD_t - 2 y_i Q_it with Q_it = y_i y_t K_it
-          const q = QDi + QD[t] - 2 * Ki[t < n ? t : t - n];
-          const o = -(gd * gd) / (q > 0 ? q : TAU);
-          if (o <= objMin) {
-            j = t;
-            objMin = o;
-          }
-        }
-      }
-    } else if (alpha[t] < C) {
-      const Gt = G[t];
-      if (-Gt >= Gmax2) Gmax2 = -Gt;
-      const gd = Gmax - Gt;
-      if (gd > 0) {
-        const q = QDi + QD[t] - 2 * Ki[t < n ? t : t - n];
-        const o = -(gd * gd) / (q > 0 ? q : TAU);
-        if (o <= objMin) {
-          j = t;
-          objMin = o;
-        }
+    if (!down[t]) continue;
+    const Ft = F[t];
+    if (Ft >= Gmax2) Gmax2 = Ft;
+    const gd = Gmax + Ft;
+    if (gd > 0) {
+      // QD_i + QD_t - 2 y_i Q_it, with Q_it = y_i y_t K_it: -2 K_it whatever the labels
+      let q = QDi + QD[t] - 2 * Ki[base[t]];
+      if (!(q > 0)) q = TAU;
+      const g2 = gd * gd;
+      if (j < 0 || g2 >= best * q) {
+        j = t;
+        best = g2 / q;
       }
     }
   }
   pair[0] = i;
   pair[1] = j;
   return !(Gmax + Gmax2 < eps || j < 0);
+}
+
+/** LIBSVM's analytic update of alpha_i and alpha_j (with Q_ij = y_i y_j K_ij), clipped to the box. */
+function updatePair(st: SmoState, i: number, j: number, Kij: number, QD: Float64Array): void {
+  const { alpha, y, C } = st;
+  const yi = y[i];
+  const yj = y[j];
+  const Gi = yi * st.F[i];
+  const Gj = yj * st.F[j];
+  const Qij = yi * yj * Kij;
+  if (yi !== yj) {
+    let q = QD[i] + QD[j] + 2 * Qij;
+    if (q <= 0) q = TAU;
+    const delta = (-Gi - Gj) / q;
+    const diff = alpha[i] - alpha[j];
+    alpha[i] += delta;
+    alpha[j] += delta;
+    if (diff > 0) {
+      if (alpha[j] < 0) {
+        alpha[j] = 0;
+        alpha[i] = diff;
+      }
+    } else if (alpha[i] < 0) {
+      alpha[i] = 0;
+      alpha[j] = -diff;
+    }
+    if (diff > 0) {
+      if (alpha[i] > C) {
+        alpha[i] = C;
+        alpha[j] = C - diff;
+      }
+    } else if (alpha[j] > C) {
+      alpha[j] = C;
+      alpha[i] = C + diff;
+    }
+  } else {
+    let q = QD[i] + QD[j] - 2 * Qij;
+    if (q <= 0) q = TAU;
+    const delta = (Gi - Gj) / q;
+    const sum = alpha[i] + alpha[j];
+    alpha[i] -= delta;
+    alpha[j] += delta;
+    if (sum > C) {
+      if (alpha[i] > C) {
+        alpha[i] = C;
+        alpha[j] = sum - C;
+      }
+    } else if (alpha[j] < 0) {
+      alpha[j] = 0;
+      alpha[i] = sum;
+    }
+    if (sum > C) {
+      if (alpha[j] > C) {
+        alpha[j] = C;
+        alpha[i] = sum - C;
+      }
+    } else if (alpha[i] < 0) {
+      alpha[i] = 0;
+      alpha[j] = sum;
+    }
+  }
+  setBounds(st, i);
+  setBounds(st, j);
+}
+
+/**
+ * F_t += K_it ci + K_jt cj over the active variables; the same pass finds the next iteration's i as selectPair
+ * would (the largest -F_t of those that may move up, the last of equals).
+ */
+function updateGradient(st: SmoState, Ki: Float64Array, ci: number, Kj: Float64Array, cj: number): void {
+  const { base, F, up, active, activeSize } = st;
+  let Gmax = -Infinity;
+  let next = -1;
+  if (st.permuted) {
+    for (let s = 0; s < activeSize; s++) {
+      const t = active[s];
+      const b = base[t];
+      const Ft = F[t] + Ki[b] * ci + Kj[b] * cj;
+      F[t] = Ft;
+      if (up[t] && -Ft >= Gmax) {
+        Gmax = -Ft;
+        next = t;
+      }
+    }
+  } else {
+    for (let t = 0; t < activeSize; t++) {
+      const b = base[t];
+      const Ft = F[t] + Ki[b] * ci + Kj[b] * cj;
+      F[t] = Ft;
+      if (up[t] && -Ft >= Gmax) {
+        Gmax = -Ft;
+        next = t;
+      }
+    }
+  }
+  st.nextI = next;
+  st.nextGmax = Gmax;
+}
+
+/** LIBSVM's rho: the mean y G of the free variables, else the middle of the bounds' range. */
+function offset(st: SmoState): number {
+  const { l, alpha, F, y, C } = st;
+  let ub = Infinity;
+  let lb = -Infinity;
+  let free = 0;
+  let sumFree = 0;
+  for (let t = 0; t < l; t++) {
+    const yG = F[t];
+    if (alpha[t] >= C) {
+      if (y[t] === -1) ub = Math.min(ub, yG);
+      else lb = Math.max(lb, yG);
+    } else if (alpha[t] <= 0) {
+      if (y[t] === 1) ub = Math.min(ub, yG);
+      else lb = Math.max(lb, yG);
+    } else {
+      free++;
+      sumFree += yG;
+    }
+  }
+  return free > 0 ? sumFree / free : (ub + lb) / 2;
 }
 
 /**
@@ -173,10 +290,25 @@ export function smo(
   shrinking = true,
 ): { alpha: Float64Array; rho: number } {
   const alpha = new Float64Array(l);
-  const G = Float64Array.from(p);
-  const Gbar = new Float64Array(l);
-  const active = Int32Array.from({ length: l }, (_, t) => t);
-  const st: SmoState = { l, n, kRow, p, y, C, alpha, G, Gbar, active, activeSize: l, nextI: -1, nextGmax: -Infinity, permuted: false };
+  const st: SmoState = {
+    l,
+    base: Int32Array.from({ length: l }, (_, t) => t % n),
+    kRow,
+    p,
+    y,
+    C,
+    alpha,
+    F: Float64Array.from(p, (v, t) => y[t] * v),
+    Gbar: new Float64Array(l),
+    up: new Uint8Array(l),
+    down: new Uint8Array(l),
+    active: Int32Array.from({ length: l }, (_, t) => t),
+    activeSize: l,
+    nextI: -1,
+    nextGmax: -Infinity,
+    permuted: false,
+  };
+  for (let t = 0; t < l; t++) setBounds(st, t);
   const pair = new Int32Array(2);
   let unshrink = false;
   let counter = Math.min(l, 1000) + 1;
@@ -194,112 +326,16 @@ export function smo(
     }
     const i = pair[0];
     const j = pair[1];
-    const Ki = kRow(i < n ? i : i - n);
-    const Kj = kRow(j < n ? j : j - n);
-    const yi = y[i];
-    const yj = y[j];
-    const Qij = yi * yj * Ki[j < n ? j : j - n];
+    const Ki = kRow(st.base[i]);
+    const Kj = kRow(st.base[j]);
     const oi = alpha[i];
     const oj = alpha[j];
-    if (yi !== yj) {
-      let q = QD[i] + QD[j] + 2 * Qij;
-      if (q <= 0) q = TAU;
-      const delta = (-G[i] - G[j]) / q;
-      const diff = alpha[i] - alpha[j];
-      alpha[i] += delta;
-      alpha[j] += delta;
-      if (diff > 0) {
-        if (alpha[j] < 0) {
-          alpha[j] = 0;
-          alpha[i] = diff;
-        }
-      } else if (alpha[i] < 0) {
-        alpha[i] = 0;
-        alpha[j] = -diff;
-      }
-      if (diff > 0) {
-        if (alpha[i] > C) {
-          alpha[i] = C;
-          alpha[j] = C - diff;
-        }
-      } else if (alpha[j] > C) {
-        alpha[j] = C;
-        alpha[i] = C + diff;
-      }
-    } else {
-      let q = QD[i] + QD[j] - 2 * Qij;
-      if (q <= 0) q = TAU;
-      const delta = (G[i] - G[j]) / q;
-      const sum = alpha[i] + alpha[j];
-      alpha[i] -= delta;
-      alpha[j] += delta;
-      if (sum > C) {
-        if (alpha[i] > C) {
-          alpha[i] = C;
-          alpha[j] = sum - C;
-        }
-      } else if (alpha[j] < 0) {
-        alpha[j] = 0;
-        alpha[i] = sum;
-      }
-      if (sum > C) {
-        if (alpha[j] > C) {
-          alpha[j] = C;
-          alpha[i] = sum - C;
-        }
-      } else if (alpha[i] < 0) {
-        alpha[i] = 0;
-        alpha[j] = sum;
-      }
-    }
-    // G_t += Q_ti di + Q_tj dj over the active variables, with Q_ti = y_t y_i K(i, t); the same pass finds the
-    // next iteration's i as selectPair would (largest violation, the last of equals)
-    const ci = yi * (alpha[i] - oi);
-    const cj = yj * (alpha[j] - oj);
-    const activeSize = st.activeSize;
-    let Gmax = -Infinity;
-    let next = -1;
-    const permuted = st.permuted;
-    for (let s = 0; s < activeSize; s++) {
-      const t = permuted ? active[s] : s;
-      const bt = t < n ? t : t - n;
-      const yt = y[t];
-      const Gt = G[t] + yt * (Ki[bt] * ci + Kj[bt] * cj);
-      G[t] = Gt;
-      if (yt === 1) {
-        if (alpha[t] < C && -Gt >= Gmax) {
-          Gmax = -Gt;
-          next = t;
-        }
-      } else if (alpha[t] > 0 && Gt >= Gmax) {
-        Gmax = Gt;
-        next = t;
-      }
-    }
-    st.nextI = next;
-    st.nextGmax = Gmax;
+    updatePair(st, i, j, Ki[st.base[j]], QD);
+    updateGradient(st, Ki, y[i] * (alpha[i] - oi), Kj, y[j] * (alpha[j] - oj));
     // G_bar_t = sum over upper-bound variables u of C Q_tu
     if (oi >= C !== alpha[i] >= C) addUpperBound(st, i, alpha[i] >= C ? C : -C, Ki);
     if (oj >= C !== alpha[j] >= C) addUpperBound(st, j, alpha[j] >= C ? C : -C, Kj);
   }
   reconstructGradient(st);
-  let ub = Infinity;
-  let lb = -Infinity;
-  let free = 0;
-  let sumFree = 0;
-  for (let t = 0; t < l; t++) {
-    const yG = y[t] * G[t];
-    if (alpha[t] >= C) {
-      if (y[t] === -1) ub = Math.min(ub, yG);
-      else lb = Math.max(lb, yG);
-    } else if (alpha[t] <= 0) {
-      if (y[t] === 1) ub = Math.min(ub, yG);
-      else lb = Math.max(lb, yG);
-    } else {
-      free++;
-      sumFree += yG;
-    }
-  }
-  const rho = free > 0 ? sumFree / free : (ub + lb) / 2;
-  return { alpha, rho };
+  return { alpha, rho: offset(st) };
 }
