@@ -14,10 +14,16 @@ export interface Expansion {
 /**
  * Kernel rows K(i, .) of the training samples, computed when first asked for: into one n x n matrix when it is
  * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
+ * Rows are kept in blocks of about 64 KB allocated as first needed, rather than a buffer per row (each typed
+ * array's own buffer is memory outside the JavaScript heap that the garbage collector tracks one by one) or one
+ * n x n buffer (fresh pages to fault in on every fit).
  */
 export class KernelRows {
-  /** rows computed so far (n <= maxFull: every row is kept once computed; empty: not yet), else null */
+  /** n <= maxFull: each row's view (empty: not computed yet); else null */
   private readonly kept: Float64Array[] | null;
+  /** n <= maxFull: the blocks of ROWS_PER_BLOCK rows */
+  private readonly blocks: Float64Array[] = [];
+  private readonly rowsPerBlock: number;
   private readonly cache = new Map<number, Float64Array>();
   private readonly sq: Float64Array;
   readonly diagonal: Float64Array;
@@ -39,6 +45,7 @@ export class KernelRows {
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
     const none = new Float64Array(0);
     this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
+    this.rowsPerBlock = Math.max(1, Math.floor(8192 / Math.max(1, n)));
   }
 
   private fill(i: number, out: Float64Array): void {
@@ -62,7 +69,10 @@ export class KernelRows {
     if (this.kept) {
       let r = this.kept[i];
       if (r.length === 0) {
-        r = new Float64Array(n);
+        const b = Math.floor(i / this.rowsPerBlock);
+        this.blocks[b] ??= new Float64Array(this.rowsPerBlock * n);
+        const at = (i - b * this.rowsPerBlock) * n;
+        r = this.blocks[b].subarray(at, at + n);
         this.fill(i, r);
         this.kept[i] = r;
       }
