@@ -3,6 +3,16 @@ import type { Rng } from '../rng';
 import type { Design } from './common';
 import type { Expansion } from './kernel-expansion';
 
+/** Puts index[0, active) in a random order (Fisher-Yates), as LIBLINEAR does before each pass. */
+function shuffle(index: Int32Array, active: number, rng: Rng): void {
+  for (let k = 0; k < active - 1; k++) {
+    const j = k + rng.int(active - k);
+    const t = index[k];
+    index[k] = index[j];
+    index[j] = t;
+  }
+}
+
 /**
  * Linear C-SVM by dual coordinate descent (Hsieh et al. 2008, LIBLINEAR's L1-loss solver with its shrinking:
  * a variable at a bound whose gradient points out of the box by more than last pass's largest violation leaves
@@ -24,12 +34,7 @@ export function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps =
   let pgMaxOld = Infinity;
   let pgMinOld = -Infinity;
   for (let iter = 0; iter < 1000; iter++) {
-    for (let k = 0; k < active - 1; k++) {
-      const j = k + rng.int(active - k);
-      const t = index[k];
-      index[k] = index[j];
-      index[j] = t;
-    }
+    shuffle(index, active, rng);
     let pgMax = -Infinity;
     let pgMin = Infinity;
     for (let s = 0; s < active; s++) {
@@ -99,12 +104,7 @@ export function linearSvrDualCD(X: Design, z: Float64Array, C: number, epsilon: 
   let gmaxOld = Infinity;
   let gnormInit = -1;
   for (let iter = 0; iter < 1000; iter++) {
-    for (let k = 0; k < active - 1; k++) {
-      const j = k + rng.int(active - k);
-      const t = index[k];
-      index[k] = index[j];
-      index[j] = t;
-    }
+    shuffle(index, active, rng);
     let gmax = 0;
     let gnorm = 0;
     for (let s = 0; s < active; s++) {

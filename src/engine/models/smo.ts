@@ -221,26 +221,15 @@ function updateGradient(st: SmoState, Ki: Float64Array, ci: number, Kj: Float64A
   const { base, F, up, active, activeSize } = st;
   let Gmax = -Infinity;
   let next = -1;
-  if (st.permuted) {
-    for (let s = 0; s < activeSize; s++) {
-      const t = active[s];
-      const b = base[t];
-      const Ft = F[t] + Ki[b] * ci + Kj[b] * cj;
-      F[t] = Ft;
-      if (up[t] && -Ft >= Gmax) {
-        Gmax = -Ft;
-        next = t;
-      }
-    }
-  } else {
-    for (let t = 0; t < activeSize; t++) {
-      const b = base[t];
-      const Ft = F[t] + Ki[b] * ci + Kj[b] * cj;
-      F[t] = Ft;
-      if (up[t] && -Ft >= Gmax) {
-        Gmax = -Ft;
-        next = t;
-      }
+  const permuted = st.permuted;
+  for (let s = 0; s < activeSize; s++) {
+    const t = permuted ? active[s] : s;
+    const b = base[t];
+    const Ft = F[t] + Ki[b] * ci + Kj[b] * cj;
+    F[t] = Ft;
+    if (up[t] && -Ft >= Gmax) {
+      Gmax = -Ft;
+      next = t;
     }
   }
   st.nextI = next;
