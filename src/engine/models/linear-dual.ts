@@ -3,6 +3,22 @@ import type { Rng } from '../rng';
 import type { Design } from './common';
 import type { Expansion } from './kernel-expansion';
 
+/** w[j] += c * x[xo + j] for j < d, four at a time. */
+function axpy(c: number, x: Float64Array, xo: number, w: Float64Array, d: number): void {
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    const a = w[j] + c * x[xo + j];
+    const b = w[j + 1] + c * x[xo + j + 1];
+    const e = w[j + 2] + c * x[xo + j + 2];
+    const f = w[j + 3] + c * x[xo + j + 3];
+    w[j] = a;
+    w[j + 1] = b;
+    w[j + 2] = e;
+    w[j + 3] = f;
+  }
+  for (; j < d; j++) w[j] += c * x[xo + j];
+}
+
 /** Puts index[0, active) in a random order (Fisher-Yates), as LIBLINEAR does before each pass. */
 function shuffle(index: Int32Array, active: number, rng: Rng): void {
   for (let k = 0; k < active - 1; k++) {
@@ -67,7 +83,7 @@ export function linearDualCD(X: Design, y: Int8Array, C: number, rng: Rng, eps =
         const old = alpha[i];
         alpha[i] = Math.min(Math.max(old - G / QD[i], 0), C);
         const delta = (alpha[i] - old) * y[i];
-        for (let j = 0; j < d; j++) w[j] += delta * data[xi + j];
+        axpy(delta, data, xi, w, d);
         w[d] += delta;
       }
     }
@@ -147,7 +163,7 @@ export function linearSvrDualCD(X: Design, z: Float64Array, C: number, epsilon: 
       const delta = next - b;
       beta[i] = next;
       if (delta !== 0) {
-        for (let j = 0; j < d; j++) w[j] += delta * data[xi + j];
+        axpy(delta, data, xi, w, d);
         w[d] += delta;
       }
     }
