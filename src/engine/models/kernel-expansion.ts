@@ -24,6 +24,8 @@ export class KernelRows {
   /** n <= maxFull: the blocks of ROWS_PER_BLOCK rows */
   private readonly blocks: Float64Array[] = [];
   private readonly rowsPerBlock: number;
+  /** n <= maxFull: 1 for the rows computed (kept); else empty */
+  private readonly done: Uint8Array;
   private readonly cache = new Map<number, Float64Array>();
   private readonly sq: Float64Array;
   readonly diagonal: Float64Array;
@@ -45,7 +47,9 @@ export class KernelRows {
     this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
     const none = new Float64Array(0);
     this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
-    this.rowsPerBlock = Math.max(1, Math.floor(8192 / Math.max(1, n)));
+    this.done = new Uint8Array(this.kept ? n : 0);
+    // the cache path (no kept rows) fills a row per call: one row per 'block'
+    this.rowsPerBlock = this.kept ? Math.max(1, Math.floor(8192 / Math.max(1, n))) : Math.max(1, n);
   }
 
   private fill(i: number, out: Float64Array): void {
@@ -53,14 +57,17 @@ export class KernelRows {
     // the dot products with every row, four rows at a time (symmetric: x_k . x_i sums the same products in the same order)
     rowsTimesVector(data, n, d, data.subarray(i * d, (i + 1) * d), 0, out);
     if (this.kernel !== 'rbf') return;
-    const kept = this.kept;
     const g = this.gamma;
     const sq = this.sq;
     const si = sq[i];
-    for (let k = 0; k < n; k++) {
-      // K is symmetric: a row computed before already holds this entry (and spares an exp)
-      const r = kept ? kept[k] : null;
-      out[k] = r && r.length > 0 ? r[i] : Math.exp(-g * Math.max(0, si + sq[k] - 2 * out[k]));
+    const done = this.done;
+    const per = this.rowsPerBlock;
+    for (let b = 0, k0 = 0; k0 < n; b++, k0 += per) {
+      const k1 = Math.min(n, k0 + per);
+      // K is symmetric: a row computed before (of this block) already holds this entry, and spares an exp
+      const block = done.length > 0 ? this.blocks[b] : undefined;
+      for (let k = k0; k < k1; k++)
+        out[k] = block && done[k] ? block[(k - k0) * n + i] : Math.exp(-g * Math.max(0, si + sq[k] - 2 * out[k]));
     }
   }
 
@@ -75,6 +82,7 @@ export class KernelRows {
         r = this.blocks[b].subarray(at, at + n);
         this.fill(i, r);
         this.kept[i] = r;
+        this.done[i] = 1;
       }
       return r;
     }
