@@ -53,7 +53,7 @@ export class ImageDatasetJob implements OnModuleInit {
         await dropUploadedImages(tx, payload.taskId);
         return { datasetId };
       },
-      onFailed: (payload) => dropUploadedImages(this.db.manager, payload.taskId),
+      onFailed: (tx, payload) => dropUploadedImages(tx, payload.taskId),
     });
   }
 
