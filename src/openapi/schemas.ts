@@ -312,9 +312,12 @@ export const PAYLOAD_SCHEMAS = {
               ...arrayOf(
                 obj({ time: num(), probability: num('predicted probability of surviving past the time') }, ['time', 'probability']),
               ),
-              description: 'survival (Cox models): at the times of the predict body, default the quartiles of the training times',
+              description:
+                'survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times',
             },
-            medianSurvivalTime: num('survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does'),
+            medianSurvivalTime: num(
+              'survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does',
+            ),
           },
           ['row', 'prediction'],
         ),

@@ -1490,13 +1490,13 @@ export interface components {
                 };
                 /** @description survival: higher is an earlier event */
                 risk?: number;
-                /** @description survival (Cox models): at the times of the predict body, default the quartiles of the training times */
+                /** @description survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times */
                 survival?: {
                     time: number;
                     /** @description predicted probability of surviving past the time */
                     probability: number;
                 }[];
-                /** @description survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does */
+                /** @description survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does */
                 medianSurvivalTime?: number;
             }[];
         };
