@@ -197,9 +197,11 @@ describe('survival predictions of a random survival forest', () => {
       Int32Array.from({ length: 10 }, (_, k) => k),
       Float64Array.of(3, 5, 8, 10),
     );
-    expect(Array.from(steps.index)).toEqual([0, 1, 2, 3]);
-    const expected = [1 / 10 + 1 / 9 + 1 / 8, 1 / 7 + 1 / 6, 1 / 5 + 1 / 4 + 1 / 3, 1 / 2 + 1];
-    steps.step.forEach((s, k) => expect(s).toBeCloseTo(expected[k], 14));
+    // each event time's deaths and rows at risk, at the first grid time at or after it
+    expect(Array.from(steps.index)).toEqual([0, 0, 0, 1, 1, 2, 2, 2, 3, 3]);
+    expect(Array.from(steps.deaths)).toEqual(Array(10).fill(1));
+    expect(Array.from(steps.atRisk)).toEqual([10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+    expect(Array.from(steps.start)).toEqual([0, 10]);
   });
 
   it('predicts through its saved pipeline, the same after a JSON round trip; a forest saved before predicts the risk only', () => {

@@ -27,14 +27,17 @@ export function survivalGrid(eventTimes: Float64Array, max = SURVIVAL_GRID_MAX):
 }
 
 /**
- * The Nelson-Aalen cumulative hazard of each leaf of a tree, as steps on a grid of times, for node k
- * `index[start[k] .. start[k + 1])` (grid positions, ascending) with `step` (the hazard added there); nodes that are
- * not leaves, and leaves without an event, have none.
+ * The Nelson-Aalen cumulative hazard of each leaf of a tree, as steps on a grid of times: for node k, entries
+ * `start[k] .. start[k + 1])`, one per distinct time of the leaf's rows with an event, ascending, each at grid position
+ * `index` with its `deaths` among the rows still `atRisk` (the hazard rises by deaths / atRisk there). Whole numbers:
+ * exact, and about a third of the size of the steps written as decimals. Nodes that are not leaves, and leaves without
+ * an event, have none.
  */
 export interface LeafHazards {
   start: Int32Array;
   index: Int32Array;
-  step: Float64Array;
+  deaths: Int32Array;
+  atRisk: Int32Array;
 }
 
 /** The node of `tree` that row i of X falls in. */
@@ -48,7 +51,7 @@ export function leafOf(tree: TreeArrays, X: Design, i: number): number {
 /**
  * Each leaf's Nelson-Aalen cumulative hazard from the rows the tree was grown on (`rows`, sorted by time; a row drawn
  * twice counts twice, as in leafMortality): at each distinct time t of a leaf with d events among the Y rows still at
- * risk (time >= t), the hazard rises by d / Y, at the first grid time at or after t.
+ * risk (time >= t), the hazard rises by d / Y, at the first grid time at or after t (t itself unless the grid is cut).
  */
 export function leafHazards(tree: TreeArrays, X: Design, target: Target, rows: Int32Array, grid: Float64Array): LeafHazards {
   const nodes = tree.feature.length;
@@ -65,7 +68,8 @@ export function leafHazards(tree: TreeArrays, X: Design, target: Target, rows: I
 
   const start = new Int32Array(nodes + 1);
   const index: number[] = [];
-  const step: number[] = [];
+  const deathsAt: number[] = [];
+  const atRiskAt: number[] = [];
   for (let k = 0; k < nodes; k++) {
     start[k] = index.length;
     const hi = first[k + 1];
@@ -76,19 +80,16 @@ export function leafHazards(tree: TreeArrays, X: Design, target: Target, rows: I
       let j = m;
       for (; j < hi && y[byLeaf[j]] === t; j++) if (ev[byLeaf[j]]) deaths++;
       if (deaths > 0) {
-        const g = firstAtOrAfter(grid, t);
-        if (index.length > start[k] && index[index.length - 1] === g) step[step.length - 1] += deaths / atRisk;
-        else {
-          index.push(g);
-          step.push(deaths / atRisk);
-        }
+        index.push(firstAtOrAfter(grid, t));
+        deathsAt.push(deaths);
+        atRiskAt.push(atRisk);
       }
       atRisk -= j - m;
       m = j;
     }
   }
   start[nodes] = index.length;
-  return { start, index: Int32Array.from(index), step: Float64Array.from(step) };
+  return { start, index: Int32Array.from(index), deaths: Int32Array.from(deathsAt), atRisk: Int32Array.from(atRiskAt) };
 }
 
 /** What a random survival forest keeps for its survival curves (none for forests saved before they did). */
@@ -119,9 +120,9 @@ export function forestSurvival(trees: TreeArrays[], kept: ForestSurvival, X: Des
   for (let i = 0; i < X.rows; i++) {
     H.fill(0);
     trees.forEach((tree, t) => {
-      const { start, index, step } = kept.hazards[t];
+      const { start, index, deaths, atRisk } = kept.hazards[t];
       const k = leafOf(tree, X, i);
-      for (let s = start[k]; s < start[k + 1]; s++) H[index[s]] += step[s];
+      for (let s = start[k]; s < start[k + 1]; s++) H[index[s]] += deaths[s] / atRisk[s];
     });
     let sum = 0;
     let median: number | undefined;
@@ -137,9 +138,14 @@ export function forestSurvival(trees: TreeArrays[], kept: ForestSurvival, X: Des
 }
 
 export function leafHazardsToJSON(h: LeafHazards): Record<string, number[]> {
-  return { start: Array.from(h.start), index: Array.from(h.index), step: Array.from(h.step) };
+  return { start: Array.from(h.start), index: Array.from(h.index), deaths: Array.from(h.deaths), atRisk: Array.from(h.atRisk) };
 }
 
 export function leafHazardsFromJSON(j: Record<string, number[]>): LeafHazards {
-  return { start: Int32Array.from(j.start), index: Int32Array.from(j.index), step: Float64Array.from(j.step) };
+  return {
+    start: Int32Array.from(j.start),
+    index: Int32Array.from(j.index),
+    deaths: Int32Array.from(j.deaths),
+    atRisk: Int32Array.from(j.atRisk),
+  };
 }
