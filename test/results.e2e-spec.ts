@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auc, buildGrid, datasetFromCsv, predict } from '../src/engine';
+import { auc, buildGrid, computeMetrics, datasetFromCsv, metricNames, predict } from '../src/engine';
 import { timeQuartiles } from '../src/engine/models/survival-tree';
 import { Rng } from '../src/engine/rng';
 import type { PredictionRow, SavedPipeline } from '../src/engine/types';
@@ -175,6 +175,7 @@ interface LeaderboardRow {
   signatureSize: number;
   droppedEarly: boolean;
   modelKey?: string;
+  uncalibratedValue?: number;
 }
 
 describe('calibration', () => {
@@ -253,6 +254,34 @@ describe('the leaderboard', () => {
     }
     expect(rows.filter((r) => r.modelKey !== undefined)).toHaveLength(Object.keys(result.models).length);
     expect(rows[0].metric).toBe(task === 'classification' ? 'Area Under the ROC Curve' : 'R Squared');
+  });
+
+  it('shows a calibrated model by the metric of its calibrated out-of-fold predictions, beside the value it was chosen by', async () => {
+    let calibrated = 0;
+    for (const name of ['breast_cancer', 'iris'] as const) {
+      const { rows } = await everyRow(analyses[name]);
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const [key, m] of Object.entries<{ classes: string[]; calibration: { method?: string } }>(result.models)) {
+        const row = rows.find((r) => r.modelKey === key) as LeaderboardRow;
+        if (m.calibration.method) {
+          calibrated++;
+          expect(row.uncalibratedValue).toEqual(expect.any(Number));
+        } else expect(row.uncalibratedValue).toBeUndefined();
+        const oof = expectSuccess(
+          await t.http().get(`${API}/analysis/${analyses[name]}/outOfFoldPredictions?modelKey=${key}`).set('Authorization', owner.auth),
+        );
+        // one repeat: the row's value is the metric of the predictions the route gives (the calibrated ones)
+        if (oof.repeats !== 1) continue;
+        const K = m.classes.length;
+        const predictions = oof.predictions as { actual: string; probabilities: Record<string, number> }[];
+        const p = Float64Array.from(predictions.flatMap((r) => m.classes.map((c) => r.probabilities[c])));
+        const y = Float64Array.from(predictions, (r) => m.classes.indexOf(r.actual));
+        expect(row.value).toBeCloseTo(computeMetrics('classification', p, { y }, K)[metricNames('classification', K)[0]], 12);
+      }
+      // only the models shown were calibrated
+      expect(rows.filter((r) => r.modelKey === undefined && r.uncalibratedValue !== undefined)).toEqual([]);
+    }
+    expect(calibrated).toBeGreaterThan(0);
   });
 
   it('answers an analysis whose result was stored before it kept a leaderboard with its own code; bad pages as every list', async () => {

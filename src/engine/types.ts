@@ -180,8 +180,13 @@ export interface ConfigurationSummary {
   interpretable: boolean;
   /** the primary metric's name */
   metric: string;
-  /** pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped */
+  /**
+   * pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped; a calibrated
+   * model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)
+   */
   value: number;
+  /** a calibrated model: the value of its predictions before calibration, the one the winner rule chose it by */
+  uncalibratedValue?: number;
   /** mean size of its selector's signature over the training folds */
   signatureSize: number;
   /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */

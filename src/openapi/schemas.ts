@@ -247,8 +247,12 @@ export const PAYLOAD_SCHEMAS = {
       value: {
         type: 'number',
         nullable: true,
-        description: 'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped',
+        description:
+          'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)',
       },
+      uncalibratedValue: num(
+        'a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by',
+      ),
       signatureSize: num('mean size of its selector signature over the training folds'),
       droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
       modelKey: { type: 'string', enum: ['best', 'interpretable'], description: 'the model of the result it became' },

@@ -489,7 +489,8 @@ class _ConfigurationBase(TypedDict):
     interpretable: bool
     #: the primary metric
     metric: str
-    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped)
+    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped; a calibrated model: of its
+    #: calibrated out-of-fold predictions)
     value: Union[float, None]
     #: mean size of its selector's signature over the training folds
     signatureSize: float
@@ -500,6 +501,8 @@ class _ConfigurationBase(TypedDict):
 class Configuration(_ConfigurationBase, total=False):
     #: "best" or "interpretable": the model of the result it became
     modelKey: str
+    #: a calibrated model: the value of its probabilities before calibration, which the winner rule chose it by
+    uncalibratedValue: float
 
 
 class ConfigurationPage(TypedDict):

@@ -1367,8 +1367,10 @@ export interface components {
             interpretable: boolean;
             /** @description the primary metric */
             metric: string;
-            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped */
+            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions) */
             value: number | null;
+            /** @description a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by */
+            uncalibratedValue?: number;
             /** @description mean size of its selector signature over the training folds */
             signatureSize: number;
             /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */

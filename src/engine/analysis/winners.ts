@@ -23,12 +23,16 @@ export interface Winners {
   rule: TieRule;
 }
 
+/** The primary metric of out-of-fold predictions (one array per repeat) on every sample, the mean over the repeats. */
+export function pooledMetric(run: AnalysisRun, repeats: Float64Array[]): number {
+  return new RepeatedEvaluator(run.metrics[0], repeats, run.ctx).evaluate(new Float64Array(run.prepared.n).fill(1));
+}
+
 /** 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts). */
 export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Promise<Winners> {
   const { configs, metrics, ctx } = run;
-  const ones = new Float64Array(run.prepared.n).fill(1);
   const aliveList = [...cv.alive].sort((a, b) => a - b);
-  const pooled = Float64Array.from(aliveList, (c) => new RepeatedEvaluator(metrics[0], cv.oof[c] as Float64Array[], ctx).evaluate(ones));
+  const pooled = Float64Array.from(aliveList, (c) => pooledMetric(run, cv.oof[c] as Float64Array[]));
   const pooledOf = new Map(aliveList.map((c, j) => [c, pooled[j]]));
   const meanSize = (c: Configuration): number => {
     const sigs = cv.foldSignatures.get(selectorKey(c.selector)) ?? [];
