@@ -9,7 +9,7 @@ import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
 import { RandomForest } from './models/forest';
 import type { SurvivalCurve } from './models/forest-survival';
-import { applyCalibration, PlattCalibration } from './calibration';
+import { applyCalibration, Calibration } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
@@ -256,7 +256,7 @@ export class Pipeline {
     readonly classes: string[],
     private readonly pre: Preprocessor,
     private readonly model: Model,
-    private readonly calibration?: PlattCalibration,
+    private readonly calibration?: Calibration,
   ) {}
 
   /** The dataset columns the pipeline reads, by name. */

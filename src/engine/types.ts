@@ -4,6 +4,7 @@
  * No Nest, no database, no HTTP in src/engine.
  */
 
+import type { Calibration } from './calibration';
 import type { ModelPlots } from './plots';
 
 export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
@@ -98,7 +99,7 @@ export interface CalibrationFacts {
   /** expected calibration error over 10 bins (binary: of the positive class; more: mean over the classes one-vs-rest) */
   ece: number;
   /** present when the model's probabilities are calibrated: the values above are then those of the calibrated ones */
-  method?: 'platt';
+  method?: 'platt' | 'isotonic';
   /** the values before calibration */
   uncalibrated?: { brier: number; ece: number };
 }
@@ -141,8 +142,8 @@ export interface SavedPipeline {
   model: Record<string, unknown>;
   /** `signet-engine <semver>` that fitted it */
   engine?: string;
-  /** classification: Platt scaling applied to the model's probabilities */
-  calibration?: { method: 'platt'; a: number[]; b: number[] };
+  /** classification: the calibration applied to the model's probabilities (calibration.ts) */
+  calibration?: Calibration;
 }
 
 export interface AnalysisOutput {

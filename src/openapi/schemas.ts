@@ -208,8 +208,8 @@ export const PAYLOAD_SCHEMAS = {
           ece: num('expected calibration error (10 bins) of the out-of-fold probabilities'),
           method: {
             type: 'string',
-            enum: ['platt'],
-            description: 'present when the probabilities are calibrated (the values above are then after it)',
+            enum: ['platt', 'isotonic'],
+            description: 'present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression',
           },
           uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
         },
