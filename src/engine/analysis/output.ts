@@ -116,9 +116,10 @@ function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOf
 
 /**
  * The pooled primary metric of each calibrated model's out-of-fold predictions, by configuration: those its estimate,
- * plots and out-of-fold predictions are (calibrateWinners replaced the configuration's with them). Platt scaling keeps
- * the order of one map's probabilities, but each fold's are calibrated by a map fitted on the other folds, and with more
- * classes the calibrated probabilities are normalised again: the pooled AUC, and any other metric, may move.
+ * plots and out-of-fold predictions are (calibrateWinners replaced the configuration's with them). One Platt map keeps
+ * the order of the probabilities (an isotonic one ties some), but each fold's are calibrated by a map fitted on the
+ * other folds, and with more classes the calibrated probabilities are normalised again: the pooled AUC, and any other
+ * metric, may move.
  */
 function calibratedValues(run: AnalysisRun, cv: CrossValidation, steps: AnalysisSteps): Map<number, number> {
   const values = new Map<number, number>();
@@ -141,9 +142,10 @@ interface Evaluated {
 }
 
 /**
- * Every configuration evaluated, from the highest pooled out-of-fold primary metric to the lowest (those BBCD-CV
- * dropped: their metric on the samples evaluated when dropped; a calibrated model: that of its calibrated predictions,
- * with the value it was chosen by as `uncalibratedValue`), with the rows the winner rule chose.
+ * Every configuration evaluated, with the rows the winner rule chose: first those evaluated to the end, from the
+ * highest pooled out-of-fold primary metric to the lowest (a calibrated model: that of its calibrated predictions, with
+ * the value it was chosen by as `uncalibratedValue`); then those BBCD-CV dropped, by their metric on the samples
+ * evaluated when dropped (a value from fewer samples, often higher by chance, never ranks above a full evaluation).
  */
 function leaderboard(
   configs: Configuration[],
@@ -170,8 +172,16 @@ function leaderboard(
       ...(key ? { modelKey: key } : {}),
     };
   });
+  return rows.sort(leaderboardOrder);
+}
+
+/**
+ * The leaderboard's order: the configurations evaluated to the end before those BBCD-CV dropped early; within each,
+ * the higher primary metric first (a metric that could not be computed last), then the lower grid index.
+ */
+export function leaderboardOrder(a: ConfigurationSummary, b: ConfigurationSummary): number {
   const value = (r: ConfigurationSummary): number => (Number.isFinite(r.value) ? r.value : -Infinity);
-  return rows.sort((a, b) => value(b) - value(a) || a.configuration - b.configuration);
+  return Number(a.droppedEarly) - Number(b.droppedEarly) || value(b) - value(a) || a.configuration - b.configuration;
 }
 
 /** The values of the dataset's identifier column (the first), when it has one. */
