@@ -209,7 +209,8 @@ export const PAYLOAD_SCHEMAS = {
           method: {
             type: 'string',
             enum: ['platt', 'isotonic'],
-            description: 'present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression',
+            description:
+              'present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression',
           },
           uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
         },
