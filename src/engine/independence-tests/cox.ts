@@ -1,7 +1,6 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
-import { logChiSquareSurvival } from '../distributions';
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, newton, scratchFor, Scratch, widen } from './likelihood';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, scratchFor, Scratch } from './likelihood';
 import { Conditioning, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
@@ -135,19 +134,17 @@ export class CoxTest extends ResidualTest<Fit> {
     return newton(lik, columns, evaluate(lik, new Float64Array(columns.length), eta), true);
   }
 
-  protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
+  protected compare(
+    x: number,
+    _z: readonly number[],
+    { basis, fit }: Conditioning<Fit>,
+    added: Float64Array[],
+    below: number,
+  ): IndependenceTestResult {
     const lik = this.likelihood;
     const df = added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(
-      lik,
-      [...basis.slice(1), ...added],
-      { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) },
-      false,
-      this.scratch,
-    );
-    const statistic = Math.max(0, fit.deviance - full.deviance);
-    return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
+    return likelihoodRatio(lik, [...basis.slice(1), ...added], fit, df, below, this.scratch);
   }
 }

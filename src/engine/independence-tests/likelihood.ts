@@ -2,6 +2,8 @@
  * Newton's method on a log-likelihood in the linear predictor (the logistic, multinomial and Cox tests' fits), with
  * chord steps that reuse the factored information, and the work buffers those fits share.
  */
+import { logChiSquareSurvival } from '../distributions';
+import type { IndependenceTestResult } from '../independence';
 import { solveCholesky } from '../linalg';
 import { dot } from './residual-test';
 
@@ -91,8 +93,18 @@ export function factorSymmetric(A: Float64Array, L: Float64Array, P: number): bo
  * the number of steps is capped, so a fit that cannot converge (complete separation) still ends with a finite
  * deviance. The last, tiny step (NEWTON_TOLERANCE) is not taken: the deviance is extrapolated instead, so then
  * the deviance no longer matches eta and state, which only the cached null fits use: `exact` keeps them consistent.
+ * `enough`, asked after each step with the deviance reached, ends the fit early (`stopped`): a test that only needs
+ * to know that its statistic exceeds some value stops once the deviance has fallen that far (a fit's deviance only
+ * falls further on the way to the optimum).
  */
-export function newton(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, exact = false, scratch?: Scratch): Fit {
+export function newton(
+  likelihood: Likelihood,
+  columns: readonly Float64Array[],
+  start: Fit,
+  exact = false,
+  scratch?: Scratch,
+  enough?: (deviance: number) => boolean,
+): Fit & { stopped?: boolean } {
   const w = likelihood.width;
   const p = columns.length;
   const P = w * p;
@@ -157,8 +169,32 @@ export function newton(likelihood: Likelihood, columns: readonly Float64Array[],
     [eta, trial] = [trial, owned ? eta : spareEta];
     [state, trialState] = [trialState, owned ? state : spareState];
     owned = true;
+    if (enough?.(deviance)) return { beta, eta, deviance, state, stopped: true };
   }
   return { beta, eta, deviance, state };
+}
+
+/**
+ * The likelihood-ratio test of the null fit against the model on `columns` (the null's columns first, then the added
+ * ones, whose coefficients start at 0), with `df` degrees of freedom. With `below` (a log p) the full fit stops as
+ * soon as the deviance it reached proves log p < below, and the result is that bound (`bound`).
+ */
+export function likelihoodRatio(
+  likelihood: Likelihood,
+  columns: readonly Float64Array[],
+  nullFit: Fit,
+  df: number,
+  below: number,
+  scratch: Scratch,
+): IndependenceTestResult {
+  const w = likelihood.width;
+  const p = nullFit.beta.length / Math.max(1, w);
+  const start = { ...nullFit, beta: widen(nullFit.beta, w, p, columns.length - p) };
+  const proves = (deviance: number): boolean => logChiSquareSurvival(Math.max(0, nullFit.deviance - deviance), df) < below;
+  const full = newton(likelihood, columns, start, false, scratch, below > -Infinity ? proves : undefined);
+  const statistic = Math.max(0, nullFit.deviance - full.deviance);
+  const logP = logChiSquareSurvival(statistic, df);
+  return full.stopped ? { statistic, df, logP, bound: true } : { statistic, df, logP };
 }
 
 /** Work buffers for Newton's method, reused by the fits whose arrays are not kept (the full model of each test). */

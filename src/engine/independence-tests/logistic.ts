@@ -2,9 +2,8 @@
  * Classification: the likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions
  * (more), with their likelihoods for Newton's method.
  */
-import { logChiSquareSurvival } from '../distributions';
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, newton, scratchFor, Scratch, weightedCross, widen } from './likelihood';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, scratchFor, Scratch, weightedCross, widen } from './likelihood';
 import { Conditioning, dot, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
 
 class Binomial implements Likelihood {
@@ -174,20 +173,18 @@ export class LogisticTest extends ResidualTest<Fit> {
     return newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, true);
   }
 
-  protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
+  protected compare(
+    x: number,
+    _z: readonly number[],
+    { basis, fit }: Conditioning<Fit>,
+    added: Float64Array[],
+    below: number,
+  ): IndependenceTestResult {
     const lik = this.likelihood;
     const df = this.width * added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(
-      lik,
-      [...basis, ...added],
-      { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) },
-      false,
-      this.scratch,
-    );
-    const statistic = Math.max(0, fit.deviance - full.deviance);
-    return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
+    return likelihoodRatio(lik, [...basis, ...added], fit, df, below, this.scratch);
   }
 }
 

@@ -53,7 +53,7 @@ export function noEvidence(df: number): IndependenceTestResult {
 export function finite(r: IndependenceTestResult): IndependenceTestResult {
   const statistic = Number.isNaN(r.statistic) ? 0 : Math.min(Math.max(r.statistic, 0), Number.MAX_VALUE);
   const logP = Number.isNaN(r.logP) ? 0 : Math.max(Math.min(r.logP, 0), -Number.MAX_VALUE);
-  return { statistic, df: r.df, logP };
+  return r.bound ? { statistic, df: r.df, logP, bound: true } : { statistic, df: r.df, logP };
 }
 
 export interface Conditioning<Null> {
@@ -107,23 +107,24 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
     this.cacheLimit = Math.max(8, Math.floor(CACHE_NUMBERS / (8 * Math.max(1, n))));
   }
 
-  test(x: number, z: readonly number[]): IndependenceTestResult {
+  test(x: number, z: readonly number[], below = -Infinity): IndependenceTestResult {
     const conditioning = this.conditioning(z);
     const added = this.span(this.featureColumns[x] ?? [], conditioning.basis, this.pool);
     if (added.length === 0) return noEvidence(this.nominalDf(x, z));
-    return finite(this.compare(x, z, conditioning, added));
+    return finite(this.compare(x, z, conditioning, added, below));
   }
 
   /** degrees of freedom reported when X adds nothing to Z */
   protected abstract nominalDf(x: number, z: readonly number[]): number;
   /** the fit of T ~ Z (on the basis) that every X tested against Z is compared with */
   protected abstract fitNull(basis: Float64Array[]): Null;
-  /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty) */
+  /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty); `below` as in `test` */
   protected abstract compare(
     x: number,
     z: readonly number[],
     conditioning: Conditioning<Null>,
     added: Float64Array[],
+    below: number,
   ): IndependenceTestResult;
 
   /** Q and the null fit for Z, from the cache (least recently used entries leave first). */
