@@ -1,3 +1,4 @@
+import { dotAt } from '../linalg';
 import type { Design } from '../models/common';
 import type { LassoFamilyModel, PointSolver } from './family';
 import type { LassoOptions, LassoPath } from './types';
@@ -149,6 +150,7 @@ export class CoordinateDescent implements PointSolver {
   passes = 0;
   tol = 0;
   private readonly staleRow: Uint8Array;
+  private common?: Float64Array;
   private etaStale = false;
 
   constructor(
@@ -189,6 +191,29 @@ export class CoordinateDescent implements PointSolver {
   markStale(k: number): void {
     this.staleRow[k] = 1;
     this.etaStale = true;
+  }
+
+  /**
+   * Subtracts the same function of the sample from every class's linear predictor: `s` plus `shifts[t]` times
+   * column `columns[t]` (the multinomial's identifiability step, which moves every class's coefficients alike and
+   * so leaves the fitted probabilities as they are). The caller has moved the coefficients; rows that are stale
+   * are rebuilt from them anyway, the others are shifted in place rather than rebuilt.
+   */
+  shiftClasses(s: number, columns: readonly number[], shifts: readonly number[]): void {
+    const { n, K, eta, staleRow } = this;
+    const Z = this.design.Z;
+    const common = (this.common ??= new Float64Array(n));
+    common.fill(s);
+    for (let t = 0; t < columns.length; t++) {
+      const col = columns[t] * n;
+      const sh = shifts[t];
+      for (let i = 0; i < n; i++) common[i] += sh * Z[col + i];
+    }
+    for (let k = 0; k < K; k++) {
+      if (staleRow[k]) continue;
+      const off = k * n;
+      for (let i = 0; i < n; i++) eta[off + i] -= common[i];
+    }
   }
 
   syncEta(): void {
@@ -312,9 +337,7 @@ export class CoordinateDescent implements PointSolver {
       const x = xv[off + j];
       const b = B[off + j];
       const col = j * rows;
-      let g = 0;
-      for (let i = 0; i < rows; i++) g += z[col + i] * r[i];
-      const u = g + x * b;
+      const u = dotAt(z, col, r, 0, rows) + x * b;
       const nb = x > 0 ? softThreshold(u, lam) / x : 0;
       if (nb === b) continue;
       if (full && !isActive[j]) {
