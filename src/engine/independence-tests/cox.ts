@@ -1,6 +1,6 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, scratchFor, Scratch } from './likelihood';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch } from './likelihood';
 import { Conditioning, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
@@ -125,13 +125,13 @@ export class CoxTest extends ResidualTest<Fit> {
     return this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[]): Fit {
+  protected fitNull(basis: Float64Array[], from?: Fit): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
     // a Cox model has no intercept: the constant basis[0] is left out (the other basis vectors are centered)
     const columns = basis.slice(1);
-    const eta = new Float64Array(this.n);
-    return newton(lik, columns, evaluate(lik, new Float64Array(columns.length), eta), true);
+    const start = from ? projectedStart(lik, columns, from) : evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n));
+    return newton(lik, columns, start, { exact: true });
   }
 
   protected compare(

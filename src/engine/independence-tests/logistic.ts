@@ -3,7 +3,20 @@
  * (more), with their likelihoods for Newton's method.
  */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, scratchFor, Scratch, weightedCross, widen } from './likelihood';
+import { dotAt } from '../linalg';
+import {
+  EMPTY_FIT,
+  evaluate,
+  Fit,
+  Likelihood,
+  likelihoodRatio,
+  newton,
+  projectedStart,
+  scratchFor,
+  Scratch,
+  weightedCross,
+  widen,
+} from './likelihood';
 import { Conditioning, dot, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
 
 class Binomial implements Likelihood {
@@ -32,7 +45,7 @@ class Binomial implements Likelihood {
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null): void {
+  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null, known = 0): void {
     const P = columns.length;
     const n = mu.length;
     for (let i = 0; i < n; i++) {
@@ -40,7 +53,7 @@ class Binomial implements Likelihood {
       this.weight[i] = mu[i] * (1 - mu[i]);
     }
     for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, n);
-    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true);
+    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true, known);
   }
 }
 
@@ -79,7 +92,13 @@ class Multinomial implements Likelihood {
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array | null): void {
+  derivatives(
+    columns: readonly Float64Array[],
+    prob: Float64Array,
+    score: Float64Array,
+    information: Float64Array | null,
+    known = 0,
+  ): void {
     const w = this.width;
     const p = columns.length;
     const P = w * p;
@@ -89,11 +108,12 @@ class Multinomial implements Likelihood {
       for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
     }
     if (!information) return;
-    // The products x_ij x_im of each pair of columns (m <= j), which every block weighs differently.
-    const pairs = (p * (p + 1)) / 2;
+    // The products x_ij x_im of each pair of columns (m <= j; j >= known, the others are known), which every block
+    // weighs differently.
+    const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
     if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
     const products = this.products;
-    for (let j = 0, at = 0; j < p; j++)
+    for (let j = known, at = 0; j < p; j++)
       for (let m = 0; m <= j; m++, at += n) {
         const a = columns[j];
         const b = columns[m];
@@ -104,15 +124,22 @@ class Multinomial implements Likelihood {
       for (let l = 0; l <= k; l++) {
         const weight = this.weight;
         for (let i = 0; i < n; i++) weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
-        for (let j = 0, at = 0; j < p; j++)
+        for (let j = known, at = 0; j < p; j++)
           for (let m = 0; m <= j; m++, at += n) {
-            let s = 0;
-            for (let i = 0; i < n; i++) s += weight[i] * products[at + i];
+            const s = dotAt(weight, 0, products, at, n);
             information[(k * p + j) * P + l * p + m] = s;
             if (k !== l) information[(k * p + m) * P + l * p + j] = s;
           }
       }
   }
+}
+
+/** A null fit with its information, which the first Newton step of every test against it reuses. */
+function withInformation(lik: Likelihood, basis: Float64Array[], fit: Fit): Fit {
+  const P = lik.width * basis.length;
+  const information = new Float64Array(P * P);
+  lik.derivatives(basis, fit.state, new Float64Array(P), information);
+  return { ...fit, information };
 }
 
 /** Likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions (more), no penalty. */
@@ -156,9 +183,10 @@ export class LogisticTest extends ResidualTest<Fit> {
     return this.width * this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[]): Fit {
+  protected fitNull(basis: Float64Array[], from?: Fit): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
+    if (from) return withInformation(lik, basis, newton(lik, basis, projectedStart(lik, basis, from), { exact: true }));
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -169,8 +197,9 @@ export class LogisticTest extends ResidualTest<Fit> {
       for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
     }
     const intercept = evaluate(lik, beta, eta);
-    if (basis.length === 1) return intercept;
-    return newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, true);
+    const fit =
+      basis.length === 1 ? intercept : newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, { exact: true });
+    return withInformation(lik, basis, fit);
   }
 
   protected compare(

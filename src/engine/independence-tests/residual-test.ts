@@ -3,6 +3,7 @@
  * conditioning sets (index.ts explains the reparametrization).
  */
 import type { ConditionalIndependenceTest, IndependenceTestResult } from '../independence';
+import { dotAt } from '../linalg';
 import type { SelectionInput } from '../selection-types';
 
 /** What a test reads of the selector's input (selection.ts): the preprocessed design, its features, the outcome. */
@@ -22,9 +23,7 @@ const COLLINEAR = 1e-10;
 const CACHE_NUMBERS = 4e6;
 
 export function dot(a: Float64Array, b: Float64Array, n: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
+  return dotAt(a, 0, b, 0, n);
 }
 
 /**
@@ -116,8 +115,11 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
 
   /** degrees of freedom reported when X adds nothing to Z */
   protected abstract nominalDf(x: number, z: readonly number[]): number;
-  /** the fit of T ~ Z (on the basis) that every X tested against Z is compared with */
-  protected abstract fitNull(basis: Float64Array[]): Null;
+  /**
+   * The fit of T ~ Z (on the basis) that every X tested against Z is compared with; `from`, when given, is the fit
+   * for Z without one of its features, a start close to it.
+   */
+  protected abstract fitNull(basis: Float64Array[], from?: Null): Null;
   /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty); `below` as in `test` */
   protected abstract compare(
     x: number,
@@ -145,7 +147,11 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
         [constant],
       ),
     ];
-    const entry = { basis, fit: this.fitNull(basis) };
+    // SES conditions on a set after its subsets (each pass adds the newest selected feature to the older sets)
+    let from: Null | undefined;
+    for (let t = sorted.length - 1; t >= 0 && sorted.length > 1 && !from; t--)
+      from = this.cache.get(sorted.filter((_, u) => u !== t).join(','))?.fit;
+    const entry = { basis, fit: this.fitNull(basis, from) };
     if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, entry);
     return entry;
