@@ -1,7 +1,7 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
 import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch } from './likelihood';
-import { Conditioning, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
+import { Conditioning, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
 class CoxPartial implements Likelihood {
@@ -125,12 +125,14 @@ export class CoxTest extends ResidualTest<Fit> {
     return this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[], from?: Fit): Fit {
+  protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
     // a Cox model has no intercept: the constant basis[0] is left out (the other basis vectors are centered)
     const columns = basis.slice(1);
-    const start = from ? projectedStart(lik, columns, from) : evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n));
+    const projected = from && projectedStart(lik, columns, from.fit);
+    const zero = !projected || !from?.subset ? evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n)) : undefined;
+    const start = projected && (!zero || projected.deviance < zero.deviance) ? projected : (zero as Fit);
     return newton(lik, columns, start, { exact: true });
   }
 

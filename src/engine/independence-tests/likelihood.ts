@@ -30,6 +30,8 @@ export interface Likelihood {
   readonly width: number;
   /** length of the per-sample state that `deviance` leaves for `derivatives` */
   readonly stateLength: number;
+  /** CHORD_RATIO for this likelihood (smaller: an information is cheap next to a deviance) */
+  readonly chordRatio?: number;
   /**
    * -2 log-likelihood at the linear predictor. Also writes into `state` what the derivatives at eta need (fitted
    * probabilities or risks), so that Newton's method spends no second exponential per sample on them.
@@ -115,7 +117,9 @@ export interface NewtonOptions {
  * (a fit whose linear predictor matches its coefficients; it is not modified). The deviance never increases, and
  * the number of steps is capped, so a fit that cannot converge (complete separation) still ends with a finite
  * deviance. The last, tiny step (NEWTON_TOLERANCE) is not taken: the deviance is extrapolated instead, so then
- * the deviance no longer matches eta and state, which only the cached null fits use: `exact` keeps them consistent.
+ * the deviance no longer matches eta and state, which only the cached null fits use: with `exact` that step is taken
+ * and the fit ends there (its deviance is then within about NEWTON_TOLERANCE^2 of the optimum for a Newton step, a
+ * fraction CHORD_RATIO of NEWTON_TOLERANCE for a chord step).
  * `enough` ends the fit early: a test that only needs to know that its statistic exceeds some value stops once the
  * deviance has fallen that far (a fit's deviance only falls further on the way to the optimum).
  */
@@ -154,7 +158,7 @@ export function newton(
       solveCholesky(factor, score, step, P);
       decrement = dot(score, step, P);
     }
-    if (!(decrement <= CHORD_RATIO * previous)) {
+    if (!(decrement <= (likelihood.chordRatio ?? CHORD_RATIO) * previous)) {
       const first = iteration === 0 && known !== undefined;
       if (first) place(known.information, w, known.columns, information, p);
       likelihood.derivatives(columns, state, score, information, first ? known.columns : 0);
@@ -165,11 +169,11 @@ export function newton(
     }
     if (!(decrement > 0)) break;
     previous = decrement;
-    if (decrement < NEWTON_TOLERANCE && !exact) {
+    const last = decrement < NEWTON_TOLERANCE;
+    if (last && !exact) {
       deviance -= decrement;
       break;
     }
-    if (decrement < NEWTON_TOLERANCE * 1e-3) break;
     for (let i = 0; i < n; i++)
       for (let k = 0; k < w; k++) {
         let d = 0;
@@ -192,6 +196,7 @@ export function newton(
     [eta, trial] = [trial, owned ? eta : spareEta];
     [state, trialState] = [trialState, owned ? state : spareState];
     owned = true;
+    if (last) break;
     if (enough?.(deviance)) return { beta, eta, deviance, state, stopped: true };
   }
   return { beta, eta, deviance, state };

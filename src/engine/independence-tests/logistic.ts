@@ -17,10 +17,19 @@ import {
   weightedCross,
   widen,
 } from './likelihood';
-import { Conditioning, dot, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
+import { Conditioning, dot, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
+
+/** Samples whose factors 1 + exp(-|eta|) (each at most 2) are multiplied before one logarithm: 2^512 < 1e155. */
+const PRODUCT_BLOCK = 512;
 
 class Binomial implements Likelihood {
   readonly width = 1;
+  /**
+   * Its information on a few columns costs a few passes over the samples, less than a deviance's exponentials: fresh
+   * informations (Newton's quadratic convergence) save more deviances than they cost (SES on 200 x 20,000: about 10%
+   * fewer deviances, 5% less time than with CHORD_RATIO).
+   */
+  readonly chordRatio = 1e-4;
   readonly stateLength: number;
   private readonly residual: Float64Array;
   private readonly weight: Float64Array;
@@ -33,16 +42,25 @@ class Binomial implements Likelihood {
   }
 
   deviance(eta: Float64Array, mu: Float64Array): number {
+    // -log P(y_i) = log(1 + e) + (|eta| when y_i is on the other side of 0), with e = exp(-|eta|), and
+    // mu = 1 / (1 + e^-eta): one exponential per sample, and one logarithm per PRODUCT_BLOCK samples for the product
+    // of the (1 + e) (each in [1, 2], so the product cannot overflow)
     let d = 0;
-    for (let i = 0; i < eta.length; i++) {
-      // one exponential for both: -log P(y_i) = log(1 + e^(-/+ eta)), and mu = 1 / (1 + e^-eta)
+    let product = 1;
+    const n = eta.length;
+    for (let i = 0; i < n; i++) {
       const v = eta[i];
       const e = Math.exp(-Math.abs(v));
-      const l = Math.log1p(e);
-      d += this.y[i] ? (v > 0 ? l : l - v) : v > 0 ? l + v : l;
-      mu[i] = v > 0 ? 1 / (1 + e) : e / (1 + e);
+      const onePlus = 1 + e;
+      product *= onePlus;
+      if (this.y[i] ? v < 0 : v > 0) d += Math.abs(v);
+      mu[i] = v > 0 ? 1 / onePlus : e / onePlus;
+      if ((i & (PRODUCT_BLOCK - 1)) === PRODUCT_BLOCK - 1) {
+        d += Math.log(product);
+        product = 1;
+      }
     }
-    return 2 * d;
+    return 2 * (d + Math.log(product));
   }
 
   derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null, known = 0): void {
@@ -183,10 +201,12 @@ export class LogisticTest extends ResidualTest<Fit> {
     return this.width * this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[], from?: Fit): Fit {
+  protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
-    if (from) return withInformation(lik, basis, newton(lik, basis, projectedStart(lik, basis, from), { exact: true }));
+    // a subset's fit lies in the span: a start at least as good as the intercept alone
+    const projected = from && projectedStart(lik, basis, from.fit);
+    if (projected && from?.subset) return withInformation(lik, basis, newton(lik, basis, projected, { exact: true }));
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -197,9 +217,10 @@ export class LogisticTest extends ResidualTest<Fit> {
       for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
     }
     const intercept = evaluate(lik, beta, eta);
-    const fit =
-      basis.length === 1 ? intercept : newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, { exact: true });
-    return withInformation(lik, basis, fit);
+    if (basis.length === 1) return withInformation(lik, basis, intercept);
+    const start =
+      projected && projected.deviance < intercept.deviance ? projected : { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
+    return withInformation(lik, basis, newton(lik, basis, start, { exact: true }));
   }
 
   protected compare(

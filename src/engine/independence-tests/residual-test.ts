@@ -55,6 +55,12 @@ export function finite(r: IndependenceTestResult): IndependenceTestResult {
   return r.bound ? { statistic, df: r.df, logP, bound: true } : { statistic, df: r.df, logP };
 }
 
+/** A start for a null fit: the fit of another set, a subset of the one fitted or not (then only if it does better). */
+export interface NullStart<Null> {
+  fit: Null;
+  subset: boolean;
+}
+
 export interface Conditioning<Null> {
   /** orthonormal basis of span(1, columns of Z); basis[0] is the constant */
   basis: Float64Array[];
@@ -74,6 +80,8 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
   protected readonly featureColumns: number[][];
   protected readonly categorical: Uint8Array;
   private readonly cache = new Map<string, Conditioning<Null>>();
+  /** the last set whose null fit was computed (sorted), and that fit */
+  private last?: { set: number[]; fit: Null };
   private readonly cacheLimit: number;
   /** buffers for X's basis, which lives for one test only */
   private readonly pool: Float64Array[] = [];
@@ -117,9 +125,9 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
   protected abstract nominalDf(x: number, z: readonly number[]): number;
   /**
    * The fit of T ~ Z (on the basis) that every X tested against Z is compared with; `from`, when given, is the fit
-   * for Z without one of its features, a start close to it.
+   * of a set close to Z, a start (see NullStart).
    */
-  protected abstract fitNull(basis: Float64Array[], from?: Null): Null;
+  protected abstract fitNull(basis: Float64Array[], from?: NullStart<Null>): Null;
   /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty); `below` as in `test` */
   protected abstract compare(
     x: number,
@@ -147,14 +155,29 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
         [constant],
       ),
     ];
-    // SES conditions on a set after its subsets (each pass adds the newest selected feature to the older sets)
-    let from: Null | undefined;
-    for (let t = sorted.length - 1; t >= 0 && sorted.length > 1 && !from; t--)
-      from = this.cache.get(sorted.filter((_, u) => u !== t).join(','))?.fit;
-    const entry = { basis, fit: this.fitNull(basis, from) };
+    const entry = { basis, fit: this.fitNull(basis, this.nearFit(sorted)) };
     if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, entry);
+    this.last = { set: sorted, fit: entry.fit };
     return entry;
+  }
+
+  /**
+   * A fit to start the null fit of the set `sorted` from: SES conditions on a set after its subsets (each pass adds
+   * the newest selected feature to the older sets), so the fit of the set without one feature is usually cached;
+   * otherwise the last set fitted when it differs from this one by one feature swapped (the equivalence analysis
+   * drops each member of a signature in turn).
+   */
+  private nearFit(sorted: number[]): NullStart<Null> | undefined {
+    for (let t = sorted.length - 1; t >= 0; t--) {
+      const fit = this.cache.get(sorted.filter((_, u) => u !== t).join(','))?.fit;
+      if (fit) return { fit, subset: true };
+    }
+    const last = this.last;
+    if (!last || sorted.length < 2 || last.set.length !== sorted.length) return undefined;
+    let shared = 0;
+    for (const f of sorted) if (last.set.includes(f)) shared++;
+    return shared === sorted.length - 1 ? { fit: last.fit, subset: false } : undefined;
   }
 
   /**

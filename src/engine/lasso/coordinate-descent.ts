@@ -96,13 +96,15 @@ export function standardizeDesign(X: Design, standardize: boolean): StandardDesi
   const src = X.data;
   for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) mu[j] += src[i * p + j];
   for (let j = 0; j < p; j++) mu[j] /= n;
-  for (let i = 0; i < n; i++) {
-    const row = i * p;
-    for (let j = 0; j < p; j++) {
-      const d = src[row + j] - mu[j];
-      Z[j * n + i] = d;
-      sd[j] += d * d;
-    }
+  // transposed in blocks of B x B, which stay in the cache (a plain loop writes each value to another cache line)
+  const B = 64;
+  for (let i0 = 0; i0 < n; i0 += B)
+    for (let j0 = 0; j0 < p; j0 += B)
+      for (let i = i0; i < Math.min(n, i0 + B); i++) for (let j = j0; j < Math.min(p, j0 + B); j++) Z[j * n + i] = src[i * p + j] - mu[j];
+  for (let j = 0; j < p; j++) {
+    let ss = 0;
+    for (let i = 0; i < n; i++) ss += Z[j * n + i] * Z[j * n + i];
+    sd[j] = ss;
   }
   const usable = new Uint8Array(p);
   const scale = new Float64Array(p);
