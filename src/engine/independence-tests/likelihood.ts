@@ -135,7 +135,8 @@ export function newton(
   const P = w * p;
   if (P === 0) return start;
   const n = columns[0].length;
-  const beta = Float64Array.from(start.beta);
+  const { beta, score, information, step, factor } = scratch ? sizedWork(scratch, P) : work(P);
+  beta.set(start.beta);
   let { eta, state, deviance } = start;
   // trial buffers (the start's arrays are only read), and one spare pair for the first accepted step
   let trial: Float64Array = scratch?.eta[0] ?? new Float64Array(eta.length);
@@ -143,11 +144,7 @@ export function newton(
   const spareEta = scratch?.eta[1] ?? new Float64Array(eta.length);
   const spareState = scratch?.state[1] ?? new Float64Array(state.length);
   let owned = false;
-  const score = new Float64Array(P);
-  const information = new Float64Array(P * P);
-  const step = new Float64Array(P);
   const direction = scratch?.direction ?? new Float64Array(eta.length);
-  const factor = new Float64Array(P * P);
   let factored = false;
   let previous = Infinity;
   for (let iteration = 0; iteration < MAX_NEWTON_STEPS; iteration++) {
@@ -250,6 +247,29 @@ export interface Scratch {
   eta: [Float64Array, Float64Array];
   state: [Float64Array, Float64Array];
   direction: Float64Array;
+  /** by the number of coefficients */
+  work: Map<number, Work>;
+}
+
+/** The coefficients (returned) and the linear algebra of one fit with P coefficients. */
+interface Work {
+  beta: Float64Array;
+  score: Float64Array;
+  step: Float64Array;
+  information: Float64Array;
+  factor: Float64Array;
+}
+
+function work(P: number): Work {
+  const vector = (): Float64Array => new Float64Array(P);
+  return { beta: vector(), score: vector(), step: vector(), information: new Float64Array(P * P), factor: new Float64Array(P * P) };
+}
+
+/** The scratch's work buffers for P coefficients (a test on wide data would otherwise allocate five arrays a fit). */
+function sizedWork(scratch: Scratch, P: number): Work {
+  let w = scratch.work.get(P);
+  if (!w) scratch.work.set(P, (w = work(P)));
+  return w;
 }
 
 export function scratchFor(likelihood: Likelihood, n: number): Scratch {
@@ -259,6 +279,7 @@ export function scratchFor(likelihood: Likelihood, n: number): Scratch {
     eta: [new Float64Array(m), new Float64Array(m)],
     state: [new Float64Array(k), new Float64Array(k)],
     direction: new Float64Array(m),
+    work: new Map(),
   };
 }
 

@@ -348,7 +348,14 @@ export class CoordinateDescent implements PointSolver {
       }
       const d = nb - b;
       B[off + j] = nb;
-      for (let i = 0; i < rows; i++) r[i] -= d * w[i] * z[col + i];
+      let i = 0;
+      for (; i + 3 < rows; i += 4) {
+        r[i] -= d * w[i] * z[col + i];
+        r[i + 1] -= d * w[i + 1] * z[col + i + 1];
+        r[i + 2] -= d * w[i + 2] * z[col + i + 2];
+        r[i + 3] -= d * w[i + 3] * z[col + i + 3];
+      }
+      for (; i < rows; i++) r[i] -= d * w[i] * z[col + i];
       dlx = Math.max(dlx, x * d * d);
     }
     if (this.hasIntercept && this.xmz > 0) dlx = this.interceptStep(k, dlx);
