@@ -1,6 +1,7 @@
 import { dotAt } from '../linalg';
 import type { Design } from '../models/common';
 import type { LassoFamilyModel, PointSolver } from './family';
+import { GradientBounds } from './gradient-bounds';
 import type { LassoOptions, LassoPath } from './types';
 
 /**
@@ -51,6 +52,7 @@ export function coordinateDescentPath(X: Design, model: LassoFamilyModel, option
     let saturated = false;
     if (m > 0) {
       cd.strongRule(lam, prevLam);
+      cd.nextCut = 2 * lambdaMax * Math.pow(alf, m + 1) - lam;
       saturated = model.solvePoint(cd, lam);
       // as glmnet, when the passes run out the unconverged point is dropped and the path ends there
       if (cd.passes > MAX_PASSES) break;
@@ -151,6 +153,9 @@ export class CoordinateDescent implements PointSolver {
   readonly bs0: Float64Array;
   passes = 0;
   tol = 0;
+  /** the strong rule's cut at the next lambda (2 next - current), set by the path before each point */
+  nextCut = 0;
+  private readonly bounds: GradientBounds;
   private readonly staleRow: Uint8Array;
   private common?: Float64Array;
   private etaStale = false;
@@ -177,6 +182,7 @@ export class CoordinateDescent implements PointSolver {
     this.bs = new Float64Array(K * p);
     this.bs0 = new Float64Array(K);
     this.staleRow = new Uint8Array(K);
+    this.bounds = new GradientBounds(design.Z, n, p, K);
     // the null model: intercepts at the class frequencies (binomial, multinomial), else 0
     if (this.hasIntercept) {
       model.nullIntercepts(this.a0);
@@ -256,35 +262,26 @@ export class CoordinateDescent implements PointSolver {
     return lambdaMax;
   }
 
-  /** |gradient| of every usable column outside the strong set (all columns when `all`), max over classes. */
+  /**
+   * |gradient| of every usable column outside the strong set (all columns when `all`), max over classes. Outside
+   * `all`, a column's gradient may be an upper bound at most `nextCut` (gradient-bounds.ts): the KKT check and the
+   * next strong rule decide the same with it.
+   */
   gradients(all: boolean): void {
-    const { n: rows, p, K, grad, inSet } = this;
+    const { p, K, grad, inSet, bounds } = this;
     const usable = this.design.usable;
     for (let j = 0; j < p; j++) if (all || !inSet[j]) grad[j] = 0;
     for (let k = 0; k < K; k++) {
       this.weights(k);
-      // the KKT check dominates on wide data: four partial sums let the loop run about twice as fast
-      const z = this.design.Z;
       const r = this.rw;
-      const tail = rows - (rows % 4);
+      const distance = bounds.begin(k, r, !all);
       for (let j = 0; j < p; j++) {
         if (!usable[j] || (!all && inSet[j])) continue;
-        const col = j * rows;
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        for (let i = 0; i < tail; i += 4) {
-          s0 += z[col + i] * r[i];
-          s1 += z[col + i + 1] * r[i + 1];
-          s2 += z[col + i + 2] * r[i + 2];
-          s3 += z[col + i + 3] * r[i + 3];
-        }
-        for (let i = tail; i < rows; i++) s0 += z[col + i] * r[i];
-        const g = Math.abs(s0 + s1 + s2 + s3);
+        const g = bounds.gradient(k, j, r, distance, this.nextCut);
         if (g > grad[j]) grad[j] = g;
       }
     }
+    bounds.end();
   }
 
   private addToSet(cols: number[]): void {
