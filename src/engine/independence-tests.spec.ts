@@ -522,41 +522,6 @@ describe('cost and remembered results', () => {
     expect(remembering.cost).toBe(inner.cost);
   });
 
-  it('with `below`, a likelihood-ratio test may stop at a bound that proves log p < below, never past the exact result', () => {
-    for (const task of ['classification', 'survival'] as Task[]) {
-      const input = synthetic(task, 200);
-      const exact = createIndependenceTest(input).test(0, [1]);
-      expect(exact.bound).toBeUndefined();
-      // far above the exact log p: the first step already proves it
-      const bounded = createIndependenceTest(input).test(0, [1], exact.logP / 2);
-      expect(bounded.bound).toBe(true);
-      expect(bounded.logP).toBeLessThan(exact.logP / 2);
-      expect(bounded.logP).toBeGreaterThanOrEqual(exact.logP);
-      expect(bounded.statistic).toBeLessThanOrEqual(exact.statistic);
-      // at or below the exact log p, nothing can be proved: the exact result
-      expect(createIndependenceTest(input).test(0, [1], exact.logP - 1)).toEqual(exact);
-    }
-  });
-
-  it('a remembered bound answers only the calls it proves enough for; a finer call tests again', () => {
-    const inner = createIndependenceTest(synthetic('classification', 200));
-    const exact = inner.test(0, [1]);
-    let calls = 0;
-    const remembering = new RememberingTest({
-      description: inner.description,
-      test: (x: number, z: readonly number[], below?: number) => (calls++, inner.test(x, z, below)),
-    });
-    const bounded = remembering.test(0, [1], exact.logP / 2);
-    expect(bounded.bound).toBe(true);
-    expect(remembering.test(0, [1], bounded.logP + 1)).toBe(bounded);
-    expect(calls).toBe(1);
-    expect(remembering.test(0, [1])).toEqual(exact);
-    expect(calls).toBe(2);
-    // the exact result answers every later call
-    expect(remembering.test(0, [1], 0)).toEqual(exact);
-    expect(calls).toBe(2);
-  });
-
   it('a ten-class multinomial test matches a direct maximum-likelihood fit (chord steps change no result)', () => {
     // the deviance drop of adding x to z, against fits of both models by plain Newton with a fresh information per step
     const rng = new Rng(8);

@@ -1,6 +1,5 @@
 import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
 import type { Design } from './models/common';
-import { createIndependenceTest } from './independence-tests';
 import { Rng } from './rng';
 import { SesSelector, type SelectionInput } from './selection';
 import { defaultTestBudget, enumerateSignatures, MIN_TEST_BUDGET, ses, type SesResult } from './ses';
@@ -491,93 +490,5 @@ describe('ses on data from a linear model', () => {
       [3, 4],
       [3, 1],
     ]);
-  });
-});
-
-describe('ses with tests that stop at a bound', () => {
-  it('decides as with exact results when every test returns the loosest bound it may', () => {
-    // random log p tables (one value per (x, set Z)) with many values near alpha, so that the order of the weakest
-    // associations decides what is selected; the bounding test answers log p just under `below` whenever the exact
-    // one is below it
-    const d = 14;
-    for (let seed = 1; seed <= 40; seed++) {
-      const rng = new Rng(seed, 0x5e5);
-      const table = new Map<string, number>();
-      const exact = (x: number, z: readonly number[]): IndependenceTestResult => {
-        const key = `${x}|${[...z].sort((a, b) => a - b).join(',')}`;
-        if (!table.has(key)) table.set(key, rng.next() < 0.15 ? -0.5 * rng.next() : -3.1 - 0.8 * rng.next() - (x < 4 ? 5 : 0));
-        const logP = table.get(key) as number;
-        return { logP, statistic: -logP, df: 1 };
-      };
-      let bounds = 0;
-      const bounding: ConditionalIndependenceTest = {
-        description: 'bounding table',
-        test: (x, z, below = -Infinity) => {
-          const r = exact(x, z);
-          if (!(r.logP < below)) return r;
-          bounds++;
-          const logP = Math.max(r.logP, below - 1e-9);
-          return { logP, statistic: -logP, df: 1, bound: true };
-        },
-      };
-      for (const [maxK, alpha] of [
-        [2, 0.05],
-        [3, 0.1],
-      ]) {
-        const options = { maxK, alpha, maxSize: 8, testBudget: 10_000 };
-        expect(ses(bounding, d, options)).toEqual(ses({ description: 'table', test: exact }, d, options));
-      }
-      expect(bounds).toBeGreaterThan(0);
-    }
-  });
-
-  it('gives the same result as with exact tests (and some tests do stop early)', () => {
-    // 3 classes driven by x0 .. x7 with falling effects, each of x8 .. x15 a noisy copy of one of them: many
-    // associations near alpha, whose order decides what SES selects
-    const n = 300;
-    const d = 16;
-    const rng = new Rng(77);
-    const data = new Float64Array(n * d);
-    const y = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      let s = rng.normal();
-      for (let j = 0; j < 8; j++) {
-        data[i * d + j] = rng.normal();
-        s += data[i * d + j] * 0.6 ** j;
-        data[i * d + 8 + j] = data[i * d + j] + rng.normal();
-      }
-      y[i] = s < -0.7 ? 0 : s < 0.7 ? 1 : 2;
-    }
-    const input: SelectionInput = {
-      X: { data, rows: n, cols: d },
-      columnFeature: Int32Array.from({ length: d }, (_, j) => j),
-      featureCount: d,
-      categorical: new Uint8Array(d),
-      target: { y, classCount: 3 },
-      task: 'classification',
-      maxSize: 10,
-      signatureLimit: 1,
-    };
-    const bounded = createIndependenceTest(input);
-    const exact = createIndependenceTest(input);
-    let bounds = 0;
-    const counting: ConditionalIndependenceTest = {
-      description: bounded.description,
-      test: (x, z, below) => {
-        const r = bounded.test(x, z, below);
-        if (r.bound) bounds++;
-        return r;
-      },
-    };
-    const exactOnly: ConditionalIndependenceTest = { description: exact.description, test: (x, z) => exact.test(x, z) };
-    for (const [maxK, alpha] of [
-      [2, 0.05],
-      [3, 0.1],
-      [1, 0.01],
-    ]) {
-      const options = { maxK, alpha, maxSize: 10, testBudget: 10_000 };
-      expect(ses(counting, d, options)).toEqual(ses(exactOnly, d, options));
-    }
-    expect(bounds).toBeGreaterThan(0);
   });
 });
