@@ -66,7 +66,7 @@ export function coordinateDescentPath(X: Design, model: LassoFamilyModel, option
     path.deviance.push(dev);
     path.df.push(df);
     devRatio.push(nullDeviance > 0 ? 1 - dev / nullDeviance : 0);
-    if (saturated || cd.columnsIn(coefficients) > dfmax) break;
+    if (saturated || cd.columnsIn(coefficients, options.columnFeature) > dfmax) break;
     // glmnet's early stopping (checked from the 5th lambda on)
     if (earlyStop && m + 1 >= 5 && model.stopsEarly(devRatio, m)) break;
   }
@@ -427,19 +427,22 @@ export class CoordinateDescent implements PointSolver {
     return { intercepts: this.model.originalIntercepts(this.a0, shift), coefficients, df };
   }
 
-  /** How many columns have a non-zero coefficient in any class (glmnet's dfmax counts these). */
-  columnsIn(coefficients: Float64Array): number {
+  /**
+   * How many columns have a non-zero coefficient in any class (glmnet's dfmax counts these), or how many features
+   * when `columnFeature` maps the columns to them.
+   */
+  columnsIn(coefficients: Float64Array, columnFeature?: Int32Array): number {
     const { p, K } = this;
-    let count = 0;
+    const seen = new Set<number>();
     for (let j = 0; j < p; j++) {
       for (let k = 0; k < K; k++) {
         if (coefficients[k * p + j] !== 0) {
-          count++;
+          seen.add(columnFeature ? columnFeature[j] : j);
           break;
         }
       }
     }
-    return count;
+    return seen.size;
   }
 }
 
