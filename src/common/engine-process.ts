@@ -32,9 +32,14 @@ function schedIdleLauncher(): string | null {
   return idleLauncher;
 }
 
-/** Set once at start-up from the configuration (ENGINE_NICE, ENGINE_MAX_MEMORY_MB). */
+/**
+ * Set once at start-up from the configuration (ENGINE_NICE, ENGINE_MAX_MEMORY_MB). It also looks for the SCHED_IDLE
+ * launcher then, before the service takes requests: found by the first engine process, its probe (a child process
+ * waited for) stalled the event loop for 2.4 s on a loaded machine.
+ */
 export function configureEngineProcesses(options: EngineProcessOptions): void {
   settings = { ...options };
+  schedIdleLauncher();
 }
 
 export function engineProcessOptions(): EngineProcessOptions {
