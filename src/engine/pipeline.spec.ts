@@ -1,7 +1,8 @@
+import { subsetDataset } from '../../bench/csv-dataset';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { buildGrid, Configuration } from './grid';
-import { predict, subsetDataset, type Outcome } from './index';
+import { predict, type Outcome } from './index';
 import { outputWidth, runTask, TaskData } from './pipeline';
 
 jest.setTimeout(60_000);

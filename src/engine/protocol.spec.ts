@@ -1,3 +1,4 @@
+import { subsetDataset } from '../../bench/csv-dataset';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { foldRows, planFolds } from './folds';
@@ -8,7 +9,6 @@ import {
   mlEngine,
   predict,
   runAnalysis,
-  subsetDataset,
   validateAnalysisInput,
   type AnalysisParameters,
   type EngineDataset,

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEST_DATA, TEST_REFERENCES } from '../../../test/data';
-import { datasetFromCsv } from '../csv';
+import { datasetFromCsv } from '../../../bench/csv-dataset';
 import { kaplanMeier, logRank, riskThirds } from './kaplan-meier';
 
 const R = JSON.parse(fs.readFileSync(path.join(TEST_REFERENCES, 'survival-references.json'), 'utf8'));
