@@ -73,7 +73,11 @@ export class AppModule {
             }),
           ]
         : []),
-      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs)),
+      // every module registers its own entities (TypeOrmModule.forFeature)
+      TypeOrmModule.forRoot({
+        ...dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs),
+        autoLoadEntities: true,
+      }),
       ScheduleModule.forRoot(),
       JobsModule,
     ];

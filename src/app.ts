@@ -14,7 +14,8 @@ import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } fr
 import { UsersService } from './auth/users.service';
 import type { AuthedRequest } from './auth/auth-context';
 
-import { API_PREFIX, apiRoutes } from './openapi/routes';
+import { API_PREFIX } from './common/api-prefix';
+import { apiRoutes } from './openapi/routes';
 import { buildOpenApiDocument } from './openapi/document';
 import { checkDeclaredCodes, ResponseCheck } from './openapi/check-codes';
 

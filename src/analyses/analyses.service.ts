@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginateSql } from '../common/paginate';
+import { paginateSql } from '../database/paginate';
 import { keepRow, prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';

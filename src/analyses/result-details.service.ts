@@ -5,7 +5,7 @@ import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { prepared } from '../database/sql';
 import type { ConfigurationSummary, ModelReport, OutOfFoldPredictions } from '../engine/types';
-import { csvCell } from '../predictions/csv-cell';
+import { csvCell } from '../common/csv-cell';
 
 /** A leaderboard row as the API shows it: its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null). */
 export type LeaderboardRow = { rank: number } & Omit<ConfigurationSummary, 'value'> & { value: number | null };

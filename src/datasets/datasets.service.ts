@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginateSql } from '../common/paginate';
+import { paginateSql } from '../database/paginate';
 import { keepRow, prepared, returning } from '../database/sql';
 import { CreateDatasetPayload } from '../jobs/job-kinds';
 import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';

@@ -5,7 +5,7 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { runInWorker, workerScript } from '../common/worker-thread';
-import { paginateSql } from '../common/paginate';
+import { paginateSql } from '../database/paginate';
 import { keepRow, returning } from '../database/sql';
 import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
