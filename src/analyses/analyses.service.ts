@@ -10,9 +10,10 @@ import { keepRow, prepared, returning } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
-import { renderStatus, seconds, shownState, SubjectState } from '../jobs/job-state';
+import { renderStatus, seconds, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import { ANALYSIS_JOB, ANALYSIS_SUBJECT } from './analysis.job';
 import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
 
@@ -44,8 +45,6 @@ export interface AnalysisStatus extends AnalysisView {
   progress?: number;
   error?: { code: string; message: string };
 }
-
-const COLUMNS = `id, project_id, dataset_id, parameters, ${shownState('analysis')}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
 
 function view(r: AnalysisRow): AnalysisView {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
@@ -159,13 +158,19 @@ export class AnalysesService {
         ],
       );
       const analysisId = String(row.id);
-      await this.jobs.enqueue('analysis', { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
+      await this.jobs.enqueue(ANALYSIS_JOB, { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
       return { analysisId };
     });
   }
 
+  /** The columns of AnalysisRow. */
+  private selectColumns(): string {
+    const state = this.jobs.states.shownState(ANALYSIS_SUBJECT);
+    return `id, project_id, dataset_id, parameters, ${state}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
+  }
+
   private async row(analysisId: string, notFound: ErrorCode = Codes.AnalysisNotFound): Promise<AnalysisRow> {
-    const rows = await prepared<AnalysisRow>(this.db, `SELECT ${COLUMNS} FROM analyses WHERE id = $1`, [analysisId]);
+    const rows = await prepared<AnalysisRow>(this.db, `SELECT ${this.selectColumns()} FROM analyses WHERE id = $1`, [analysisId]);
     if (!rows.length) throw new ApiError(notFound);
     return rows[0];
   }
@@ -175,14 +180,14 @@ export class AnalysesService {
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
-    const sql = { table: 'analyses', columns: COLUMNS, where: 'project_id = $1', params: [projectId] };
+    const sql = { table: 'analyses', columns: this.selectColumns(), where: 'project_id = $1', params: [projectId] };
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Status with the presence rules of api-v1 (the one status view of src/jobs). */
   async status(analysisId: string): Promise<AnalysisStatus> {
     const r = await this.row(analysisId);
-    return { ...view(r), ...renderStatus('analysis', r) };
+    return { ...view(r), ...renderStatus(ANALYSIS_SUBJECT, r) };
   }
 
   async result(analysisId: string) {
@@ -244,7 +249,9 @@ export class AnalysesService {
 
   /** Deletes the analysis with its result, predictions and job: the runner stops a running one within 2 s. */
   async delete(analysisId: string): Promise<AnalysisView> {
-    const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${COLUMNS}`, [analysisId]);
+    const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${this.selectColumns()}`, [
+      analysisId,
+    ]);
     if (!rows.length) throw new ApiError(Codes.AnalysisNotFound);
     return view(rows[0]);
   }

@@ -3,11 +3,30 @@ import { DataSource } from 'typeorm';
 import { Codes } from '../common/error-codes';
 import { ColumnStore } from '../datasets/column-store';
 import type { AnalysisOutput } from '../engine/types';
+import type { JobKind, JobSubject } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure, ReportProgress } from '../jobs/jobs.types';
 import type { FeatureType } from '../engine/types';
 import { checkParameters, StoredParameters } from './analysis-parameters';
 import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
+
+/** Analyses, as their status shows them: times, and progress while running. */
+export const ANALYSIS_SUBJECT: JobSubject = {
+  name: 'analysis',
+  table: 'analyses',
+  jobColumn: 'analysis_id',
+  times: true,
+  showsTimes: true,
+  progress: true,
+};
+
+export const ANALYSIS_JOB: JobKind<{ analysisId: string }> = {
+  name: 'analysis',
+  subject: ANALYSIS_SUBJECT,
+  subjectId: (p) => p.analysisId,
+  failureCode: Codes.AnalysisFailed,
+  waitsAs: 'pending',
+};
 
 /** The analysis job: load the dataset, run the engine on a worker thread; store models, plots and pipelines. */
 @Injectable()
@@ -19,7 +38,7 @@ export class AnalysisJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('analysis', {
+    this.jobs.register(ANALYSIS_JOB, {
       execute: (payload, signal, report) => this.run(payload.analysisId, signal, report),
       store: async (tx, payload, output) => {
         await tx.query(

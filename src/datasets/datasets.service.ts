@@ -5,14 +5,15 @@ import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../database/paginate';
 import { keepRow, prepared, returning } from '../database/sql';
-import { CreateDatasetPayload } from '../jobs/job-kinds';
-import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';
+import { renderStatus, StatusRow } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { FeatureType } from '../engine/types';
 import { impossibleType } from './column-codec';
 import { ColumnStore } from './column-store';
+import { CREATE_DATASET_JOB, CreateDatasetPayload } from './create-dataset.job';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
+import { TASK_SUBJECT } from './task.subject';
 import { checkTypesInWorker, typeChecks } from './type-check';
 
 interface DatasetRow {
@@ -99,7 +100,7 @@ export class DatasetsService {
         featureTypes: dto.featureTypes ?? {},
       };
       await tx.query('UPDATE tasks SET payload = $2 WHERE id = $1', [task.id, JSON.stringify(job)]);
-      await this.jobs.enqueue('createDataset', job, { projectId, manager: tx });
+      await this.jobs.enqueue(CREATE_DATASET_JOB, job, { projectId, manager: tx });
       return { taskId: String(task.id) };
     });
   }
@@ -108,11 +109,11 @@ export class DatasetsService {
   async taskStatus(taskId: string, kind?: string, notFound: ErrorCode = Codes.FileOrTaskNotFound): Promise<TaskView> {
     const rows = await prepared<StatusRow & { id: string; kind: string }>(
       this.db,
-      `SELECT id, kind, ${statusColumns('task')} FROM tasks WHERE id = $1`,
+      `SELECT id, kind, ${this.jobs.states.statusColumns(TASK_SUBJECT)} FROM tasks WHERE id = $1`,
       [taskId],
     );
     if (!rows.length || (kind !== undefined && rows[0].kind !== kind)) throw new ApiError(notFound);
-    return { taskId: String(rows[0].id), ...renderStatus('task', rows[0]) };
+    return { taskId: String(rows[0].id), ...renderStatus(TASK_SUBJECT, rows[0]) };
   }
 
   async get(datasetId: string): Promise<DatasetView> {

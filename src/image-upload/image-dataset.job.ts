@@ -8,6 +8,8 @@ import { workerScript } from '../common/worker-thread';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { ColumnStore, DatasetTarget, TypedTable } from '../datasets/column-store';
 import { ParsedTable } from '../datasets/table-parser';
+import { TASK_SUBJECT } from '../datasets/task.subject';
+import type { JobKind } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { IMAGE_FEATURES } from './image-features';
@@ -25,6 +27,15 @@ export interface ImageTaskPayload {
   sampleCount: number;
 }
 
+export const IMAGE_DATASET_JOB: JobKind<{ taskId: string }> = {
+  name: 'imageDataset',
+  subject: TASK_SUBJECT,
+  subjectId: (p) => p.taskId,
+  failureCode: Codes.ImageDatasetFailed,
+  // from its commit on: an image task that is pending still takes images
+  waitsAs: 'running',
+};
+
 /**
  * The imageDataset job: decode every image on worker threads, compute its img_ features, and store the
  * sample table's columns with them as a dataset. The uploaded images are dropped once the dataset exists
@@ -40,7 +51,7 @@ export class ImageDatasetJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('imageDataset', {
+    this.jobs.register(IMAGE_DATASET_JOB, {
       execute: (payload, signal) => this.build(payload.taskId, signal),
       store: async (tx, payload, built) => {
         const datasetId = await this.columns.write(tx, built.target, built.table);

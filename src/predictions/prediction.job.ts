@@ -4,11 +4,23 @@ import { AnalysesService } from '../analyses/analyses.service';
 import { Codes } from '../common/error-codes';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { ColumnStore } from '../datasets/column-store';
+import type { JobKind, JobSubject } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobFailure } from '../jobs/jobs.types';
 import type { PredictRequest, PredictResponse } from './predict.worker';
 
 const SCRIPT = workerScript(__dirname, __filename, 'predict.worker');
+
+/** Predictions: their status shows no times (their rows keep them). */
+export const PREDICTION_SUBJECT: JobSubject = { name: 'prediction', table: 'predictions', jobColumn: 'prediction_id', times: true };
+
+export const PREDICTION_JOB: JobKind<{ predictionId: string }> = {
+  name: 'prediction',
+  subject: PREDICTION_SUBJECT,
+  subjectId: (p) => p.predictionId,
+  failureCode: Codes.PredictionFailed,
+  waitsAs: 'pending',
+};
 
 /** The largest result a prediction stores (PostgreSQL's own limit on a JSON array is 256 MiB). */
 const MAX_RESULT_BYTES = 200 * 2 ** 20;
@@ -24,7 +36,7 @@ export class PredictionJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('prediction', {
+    this.jobs.register(PREDICTION_JOB, {
       execute: (payload, signal) => this.predict(payload.predictionId, signal),
       // the rows arrive as JSON text and are stored as such: never parsed or serialised on this thread
       store: async (tx, payload, json) => {

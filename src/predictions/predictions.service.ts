@@ -7,12 +7,13 @@ import { Page } from '../common/pipes';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { paginateSql } from '../database/paginate';
 import { keepRow, returning } from '../database/sql';
-import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
+import { renderStatus, SubjectState } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
 import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
+import { PREDICTION_JOB, PREDICTION_SUBJECT } from './prediction.job';
 
 interface PredictionRowDb {
   id: string;
@@ -34,8 +35,6 @@ export interface PredictionResult {
 
 const CSV_SCRIPT = workerScript(__dirname, __filename, 'result-csv.worker');
 
-const PREDICTION_COLUMNS = `id, analysis_id, dataset_id, model_key, signature_index, ${shownState('prediction')}, error`;
-
 function view(r: PredictionRowDb): PredictionView {
   return {
     predictionId: String(r.id),
@@ -56,6 +55,11 @@ export class PredictionsService {
     private readonly datasets: DatasetsService,
     private readonly analyses: AnalysesService,
   ) {}
+
+  /** The columns of PredictionRowDb. */
+  private selectColumns(): string {
+    return `id, analysis_id, dataset_id, model_key, signature_index, ${this.jobs.states.shownState(PREDICTION_SUBJECT)}, error`;
+  }
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     return this.jobs.enqueueTurn(userId, () => this.queue(userId, analysisId, datasetId, dto));
@@ -90,7 +94,7 @@ export class PredictionsService {
         [analysisId, datasetId, userId, dto.modelKey, signatureIndex, dto.times === undefined ? null : JSON.stringify(dto.times)],
       );
       const predictionId = String(row.id);
-      await this.jobs.enqueue('prediction', { predictionId }, { projectId: String(row.project_id), manager: tx });
+      await this.jobs.enqueue(PREDICTION_JOB, { predictionId }, { projectId: String(row.project_id), manager: tx });
       return { predictionId };
     });
   }
@@ -116,14 +120,14 @@ export class PredictionsService {
   }
 
   private async get(predictionId: string): Promise<PredictionRowDb> {
-    const rows: PredictionRowDb[] = await this.db.query(`SELECT ${PREDICTION_COLUMNS} FROM predictions WHERE id = $1`, [predictionId]);
+    const rows: PredictionRowDb[] = await this.db.query(`SELECT ${this.selectColumns()} FROM predictions WHERE id = $1`, [predictionId]);
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
     return rows[0];
   }
 
   async status(predictionId: string): Promise<PredictionView & { error?: { code: string; message: string } }> {
     const r = await this.get(predictionId);
-    return { ...view(r), ...renderStatus('prediction', r) };
+    return { ...view(r), ...renderStatus(PREDICTION_SUBJECT, r) };
   }
 
   /**
@@ -161,13 +165,13 @@ export class PredictionsService {
   /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
   async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<PredictionView> & { analysisId: string }> {
     const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
-    const sql = { table: 'predictions', columns: PREDICTION_COLUMNS, where, params: [analysisId, userId] };
+    const sql = { table: 'predictions', columns: this.selectColumns(), where, params: [analysisId, userId] };
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
   async delete(predictionId: string): Promise<PredictionView> {
-    const rows = await returning<PredictionRowDb>(this.db, `DELETE FROM predictions WHERE id = $1 RETURNING ${PREDICTION_COLUMNS}`, [
+    const rows = await returning<PredictionRowDb>(this.db, `DELETE FROM predictions WHERE id = $1 RETURNING ${this.selectColumns()}`, [
       predictionId,
     ]);
     if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
