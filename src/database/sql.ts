@@ -24,6 +24,12 @@ export async function execute(db: Db, sql: string, params: unknown[] = []): Prom
   await db.query(sql, params);
 }
 
+/** Runs an UPDATE or DELETE (without RETURNING) and gives the number of rows it changed. */
+export async function affected(db: Db, sql: string, params: unknown[] = []): Promise<number> {
+  const out: unknown = await db.query(sql, params);
+  return Array.isArray(out) && typeof out[1] === 'number' ? out[1] : 0;
+}
+
 /** The same as rows (the name older call sites use for statements with RETURNING). */
 export const returning = rows;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { readableBy } from '../auth/access.service';
+import { readableBy } from '../auth/auth.queries';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
