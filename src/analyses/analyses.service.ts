@@ -6,31 +6,18 @@ import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { paginateSql } from '../database/paginate';
-import { keepRow, prepared, returning } from '../database/sql';
+import { keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
-import { renderStatus, seconds, SubjectState } from '../jobs/job-state';
+import { renderStatus, seconds } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
-import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import type { EngineColumn, ModelPlots, SavedPipeline } from '../engine/types';
+import * as queries from './analyses.queries';
+import { AnalysisRow } from './analyses.queries';
 import { ANALYSIS_JOB, ANALYSIS_SUBJECT } from './analysis.job';
 import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
-
-interface AnalysisRow {
-  id: string;
-  project_id: string;
-  dataset_id: string;
-  parameters: StoredParameters;
-  state: SubjectState;
-  seed: string;
-  core_count: number;
-  progress: number | null;
-  start_time: Date | null;
-  end_time: Date | null;
-  error: { code: string; message: string } | null;
-  now: Date;
-}
 
 export interface AnalysisView {
   analysisId: string;
@@ -63,12 +50,8 @@ export class AnalysesService {
 
   /** Cores the user may still ask for: quota minus the coreCount of their pending and running analyses. */
   private async availableCores(userId: string, manager = this.db.manager, lock = false): Promise<number> {
-    const [user] = await manager.query(`SELECT core_quota FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [userId]);
-    const [{ used }] = await manager.query(
-      `SELECT coalesce(sum(core_count), 0)::int AS used FROM analyses WHERE user_id = $1 AND state IN ('pending','running')`,
-      [userId],
-    );
-    return (user?.core_quota ?? this.config.workerCores) - used;
+    const quota = await queries.coreQuotaOf(manager, userId, lock);
+    return (quota ?? this.config.workerCores) - (await queries.coresInUse(manager, userId));
   }
 
   async check(userId: string, datasetId: string, body: unknown): Promise<{ errors: Violation[]; warnings: Violation[] }> {
@@ -144,35 +127,22 @@ export class AnalysesService {
           `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`,
         );
       }
-      const [row] = await tx.query(
-        `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [
-          projectId,
-          datasetId,
-          userId,
-          parameters.name,
-          JSON.stringify(parameters),
-          parameters.coreCount,
-          this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1),
-        ],
-      );
-      const analysisId = String(row.id);
+      const seed = this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1);
+      const analysisId = await queries.insertAnalysis(tx, { projectId, datasetId, userId, parameters, seed });
       await this.jobs.enqueue(ANALYSIS_JOB, { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
       return { analysisId };
     });
   }
 
-  /** The columns of AnalysisRow. */
-  private selectColumns(): string {
-    const state = this.jobs.states.shownState(ANALYSIS_SUBJECT);
-    return `id, project_id, dataset_id, parameters, ${state}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
+  /** The SQL of an analysis's state as clients see it. */
+  private state(): string {
+    return this.jobs.states.shownState(ANALYSIS_SUBJECT);
   }
 
   private async row(analysisId: string, notFound: ErrorCode = Codes.AnalysisNotFound): Promise<AnalysisRow> {
-    const rows = await prepared<AnalysisRow>(this.db, `SELECT ${this.selectColumns()} FROM analyses WHERE id = $1`, [analysisId]);
-    if (!rows.length) throw new ApiError(notFound);
-    return rows[0];
+    const row = await queries.analysisById(this.db, this.state(), analysisId);
+    if (!row) throw new ApiError(notFound);
+    return row;
   }
 
   async get(analysisId: string): Promise<AnalysisView> {
@@ -180,7 +150,7 @@ export class AnalysesService {
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
-    const sql = { table: 'analyses', columns: this.selectColumns(), where: 'project_id = $1', params: [projectId] };
+    const sql = { table: 'analyses', columns: queries.analysisColumns(this.state()), where: 'project_id = $1', params: [projectId] };
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
@@ -203,13 +173,11 @@ export class AnalysesService {
     };
   }
 
-  private async storedResult(analysisId: string, r?: AnalysisRow) {
+  private async storedResult(analysisId: string, r?: AnalysisRow): Promise<queries.ResultRow> {
     const state = r?.state ?? (await this.row(analysisId)).state;
-    const rows = await this.db.query(`SELECT ml_engine, models, plots FROM analysis_results WHERE analysis_id = $1`, [analysisId]);
-    if (state !== 'finished' || !rows.length) {
-      throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${state}: it has no result`);
-    }
-    return rows[0] as { ml_engine: string; models: Record<string, ModelReport>; plots: Record<string, ModelPlots> };
+    const result = await queries.resultOf(this.db, analysisId);
+    if (state !== 'finished' || !result) throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${state}: it has no result`);
+    return result;
   }
 
   /** The plots of one model of a finished analysis (404-style codes for unknown keys). */
@@ -232,11 +200,7 @@ export class AnalysesService {
    * equivalent signatures had models hold one pipeline per key instead of a list: that one is signature 0.
    */
   async pipeline(analysisId: string, modelKey: string, signatureIndex = 0): Promise<SavedPipeline | undefined> {
-    const rows: { p: SavedPipeline | SavedPipeline[] | null }[] = await this.db.query(
-      `SELECT pipelines -> $2::text AS p FROM analysis_results WHERE analysis_id = $1`,
-      [analysisId, modelKey],
-    );
-    const p = rows[0]?.p;
+    const p = await queries.pipelinesOf(this.db, analysisId, modelKey);
     if (!p) return undefined;
     if (Array.isArray(p)) return p[signatureIndex];
     return signatureIndex === 0 ? p : undefined;
@@ -249,10 +213,8 @@ export class AnalysesService {
 
   /** Deletes the analysis with its result, predictions and job: the runner stops a running one within 2 s. */
   async delete(analysisId: string): Promise<AnalysisView> {
-    const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${this.selectColumns()}`, [
-      analysisId,
-    ]);
-    if (!rows.length) throw new ApiError(Codes.AnalysisNotFound);
-    return view(rows[0]);
+    const row = await queries.deleteAnalysis(this.db, this.state(), analysisId);
+    if (!row) throw new ApiError(Codes.AnalysisNotFound);
+    return view(row);
   }
 }
