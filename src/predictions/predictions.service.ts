@@ -6,24 +6,16 @@ import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { paginateSql } from '../database/paginate';
-import { keepRow, returning } from '../database/sql';
-import { renderStatus, SubjectState } from '../jobs/job-state';
+import { keepRow } from '../database/sql';
+import { renderStatus } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
 import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
 import { PREDICTION_JOB, PREDICTION_SUBJECT } from './prediction.job';
-
-interface PredictionRowDb {
-  id: string;
-  analysis_id: string;
-  dataset_id: string;
-  model_key: string;
-  signature_index: number;
-  state: SubjectState;
-  error: { code: string; message: string } | null;
-}
+import * as queries from './predictions.queries';
+import { PredictionRowDb } from './predictions.queries';
 
 export interface PredictionResult {
   predictionId: string;
@@ -56,9 +48,9 @@ export class PredictionsService {
     private readonly analyses: AnalysesService,
   ) {}
 
-  /** The columns of PredictionRowDb. */
-  private selectColumns(): string {
-    return `id, analysis_id, dataset_id, model_key, signature_index, ${this.jobs.states.shownState(PREDICTION_SUBJECT)}, error`;
+  /** The SQL of a prediction's state as clients see it. */
+  private state(): string {
+    return this.jobs.states.shownState(PREDICTION_SUBJECT);
   }
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
@@ -88,11 +80,14 @@ export class PredictionsService {
       await keepRow(tx, 'analyses', analysisId, new ApiError(Codes.AnalysisNotFound));
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
       await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId, tx);
-      const [row] = await tx.query(
-        `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index, survival_times)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
-        [analysisId, datasetId, userId, dto.modelKey, signatureIndex, dto.times === undefined ? null : JSON.stringify(dto.times)],
-      );
+      const row = await queries.insertPrediction(tx, {
+        analysisId,
+        datasetId,
+        userId,
+        modelKey: dto.modelKey,
+        signatureIndex,
+        times: dto.times,
+      });
       const predictionId = String(row.id);
       await this.jobs.enqueue(PREDICTION_JOB, { predictionId }, { projectId: String(row.project_id), manager: tx });
       return { predictionId };
@@ -120,9 +115,9 @@ export class PredictionsService {
   }
 
   private async get(predictionId: string): Promise<PredictionRowDb> {
-    const rows: PredictionRowDb[] = await this.db.query(`SELECT ${this.selectColumns()} FROM predictions WHERE id = $1`, [predictionId]);
-    if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
-    return rows[0];
+    const row = await queries.predictionById(this.db, this.state(), predictionId);
+    if (!row) throw new ApiError(Codes.PredictionNotFound);
+    return row;
   }
 
   async status(predictionId: string): Promise<PredictionView & { error?: { code: string; message: string } }> {
@@ -156,25 +151,23 @@ export class PredictionsService {
   /** The stored rows' JSON text of a finished prediction. */
   private async storedRows(r: PredictionRowDb): Promise<string> {
     if (r.state !== 'finished') throw new ApiError(Codes.PredictionUnfinished, `prediction is ${r.state}`);
-    const [res]: { rows: string }[] = await this.db.query(`SELECT rows::text AS rows FROM prediction_results WHERE prediction_id = $1`, [
-      r.id,
-    ]);
-    return res.rows;
+    const rows = await queries.resultRowsText(this.db, r.id);
+    // a finished prediction has its result (stored in the transaction that finished it)
+    if (rows === undefined) throw new ApiError(Codes.PredictionNotFound);
+    return rows;
   }
 
   /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
   async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<PredictionView> & { analysisId: string }> {
     const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
-    const sql = { table: 'predictions', columns: this.selectColumns(), where, params: [analysisId, userId] };
+    const sql = { table: 'predictions', columns: queries.predictionColumns(this.state()), where, params: [analysisId, userId] };
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
   async delete(predictionId: string): Promise<PredictionView> {
-    const rows = await returning<PredictionRowDb>(this.db, `DELETE FROM predictions WHERE id = $1 RETURNING ${this.selectColumns()}`, [
-      predictionId,
-    ]);
-    if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
-    return view(rows[0]);
+    const row = await queries.deletePrediction(this.db, this.state(), predictionId);
+    if (!row) throw new ApiError(Codes.PredictionNotFound);
+    return view(row);
   }
 }
