@@ -15,6 +15,7 @@ import { AnalysesModule } from './analyses/analyses.module';
 import { PlotsModule } from './plots/plots.module';
 import { PredictionsModule } from './predictions/predictions.module';
 import { ImageUploadModule } from './image-upload/image-upload.module';
+import { ReportsModule } from './reports/reports.module';
 import { HealthController } from './health/health.controller';
 import { DatabaseHealth } from './health/database-health';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
@@ -32,7 +33,16 @@ export interface AppModuleOptions {
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
-const FEATURE_MODULES = [AuthModule, ProjectsModule, DatasetsModule, AnalysesModule, PlotsModule, PredictionsModule, ImageUploadModule];
+const FEATURE_MODULES = [
+  AuthModule,
+  ProjectsModule,
+  DatasetsModule,
+  AnalysesModule,
+  PlotsModule,
+  PredictionsModule,
+  ImageUploadModule,
+  ReportsModule,
+];
 
 /** Every controller of the HTTP application (the OpenAPI document and its route table walk these). */
 export function appControllers(): Type[] {

@@ -11,7 +11,7 @@ import * as ts from 'typescript';
 const FLOORS: string[][] = [
   ['main.ts', 'worker-main.ts', 'cli.ts'],
   ['app.ts + app.module.ts + bootstrap.ts + openapi/'],
-  ['plots/', 'predictions/', 'image-upload/'],
+  ['plots/', 'predictions/', 'image-upload/', 'reports/'],
   ['analyses/'],
   ['datasets/'],
   ['projects/', 'health/'],

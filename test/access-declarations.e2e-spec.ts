@@ -43,6 +43,7 @@ const EXPECTED: Record<string, string> = {
   'GET /analysis/:analysisId/result': 'project.read(analysisId)',
   'GET /analysis/:analysisId/configurations/:offset/:count': 'project.read(analysisId)',
   'GET /analysis/:analysisId/outOfFoldPredictions': 'project.read(analysisId)',
+  'GET /analysis/:analysisId/report': 'project.read(analysisId)',
   'POST /analysis/:analysisId/delete': 'project.write(analysisId)',
   'GET /analysis/:analysisId/availablePlots': 'project.write(analysisId)',
   'POST /analysis/:analysisId/availablePlots': 'project.write(analysisId)',

@@ -82,6 +82,7 @@ const ROUTES: Record<string, Route> = {
   'analysis result': { method: 'get', path: (i) => `/analysis/${i.analysisId}/result`, allowed: ALL },
   'analysis configurations': { method: 'get', path: (i) => `/analysis/${i.analysisId}/configurations/0/10`, allowed: ALL },
   'out-of-fold predictions': { method: 'get', path: (i) => `/analysis/${i.analysisId}/outOfFoldPredictions?modelKey=best`, allowed: ALL },
+  'analysis report': { method: 'get', path: (i) => `/analysis/${i.analysisId}/report`, allowed: ALL },
   'available plots (GET)': { method: 'get', path: (i) => `/analysis/${i.analysisId}/availablePlots?modelKey=best`, allowed: WRITE },
   'available plots (POST)': {
     method: 'post',

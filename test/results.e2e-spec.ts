@@ -239,7 +239,13 @@ describe('the leaderboard', () => {
     expect(rows).toHaveLength(totalCount);
     expect(rows.map((r) => r.rank)).toEqual(rows.map((_, k) => k + 1));
     expect(new Set(rows.map((r) => r.configuration)).size).toBe(totalCount);
-    for (let k = 1; k < rows.length; k++) expect(rows[k].value ?? -Infinity).toBeLessThanOrEqual(rows[k - 1].value ?? -Infinity);
+    // the configurations evaluated to the end first, then those dropped early; each part by value, highest first
+    const firstDropped = rows.findIndex((r) => r.droppedEarly);
+    const full = firstDropped < 0 ? rows.length : firstDropped;
+    expect(rows.slice(full).every((r) => r.droppedEarly)).toBe(true);
+    for (const part of [rows.slice(0, full), rows.slice(full)]) {
+      for (let k = 1; k < part.length; k++) expect(part[k].value ?? -Infinity).toBeLessThanOrEqual(part[k - 1].value ?? -Infinity);
+    }
     const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
     for (const key of Object.keys(result.models)) {
       const chosen = rows.filter((r) => r.modelKey === key);

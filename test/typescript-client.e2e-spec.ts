@@ -1,4 +1,6 @@
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Jimp } from 'jimp';
 import { OPERATION_METHODS, SignetClient, SignetError, SignetNetworkError } from '../clients/typescript/src/client';
@@ -147,6 +149,15 @@ describe('the TypeScript client', () => {
     expect((await owner.analyses(projectId)).data.map((a) => a.analysisId)).toEqual([analysisId]);
     await owner.waitForAnalysis(analysisId, { intervalMs: 200 });
     expect(await owner.getAnalysis(analysisId)).toMatchObject({ analysisId, projectId, state: 'finished' });
+    // the report, written where asked; an analysis without a result throws its code and writes nothing
+    const reportPath = path.join(os.tmpdir(), `signet-report-${analysisId}-${process.pid}.html`);
+    expect(await owner.downloadReport(analysisId, reportPath)).toBe(reportPath);
+    const report = fs.readFileSync(reportPath, 'utf8');
+    fs.rmSync(reportPath);
+    expect(report.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(report).toContain(`Analysis ${analysisId} `);
+    await expect(owner.downloadReport('999999', reportPath)).rejects.toMatchObject({ code: 'notFound-120-2-1', httpStatus: 200 });
+    expect(fs.existsSync(reportPath)).toBe(false);
     const names = await owner.availablePlots(analysisId, 'best');
     expect((await owner.availablePlotsByBody(analysisId, 'best')).plots).toEqual(names);
     expect(await owner.plotByBody(analysisId, 'best', names[0])).toEqual(await owner.plot(analysisId, 'best', names[0]));

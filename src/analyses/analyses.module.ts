@@ -10,6 +10,6 @@ import { ResultDetailsService } from './result-details.service';
   imports: [DatasetsModule],
   controllers: [AnalysesController, ResultDetailsController],
   providers: [AnalysesService, AnalysisJob, ResultDetailsService],
-  exports: [AnalysesService],
+  exports: [AnalysesService, ResultDetailsService],
 })
 export class AnalysesModule {}

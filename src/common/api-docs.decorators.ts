@@ -13,6 +13,8 @@ export interface PayloadDeclaration {
   raw?: boolean;
   /** The route can also answer a CSV file (prediction result with ?format=csv). */
   csv?: boolean;
+  /** The success answer is an HTML document (`schema` unused); errors still come as the error envelope. */
+  html?: boolean;
 }
 
 /**
@@ -21,6 +23,11 @@ export interface PayloadDeclaration {
  */
 export function ApiEnvelope(summary: string, schema: PayloadSchema, options: Omit<PayloadDeclaration, 'schema'> = {}): MethodDecorator {
   return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema, ...options } satisfies PayloadDeclaration));
+}
+
+/** Documents an operation whose success answer is an HTML document (the analysis report); its errors are envelopes. */
+export function ApiHtml(summary: string): MethodDecorator {
+  return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema: 'Empty', html: true } satisfies PayloadDeclaration));
 }
 
 /**

@@ -30,6 +30,7 @@ const TAGS: Record<string, string> = {
   analyses: 'analyses: check, start, status, result',
   plots: "the plots of an analysis' models",
   predictions: 'a model of an analysis applied to a dataset',
+  reports: 'the report of an analysis: one self-contained HTML page',
 };
 
 const METHODS = ['get', 'post'] as const;
@@ -64,7 +65,15 @@ function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string
   const name = route.payload.schema;
   const table = route.codes.map((c) => `- \`${c}\`: ${ERROR_CODES[c]}`).join('\n');
   const responses: OperationObject['responses'] = {};
-  if (route.payload.raw) {
+  if (route.payload.html) {
+    responses['200'] = {
+      description: `The HTML document, or the error envelope with one of these codes:\n\n${table}`,
+      content: {
+        'text/html': { schema: { type: 'string', description: 'one self-contained HTML document' } },
+        ...json(ref('ErrorEnvelope')),
+      },
+    };
+  } else if (route.payload.raw) {
     responses['200'] = { description: 'the answer, not in an envelope', content: json(ref(name)) };
     // readiness answers 503 when the database does not answer
     if (route.path.endsWith('/ready')) responses['503'] = { description: 'the database does not answer', content: json(ref(name)) };
@@ -100,7 +109,7 @@ function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string
 function answerSchemas(routes: ApiRoute[]): Record<string, SchemaObject> {
   const out: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE, HttpError: HTTP_ERROR };
   for (const route of routes) {
-    if (!route.payload || route.payload.raw) continue;
+    if (!route.payload || route.payload.raw || route.payload.html) continue;
     out[`${route.payload.schema}Success`] = successEnvelope(route.payload.schema);
     out[`${route.payload.schema}Response`] = answerSchema(route.payload.schema);
   }

@@ -504,6 +504,18 @@ class SignetClient:
         query = {"modelKey": model_key, "format": "csv"}
         return cast(str, self._get(path, "Get out-of-fold predictions", query=query, raw=True))
 
+    def download_report(self, analysis_id: str, path: str) -> str:
+        """
+        Writes the analysis report to ``path`` and returns ``path``: one self-contained HTML page (its models, estimates
+        with 95% intervals, signatures, every plot drawn, the leaderboard, how to predict) that opens offline.
+        """
+        text = self._get(f"/analysis/{_id(analysis_id)}/report", "Download report", raw=True)
+        if not isinstance(text, str):
+            raise SignetError("http-200", "the answer is not a report", "Download report")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
     # ---- plots (GET with a query string, or POST with a JSON body: the same answer) --------------
 
     def _plot_call(self, analysis_id: str, operation: str, where: str, params: Dict[str, str], method: str) -> Any:

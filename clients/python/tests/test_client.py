@@ -15,6 +15,7 @@ import tempfile
 import unittest
 import urllib.request
 import zlib
+from html import unescape
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -77,6 +78,7 @@ OPERATIONS = {
     ("get", "/image/{taskId}/status"): "get_image_upload_status",
     ("get", "/analysis/{analysisId}/configurations/{offset}/{count}"): "get_configurations",
     ("get", "/analysis/{analysisId}/outOfFoldPredictions"): "get_out_of_fold_predictions",
+    ("get", "/analysis/{analysisId}/report"): "download_report",
 }
 
 
@@ -300,6 +302,18 @@ class JourneyTest(unittest.TestCase):
             oof = c.get_out_of_fold_predictions(analysis_id)
             self.assertEqual((oof["modelKey"], len(oof["predictions"])), ("best", 569))
             self.assertEqual(len(c.get_out_of_fold_predictions_csv(analysis_id).splitlines()), 570)
+            with tempfile.TemporaryDirectory() as d:
+                report = os.path.join(d, "report.html")
+                self.assertEqual(c.download_report(analysis_id, report), report)
+                with open(report, encoding="utf-8") as f:
+                    page = f.read()
+                self.assertTrue(page.startswith("<!DOCTYPE html>"))
+                self.assertIn(f"Analysis {analysis_id} ", page)
+                self.assertIn(best["model"], unescape(page))
+            with self.assertRaises(SignetError) as caught:
+                c.download_report("987654321", os.path.join(tempfile.gettempdir(), "never-written.html"))
+            self.assertEqual(caught.exception.code, "notFound-120-2-1")
+            self.assertFalse(os.path.exists(os.path.join(tempfile.gettempdir(), "never-written.html")))
             plot = c.get_plot(analysis_id, "best", "Feature Importance", method="POST")
             self.assertEqual((plot["analysisId"], plot["modelKey"], list(plot["plot"])), (analysis_id, "best", ["Feature Importance"]))
             checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "no-such-feature"})

@@ -119,6 +119,7 @@ export const OPERATION_METHODS = {
   imageUploadAdd: 'addImage',
   imageUploadCommit: 'commitImageUpload',
   imageUploadStatus: 'imageUploadStatus',
+  reportsReport: 'downloadReport',
 } as const satisfies Record<keyof operations, keyof SignetClient>;
 
 /**
@@ -446,6 +447,26 @@ export class SignetClient {
     );
   }
 
+  /**
+   * Writes the analysis report (one self-contained HTML page: models, estimates with intervals, signatures, every
+   * plot drawn, the leaderboard) to `filePath`, and returns that path. An analysis without a result throws its code.
+   */
+  async downloadReport(analysisId: string, filePath: string): Promise<string> {
+    const operation = 'GET analysis report';
+    const { data, error, response } = await this.settle(
+      operation,
+      this.api.GET('/api/public/v1/analysis/{analysisId}/report', { params: { path: { analysisId } }, parseAs: 'text' }),
+    );
+    if (response.status !== 200) throw new SignetError(`http-${response.status}`, response.statusText, operation, response.status);
+    const text = String(data ?? error ?? '');
+    // an error (unknown analysis, not finished) comes as the JSON error envelope
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) {
+      const body = JSON.parse(text) as Envelope;
+      throw body.status === 'error' ? new SignetError(body.code, body.message, operation) : new SignetError('http-200', 'not a report', operation, 200);
+    }
+    await fs.promises.writeFile(filePath, text, 'utf8');
+    return filePath;
+  }
 
   // --- plots (each as GET with a query, and as POST with a JSON body: the same answers)
 

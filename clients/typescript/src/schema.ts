@@ -738,6 +738,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/analysis/{analysisId}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report of a finished analysis: one self-contained HTML page (its models, estimates with intervals, signatures, every plot drawn, the leaderboard, how to predict) */
+        get: operations["reportsReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4634,6 +4651,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TaskStatusResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    reportsReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The HTML document, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-2-1`: unknown analysis (result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */

@@ -109,8 +109,9 @@ function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOf
 }
 
 /**
- * Every configuration evaluated, from the highest pooled out-of-fold primary metric to the lowest (those BBCD-CV
- * dropped: their metric on the samples evaluated when dropped), with the rows the winner rule chose.
+ * Every configuration evaluated, with the rows the winner rule chose: first those evaluated to the end, from the
+ * highest pooled out-of-fold primary metric to the lowest; then those BBCD-CV dropped, by their metric on the samples
+ * evaluated when dropped (a value from fewer samples, often higher by chance, never ranks above a full evaluation).
  */
 function leaderboard(
   configs: Configuration[],
@@ -137,8 +138,16 @@ function leaderboard(
       ...(key ? { modelKey: key } : {}),
     };
   });
+  return rows.sort(leaderboardOrder);
+}
+
+/**
+ * The leaderboard's order: the configurations evaluated to the end before those BBCD-CV dropped early; within each,
+ * the higher primary metric first (a metric that could not be computed last), then the lower grid index.
+ */
+export function leaderboardOrder(a: ConfigurationSummary, b: ConfigurationSummary): number {
   const value = (r: ConfigurationSummary): number => (Number.isFinite(r.value) ? r.value : -Infinity);
-  return rows.sort((a, b) => value(b) - value(a) || a.configuration - b.configuration);
+  return Number(a.droppedEarly) - Number(b.droppedEarly) || value(b) - value(a) || a.configuration - b.configuration;
 }
 
 /** The values of the dataset's identifier column (the first), when it has one. */

@@ -71,6 +71,47 @@ export function rankColumns(X: Design): RankedColumns {
 }
 
 /**
+ * Fills sorted[0, n) with rows[lo, hi) ordered by their rank in a column of R distinct values (ties in their
+ * order), sortedRank alike: a counting sort into `bucket` (R + 1 counters) when R is at most 4n, else a sort of
+ * packed keys rank * n + position in `keys`.
+ */
+function orderByRank(
+  rank: Int32Array,
+  R: number,
+  rows: Int32Array,
+  lo: number,
+  hi: number,
+  bucket: Int32Array,
+  keys: Float64Array,
+  sorted: Int32Array,
+  sortedRank: Int32Array,
+): void {
+  const n = hi - lo;
+  if (R <= 4 * n) {
+    bucket.fill(0, 0, R + 1);
+    for (let k = lo; k < hi; k++) bucket[rank[rows[k]] + 1]++;
+    for (let q = 1; q <= R; q++) bucket[q] += bucket[q - 1];
+    for (let k = lo; k < hi; k++) {
+      const r = rows[k];
+      const q = rank[r];
+      const at = bucket[q]++;
+      sorted[at] = r;
+      sortedRank[at] = q;
+    }
+    return;
+  }
+  // rank * n + position: distinct exact doubles, ordered by rank then position
+  const kv = keys.subarray(0, n);
+  for (let m = 0; m < n; m++) kv[m] = rank[rows[lo + m]] * n + m;
+  kv.sort();
+  for (let m = 0; m < n; m++) {
+    const q = Math.floor(kv[m] / n);
+    sorted[m] = rows[lo + kv[m] - q * n];
+    sortedRank[m] = q;
+  }
+}
+
+/**
  * Gini (classification: class proportions in leaves) or squared error (regression: means), over every
  * threshold between distinct values of the node. `size` is the root's row count (scratch buffers are sized once
  * and reused by every node). The node's rows come in ascending row order, so ordering them by a column with ties
@@ -106,34 +147,8 @@ function cartRule(
   let bestThreshold = 0;
   let bestScore = -Infinity;
 
-  /** Fills sorted[0, n) with rows[lo, hi) ordered by rank of column f (ties in their order), sortedRank alike. */
-  const order = (rows: Int32Array, lo: number, hi: number, f: number): void => {
-    const n = hi - lo;
-    const rank = ranked.rank[f];
-    const R = ranked.values[f].length;
-    if (R <= 4 * n) {
-      bucket.fill(0, 0, R + 1);
-      for (let k = lo; k < hi; k++) bucket[rank[rows[k]] + 1]++;
-      for (let q = 1; q <= R; q++) bucket[q] += bucket[q - 1];
-      for (let k = lo; k < hi; k++) {
-        const r = rows[k];
-        const q = rank[r];
-        const at = bucket[q]++;
-        sorted[at] = r;
-        sortedRank[at] = q;
-      }
-      return;
-    }
-    // rank * n + position: distinct exact doubles, ordered by rank then position
-    const kv = keys.subarray(0, n);
-    for (let m = 0; m < n; m++) kv[m] = rank[rows[lo + m]] * n + m;
-    kv.sort();
-    for (let m = 0; m < n; m++) {
-      const q = Math.floor(kv[m] / n);
-      sorted[m] = rows[lo + kv[m] - q * n];
-      sortedRank[m] = q;
-    }
-  };
+  const order = (rows: Int32Array, lo: number, hi: number, f: number): void =>
+    orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, bucket, keys, sorted, sortedRank);
 
   const consider = (f: number, score: number, a: number, b: number, threshold: number, values: Float64Array): void => {
     if (score > threshold && score > bestScore) {

@@ -1,0 +1,71 @@
+/**
+ * HTML built so that nothing from a user's data can become markup: `markup` is a tagged template whose every
+ * interpolated value is escaped, unless it is itself `Markup` made by `markup` (or a chart function built on it).
+ * Feature names, class labels, analysis and dataset names all come from users' files and requests.
+ */
+
+/** A piece of HTML (or SVG) that is safe to insert as it is. */
+export class Markup {
+  constructor(readonly value: string) {}
+
+  toString(): string {
+    return this.value;
+  }
+}
+
+/** What a template may interpolate: text (escaped), numbers, markup, lists of these, nothing. */
+export type Content = Markup | string | number | boolean | null | undefined | readonly Content[];
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text for an element's content or a quoted attribute value. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+function render(value: Content): string {
+  if (value instanceof Markup) return value.value;
+  if (Array.isArray(value)) return value.map(render).join('');
+  if (value === null || value === undefined || value === false) return '';
+  return escapeHtml(String(value));
+}
+
+/**
+ * The static parts of a template with each line break and the indentation around it made one space: the source's
+ * layout does not reach the page (whitespace between tags or words reads the same). Kept per call site.
+ */
+const compacted = new WeakMap<TemplateStringsArray, string[]>();
+function compact(strings: TemplateStringsArray): string[] {
+  let parts = compacted.get(strings);
+  if (!parts) {
+    parts = strings.map((s) => s.replace(/[ \t]*\n\s*/g, ' '));
+    compacted.set(strings, parts);
+  }
+  return parts;
+}
+
+/** `markup\`<td>${name}</td>\``: the markup of the template with every interpolation escaped (markup kept as it is). */
+export function markup(strings: TemplateStringsArray, ...values: Content[]): Markup {
+  const parts = compact(strings);
+  let out = parts[0];
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + parts[i + 1];
+  return new Markup(out);
+}
+
+/** Markup of a list, joined by a separator (escaped when text). */
+export function join(items: readonly Content[], separator: Content = ''): Markup {
+  return new Markup(items.map(render).join(render(separator)));
+}
+
+/** An id for an element (anchors, aria references) from any text: letters, digits and dashes only. */
+export function slug(...parts: (string | number)[]): string {
+  return parts
+    .map((p) =>
+      String(p)
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, ''),
+    )
+    .filter(Boolean)
+    .join('-');
+}

@@ -1,0 +1,33 @@
+import type { LeaderboardRow } from '../../analyses/result-details.service';
+import type { AnalysisParameters, ModelPlots, ModelReport } from '../../engine/types';
+
+/** One model of the result, with what the report draws of it. */
+export interface ReportModel {
+  /** `best`, `interpretable` */
+  key: string;
+  report: ModelReport;
+  /** its stored plots, by name */
+  plots: ModelPlots;
+}
+
+/** Everything a report shows, read from the stored result of a finished analysis (nothing is computed again). */
+export interface ReportData {
+  analysisId: string;
+  projectId: string;
+  parameters: AnalysisParameters & { datasetId: string; name: string };
+  dataset?: { name: string; sampleCount: number; featureCount: number };
+  mlEngine: string;
+  serviceVersion: string;
+  startTime: string;
+  executionTimeInSeconds: number;
+  generatedAt: Date;
+  /** best first, then interpretable, then any other key in the result's order */
+  models: ReportModel[];
+  /**
+   * The top of the leaderboard, and the rows of the result's models ranked below it (`chosen`); undefined for
+   * results stored before leaderboards were kept.
+   */
+  leaderboard?: { totalCount: number; rows: LeaderboardRow[]; chosen: LeaderboardRow[] };
+  /** where the service answers (scheme, host and port), for the examples of the prediction section */
+  origin: string;
+}
