@@ -5,6 +5,7 @@ import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { TASK_SUBJECT } from '../datasets/task.subject';
 import { JobsService } from '../jobs/jobs.service';
+import { dropUploadedImages } from './image-dataset.job';
 import { IMAGE_TASK_KIND } from './image-upload.service';
 
 /** How often a worker process looks for expired uploads. */
@@ -68,8 +69,7 @@ export class ImageUploadExpiry implements OnApplicationBootstrap, OnApplicationS
         if (!rows.length) return false;
         const error = expiredError(hours);
         await this.jobs.states.fail(TASK_SUBJECT, String(id), { code: error.code, message: error.message }, tx);
-        await tx.query('DELETE FROM image_samples WHERE task_id = $1', [id]);
-        await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [id]);
+        await dropUploadedImages(tx, String(id));
         return true;
       });
       if (done) failed.push(String(id));

@@ -390,23 +390,22 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * The one give-up path: the job row and its subject fail together, then the handler cleans up. `where`
-   * says when the job is still this caller's to fail (its lease holder, or an expired lease).
+   * The one give-up path: the job row and its subject fail together with the handler's clean-up, in one transaction.
+   * `where` says when the job is still this caller's to fail (its lease holder, or an expired lease).
    */
   private async giveUp(job: Job, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
     const failed = await this.db.transaction(async (tx) => {
       const mine = await queries.failJob(tx, job.id, error.message, where, params);
-      if (mine) await this.jobs.states.fail(job.kind.subject, job.subjectId, error, tx);
-      return mine;
+      if (!mine) return false;
+      await this.jobs.states.fail(job.kind.subject, job.subjectId, error, tx);
+      await job.handler.onFailed?.(tx, job.payload);
+      return true;
     });
     if (!failed) return false;
     this.logger.warn(
       this.fields(job, 'job.failed', { code: error.code, reason: error.message }),
       `${this.describe(job)} failed: ${error.code} ${error.message}`,
     );
-    await job.handler
-      .onFailed?.(job.payload)
-      .catch((e: Error) => this.logger.error(`${this.describe(job)} clean-up after failure failed: ${e.message}`));
     return true;
   }
 

@@ -28,8 +28,11 @@ export interface JobHandler<P, R = unknown> {
    * finished after this returns: the result is stored exactly when the subject ends finished.
    */
   store(tx: EntityManager, payload: P, result: R): Promise<Finished | void>;
-  /** Clean-up once the job has failed for good (e.g. uploaded images no longer needed). */
-  onFailed?(payload: P): Promise<void>;
+  /**
+   * Clean-up when the job fails for good (e.g. uploaded images no longer needed), inside the runner's transaction that
+   * marks the job and its subject failed: a client never sees the failure before the clean-up, nor one without the other.
+   */
+  onFailed?(tx: EntityManager, payload: P): Promise<void>;
 }
 
 /** An error that another attempt cannot fix (bad input): the job fails at once. */
