@@ -17,14 +17,13 @@
  * the service process over the build alone. The output gives the ratio to BEFORE (below).
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as inspector from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { liveEngineProcesses } from '../src/common/engine-process';
 import { parseTable } from '../src/datasets/table-parser';
-import { call, startServer } from './server';
+import { call, DatasetInfo, startServer, TaskStatus, uploadFile } from './server';
 
 /**
  * The build of the 1,000,000 x 40 file (438 MB) at 896a37d, before the byte-level fast path, on this 2-core
@@ -82,33 +81,6 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   }
   if (lines.length) out.write(lines.join('\n') + '\n');
   await new Promise<void>((r) => out.end(() => r()));
-}
-
-function upload(base: string, auth: string, fileId: string, file: string): Promise<{ sizeInBytes: number }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(`${base}/file/${fileId}/upload`);
-    const req = http.request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'text/csv' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (body += d));
-        res.on('end', () => {
-          const json = JSON.parse(body);
-          if (json.status === 'success') resolve(json.payload);
-          else reject(new Error(body));
-        });
-      },
-    );
-    req.on('error', reject);
-    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-  });
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
@@ -231,9 +203,9 @@ async function main() {
   let servicePeakMb: number;
   let gcs = { minor: 0, major: 0, ms: 0 };
   try {
-    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
+    const { projectId } = await call<{ projectId: string }>(s, 'POST', '/createProject', { name: 'bench' });
     let t = Date.now();
-    const up = await upload(s.base, s.auth, 'big', file);
+    const up = await uploadFile(s.base, s.auth, 'big', file);
     process.stdout.write(
       `upload:        ${((Date.now() - t) / 1000).toFixed(1)} s, ${(mb / ((Date.now() - t) / 1000)).toFixed(1)} MB/s (not part of the build)\n`,
     );
@@ -262,11 +234,15 @@ async function main() {
     const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 50);
     const cpu0 = cpuOfThisProcess();
     t = Date.now();
-    const { taskId } = await call(s, 'POST', '/file/big/createDataset', { projectId, name: 'big', fileSizeInBytes: up.sizeInBytes });
-    let task;
+    const { taskId } = await call<{ taskId: string }>(s, 'POST', '/file/big/createDataset', {
+      projectId,
+      name: 'big',
+      fileSizeInBytes: up.sizeInBytes,
+    });
+    let task: TaskStatus;
     do {
       await new Promise((r) => setTimeout(r, 50));
-      task = await call(s, 'GET', `/task/${taskId}/status`);
+      task = await call<TaskStatus>(s, 'GET', `/task/${taskId}/status`);
     } while (task.state !== 'finished' && task.state !== 'failed');
     const wallS = (Date.now() - t) / 1000;
     clearInterval(rssTimer);
@@ -280,7 +256,7 @@ async function main() {
     }
     serviceCpuS = cpuOfThisProcess() - cpu0 - usage.ownCpuS;
     if (task.state !== 'finished') throw new Error(`task failed: ${JSON.stringify(task.error)}`);
-    const ds = await call(s, 'GET', `/dataset/${task.datasetId}`);
+    const ds = await call<DatasetInfo>(s, 'GET', `/dataset/${task.datasetId}`);
     built = { wallS, sampleCount: ds.sampleCount, featureCount: ds.featureCount, storedMb: ds.sizeInBytes / 1048576 };
   } finally {
     await s.stop();

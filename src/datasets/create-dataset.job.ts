@@ -1,6 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { Codes } from '../common/error-codes';
-import { CreateDatasetPayload } from '../jobs/job-kinds';
+import type { FeatureType } from '../engine/types';
+import type { JobKind } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { textColumnsOf } from './column-codec';
@@ -8,6 +9,30 @@ import { ColumnStore, TypedTable } from './column-store';
 import { FilesService } from './files.service';
 import { parseTableInWorker } from './parse-in-worker';
 import { TableError } from './table-parser';
+import { TASK_SUBJECT } from './task.subject';
+
+/** The createDataset job's payload: the stored file and how to read it, and where the dataset goes. */
+export interface CreateDatasetPayload {
+  taskId: string;
+  filePk: string;
+  projectId: string;
+  name: string;
+  description: string | null;
+  separator: string;
+  hasFeatureHeaders: boolean;
+  hasSampleHeaders: boolean;
+  hasSamplesInRows: boolean;
+  featureTypes: Record<string, FeatureType>;
+}
+
+export const CREATE_DATASET_JOB: JobKind<CreateDatasetPayload> = {
+  name: 'createDataset',
+  subject: TASK_SUBJECT,
+  subjectId: (p) => p.taskId,
+  // a build that gives up on a fault of ours has its own code; an unreadable file is a JobFailure (badRequest-115-3-1)
+  failureCode: Codes.DatasetBuildFailed,
+  waitsAs: 'pending',
+};
 
 /** The createDataset job: parse the stored file and pack its columns on a worker thread, type them; store them as a dataset. */
 @Injectable()
@@ -21,7 +46,7 @@ export class CreateDatasetJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('createDataset', {
+    this.jobs.register(CREATE_DATASET_JOB, {
       execute: (payload, signal) => this.parse(payload, signal),
       store: async (tx, payload, table) => ({ datasetId: await this.columns.write(tx, payload, table) }),
     });
