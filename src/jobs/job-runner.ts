@@ -272,6 +272,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     const states = this.jobs.states;
     const progress = new ThrottledProgress((p) => states.progress(subject, job.subject_id, p), PROGRESS_WRITE_MS);
     const began = Date.now();
+    /** What execute gave, handed to the handler's release once stored or not. */
+    let result: { value: unknown } | undefined;
     try {
       if (!handler) throw new FinalJobError(`no handler for job kind ${job.kind}`);
       if (!(await states.start(subject, job.subject_id))) {
@@ -285,12 +287,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       }
       this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
       // a handler that does not heed the abort (a bug) still frees its cores when its job is cancelled
-      const result = await untilAborted(handler.execute(job.payload, signal, progress.report), signal);
+      result = { value: await untilAborted(handler.execute(job.payload, signal, progress.report), signal) };
       progress.stop();
       signal.throwIfAborted();
+      const executed = result.value;
       const stored = await this.db.transaction(async (tx) => {
         if (!(await states.lockRunning(tx, subject, job.subject_id))) return false;
-        const finished = (await handler.store(tx, job.payload, result)) ?? {};
+        const finished = (await handler.store(tx, job.payload, executed)) ?? {};
         await states.finish(tx, subject, job.subject_id, finished);
         // lease_owner stays: it records which worker ran the job
         const mine = await returning(
@@ -315,6 +318,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     } catch (e) {
       progress.stop();
       return this.ended(job, signal, e);
+    } finally {
+      if (result) handler?.release?.(result.value);
     }
   }
 

@@ -29,6 +29,11 @@ export interface JobHandler<K extends JobKind, R = unknown> {
    * finished after this returns: the result is stored exactly when the subject ends finished.
    */
   store(tx: EntityManager, payload: JobPayloads[K], result: R): Promise<Finished | void>;
+  /**
+   * Lets go of what `execute` gave once the runner is done with it, stored or not (a result that holds a
+   * process or its data: a build's columns waiting in an engine process).
+   */
+  release?(result: R): void;
   /** Clean-up once the job has failed for good (e.g. uploaded images no longer needed). */
   onFailed?(payload: JobPayloads[K]): Promise<void>;
 }
