@@ -1,16 +1,21 @@
 import type { PipedBytes } from '../common/blob-channel';
 import type { FeatureType } from '../engine/types';
+import { storedFrames, storedSize } from './column-codec';
 
 /** The statement that writes a dataset's columns: one binary COPY, whose rows columnRows gives. */
 export const COPY_COLUMNS =
   'COPY dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count) FROM STDIN (FORMAT binary)';
 
-/** A column to write: its stored data (deflated), already here or still in an engine process's pipe. */
+/**
+ * A column to write: its stored data (deflated, or with `raw` its bytes as they are, framed as deflate's
+ * stored blocks as they are written), already here or still in an engine process's pipe.
+ */
 export interface ColumnRow {
   name: string;
   type: FeatureType;
   encoding: 'f64' | 'dict';
   data: Uint8Array | PipedBytes;
+  raw?: boolean;
   levels?: string[];
   missingCount: number;
   distinctCount: number;
@@ -39,17 +44,19 @@ export async function* columnRows(
   let idx = 0;
   for await (const c of columns) {
     const levels = c.levels ? Buffer.from(JSON.stringify(c.levels), 'utf8') : undefined;
-    yield head(datasetId, idx++, c);
-    if (c.data instanceof Uint8Array) yield c.data;
-    else yield* c.data.pieces();
+    const stored = c.raw ? storedSize(c.data.byteLength) : c.data.byteLength;
+    yield head(datasetId, idx++, c, stored);
+    const pieces = c.data instanceof Uint8Array ? [c.data] : c.data.pieces();
+    if (c.raw) yield* storedFrames(pieces, c.data.byteLength);
+    else yield* pieces;
     yield tail(levels, c.missingCount, c.distinctCount);
-    written(c.data.byteLength + (levels?.length ?? 0));
+    written(stored + (levels?.length ?? 0));
   }
   yield TRAILER;
 }
 
-/** A tuple's fields up to its data's length: its 9 fields, dataset_id, idx, name, type, encoding. */
-function head(datasetId: string, idx: number, c: ColumnRow): Buffer {
+/** A tuple's fields up to its data's length (`dataBytes`): its 9 fields, dataset_id, idx, name, type, encoding. */
+function head(datasetId: string, idx: number, c: ColumnRow, dataBytes: number): Buffer {
   const texts = [c.name, c.type, c.encoding].map((t) => Buffer.from(t, 'utf8'));
   const out = Buffer.allocUnsafe(2 + 12 + 8 + texts.reduce((n, t) => n + 4 + t.length, 0) + 4);
   let at = out.writeInt16BE(9, 0);
@@ -61,7 +68,7 @@ function head(datasetId: string, idx: number, c: ColumnRow): Buffer {
     at = out.writeInt32BE(t.length, at);
     at += t.copy(out, at);
   }
-  out.writeInt32BE(c.data.byteLength, at);
+  out.writeInt32BE(dataBytes, at);
   return out;
 }
 

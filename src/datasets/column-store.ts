@@ -219,9 +219,9 @@ export class ColumnStore {
 async function* packedAhead(columns: TypedTable['columns'], lanes: number): AsyncGenerator<ColumnRow> {
   const pack = async (c: TypedTable['columns'][number]): Promise<ColumnRow> => {
     try {
-      const data = c.packed ?? (await packColumn(c));
+      const { data, raw } = c.packed ? { data: c.packed, raw: c.raw } : await packColumn(c);
       const { name, type, encoding, levels, missingCount, distinctCount } = c;
-      return { name, type, encoding, data, levels, missingCount, distinctCount };
+      return { name, type, encoding, data, raw, levels, missingCount, distinctCount };
     } finally {
       c.values = undefined;
       c.codes = undefined;
