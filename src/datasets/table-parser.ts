@@ -140,6 +140,8 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
   };
   const where = () => (fast ? line + 1 : line + parser.info.lines);
 
+  // a failure of `chunks` themselves (a lost connection, a lost chunk): not a fault of the file, thrown as it is
+  let sourceFailure: Error | undefined;
   const reading = (async () => {
     let offset = 0;
     let first = true;
@@ -205,6 +207,7 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
       if (fast) fastLines(Buffer.alloc(0), true);
       parser.end();
     } catch (e) {
+      if (!(e instanceof TableError)) sourceFailure = e as Error;
       parser.destroy(e as Error);
     }
   })();
@@ -216,6 +219,7 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     }
   } catch (e) {
     await reading.catch(() => undefined);
+    if (sourceFailure) throw sourceFailure;
     if (e instanceof TableError) throw e;
     const err = e as Error & { code?: string; lines?: number };
     if (err.lines !== undefined) err.lines += line;
