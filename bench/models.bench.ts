@@ -29,6 +29,7 @@ import { LogisticRegression } from '../src/engine/models/logistic';
 import { SVM, SVR } from '../src/engine/models/svm';
 import { Rng } from '../src/engine/rng';
 import { DATA_DIR } from './engine-datasets';
+import { findPython } from './python';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -148,13 +149,6 @@ function lung(): Matrix {
   return { X, target: { y: pick(time), event }, file: '' };
 }
 
-/** A python with scikit-learn: --python, else python3 on the PATH, else Debian's /usr/bin/python3. */
-function findPython(): string | null {
-  const candidates = [arg('python', ''), 'python3', '/usr/bin/python3'].filter((p) => p !== '');
-  for (const p of candidates) if (spawnSync(p, ['-c', 'import sklearn'], { stdio: 'ignore' }).status === 0) return p;
-  return null;
-}
-
 interface Fit {
   id: string;
   matrix: string;
@@ -249,7 +243,7 @@ function fmtQuality(q: Record<string, number> | undefined): string {
 }
 
 function main(): void {
-  const python = findPython();
+  const python = findPython(arg('python', ''));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-models-bench-'));
   try {
     const digits = tenClass(dir, python);

@@ -2,6 +2,10 @@
 
     python3 bench/sklearn_fits.py --digits OUT.csv    writes sklearn's bundled digits (1,797 x 64 + class) and exits
     python3 bench/sklearn_fits.py SPEC.json           runs the fits SPEC.json lists, one JSON line per fit on stdout
+    python3 bench/sklearn_fits.py --probabilities TRAIN.csv TEST.csv
+                                                       bench/calibration.bench.ts's reference: LogisticRegression (its
+                                                       defaults, on standardized features) fitted on TRAIN, its
+                                                       class probabilities of each row of TEST as one JSON array
 
 SPEC.json: {"matrices": {name: csv path (features..., outcome; no header)}, "fits": [{"id", "model", "matrix",
 "params", "reps"}]}. Each fit runs once untimed, then is timed `reps` times (fit only, perf_counter); the medians of wall and CPU time (process_time) are reported with the
@@ -109,8 +113,22 @@ def main(spec_path):
         print(json.dumps(out), flush=True)
 
 
+def probabilities(train_path, test_path):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    train = np.loadtxt(train_path, delimiter=",", ndmin=2)
+    test = np.loadtxt(test_path, delimiter=",", ndmin=2)
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=10000))
+    model.fit(train[:, :-1], train[:, -1].astype(int))
+    print(json.dumps(model.predict_proba(test[:, :-1]).tolist()))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "--digits":
         digits(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "--probabilities":
+        probabilities(sys.argv[2], sys.argv[3])
     else:
         main(sys.argv[1])

@@ -7,7 +7,8 @@
  *
  *   npm run bench:speed [-- --shapes breast_cancer,mc10] [--threads 2] [--out after.json] [--before before.json]
  *
- * The ingest and model-fit figures have their own benches (bench:ingest, bench:models).
+ * The ingest and model-fit figures have their own benches (bench:ingest, bench:models). `load` is the 1-minute load
+ * average when a shape ends: on a shared machine wall time follows it, CPU time much less.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -84,14 +85,14 @@ async function main(): Promise<void> {
   const before: Record<string, Figures> = beforeFile ? (JSON.parse(fs.readFileSync(beforeFile, 'utf8')) as Record<string, Figures>) : {};
   const out: Record<string, Figures> = {};
   console.log(`signet speed benchmark: ${threads} threads, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
-  console.log('shape            level         wall s   CPU s  peak MB   ratio(wall)  ratio(CPU)  best');
+  console.log('shape            level         wall s   CPU s  peak MB   ratio(wall)  ratio(CPU)  load  best');
   for (const shape of SHAPES.filter((s) => only.includes(s.name))) {
     const f = await measure(shape.data(), parameters(shape.outcome, shape.level, threads), threads);
     out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, peakRssMb: f.peakRssMb };
     const b = before[shape.name];
     const ratio = (x: number, y?: number): string => (y ? (x / y).toFixed(2) : '-').padStart(11);
     console.log(
-      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)}  ${f.model}`,
+      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${f.model}`,
     );
   }
   const file = arg('out', '');

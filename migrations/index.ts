@@ -14,6 +14,7 @@ import { TaskUsers1763801200000 } from './1763801200000-task-users';
 import { KeptWork1763801300000 } from './1763801300000-kept-work';
 import { TokenLastUsed1763801450000 } from './1763801450000-token-last-used';
 import { ResultDepth1763801500000 } from './1763801500000-result-depth';
+import { ImageAddQuota1763801600000 } from './1763801600000-image-add-quota';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   KeptWork1763801300000,
   TokenLastUsed1763801450000,
   ResultDepth1763801500000,
+  ImageAddQuota1763801600000,
 ];

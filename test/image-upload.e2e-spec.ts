@@ -187,7 +187,7 @@ describe('full flow', () => {
     expect(features).toHaveLength(2 + IMAGE_FEATURES.length);
   });
 
-  it('fails the task naming the sample when an image passes the header check but cannot be decoded', async () => {
+  it('fails the task naming the sample when an image passes the header check but cannot be decoded; its images go as it fails', async () => {
     const projectId = await createProject(t, owner.auth, 'broken');
     const taskId = await openTask(projectId, 'id\nok\nbroken\n');
     const good = await image('image/png', 3);
@@ -196,20 +196,41 @@ describe('full flow', () => {
     expect(readImageHeader(broken)).toEqual({ mime: 'image/png', width: 3, height: 6 });
     expectSuccess(await add(owner.auth, taskId, 'ok', good));
     expectSuccess(await add(owner.auth, taskId, 'broken', broken, 'broken.png'));
-    expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
-    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
-    expect(done).toEqual({ taskId, state: 'failed', error: { code: 'badRequest-130-4-1', message: expect.stringContaining('"broken"') } });
-    // the images go right after the failure is recorded (the runner's clean-up after its transaction)
     const left = async () =>
       (
         await t.db.query(
           `SELECT (SELECT count(*)::int FROM datasets WHERE project_id = $1) AS datasets,
-                  (SELECT count(*)::int FROM image_samples WHERE task_id = $2) AS samples`,
+                  (SELECT count(*)::int FROM image_samples WHERE task_id = $2) AS samples,
+                  (SELECT count(*)::int FROM image_upload_bytes WHERE task_id = $2) AS counters`,
           [projectId, taskId],
         )
       )[0];
-    for (const end = Date.now() + 5000; (await left()).samples > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
-    expect(await left()).toEqual({ datasets: 0, samples: 0 });
+    // a transaction of the test holds the sample rows, so the clean-up that deletes them waits: the failure must wait with it
+    const holder = t.db.createQueryRunner();
+    await holder.connect();
+    try {
+      await holder.startTransaction();
+      await holder.query('SELECT 1 FROM image_samples WHERE task_id = $1 FOR UPDATE', [taskId]);
+      expectSuccess(await get(owner.auth, `/image/${taskId}/commit`));
+      const waiting = async () =>
+        (
+          await t.db.query(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM image_samples%'`,
+          )
+        )[0].n;
+      for (const end = Date.now() + 30_000; (await waiting()) === 0;) {
+        expect(Date.now()).toBeLessThan(end);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(expectSuccess<Status>(await get(owner.auth, `/image/${taskId}/status`)).state).toBe('running');
+    } finally {
+      await holder.rollbackTransaction().catch(() => undefined);
+      await holder.release();
+    }
+    const done = await pollUntil<Status>(t, owner.auth, `/image/${taskId}/status`, (p) => p.state !== 'running');
+    expect(done).toEqual({ taskId, state: 'failed', error: { code: 'badRequest-130-4-1', message: expect.stringContaining('"broken"') } });
+    expect(await left()).toEqual({ datasets: 0, samples: 0, counters: 0 });
   });
 });
 

@@ -1,6 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auc, buildGrid } from '../src/engine';
+import { auc, buildGrid, computeMetrics, datasetFromCsv, metricNames, predict } from '../src/engine';
+import { timeQuartiles } from '../src/engine/models/survival-tree';
+import { Rng } from '../src/engine/rng';
+import type { PredictionRow, SavedPipeline } from '../src/engine/types';
 import {
   API,
   createProject,
@@ -172,6 +175,7 @@ interface LeaderboardRow {
   signatureSize: number;
   droppedEarly: boolean;
   modelKey?: string;
+  uncalibratedValue?: number;
 }
 
 describe('calibration', () => {
@@ -187,7 +191,7 @@ describe('calibration', () => {
         if (m.calibration.method === undefined) expect(m.calibration.ece).toBeLessThanOrEqual(0.03);
         else {
           calibrated++;
-          expect(m.calibration.method).toBe('platt');
+          expect(['platt', 'isotonic']).toContain(m.calibration.method);
           expect(m.calibration.ece).toBeLessThan(m.calibration.uncalibrated?.ece as number);
         }
       }
@@ -256,6 +260,34 @@ describe('the leaderboard', () => {
     }
     expect(rows.filter((r) => r.modelKey !== undefined)).toHaveLength(Object.keys(result.models).length);
     expect(rows[0].metric).toBe(task === 'classification' ? 'Area Under the ROC Curve' : 'R Squared');
+  });
+
+  it('shows a calibrated model by the metric of its calibrated out-of-fold predictions, beside the value it was chosen by', async () => {
+    let calibrated = 0;
+    for (const name of ['breast_cancer', 'iris'] as const) {
+      const { rows } = await everyRow(analyses[name]);
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      for (const [key, m] of Object.entries<{ classes: string[]; calibration: { method?: string } }>(result.models)) {
+        const row = rows.find((r) => r.modelKey === key) as LeaderboardRow;
+        if (m.calibration.method) {
+          calibrated++;
+          expect(row.uncalibratedValue).toEqual(expect.any(Number));
+        } else expect(row.uncalibratedValue).toBeUndefined();
+        const oof = expectSuccess(
+          await t.http().get(`${API}/analysis/${analyses[name]}/outOfFoldPredictions?modelKey=${key}`).set('Authorization', owner.auth),
+        );
+        // one repeat: the row's value is the metric of the predictions the route gives (the calibrated ones)
+        if (oof.repeats !== 1) continue;
+        const K = m.classes.length;
+        const predictions = oof.predictions as { actual: string; probabilities: Record<string, number> }[];
+        const p = Float64Array.from(predictions.flatMap((r) => m.classes.map((c) => r.probabilities[c])));
+        const y = Float64Array.from(predictions, (r) => m.classes.indexOf(r.actual));
+        expect(row.value).toBeCloseTo(computeMetrics('classification', p, { y }, K)[metricNames('classification', K)[0]], 12);
+      }
+      // only the models shown were calibrated
+      expect(rows.filter((r) => r.modelKey === undefined && r.uncalibratedValue !== undefined)).toEqual([]);
+    }
+    expect(calibrated).toBeGreaterThan(0);
   });
 
   it('answers an analysis whose result was stored before it kept a leaderboard with its own code; bad pages as every list', async () => {
@@ -384,6 +416,63 @@ describe('survival predictions', () => {
     expect(rows[0].survival[1].probability).toBeGreaterThan(rows[rows.length - 1].survival[1].probability);
     const csv = await t.http().get(`${API}/prediction/${predictionId}/result?format=csv`).set('Authorization', owner.auth);
     expect(csv.text.split('\n')[0]).toBe('row,prediction,risk,survival:100,survival:365,survival:730,medianSurvivalTime');
+  });
+
+  it("a random survival forest predicts survival from its leaves' hazards, as the engine does from the saved pipeline", async () => {
+    // 150 samples whose hazard grows with x1 squared (and a little with x1): the forest beats Cox regression
+    const rng = new Rng(5);
+    const lines = ['x1,x2,time,status'];
+    for (let i = 0; i < 150; i++) {
+      const x1 = rng.next() * 2 - 1;
+      const x2 = rng.next() * 2 - 1;
+      const time = (-Math.log(rng.next()) / Math.exp(4 * x1 * x1 + x1)) * 100;
+      const censored = rng.next() * 150;
+      lines.push(`${x1.toFixed(4)},${x2.toFixed(4)},${Math.min(time, censored).toFixed(2)},${time <= censored ? 1 : 0}`);
+    }
+    const csv = lines.join('\n') + '\n';
+    const datasetId = await uploadDataset(t, owner.auth, projectId, csv, { name: 'u-shaped hazard' });
+    const types = { featureTypes: { status: 'event', time: 'timeToEvent' } };
+    expectSuccess(await t.http().post(`${API}/dataset/${datasetId}/changeFeatureTypes`).set('Authorization', owner.auth).send(types));
+    const analysisId = expectSuccess(
+      await t
+        .http()
+        .post(`${API}/dataset/${datasetId}/analyze`)
+        .set('Authorization', owner.auth)
+        .send({ outcome: OUTCOMES.lung, thoroughness: 'preliminary', coreCount: 1, name: 'forest' }),
+    ).analysisId;
+    await pollUntil<{ state: string }>(t, owner.auth, `/analysis/${analysisId}/status`, (x) => x.state === 'finished', 120_000);
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth));
+    expect(result.models.best.model).toMatch(/^Random survival forest/);
+
+    const predicted = async (body: object) => {
+      const { predictionId } = expectSuccess(
+        await t.http().post(`${API}/analysis/${analysisId}/predict/${datasetId}`).set('Authorization', owner.auth).send(body),
+      );
+      await pollUntil<{ state: string }>(t, owner.auth, `/prediction/${predictionId}/status`, (x) => x.state === 'finished', 60_000);
+      const res = expectSuccess(await t.http().get(`${API}/prediction/${predictionId}/result`).set('Authorization', owner.auth));
+      const csvRes = await t.http().get(`${API}/prediction/${predictionId}/result?format=csv`).set('Authorization', owner.auth);
+      return { rows: res.predictions as PredictionRow[], header: csvRes.text.split('\n')[0] };
+    };
+    const [{ pipeline }] = await t.db.query(`SELECT pipelines -> 'best' -> 0 AS pipeline FROM analysis_results WHERE analysis_id = $1`, [
+      analysisId,
+    ]);
+    const data = datasetFromCsv(csv, { status: 'event', time: 'timeToEvent' });
+    const asked = await predicted({ modelKey: 'best', times: [10, 30, 60] });
+    expect(asked.header).toBe('row,prediction,risk,survival:10,survival:30,survival:60,medianSurvivalTime');
+    expect(asked.rows).toEqual(predict(pipeline as SavedPipeline, data, { times: [10, 30, 60] }));
+    for (const row of asked.rows) {
+      const p = (row.survival ?? []).map((s) => s.probability);
+      expect(p[0]).toBeLessThanOrEqual(1);
+      expect(p[1]).toBeLessThanOrEqual(p[0]);
+      expect(p[2]).toBeLessThanOrEqual(p[1]);
+      expect(p[2]).toBeGreaterThan(0);
+    }
+    // the curves of the riskier samples reach 0.5: they have a median survival time
+    expect(asked.rows.some((r) => r.medianSurvivalTime !== undefined)).toBe(true);
+    // without times: the quartiles of the training times
+    const times = lines.slice(1).map((l) => Number(l.split(',')[2]));
+    const byDefault = await predicted({ modelKey: 'best' });
+    expect(byDefault.rows[0].survival?.map((s) => s.time)).toEqual(timeQuartiles(times));
   });
 
   it('refuses times that are not 1 to 100 non-negative numbers, and times for a model that is not a survival model', async () => {

@@ -679,4 +679,40 @@ describe('the storage quota counts datasets and images too', () => {
     expect(refused.body.message).toMatch(/^this image would take you over your storage quota of 8000 bytes \(6000 kept/);
     expectSuccess(await add('s2', 1500));
   });
+
+  it('lets exactly as many images in as fit when adds race (each reserves its room before it writes, with no lock held)', async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, 'racing scans');
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
+    const init = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', user.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'racing' }))
+      .attach('file', Buffer.from(`sampleId\n${ids.join('\n')}\n`), 'init.csv');
+    const { taskId } = expectSuccess(init);
+    const add = (sampleId: string) =>
+      t
+        .http()
+        .post(`${API}/image/${taskId}/add`)
+        .set('Authorization', user.auth)
+        .field('sampleId', sampleId)
+        .attach('file', pngOfSize(2500), 'x.png');
+    // 8000 bytes hold three images of 2500: of eight sent four at a time (MAX_UPLOADS_PER_USER), three are kept
+    const outcomes: string[] = [];
+    for (let i = 0; i < ids.length; i += 4) {
+      const answers = await Promise.all(ids.slice(i, i + 4).map(add));
+      for (const res of answers) outcomes.push(res.body.status === 'success' ? 'added' : res.body.code);
+    }
+    expect(outcomes.filter((o) => o === 'added')).toHaveLength(3);
+    expect(outcomes.filter((o) => o !== 'added')).toEqual(Array(5).fill('badRequest-115-0-3'));
+    // the add's own counters say what is stored, and no reservation is left behind
+    const [kept] = await t.db.query(
+      `SELECT (SELECT sum(octet_length(image))::int FROM image_samples WHERE task_id = $1) AS images,
+              (SELECT sum(bytes)::int FROM image_upload_bytes WHERE task_id = $1) AS counted,
+              (SELECT count(*)::int FROM upload_slots WHERE user_id = $2) AS slots`,
+      [taskId, user.userId],
+    );
+    expect(kept).toEqual({ images: 7500, counted: 7500, slots: 0 });
+  });
 });

@@ -10,7 +10,7 @@ import { isForeignKeyViolation, returning } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FinalJobError } from '../jobs/jobs.types';
 import { FILE_ID } from './dto/dataset.dto';
-import { ReleaseSlot, UploadSlots } from './upload-slots';
+import { SLOT_LIVE_SECONDS, UploadSlot, UploadSlots } from './upload-slots';
 
 export const CHUNK_BYTES = 1024 * 1024;
 
@@ -45,6 +45,24 @@ const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>
     AND t.user_id = f.user_id AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))`;
 
 /**
+ * The bytes user $1 keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress too,
+ * but for the row $3; $2: the id of the stored file an upload replaces, which does not count), the datasets the
+ * user's tasks made, the files of their dataset builds still running (each becomes a dataset), the images of their
+ * image uploads not yet built (image_upload_bytes, kept by each add) and the images being added to them (reserved on
+ * an upload slot live for $4 seconds, until their add commits). A file made into datasets counts once as a file and
+ * once per dataset.
+ */
+const KEPT = `(SELECT coalesce(sum(size_in_bytes), 0) FROM files
+                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
+            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
+            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
+                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
+            + (SELECT coalesce(sum(b.bytes), 0) FROM tasks t JOIN image_upload_bytes b ON b.task_id = t.id
+                WHERE t.user_id = $1 AND t.state IN ('pending', 'running'))
+            + (SELECT coalesce(sum(reserved_bytes), 0) FROM upload_slots
+                WHERE reserved_for = $1 AND touched_at >= now() - make_interval(secs => $4))`;
+
+/**
  * Uploaded files, private to their user, replaced by a second upload with the same id, at most
  * USER_STORAGE_QUOTA_BYTES per user. An upload never holds a database connection while it waits on the
  * client: each 1 MiB chunk is written by one short statement into a row in state 'uploading' (invisible
@@ -68,7 +86,7 @@ export class FilesService {
 
   async upload(userId: string, fileId: string, req: IncomingMessage): Promise<{ fileId: string; sizeInBytes: number }> {
     const reader = new BodyReader(req, this.config.uploadIdleSeconds * 1000);
-    let release: ReleaseSlot | undefined;
+    let slot: UploadSlot | undefined;
     let filePk: string | undefined;
     try {
       this.checkFileId(fileId);
@@ -76,7 +94,7 @@ export class FilesService {
         // the form's envelope would be stored as the file (and read as a broken table)
         throw new ApiError(Codes.MalformedBody, "send the file's bytes as the body (curl --data-binary @file.csv), not a form");
       }
-      release = await this.slots.take(userId);
+      slot = await this.slots.take(userId);
       await this.sweepStaleUploads();
       const quota = this.config.userStorageQuotaBytes;
       const room = quota ? quota - (await this.bytesKept(this.db.manager, userId, fileId)) : Infinity;
@@ -145,7 +163,7 @@ export class FilesService {
       if (isForeignKeyViolation(e)) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
       throw e;
     } finally {
-      await release?.();
+      await slot?.release();
     }
   }
 
@@ -155,7 +173,7 @@ export class FilesService {
    */
   private async store(userId: string, fileId: string, filePk: string, size: number, chunkCount: number): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+      await this.lockFiles(tx, userId);
       const quota = this.config.userStorageQuotaBytes;
       if (quota) {
         // this upload's own row is still 'uploading': left out, as the file it replaces
@@ -179,23 +197,9 @@ export class FilesService {
     });
   }
 
-  /**
-   * The bytes a user keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress
-   * too, but for `uploadPk`; `replacing`: the stored file an upload replaces, which does not count), the datasets the user's tasks
-   * made, the files of their dataset builds still running (each becomes a dataset), and the images of their
-   * image uploads not yet built. A file made into datasets counts once as a file and once per dataset.
-   */
+  /** The bytes the user keeps (KEPT): `replacing`, the stored file an upload replaces, and `uploadPk`, its own row, left out. */
   private async bytesKept(manager: EntityManager, userId: string, replacing?: string, uploadPk?: string): Promise<number> {
-    const [{ kept }] = await manager.query(
-      `SELECT (SELECT coalesce(sum(size_in_bytes), 0) FROM files
-                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
-            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
-            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
-                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
-            + (SELECT coalesce(sum(octet_length(s.image)), 0) FROM tasks t JOIN image_samples s ON s.task_id = t.id
-                WHERE t.user_id = $1 AND t.state IN ('pending', 'running')) AS kept`,
-      [userId, replacing ?? null, uploadPk ?? null],
-    );
+    const [{ kept }] = await manager.query(`SELECT ${KEPT} AS kept`, [userId, replacing ?? null, uploadPk ?? null, SLOT_LIVE_SECONDS]);
     return Number(kept);
   }
 
@@ -204,10 +208,43 @@ export class FilesService {
    * the user's files lock for the rest of `tx`, so two requests cannot both pass the quota.
    */
   async assertRoom(tx: EntityManager, userId: string, adding: number, what: string): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+    await this.lockFiles(tx, userId);
     const quota = this.config.userStorageQuotaBytes;
     if (!quota) return;
-    const kept = await this.bytesKept(tx, userId);
+    this.checkRoom(await this.bytesKept(tx, userId), adding, what);
+  }
+
+  /**
+   * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in a
+   * short transaction of its own under the owner's files lock (it writes the unlogged slot only: its commit waits for
+   * no flush). From then on every quota check counts them, while the caller writes them in a transaction that holds
+   * no lock and sets the slot's reservation back to 0 as it commits; a reservation also ends with its slot.
+   */
+  async reserveRoom(slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
+    const quota = this.config.userStorageQuotaBytes;
+    if (!quota) return;
+    await this.db.transaction(async (tx) => {
+      await this.lockFiles(tx, ownerId);
+      const [{ kept, reserved }] = await tx.query(
+        `WITH k AS (SELECT ${KEPT} AS kept),
+         r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
+         SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
+        [ownerId, null, null, SLOT_LIVE_SECONDS, slot.id, adding, quota],
+      );
+      if (reserved) return;
+      this.checkRoom(Number(kept), adding, what);
+      // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
+      throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+    });
+  }
+
+  /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */
+  private async lockFiles(tx: EntityManager, userId: string): Promise<void> {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+  }
+
+  private checkRoom(kept: number, adding: number, what: string): void {
+    const quota = this.config.userStorageQuotaBytes;
     if (kept + adding > quota) {
       throw new ApiError(
         Codes.StorageQuotaExceeded,
@@ -257,7 +294,7 @@ export class FilesService {
   async delete(userId: string, fileId: string): Promise<{ fileId: string; sizeInBytes: number }> {
     this.checkFileId(fileId);
     return this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+      await this.lockFiles(tx, userId);
       const rows = await tx.query(
         `SELECT id, size_in_bytes, ${IN_USE_BY_ID} AS in_use
            FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored' FOR UPDATE`,

@@ -37,21 +37,28 @@ describe('UploadSlots (in PostgreSQL, shared by every API process)', () => {
     expect(await refusal(first.take(alice))).toBe('tooMany-115-0-2');
     expect(await refusal(second.take(alice))).toBe('tooMany-115-0-2');
     const b1 = await second.take(bob); // other users are not affected
-    await a1();
-    await a1(); // a second call gives back nothing more
+    await a1.release();
+    await a1.release(); // a second call gives back nothing more
     expect(await slotCount(alice)).toBe(1);
     const a3 = await second.take(alice);
+    expect([a2.lane, a3.lane, b1.lane]).toEqual([1, 0, 0]); // the lane a1 gave back is taken again; bob's are his own
     expect(await refusal(first.take(alice))).toBe('tooMany-115-0-2');
-    await Promise.all([a2(), a3(), b1()]);
+    await Promise.all([a2.release(), a3.release(), b1.release()]);
     expect(await slotCount(alice)).toBe(0);
   });
 
-  it('takes exactly the limit when many ask at once', async () => {
+  it('takes exactly the limit when many ask at once, each in a lane of its own', async () => {
     const slots = new UploadSlots(db, 3);
     const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => slots.take(users[0])));
-    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(3);
+    const taken = outcomes.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+    expect(taken.map((s) => s.lane).sort()).toEqual([0, 1, 2]);
     expect(await slotCount(users[0])).toBe(3);
-    for (const o of outcomes) if (o.status === 'fulfilled') await o.value();
+    for (const o of outcomes) if (o.status === 'fulfilled') await o.value.release();
+  });
+
+  it('needs no disk flush: the table is unlogged (a slot means nothing after a crash)', async () => {
+    const [{ persistence }] = await db.query(`SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'upload_slots'`);
+    expect(persistence).toBe('u');
   });
 
   it("stops counting a slot untouched for SLOT_LIVE_SECONDS (a killed process's), and deletes it", async () => {
@@ -60,15 +67,15 @@ describe('UploadSlots (in PostgreSQL, shared by every API process)', () => {
     await age(SLOT_LIVE_SECONDS + 1);
     const next = await new UploadSlots(db, 1).take(users[0]);
     expect(await slotCount(users[0])).toBe(1);
-    await next();
+    await next.release();
   });
 
   it('keeps a running upload counted by touching its slot', async () => {
     const slots = new UploadSlots(db, 1, 20);
-    const release = await slots.take(users[0]);
+    const slot = await slots.take(users[0]);
     await age(SLOT_LIVE_SECONDS + 1);
     await new Promise((r) => setTimeout(r, 200)); // a touch brings it back to now
     expect(await refusal(slots.take(users[0]))).toBe('tooMany-115-0-2');
-    await release();
+    await slot.release();
   });
 });

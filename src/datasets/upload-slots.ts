@@ -7,13 +7,21 @@ export const SLOT_TOUCH_MS = 15_000;
 /** ...so a slot untouched for this long was left by a killed process: it no longer counts. */
 export const SLOT_LIVE_SECONDS = 60;
 
-/** Gives a slot back, once (later calls do nothing). */
-export type ReleaseSlot = () => Promise<void>;
+/** One upload in progress: its row in upload_slots. */
+export interface UploadSlot {
+  id: string;
+  /** 0 to MAX_UPLOADS_PER_USER - 1, unique per user: a row keyed by it is written by no other upload of the user. */
+  lane: number;
+  /** Gives the slot back, once (later calls do nothing). */
+  release: () => Promise<void>;
+}
 
 /**
- * Uploads in progress per user (file uploads and image inits), at most MAX_UPLOADS_PER_USER across every API
- * process on the database: each holds a row of upload_slots while it runs. The row is counted and inserted under
- * a lock per user, touched every SLOT_TOUCH_MS, and deleted when the upload ends, however it ends.
+ * Uploads in progress per user (file uploads, image inits and adds), at most MAX_UPLOADS_PER_USER across every API
+ * process on the database: each holds a row of upload_slots while it runs, in a lane of its own (0 to
+ * MAX_UPLOADS_PER_USER - 1, unique per user: the table's key), touched every SLOT_TOUCH_MS and deleted when the
+ * upload ends, however it ends. The table is unlogged: a slot is worth nothing after a crash (its process is gone),
+ * so taking and giving one back never waits for a disk flush.
  */
 export class UploadSlots {
   constructor(
@@ -22,29 +30,49 @@ export class UploadSlots {
     private readonly touchMs = SLOT_TOUCH_MS,
   ) {}
 
-  /** Takes a slot, or throws tooMany-115-0-2 when the user's uploads already fill them. */
-  async take(userId: string): Promise<ReleaseSlot> {
-    const id: string = await this.db.transaction(async (tx) => {
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`uploads:${userId}`]);
-      await tx.query('DELETE FROM upload_slots WHERE touched_at < now() - make_interval(secs => $1)', [SLOT_LIVE_SECONDS]);
-      const [{ n }] = await tx.query('SELECT count(*)::int AS n FROM upload_slots WHERE user_id = $1', [userId]);
-      if (n >= this.max) {
-        throw new ApiError(Codes.TooManyUploads, `at most ${this.max} uploads at once per user: retry when one has ended`);
-      }
-      const [slot] = await tx.query('INSERT INTO upload_slots (user_id) VALUES ($1) RETURNING id', [userId]);
-      return String(slot.id);
-    });
+  /**
+   * Takes a slot, or throws tooMany-115-0-2 when the user's uploads already fill them. One statement takes the lowest
+   * free lane; when two uploads take the same one at once, the key lets one have it and the other looks again.
+   */
+  async take(userId: string): Promise<UploadSlot> {
+    let swept = false;
+    for (let attempt = 0; ; attempt++) {
+      const [row]: { free: boolean; id: string | null; lane: number | null }[] = await this.db.query(
+        `WITH free AS (
+           SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
+            WHERE NOT EXISTS (SELECT 1 FROM upload_slots s WHERE s.user_id = $1 AND s.lane = l.lane)
+            ORDER BY l.lane LIMIT 1),
+         taken AS (
+           INSERT INTO upload_slots (user_id, lane) SELECT $1, lane FROM free
+           ON CONFLICT (user_id, lane) DO NOTHING RETURNING id, lane)
+         SELECT EXISTS (SELECT 1 FROM free) AS free, (SELECT id FROM taken) AS id, (SELECT lane FROM taken) AS lane`,
+        [userId, this.max],
+      );
+      if (row.id !== null) return this.held(String(row.id), Number(row.lane));
+      // another upload took the lane first: look again (each time, one more lane has been taken)
+      if (row.free && attempt < this.max + 2) continue;
+      // every lane is held, by live uploads or by the rows of killed processes: these go, then one more look
+      if (swept) break;
+      await this.db.query('DELETE FROM upload_slots WHERE touched_at < now() - make_interval(secs => $1)', [SLOT_LIVE_SECONDS]);
+      swept = true;
+    }
+    throw new ApiError(Codes.TooManyUploads, `at most ${this.max} uploads at once per user: retry when one has ended`);
+  }
+
+  /** The slot `id`, touched while it is held. */
+  private held(id: string, lane: number): UploadSlot {
     const touch = setInterval(() => {
       this.db.query('UPDATE upload_slots SET touched_at = now() WHERE id = $1', [id]).catch(() => undefined);
     }, this.touchMs);
     touch.unref();
     let given = false;
-    return async () => {
+    const release = async () => {
       if (given) return;
       given = true;
       clearInterval(touch);
       // if this fails (database gone), the row stops counting after SLOT_LIVE_SECONDS
       await this.db.query('DELETE FROM upload_slots WHERE id = $1', [id]).catch(() => undefined);
     };
+    return { id, lane, release };
   }
 }

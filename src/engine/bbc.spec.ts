@@ -174,5 +174,16 @@ describe('BBCD-CV dropping (configurationsToDrop)', () => {
       const drop = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, easy, 200, 0.99, new Rng(3));
       expect(drop.size).toBe(0);
     });
+
+    it('decides alike for configurations with the same predictions (a shared fit), as for each alone', async () => {
+      // copies of the loser and of the winner, the latter the same only on the rows judged
+      const winnerElsewhere = Float64Array.from(winner, (v, k) => (Math.floor(k / 2) === n - 1 ? 1 - v : v));
+      const judged = rows.subarray(0, n - 1);
+      const oof: OofMatrix = [[winner], [loser], [close], [Float64Array.from(loser)], [winnerElsewhere]];
+      const drop = await configurationsToDrop(oof, [[0, 1, 2, 3, 4]], ACCURACY, ctx, judged, 200, 0.99, new Rng(3));
+      expect([...drop].sort()).toEqual([1, 3]);
+      const alone = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, judged, 200, 0.99, new Rng(3));
+      expect([...alone]).toEqual([1]);
+    });
   });
 });

@@ -165,15 +165,26 @@ export async function configurationsToDrop(
   });
   sub.unitCount = ids.size;
   const all = [...new Set(pools.flat())].sort((a, b) => a - b);
-  const evs = new Map(all.map((c) => [c, new RepeatedEvaluator(metric, [(oof[c] as Float64Array[])[0]], ctx, rows)]));
+  // configurations with the same predictions on these rows (a model fit shared by selectors) are evaluated once
+  const width = all.length > 0 ? (oof[all[0]] as Float64Array[])[0].length / ctx.outcome.y.length : 1;
+  const same = samePredictions(all, oof, rows, width);
+  const evs = new Map<number, RepeatedEvaluator>();
+  for (const c of all) {
+    const first = same.get(c) as number;
+    if (first === c) evs.set(c, new RepeatedEvaluator(metric, [(oof[c] as Float64Array[])[0]], ctx, rows));
+  }
+  const evaluateAll = (w: Float64Array): Map<number, number> => {
+    const byFirst = new Map([...evs].map(([c, ev]) => [c, ev.evaluate(w)]));
+    return new Map(all.map((c) => [c, byFirst.get(same.get(c) as number) as number]));
+  };
   const ones = new Float64Array(rows.length).fill(1);
-  const full = new Map(all.map((c) => [c, (evs.get(c) as RepeatedEvaluator).evaluate(ones)]));
+  const full = evaluateAll(ones);
   const leaders = pools.map((pool) => pool.reduce((a, c) => (better(full.get(c) as number, full.get(a) as number) ? c : a), pool[0]));
   const losses = new Map(all.map((c) => [c, 0]));
   for (let b = 0; b < B; b++) {
     await slices.next();
     const w = bootstrapWeights(sub, rng);
-    const v = new Map(all.map((c) => [c, (evs.get(c) as RepeatedEvaluator).evaluate(w)]));
+    const v = evaluateAll(w);
     pools.forEach((pool, p) => {
       const lv = v.get(leaders[p]) as number;
       for (const c of pool) if (c !== leaders[p] && better(lv, v.get(c) as number)) losses.set(c, (losses.get(c) as number) + 1);
@@ -187,4 +198,27 @@ export async function configurationsToDrop(
     if (lossesAll && (losses.get(c) as number) / (B * pools.filter((_, p) => inPools[p].has(c)).length) > threshold) drop.add(c);
   }
   return drop;
+}
+
+/**
+ * For each configuration, the first of `configs` whose first-repeat predictions on `rows` are the same, value for
+ * value (itself when none is). `width` values per sample.
+ */
+function samePredictions(configs: number[], oof: OofMatrix, rows: Int32Array, width: number): Map<number, number> {
+  const byHash = new Map<number, number[]>();
+  const out = new Map<number, number>();
+  const equal = (a: Float64Array, b: Float64Array): boolean => {
+    for (const r of rows) for (let k = r * width; k < (r + 1) * width; k++) if (!Object.is(a[k], b[k])) return false;
+    return true;
+  };
+  for (const c of configs) {
+    const p = (oof[c] as Float64Array[])[0];
+    let h = 0;
+    for (const r of rows) for (let k = r * width; k < (r + 1) * width; k++) h = (Math.imul(h, 31) + Math.round(p[k] * 1e9)) | 0;
+    const candidates = byHash.get(h) ?? [];
+    const match = candidates.find((d) => equal((oof[d] as Float64Array[])[0], p));
+    out.set(c, match ?? c);
+    if (match === undefined) byHash.set(h, [...candidates, c]);
+  }
+  return out;
 }

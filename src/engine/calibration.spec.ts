@@ -1,5 +1,5 @@
 import { loadShared, parameters } from '../../bench/engine-datasets';
-import { applyCalibration, calibrationReport, crossFitCalibration, fitCalibration, fitPlatt } from './calibration';
+import { applyCalibration, calibrationReport, crossFitCalibration, fitCalibration, fitIsotonic, fitPlatt } from './calibration';
 import { subsetDataset } from './csv';
 import { Pipeline } from './pipeline';
 import { calibrationErrors } from './plots/calibration';
@@ -62,7 +62,7 @@ describe('Platt scaling', () => {
       raw.forEach((v, c) => (p[i * 3 + c] = v / s));
     }
     const cal = fitCalibration(p, y, 3);
-    expect(cal.a).toHaveLength(3);
+    expect(cal.method === 'platt' ? cal.a : []).toHaveLength(3);
     applyCalibration(cal, p, 3);
     for (let i = 0; i < n; i++) expect(p[i * 3] + p[i * 3 + 1] + p[i * 3 + 2]).toBeCloseTo(1, 12);
   });
@@ -81,21 +81,55 @@ describe('Platt scaling', () => {
   });
 });
 
+describe('isotonic regression', () => {
+  it("pools adjacent violators (equal scores first) into the map scikit-learn's IsotonicRegression interpolates", () => {
+    // scores 0.1 ... 0.5 with outcomes 0 1 0 1 1, and 0.6 twice with 1 and 0: blocks {0.1}: 0, {0.2, 0.3}: 1/2,
+    // {0.4, 0.5}: 1, then {0.6, 0.6}: 1/2 breaks the order and pools with {0.4, 0.5}: 3/4
+    const x = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.6];
+    const y = [0, 1, 0, 1, 1, 1, 0];
+    const map = fitIsotonic(x, y, [6, 0, 5, 1, 4, 2, 3]);
+    expect(map).toEqual({ x: [0.1, 0.2, 0.3, 0.4, 0.6], y: [0, 0.5, 0.5, 0.75, 0.75] });
+    const cal = fitCalibration(Float64Array.from(x.flatMap((q) => [1 - q, q])), y, 2, undefined, 'isotonic');
+    const p = Float64Array.from([0.05, 0.15, 0.25, 0.35, 0.7].flatMap((q) => [1 - q, q]));
+    applyCalibration(cal, p, 2);
+    // below the first score: its value; between two: linear; beyond the last: its value (scikit-learn 1.2's
+    // IsotonicRegression(out_of_bounds="clip") gives the same points and predicts 0, 0.25, 0.5, 0.625, 0.75 here)
+    [0, 0.25, 0.5, 0.625, 0.75].forEach((q, i) => {
+      expect(p[2 * i + 1]).toBeCloseTo(q, 12);
+      expect(p[2 * i]).toBeCloseTo(1 - q, 12);
+    });
+  });
+
+  it('calibrates overconfident scores; more classes renormalized, 1 / K where every class maps to 0', () => {
+    const { p, y } = overconfident(4000, 5);
+    const q = Float64Array.from(p);
+    applyCalibration(fitCalibration(p, y, 2, undefined, 'isotonic'), q, 2);
+    expect(calibrationReport(q, y, 2).ece).toBeLessThan(calibrationReport(p, y, 2).ece / 3);
+    // three classes: below every probability seen with its class, each class's map gives 0, and each class 1 / 3
+    const three = Float64Array.from([0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8, 0.2, 0.2, 0.6]);
+    const cal = fitCalibration(three, [0, 1, 2, 2], 3, undefined, 'isotonic');
+    const r = Float64Array.from([0.8, 0.1, 0.1, 0.1, 0.1, 0.8, 0.05, 0.05, 0.05]);
+    applyCalibration(cal, r, 3);
+    for (let i = 0; i < 3; i++) expect(r[3 * i] + r[3 * i + 1] + r[3 * i + 2]).toBeCloseTo(1, 12);
+    expect(Array.from(r.subarray(6))).toEqual([1 / 3, 1 / 3, 1 / 3]);
+  });
+});
+
 describe('calibration in an analysis', () => {
-  it('breast_cancer: a poorly calibrated winner gets Platt scaling, and its held-out probabilities are better calibrated', async () => {
+  it('breast_cancer: a poorly calibrated winner is calibrated, and its held-out probabilities are better calibrated', async () => {
     const data = loadShared('breast_cancer');
     const rng = new Rng(9);
     const order = Array.from({ length: data.sampleCount }, (_, i) => i).sort(() => rng.next() - 0.5);
     const train = subsetDataset(data, order.slice(0, 400));
     const test = subsetDataset(data, order.slice(400));
     const result = await runAnalysis(train, parameters({ classification: 'diagnosis' }, 'preliminary'), { seed: 3, threads: 0 });
-    const calibrated = Object.keys(result.models).filter((k) => result.models[k].calibration?.method === 'platt');
+    const calibrated = Object.keys(result.models).filter((k) => result.models[k].calibration?.method !== undefined);
     expect(calibrated.length).toBeGreaterThan(0);
     for (const key of calibrated) {
       const facts = result.models[key].calibration;
       expect(facts?.ece).toBeLessThan(facts?.uncalibrated?.ece as number);
       const pipeline = result.pipelines[key][0];
-      expect(pipeline.calibration?.method).toBe('platt');
+      expect(pipeline.calibration?.method).toBe(facts?.method);
       const { calibration: _, ...raw } = pipeline;
       const labels = test.columns.find((c) => c.name === 'diagnosis') as { codes: Int32Array; levels: string[] };
       const y = Float64Array.from(labels.codes, (c) => (labels.levels[c] === 'malignant' ? 1 : 0));

@@ -1,14 +1,28 @@
 import { calibrationErrors } from './plots/calibration';
 
 /**
- * Probability calibration of classification models by Platt scaling: for each class (the positive class of a binary
- * outcome), p' = sigmoid(a logit(p) + b), fitted by maximum likelihood (Newton's method) on out-of-fold predictions;
- * for more classes the calibrated one-vs-rest probabilities are renormalized to sum to 1 (as scikit-learn's
- * CalibratedClassifierCV does with `method="sigmoid"`).
+ * Probability calibration of classification models, fitted on out-of-fold predictions: Platt scaling, for each class
+ * (the positive class of a binary outcome) p' = sigmoid(a logit(p) + b) fitted by maximum likelihood (Newton's method),
+ * or isotonic regression, p' = the non-decreasing step function of p closest to the outcome in squared error (pool
+ * adjacent violators), interpolated linearly between its steps and constant beyond them. For more classes the
+ * calibrated one-vs-rest probabilities are renormalized to sum to 1, as scikit-learn's CalibratedClassifierCV does
+ * (`method="sigmoid"` or `"isotonic"`).
  */
 
-/** The expected calibration error above which an analysis calibrates a model's probabilities. */
-export const CALIBRATION_THRESHOLD = 0.03;
+/** The expected calibration error above which an analysis tries to calibrate a model's probabilities. */
+export const CALIBRATION_THRESHOLD = 0.01;
+
+export type CalibrationMethod = 'platt' | 'isotonic';
+
+/**
+ * The calibrations an analysis tries, in this order, keeping the first that lowers the cross-fitted calibration error.
+ * Isotonic first: on held-out data (bench/calibration.bench.ts, 30 splits of breast_cancer and of iris) it left a lower
+ * error than Platt scaling (0.028 against 0.033, 0.029 against 0.037), although the cross-fitted errors, from which a
+ * choice between them could be made, favoured Platt on most splits. The final model, refitted on every sample, is
+ * sharper than the fold models whose predictions the map is fitted on: beyond the scores it was fitted on, an isotonic
+ * map stays at its end values where a Platt map carries the sharper scores further.
+ */
+export const CALIBRATION_METHODS: CalibrationMethod[] = ['isotonic', 'platt'];
 
 export interface PlattCalibration {
   method: 'platt';
@@ -16,6 +30,15 @@ export interface PlattCalibration {
   a: number[];
   b: number[];
 }
+
+export interface IsotonicCalibration {
+  method: 'isotonic';
+  /** per class calibrated (binary: the positive class only): the points (x ascending, y) of its piecewise-linear map */
+  x: number[][];
+  y: number[][];
+}
+
+export type Calibration = PlattCalibration | IsotonicCalibration;
 
 const EPS = 1e-12;
 const logit = (p: number): number => {
@@ -82,37 +105,116 @@ function calibratedClasses(K: number): number[] {
   return K === 2 ? [1] : Array.from({ length: K }, (_, c) => c);
 }
 
-/** Fits Platt scaling of n x K probabilities `p` to class indices `y`, on `rows` (default every sample). */
-export function fitCalibration(p: ArrayLike<number>, y: ArrayLike<number>, K: number, rows?: ArrayLike<number>): PlattCalibration {
-  const n = y.length;
-  const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
-  const a: number[] = [];
-  const b: number[] = [];
-  for (const c of calibratedClasses(K)) {
-    const x = Float64Array.from({ length: n }, (_, i) => logit(p[i * K + c]));
-    const t = Float64Array.from(y, (v) => (v === c ? 1 : 0));
-    const [ac, bc] = fitPlatt(x, t, on);
-    a.push(ac);
-    b.push(bc);
+/**
+ * The isotonic regression of 0/1 outcomes `y` on scores `x` (rows `rows`) as the points of a piecewise-linear map: equal
+ * scores pooled first, then adjacent blocks whose means decrease (pool adjacent violators); each block gives its
+ * lowest and highest score with its mean, as scikit-learn's IsotonicRegression interpolates them.
+ */
+export function fitIsotonic(x: ArrayLike<number>, y: ArrayLike<number>, rows: ArrayLike<number>): { x: number[]; y: number[] } {
+  const order = Array.from(rows).sort((i, j) => x[i] - x[j]);
+  const blocks: { lo: number; hi: number; sum: number; weight: number }[] = [];
+  for (let k = 0; k < order.length;) {
+    const v = x[order[k]];
+    let sum = 0;
+    let weight = 0;
+    for (; k < order.length && x[order[k]] === v; k++) {
+      sum += y[order[k]];
+      weight++;
+    }
+    blocks.push({ lo: v, hi: v, sum, weight });
+    while (blocks.length > 1) {
+      const b = blocks[blocks.length - 1];
+      const a = blocks[blocks.length - 2];
+      if (a.sum / a.weight < b.sum / b.weight) break;
+      blocks.pop();
+      a.hi = b.hi;
+      a.sum += b.sum;
+      a.weight += b.weight;
+    }
   }
-  return { method: 'platt', a, b };
+  const points = { x: [] as number[], y: [] as number[] };
+  for (const b of blocks) {
+    points.x.push(b.lo);
+    points.y.push(b.sum / b.weight);
+    if (b.hi > b.lo) {
+      points.x.push(b.hi);
+      points.y.push(b.sum / b.weight);
+    }
+  }
+  return points;
 }
 
-/** Applies a calibration to the n x K probabilities `p` in place (rows `rows`, default every row). */
-export function applyCalibration(cal: PlattCalibration, p: Float64Array, K: number, rows?: ArrayLike<number>): void {
+/** The isotonic map at p: linear between its points, its end values beyond them. */
+function isotonicAt(xs: number[], ys: number[], p: number): number {
+  if (!(p > xs[0])) return ys[0];
+  const last = xs.length - 1;
+  if (p >= xs[last]) return ys[last];
+  let lo = 0;
+  let hi = last;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= p) lo = mid;
+    else hi = mid;
+  }
+  return ys[lo] + ((ys[hi] - ys[lo]) * (p - xs[lo])) / (xs[hi] - xs[lo]);
+}
+
+/** Fits a calibration (`method`) of n x K probabilities `p` to class indices `y`, on `rows` (default every sample). */
+export function fitCalibration(
+  p: ArrayLike<number>,
+  y: ArrayLike<number>,
+  K: number,
+  rows?: ArrayLike<number>,
+  method: CalibrationMethod = 'platt',
+): Calibration {
+  const n = y.length;
+  const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
+  const fitted = calibratedClasses(K).map((c) => {
+    const t = Float64Array.from(y, (v) => (v === c ? 1 : 0));
+    if (method === 'isotonic')
+      return fitIsotonic(
+        Float64Array.from({ length: n }, (_, i) => p[i * K + c]),
+        t,
+        on,
+      );
+    const [a, b] = fitPlatt(
+      Float64Array.from({ length: n }, (_, i) => logit(p[i * K + c])),
+      t,
+      on,
+    );
+    return { a, b };
+  });
+  if (method === 'isotonic') {
+    const maps = fitted as { x: number[]; y: number[] }[];
+    return { method, x: maps.map((m) => m.x), y: maps.map((m) => m.y) };
+  }
+  const maps = fitted as { a: number; b: number }[];
+  return { method, a: maps.map((m) => m.a), b: maps.map((m) => m.b) };
+}
+
+/** The calibrated probability of the k-th calibrated class (binary: the positive class) for probability q. */
+function calibrated(cal: Calibration, k: number, q: number): number {
+  return cal.method === 'isotonic' ? isotonicAt(cal.x[k], cal.y[k], q) : sigmoid(cal.a[k] * logit(q) + cal.b[k]);
+}
+
+/**
+ * Applies a calibration to the n x K probabilities `p` in place (rows `rows`, default every row). More classes are
+ * renormalized; where every class's calibrated probability is 0 (isotonic maps can give it), each gets 1 / K.
+ */
+export function applyCalibration(cal: Calibration, p: Float64Array, K: number, rows?: ArrayLike<number>): void {
   const n = p.length / K;
   const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
   for (let k = 0; k < on.length; k++) {
     const i = on[k];
     if (K === 2) {
-      const q = sigmoid(cal.a[0] * logit(p[i * 2 + 1]) + cal.b[0]);
+      const q = calibrated(cal, 0, p[i * 2 + 1]);
       p[i * 2] = 1 - q;
       p[i * 2 + 1] = q;
       continue;
     }
     let s = 0;
-    for (let c = 0; c < K; c++) s += p[i * K + c] = sigmoid(cal.a[c] * logit(p[i * K + c]) + cal.b[c]);
-    for (let c = 0; c < K; c++) p[i * K + c] /= s;
+    for (let c = 0; c < K; c++) s += p[i * K + c] = calibrated(cal, c, p[i * K + c]);
+    for (let c = 0; c < K; c++) p[i * K + c] = s > 0 ? p[i * K + c] / s : 1 / K;
   }
 }
 
@@ -120,13 +222,19 @@ export function applyCalibration(cal: PlattCalibration, p: Float64Array, K: numb
  * Cross-fitted calibration of out-of-fold predictions: the samples of each fold are calibrated by a map fitted on the
  * out-of-fold predictions of the other folds only, so the calibrated predictions are still out-of-sample.
  */
-export function crossFitCalibration(p: Float64Array, y: ArrayLike<number>, K: number, fold: Int32Array): Float64Array {
+export function crossFitCalibration(
+  p: Float64Array,
+  y: ArrayLike<number>,
+  K: number,
+  fold: Int32Array,
+  method: CalibrationMethod = 'platt',
+): Float64Array {
   const out = Float64Array.from(p);
   const folds = fold.reduce((m, f) => Math.max(m, f + 1), 0);
   for (let f = 0; f < folds; f++) {
     const train = Int32Array.from(Array.from(fold.keys()).filter((i) => fold[i] !== f));
     const test = Int32Array.from(Array.from(fold.keys()).filter((i) => fold[i] === f));
-    applyCalibration(fitCalibration(p, y, K, train), out, K, test);
+    applyCalibration(fitCalibration(p, y, K, train, method), out, K, test);
   }
   return out;
 }

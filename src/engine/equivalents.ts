@@ -38,9 +38,10 @@ export function equivalenceClasses(
 ): EquivalenceResult {
   const logAlpha = Math.log(alpha);
   let budget = defaultTestBudget(featureCount, test.cost);
+  // every result is compared with alpha only (a bound below it is as good as the exact value)
   const logP = (x: number, z: readonly number[]): number => {
     budget--;
-    const r = test.test(x, z);
+    const r = test.test(x, z, logAlpha);
     return Number.isNaN(r.logP) ? 0 : r.logP;
   };
   const S = [...signature];

@@ -7,7 +7,9 @@ import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
-import { applyCalibration, PlattCalibration } from './calibration';
+import { RandomForest } from './models/forest';
+import type { SurvivalCurve } from './models/forest-survival';
+import { applyCalibration, Calibration } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
@@ -254,7 +256,7 @@ export class Pipeline {
     readonly classes: string[],
     private readonly pre: Preprocessor,
     private readonly model: Model,
-    private readonly calibration?: PlattCalibration,
+    private readonly calibration?: Calibration,
   ) {}
 
   /** The dataset columns the pipeline reads, by name. */
@@ -281,9 +283,9 @@ export class Pipeline {
   }
 
   /**
-   * Predictions on a dataset; columns matched by name, extra columns ignored. Survival models with a baseline hazard
-   * (Cox) add each sample's survival probability at `times` (default: the quartiles of the training times) and its
-   * median survival time.
+   * Predictions on a dataset; columns matched by name, extra columns ignored. Survival models add each sample's
+   * survival probability at `times` (default: the quartiles of the training times) and its median survival time
+   * (survivalCurves), unless they were saved before they kept what it needs.
    */
   predict(dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
     if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
@@ -309,16 +311,37 @@ export class Pipeline {
       } else if (task === 'regression') result.push({ row: i, prediction: out[i] });
       else result.push({ row: i, prediction: out[i], risk: out[i] });
     }
-    if (task === 'survival' && model instanceof CoxRegression && model.hasBaseline()) {
-      const times = options.times ?? model.timeQuartiles;
-      for (const r of result) {
-        const s = model.survival(r.risk as number, times);
-        r.survival = times.map((time, k) => ({ time, probability: s.survival[k] }));
-        if (s.median !== undefined) r.medianSurvivalTime = s.median;
-      }
+    const curves = task === 'survival' ? survivalCurves(model, X, out, options.times) : undefined;
+    if (curves) {
+      result.forEach((r, i) => {
+        r.survival = curves.times.map((time, k) => ({ time, probability: curves.rows[i].survival[k] }));
+        if (curves.rows[i].median !== undefined) r.medianSurvivalTime = curves.rows[i].median;
+      });
     }
     return result;
   }
+}
+
+/**
+ * The survival curves of a survival model at `times` (default: the quartiles of its training times): a Cox model's
+ * from its Breslow baseline hazard and each row's risk, a random survival forest's from its leaves' Nelson-Aalen
+ * hazards; undefined for a model saved before it kept them.
+ */
+function survivalCurves(
+  model: Model,
+  X: Design,
+  risk: Float64Array,
+  times: readonly number[] | undefined,
+): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+  if (model instanceof CoxRegression && model.hasBaseline()) {
+    const at = times ?? model.timeQuartiles;
+    return { times: at, rows: Array.from(risk, (r) => model.survival(r, at)) };
+  }
+  if (model instanceof RandomForest && model.hasSurvival()) {
+    const at = times ?? model.timeQuartiles;
+    return { times: at, rows: model.survival(X, at) };
+  }
+  return undefined;
 }
 
 /** The dataset column a preprocessing step reads, coded as at fit time (categorical levels by name; unseen = missing). */

@@ -75,9 +75,12 @@ export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Sele
   const lassoCs = specs.flatMap((s) => (s.kind === 'lasso' ? [s.c] : []));
   const lasso = lassoCs.length > 0 ? LassoSelector.fitMany(input, lassoCs) : [];
   // SES settings (and the equivalence analysis) share one test that remembers its results: the same (X, Z) gives the
-  // same p whatever alpha and maxK
-  let shared: RememberingTest | undefined;
-  const test = (): RememberingTest => (shared ??= new RememberingTest(createIndependenceTest(input)));
+  // same p whatever alpha and maxK. A single user (one SES setting, as preliminary's) has nothing to share: remembering
+  // hundreds of thousands of results on wide data would only cost time and memory.
+  const users = specs.filter((s) => s.kind === 'ses').length + (input.equivalents ? lassoCs.length : 0);
+  let shared: ConditionalIndependenceTest | undefined;
+  const test = (): ConditionalIndependenceTest =>
+    (shared ??= users > 1 ? new RememberingTest(createIndependenceTest(input)) : createIndependenceTest(input));
   return specs.map((spec) => {
     if (spec.kind === 'lasso') {
       const found = lasso[lassoCs.indexOf(spec.c)];

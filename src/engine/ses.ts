@@ -12,6 +12,10 @@
  * - The conditioning sets of one feature are visited by size (1 .. maxK), then in lexicographic order of the older
  *   selected features in order of selection; each set lists its features in order of selection, so the newest
  *   selected feature is last. "The first Y in Z" is the first in that order.
+ * - A test of step 3a is asked only what decides something (`below` of ConditionalIndependenceTest.test): for a
+ *   selected feature whether p > alpha, for a candidate whether p is above its weakest association so far. A test
+ *   fitted by Newton's method stops once its deviance proves the answer is no, which saves most of the steps of the
+ *   strong associations; the decisions are those of the exact p-values.
  */
 import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
 
@@ -83,10 +87,10 @@ export function ses(test: ConditionalIndependenceTest, featureCount: number, opt
   // A NaN log p (a test that could not be computed) counts as no evidence of dependence: p = 1.
   const logPOf = (r: IndependenceTestResult): number => (Number.isNaN(r.logP) ? 0 : r.logP);
   const statOf = (r: IndependenceTestResult): number => (Number.isNaN(r.statistic) ? 0 : r.statistic);
-  const run = (x: number, z: readonly number[]): IndependenceTestResult => {
+  const run = (x: number, z: readonly number[], below: number): IndependenceTestResult => {
     if (testsRun >= budget) throw new BudgetSpent();
     testsRun++;
-    return test.test(x, z);
+    return test.test(x, z, below);
   };
 
   // Weakest association so far per feature (engine.md step 2: "keeps its largest p so far").
@@ -138,10 +142,12 @@ export function ses(test: ConditionalIndependenceTest, featureCount: number, opt
       for (let size = 1; size <= Math.min(maxK, older.length + 1); size++) {
         const dropped = forEachSubset(older.length, size - 1, (positions) => {
           const z = [...positions.map((p) => older[p]), newest];
-          const r = run(x, z);
+          // what the result is compared with: alpha, and for a candidate its weakest association so far (<= alpha)
+          const r = run(x, z, inS[x] ? logAlpha : Math.min(logAlpha, weakLogP[x]));
           const logP = logPOf(r);
           const stat = statOf(r);
-          if (stronger(weakLogP[x], weakStat[x], logP, stat)) {
+          // a bound (the test stopped once it proved log p below that) is a stronger association: nothing changes
+          if (!r.bound && stronger(weakLogP[x], weakStat[x], logP, stat)) {
             weakLogP[x] = logP;
             weakStat[x] = stat;
           }
@@ -157,7 +163,7 @@ export function ses(test: ConditionalIndependenceTest, featureCount: number, opt
           }
           for (const y of z) {
             const zPrime = [...z.filter((f) => f !== y), x];
-            if (logPOf(run(y, zPrime)) > logAlpha) {
+            if (logPOf(run(y, zPrime, logAlpha)) > logAlpha) {
               classes.get(y)!.push(...own);
               break;
             }

@@ -4,6 +4,7 @@
  * No Nest, no database, no HTTP in src/engine.
  */
 
+import type { Calibration } from './calibration';
 import type { ModelPlots } from './plots';
 
 export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
@@ -98,7 +99,7 @@ export interface CalibrationFacts {
   /** expected calibration error over 10 bins (binary: of the positive class; more: mean over the classes one-vs-rest) */
   ece: number;
   /** present when the model's probabilities are calibrated: the values above are then those of the calibrated ones */
-  method?: 'platt';
+  method?: 'platt' | 'isotonic';
   /** the values before calibration */
   uncalibrated?: { brier: number; ece: number };
 }
@@ -141,8 +142,8 @@ export interface SavedPipeline {
   model: Record<string, unknown>;
   /** `signet-engine <semver>` that fitted it */
   engine?: string;
-  /** classification: Platt scaling applied to the model's probabilities */
-  calibration?: { method: 'platt'; a: number[]; b: number[] };
+  /** classification: the calibration applied to the model's probabilities (calibration.ts) */
+  calibration?: Calibration;
 }
 
 export interface AnalysisOutput {
@@ -180,8 +181,13 @@ export interface ConfigurationSummary {
   interpretable: boolean;
   /** the primary metric's name */
   metric: string;
-  /** pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped */
+  /**
+   * pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped; a calibrated
+   * model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)
+   */
   value: number;
+  /** a calibrated model: the value of its predictions before calibration, the one the winner rule chose it by */
+  uncalibratedValue?: number;
   /** mean size of its selector's signature over the training folds */
   signatureSize: number;
   /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */

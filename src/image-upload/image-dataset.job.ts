@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -25,6 +25,12 @@ export interface ImageTaskPayload {
   sampleCount: number;
 }
 
+/** Drops what an image upload holds (its sample table, its images and their byte counts); its task's status stays. */
+export async function dropUploadedImages(tx: EntityManager, taskId: string): Promise<void> {
+  await tx.query('DELETE FROM image_samples WHERE task_id = $1', [taskId]);
+  await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [taskId]); // image_upload_bytes goes with it
+}
+
 /**
  * The imageDataset job: decode every image on worker threads, compute its img_ features, and store the
  * sample table's columns with them as a dataset. The uploaded images are dropped once the dataset exists
@@ -44,14 +50,10 @@ export class ImageDatasetJob implements OnModuleInit {
       execute: (payload, signal) => this.build(payload.taskId, signal),
       store: async (tx, payload, built) => {
         const datasetId = await this.columns.write(tx, built.target, built.table);
-        await tx.query('DELETE FROM image_samples WHERE task_id = $1', [payload.taskId]);
-        await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [payload.taskId]);
+        await dropUploadedImages(tx, payload.taskId);
         return { datasetId };
       },
-      onFailed: async (payload) => {
-        await this.db.query('DELETE FROM image_samples WHERE task_id = $1', [payload.taskId]);
-        await this.db.query('DELETE FROM image_uploads WHERE task_id = $1', [payload.taskId]);
-      },
+      onFailed: (tx, payload) => dropUploadedImages(tx, payload.taskId),
     });
   }
 

@@ -135,7 +135,7 @@ export async function pngProblem(b: Buffer): Promise<string | undefined> {
   }
   if (!idat.length) return 'it has no image data (IDAT)';
   return new Promise<string | undefined>((resolve) => {
-    const inflate = createInflate();
+    const inflate = createInflate({ chunkSize: 64 * 1024 }); // a few large pieces: fewer callbacks than the default 16 KiB
     let total = 0;
     let settled = false;
     const settle = (v: string | undefined) => {

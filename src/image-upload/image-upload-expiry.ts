@@ -4,6 +4,7 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { JobsService } from '../jobs/jobs.service';
+import { dropUploadedImages } from './image-dataset.job';
 import { IMAGE_TASK_KIND } from './image-upload.service';
 
 /** How often a worker process looks for expired uploads. */
@@ -67,8 +68,7 @@ export class ImageUploadExpiry implements OnApplicationBootstrap, OnApplicationS
         if (!rows.length) return false;
         const error = expiredError(hours);
         await this.jobs.states.fail('task', String(id), { code: error.code, message: error.message }, tx);
-        await tx.query('DELETE FROM image_samples WHERE task_id = $1', [id]);
-        await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [id]);
+        await dropUploadedImages(tx, String(id));
         return true;
       });
       if (done) failed.push(String(id));

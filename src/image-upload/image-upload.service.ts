@@ -12,9 +12,10 @@ import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
-import { keepRow, returning } from '../database/sql';
+import { keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
+import type { UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
 import { checkImage } from './image-format';
@@ -39,6 +40,7 @@ export function initFileLimit(config: AppConfig): number {
 @Injectable()
 export class ImageUploadService implements OnModuleInit {
   private readonly logger = new Logger('ImageUpload');
+  private spoolMade?: Promise<string>;
 
   constructor(
     private readonly db: DataSource,
@@ -48,6 +50,19 @@ export class ImageUploadService implements OnModuleInit {
     private readonly files: FilesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Where init files and images are spooled while their body arrives: made once per process (it lives in DATA_DIR, beside the embedded database). */
+  private spoolDir(): Promise<string> {
+    const dir = path.join(this.config.dataDir, 'spool');
+    this.spoolMade ??= fs.promises.mkdir(dir, { recursive: true }).then(
+      () => dir,
+      (e: unknown) => {
+        this.spoolMade = undefined;
+        throw e;
+      },
+    );
+    return this.spoolMade;
+  }
 
   /** Spool files left by a process that was killed (kill -9) while a body streamed in are removed at start. */
   onModuleInit(): void {
@@ -61,19 +76,17 @@ export class ImageUploadService implements OnModuleInit {
    * read; the sample table streams to a spool file meanwhile (see readInitForm).
    */
   async init(userId: string, req: IncomingMessage): Promise<{ taskId: string }> {
-    const release = await this.files.slots.take(userId);
+    const slot = await this.files.slots.take(userId);
     try {
-      const spoolDir = path.join(this.config.dataDir, 'spool');
-      await fs.promises.mkdir(spoolDir, { recursive: true });
       const { checked, file } = await readInitForm(req, {
         fileLimit: initFileLimit(this.config),
         idleMs: this.config.uploadIdleSeconds * 1000,
-        spoolDir,
+        spoolDir: await this.spoolDir(),
         checkAttributes: (raw) => this.checkAttributes(userId, raw),
       });
       return await this.open(userId, checked.projectId, checked.dto, file);
     } finally {
-      await release();
+      await slot.release();
     }
   }
 
@@ -129,55 +142,78 @@ export class ImageUploadService implements OnModuleInit {
    * from there once the whole body has arrived.
    */
   async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
-    const release = await this.files.slots.take(userId);
+    const slot = await this.files.slots.take(userId);
     try {
-      const spoolDir = path.join(this.config.dataDir, 'spool');
-      await fs.promises.mkdir(spoolDir, { recursive: true });
-      const form = await readAddForm(req, { fileLimit: this.config.maxImageBytes, idleMs: this.config.uploadIdleSeconds * 1000, spoolDir });
+      const form = await readAddForm(req, {
+        fileLimit: this.config.maxImageBytes,
+        idleMs: this.config.uploadIdleSeconds * 1000,
+        spoolDir: await this.spoolDir(),
+      });
       try {
         const { sampleId } = parseBody(ImageAddFieldsDto, { ...form.fields });
         if (!form.file) throw new ApiError(Codes.MissingField, 'the file part (the image) is required');
         const image = await fs.promises.readFile(form.file.path);
-        return await this.store(taskId, sampleId, { buffer: image, size: image.length, originalname: form.file.name });
+        await this.store(slot, taskId, sampleId.trim(), image, form.file.name);
+        return { taskId };
       } finally {
         await form.discard();
       }
     } finally {
-      await release();
+      await slot.release();
     }
   }
 
-  private async store(
-    taskId: string,
-    sampleId: string,
-    file: { buffer: Buffer; size: number; originalname: string },
-  ): Promise<{ taskId: string }> {
+  /**
+   * Stores the image of sample `id`. Adds run side by side, each in one statement of its own that holds no lock a
+   * sibling add waits for, so that their commits share the disk flushes: what makes them exclusive is checked before
+   * (the task takes images, the sample exists and has none; the task's owner has room for it, reserved on the slot),
+   * and again by that statement, which writes the image only where it still holds.
+   */
+  private async store(slot: UploadSlot, taskId: string, id: string, image: Buffer, filename: string): Promise<void> {
     // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
-    const header = await checkImage(file.buffer, file.originalname, this.config.maxImagePixels);
-    await this.db.transaction(async (tx) => {
-      // FOR SHARE: adds run side by side, a commit waits for them (and they for it)
-      const task = await this.imageTask(tx, taskId, 'FOR SHARE');
-      if (task.state !== 'pending') {
-        assertNotExpired(task);
-        throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
-      }
-      const id = sampleId.trim();
-      const rows = await tx.query(`SELECT image IS NOT NULL AS has_image FROM image_samples WHERE task_id = $1 AND sample_id = $2`, [
-        taskId,
-        id,
-      ]);
-      if (!rows.length) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
-      if (rows[0].has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
-      await this.files.assertRoom(tx, task.user_id, file.size, 'this image');
-      const updated = await returning(
-        tx,
-        `UPDATE image_samples SET image = $3, mime = $4, added_at = now()
-          WHERE task_id = $1 AND sample_id = $2 AND image IS NULL RETURNING idx`,
-        [taskId, id, file.buffer, header.mime],
-      );
-      if (!updated.length) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
-    });
-    return { taskId };
+    const header = await checkImage(image, filename, this.config.maxImagePixels);
+    const task = await this.addableTask(taskId, id);
+    await this.files.reserveRoom(slot, task.user_id, image.length, 'this image');
+    // FOR SHARE: adds run side by side, a commit (FOR UPDATE) waits for them and they for it. The image's bytes are
+    // counted on the slot's lane of the upload (no other live add of the caller writes that row), and the slot's
+    // reservation ends as they are.
+    const [{ added }] = await this.db.query(
+      `WITH task AS (SELECT state FROM tasks WHERE id = $1 FOR SHARE),
+       added AS (
+         UPDATE image_samples SET image = $3, mime = $4, added_at = now()
+          WHERE task_id = $1 AND sample_id = $2 AND image IS NULL AND (SELECT state FROM task) = 'pending'
+         RETURNING octet_length(image) AS bytes),
+       counted AS (
+         INSERT INTO image_upload_bytes (task_id, lane, bytes) SELECT $1, $5, bytes FROM added
+         ON CONFLICT (task_id, lane) DO UPDATE SET bytes = image_upload_bytes.bytes + excluded.bytes),
+       unreserved AS (UPDATE upload_slots SET reserved_bytes = 0 WHERE id = $6)
+       SELECT count(*)::int AS added FROM added`,
+      [taskId, id, image, header.mime, slot.lane, slot.id],
+    );
+    if (!added) {
+      // a commit, an expiry or another add of this sample came first: say which
+      await this.addableTask(taskId, id);
+      throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
+    }
+  }
+
+  /** The image upload task, when sample `id` may get its image now; else the error that says why not. */
+  private async addableTask(taskId: string, id: string): Promise<ImageTaskRow> {
+    const rows: (ImageTaskRow & { has_image: boolean | null })[] = await this.db.query(
+      `SELECT kind, state, project_id, user_id, error,
+              (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image
+         FROM tasks WHERE id = $1`,
+      [taskId, id],
+    );
+    if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
+    const task = rows[0];
+    if (task.state !== 'pending') {
+      assertNotExpired(task);
+      throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
+    }
+    if (task.has_image === null) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
+    if (task.has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
+    return task;
   }
 
   async commit(userId: string, taskId: string): Promise<Record<string, never>> {

@@ -413,8 +413,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * The one give-up path: the job row and its subject fail together, then the handler cleans up. `where`
-   * says when the job is still this caller's to fail (its lease holder, or an expired lease).
+   * The one give-up path: the job row and its subject fail together with the handler's clean-up, in one transaction.
+   * `where` says when the job is still this caller's to fail (its lease holder, or an expired lease).
    */
   private async giveUp(job: JobRow, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
     const failed = await this.db.transaction(async (tx: EntityManager) => {
@@ -424,18 +424,16 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
           WHERE id = $1 AND ${where} RETURNING id`,
         [job.id, error.message, ...params],
       );
-      if (rows.length) await this.jobs.states.fail(JOB_DEFINITIONS[job.kind].subject, job.subject_id, error, tx);
-      return rows.length > 0;
+      if (!rows.length) return false;
+      await this.jobs.states.fail(JOB_DEFINITIONS[job.kind].subject, job.subject_id, error, tx);
+      await this.jobs.handler(job.kind)?.onFailed?.(tx, job.payload);
+      return true;
     });
     if (!failed) return false;
     this.logger.warn(
       this.fields(job, 'job.failed', { code: error.code, reason: error.message }),
       `${this.describe(job)} failed: ${error.code} ${error.message}`,
     );
-    await this.jobs
-      .handler(job.kind)
-      ?.onFailed?.(job.payload)
-      .catch((e: Error) => this.logger.error(`${this.describe(job)} clean-up after failure failed: ${e.message}`));
     return true;
   }
 

@@ -34,8 +34,11 @@ export interface JobHandler<K extends JobKind, R = unknown> {
    * process or its data: a build's columns waiting in an engine process).
    */
   release?(result: R): void;
-  /** Clean-up once the job has failed for good (e.g. uploaded images no longer needed). */
-  onFailed?(payload: JobPayloads[K]): Promise<void>;
+  /**
+   * Clean-up when the job fails for good (e.g. uploaded images no longer needed), inside the runner's transaction that
+   * marks the job and its subject failed: a client never sees the failure before the clean-up, nor one without the other.
+   */
+  onFailed?(tx: EntityManager, payload: JobPayloads[K]): Promise<void>;
 }
 
 /** An error that another attempt cannot fix (bad input): the job fails at once. */

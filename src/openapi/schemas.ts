@@ -208,8 +208,9 @@ export const PAYLOAD_SCHEMAS = {
           ece: num('expected calibration error (10 bins) of the out-of-fold probabilities'),
           method: {
             type: 'string',
-            enum: ['platt'],
-            description: 'present when the probabilities are calibrated (the values above are then after it)',
+            enum: ['platt', 'isotonic'],
+            description:
+              'present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression',
           },
           uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
         },
@@ -247,8 +248,12 @@ export const PAYLOAD_SCHEMAS = {
       value: {
         type: 'number',
         nullable: true,
-        description: 'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped',
+        description:
+          'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)',
       },
+      uncalibratedValue: num(
+        'a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by',
+      ),
       signatureSize: num('mean size of its selector signature over the training folds'),
       droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
       modelKey: { type: 'string', enum: ['best', 'interpretable'], description: 'the model of the result it became' },
@@ -312,9 +317,12 @@ export const PAYLOAD_SCHEMAS = {
               ...arrayOf(
                 obj({ time: num(), probability: num('predicted probability of surviving past the time') }, ['time', 'probability']),
               ),
-              description: 'survival (Cox models): at the times of the predict body, default the quartiles of the training times',
+              description:
+                'survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times',
             },
-            medianSurvivalTime: num('survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does'),
+            medianSurvivalTime: num(
+              'survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does',
+            ),
           },
           ['row', 'prediction'],
         ),

@@ -532,7 +532,7 @@ class SignetClient:
         return cast(AvailablePlots, self._plot_call(analysis_id, "availablePlots", "Available plots", params, method))
 
     def get_plot(self, analysis_id: str, model_key: str, plot_key: str, method: str = "GET") -> PlotOne:
-        """``{analysisId, modelKey, plot: {<plotKey>: [...]}}``."""
+        """``{analysisId, modelKey, plot: {<plotKey>: value}}``, the value typed by its kind (``types.Plot``)."""
         params = {"modelKey": model_key, "plotKey": plot_key}
         return cast(PlotOne, self._plot_call(analysis_id, "getPlot", "Get plot", params, method))
 

@@ -235,25 +235,206 @@ class AnalysisResult(TypedDict):
     models: Dict[str, Model]
 
 
+# ---- plots: one type per plot kind, as the OpenAPI document's schema of that kind (tests/test_client.py compares them) ----
+# A key named "class" cannot be written in a class body: those types use TypedDict's functional form.
+
+
 class FeatureImportanceItem(TypedDict):
+    #: the feature removed
     name: str
     value: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
+FeatureImportance = List[FeatureImportanceItem]
+
+
 class ProgressiveFeatureImportanceItem(TypedDict):
+    #: the features of the signature so far, added one at a time
     name: List[str]
     value: float
     cis: List[float]
 
 
+ProgressiveFeatureImportance = List[ProgressiveFeatureImportanceItem]
+
+
 class FeatureStabilityItem(TypedDict):
+    #: a feature of a shown signature
     name: str
+    #: fraction of the cross-validation folds whose signature held the feature or one of its equivalents
     value: float
 
 
-#: One plot by its name: ``{"Feature Importance": [...]}`` (more plot names may be added).
-Plot = Dict[str, List[Dict[str, Any]]]
+FeatureStability = List[FeatureStabilityItem]
+
+
+class _RocPointBase(TypedDict):
+    fpr: float
+    tpr: float
+
+
+class RocPoint(_RocPointBase, total=False):
+    #: probability at or above which a sample is called positive (absent at (0, 0))
+    threshold: float
+
+
+class RocBandPoint(TypedDict):
+    fpr: float
+    tpr: float
+    cis: List[float]
+
+
+#: One curve: ``class`` (called positive), ``auc`` and its ``cis``, ``points`` from (0, 0) to (1, 1), and the 95%
+#: bootstrap ``band`` of the true-positive rate.
+RocCurveItem = TypedDict(
+    "RocCurveItem", {"class": str, "auc": float, "cis": List[float], "points": List[RocPoint], "band": List[RocBandPoint]}
+)
+RocCurve = List[RocCurveItem]
+
+
+class CalibrationBin(TypedDict):
+    lower: float
+    upper: float
+    count: int
+    meanPredicted: float
+    #: fraction of the samples of the bin that are of the class
+    observed: float
+    cis: List[float]
+
+
+#: One class's calibration: the non-empty ``bins`` among 10 of width 0.1, the Brier score and the expected calibration error.
+CalibrationItem = TypedDict("CalibrationItem", {"class": str, "bins": List[CalibrationBin], "brier": float, "ece": float})
+Calibration = List[CalibrationItem]
+
+_ConfusionClassBase = TypedDict(
+    "_ConfusionClassBase", {"class": str, "count": int, "sensitivity": float, "sensitivityCis": List[float]}
+)
+
+
+class ConfusionClass(_ConfusionClassBase, total=False):
+    #: absent when no sample is predicted as the class
+    precision: float
+    precisionCis: List[float]
+
+
+class ConfusionMatrix(TypedDict):
+    classes: List[str]
+    #: ``counts[t][p]``: samples of true class ``classes[t]`` predicted as ``classes[p]``
+    counts: List[List[int]]
+    perClass: List[ConfusionClass]
+
+
+#: The out-of-fold probabilities of one class among the samples of a true class: their summary and ``values`` (at most 1000).
+ClassProbabilities = TypedDict(
+    "ClassProbabilities",
+    {
+        "class": str,
+        "mean": float,
+        "min": float,
+        "q1": float,
+        "median": float,
+        "q3": float,
+        "max": float,
+        "values": List[float],
+    },
+)
+
+
+class ProbabilitiesItem(TypedDict):
+    trueClass: str
+    #: samples of the true class
+    count: int
+    #: one per class, in the order of the classes
+    probabilities: List[ClassProbabilities]
+
+
+Probabilities = List[ProbabilitiesItem]
+
+
+class PredictedVsActualPoint(TypedDict):
+    actual: float
+    predicted: float
+
+
+class PredictedVsActual(TypedDict):
+    #: one per sample (at most 1000, chosen at random beyond)
+    points: List[PredictedVsActualPoint]
+    #: of the least-squares line actual = intercept + slope x predicted
+    intercept: float
+    interceptCis: List[float]
+    slope: float
+    slopeCis: List[float]
+    #: 1 - SSE / SST of the predictions around the identity line
+    rSquared: float
+    rSquaredCis: List[float]
+    #: mean of predicted - actual
+    meanError: float
+
+
+class _KaplanMeierPointBase(TypedDict):
+    time: float
+    atRisk: int
+    events: int
+    censored: int
+    survival: float
+
+
+class KaplanMeierPoint(_KaplanMeierPointBase, total=False):
+    #: 95% interval (Greenwood, log scale, as R's survfit); absent where undefined
+    cis: List[float]
+
+
+class RiskGroup(TypedDict):
+    group: Literal["low", "middle", "high"]
+    count: int
+    events: int
+    #: lowest and highest risk score
+    riskRange: List[float]
+    curve: List[KaplanMeierPoint]
+
+
+class LogRank(TypedDict):
+    chiSquare: float
+    df: int
+    pValue: float
+
+
+class KaplanMeierByRiskGroup(TypedDict):
+    groups: List[RiskGroup]
+    logRank: LogRank
+
+
+#: One plot by its name, typed by its kind: ``{"ROC Curve": [...]}`` has one key (more plot names may be added).
+Plot = TypedDict(
+    "Plot",
+    {
+        "Feature Importance": FeatureImportance,
+        "Progressive Feature Importance": ProgressiveFeatureImportance,
+        "Feature Stability": FeatureStability,
+        "ROC Curve": RocCurve,
+        "Calibration": Calibration,
+        "Confusion Matrix": ConfusionMatrix,
+        "Probabilities": Probabilities,
+        "Predicted vs Actual": PredictedVsActual,
+        "Kaplan-Meier by Risk Group": KaplanMeierByRiskGroup,
+    },
+    total=False,
+)
+
+#: The type of each plot kind by the name of its schema among the OpenAPI document's components.
+PLOT_SCHEMA_TYPES: Dict[str, Any] = {
+    "FeatureImportance": FeatureImportance,
+    "ProgressiveFeatureImportance": ProgressiveFeatureImportance,
+    "FeatureStability": FeatureStability,
+    "RocCurve": RocCurve,
+    "Calibration": Calibration,
+    "ConfusionMatrix": ConfusionMatrix,
+    "Probabilities": Probabilities,
+    "PredictedVsActual": PredictedVsActual,
+    "KaplanMeierByRiskGroup": KaplanMeierByRiskGroup,
+}
 
 
 class AvailablePlots(TypedDict):
@@ -308,7 +489,8 @@ class _ConfigurationBase(TypedDict):
     interpretable: bool
     #: the primary metric
     metric: str
-    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped)
+    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped; a calibrated model: of its
+    #: calibrated out-of-fold predictions)
     value: Union[float, None]
     #: mean size of its selector's signature over the training folds
     signatureSize: float
@@ -319,6 +501,8 @@ class _ConfigurationBase(TypedDict):
 class Configuration(_ConfigurationBase, total=False):
     #: "best" or "interpretable": the model of the result it became
     modelKey: str
+    #: a calibrated model: the value of its probabilities before calibration, which the winner rule chose it by
+    uncalibratedValue: float
 
 
 class ConfigurationPage(TypedDict):

@@ -12,6 +12,7 @@ import os
 import struct
 import sys
 import tempfile
+import typing
 import unittest
 import urllib.request
 import zlib
@@ -21,7 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
 
-from signet_client import ConnectionFailed, RequestFailed, SignetClient, SignetError, TaskFailed  # noqa: E402
+from typing import Any, Dict, List, TypedDict  # noqa: E402
+
+from signet_client import ConnectionFailed, RequestFailed, SignetClient, SignetError, TaskFailed, types  # noqa: E402
 
 URL = os.environ.get("SIGNET_URL", "http://localhost:8080")
 
@@ -84,12 +87,78 @@ OPERATIONS = {
 
 class CoverageTest(unittest.TestCase):
     def test_every_operation_of_the_served_document_has_a_method(self) -> None:
-        with urllib.request.urlopen(URL + "/api/public/v1/openapi.json", timeout=30) as res:
-            document = json.load(res)
+        document = served_document()
         served = {(m, p[len("/api/public/v1") :]) for p, ops in document["paths"].items() for m in ops if m in ("get", "post")}
         self.assertEqual(sorted(served), sorted(OPERATIONS))
         for operation, method in OPERATIONS.items():
             self.assertTrue(callable(getattr(SignetClient, method, None)), f"{operation}: SignetClient.{method}")
+
+
+def served_document() -> Dict[str, Any]:
+    with urllib.request.urlopen(URL + "/api/public/v1/openapi.json", timeout=30) as res:
+        return json.load(res)
+
+
+def mismatches(py_type: Any, schema: Dict[str, Any], components: Dict[str, Any], where: str) -> List[str]:
+    """Where a type of signet_client.types differs from a schema of the OpenAPI document (nothing when they agree)."""
+    if "$ref" in schema:
+        return mismatches(py_type, components[schema["$ref"].split("/")[-1]], components, where)
+    kind = schema.get("type")
+    if kind == "array":
+        if typing.get_origin(py_type) is not list:
+            return [f"{where}: {py_type} is not a list"]
+        return mismatches(typing.get_args(py_type)[0], schema["items"], components, where + "[]")
+    if kind == "object":
+        if not (isinstance(py_type, type) and hasattr(py_type, "__required_keys__")):
+            return [f"{where}: {py_type} is not a TypedDict"]
+        hints = typing.get_type_hints(py_type)
+        properties = schema.get("properties", {})
+        found = []
+        if sorted(hints) != sorted(properties):
+            found.append(f"{where}: keys {sorted(hints)} but the schema has {sorted(properties)}")
+        if sorted(py_type.__required_keys__) != sorted(schema.get("required", [])):
+            found.append(f"{where}: required {sorted(py_type.__required_keys__)} but the schema says {sorted(schema.get('required', []))}")
+        for key in set(hints) & set(properties):
+            found += mismatches(hints[key], properties[key], components, f"{where}.{key}")
+        return found
+    if "enum" in schema:
+        ok = typing.get_origin(py_type) is typing.Literal and sorted(typing.get_args(py_type)) == sorted(schema["enum"])
+        return [] if ok else [f"{where}: {py_type} is not Literal{schema['enum']}"]
+    expected = {"number": float, "integer": int, "string": str, "boolean": bool}[kind]
+    return [] if py_type is expected else [f"{where}: {py_type} where the schema says {kind}"]
+
+
+class PlotTypesTest(unittest.TestCase):
+    def test_each_plot_kind_has_the_type_of_its_schema_in_the_served_document(self) -> None:
+        components = served_document()["components"]["schemas"]
+        plot_names = components["Plot"]["properties"]
+        # every plot name, typed by the schema it refers to
+        self.assertEqual(sorted(typing.get_type_hints(types.Plot)), sorted(plot_names))
+        self.assertEqual(types.Plot.__required_keys__, frozenset())
+        self.assertEqual(sorted(types.PLOT_SCHEMA_TYPES), sorted(ref["$ref"].split("/")[-1] for ref in plot_names.values()))
+        for name, ref in plot_names.items():
+            schema_name = ref["$ref"].split("/")[-1]
+            self.assertIs(typing.get_type_hints(types.Plot)[name], types.PLOT_SCHEMA_TYPES[schema_name], name)
+            self.assertEqual(mismatches(types.PLOT_SCHEMA_TYPES[schema_name], components[schema_name], components, schema_name), [])
+        self.assertEqual(mismatches(types.PlotOne, components["PlotOne"], components, "PlotOne"), [])
+        self.assertEqual(mismatches(types.PlotAll, components["PlotAll"], components, "PlotAll"), [])
+
+    def test_the_check_sees_a_type_that_differs(self) -> None:
+        schema = {"type": "array", "items": {"type": "object", "properties": {"x": {"type": "number"}, "n": {"type": "integer"}}, "required": ["x"]}}
+
+        class Good(TypedDict, total=False):
+            x: float
+            n: int
+
+        class Wrong(TypedDict):
+            x: float
+            n: float
+
+        self.assertEqual(mismatches(List[Good], schema, {}, "s"), ["s[]: required [] but the schema says ['x']"])
+        self.assertEqual(
+            mismatches(List[Wrong], schema, {}, "s"),
+            ["s[]: required ['n', 'x'] but the schema says ['x']", f"s[].n: {float} where the schema says integer"],
+        )
 
 
 class ErrorsTest(unittest.TestCase):

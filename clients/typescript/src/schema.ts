@@ -1384,8 +1384,10 @@ export interface components {
             interpretable: boolean;
             /** @description the primary metric */
             metric: string;
-            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped */
+            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions) */
             value: number | null;
+            /** @description a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by */
+            uncalibratedValue?: number;
             /** @description mean size of its selector signature over the training folds */
             signatureSize: number;
             /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
@@ -1507,13 +1509,13 @@ export interface components {
                 };
                 /** @description survival: higher is an earlier event */
                 risk?: number;
-                /** @description survival (Cox models): at the times of the predict body, default the quartiles of the training times */
+                /** @description survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times */
                 survival?: {
                     time: number;
                     /** @description predicted probability of surviving past the time */
                     probability: number;
                 }[];
-                /** @description survival (Cox models): the first time the predicted survival falls to 0.5 or below, when it does */
+                /** @description survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does */
                 medianSurvivalTime?: number;
             }[];
         };

@@ -24,7 +24,8 @@ export interface CrossValidation {
  * Pipelined: the selection of the next fold runs in the same batch as the models of this one, so the pool's threads
  * stay busy while a long selection task (SES on wide data) runs, instead of one thread waiting for it fold after
  * fold. Selection is once per (selector settings, fold), shared by every model of that selector; the next fold's
- * selection is for the configurations alive before this fold's dropping.
+ * selection is for the configurations alive before this fold's dropping. A model fit is once per (model settings,
+ * signature, fold), shared by the selectors that found the same signature (modelTasks).
  */
 export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> {
   const { configs, plan, progress, W } = run;
@@ -57,22 +58,21 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
       (cv.foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
     }
     const bySelector = chosen.bySelector;
-    const specs: TaskSpec[] = [...cv.alive].map((c) => ({
-      id: c,
-      config: configs[c],
-      train,
-      test,
-      seedIds: [c, r * plan.k + k],
-      fixedFeatures: (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0],
-    }));
+    const signatureOf = (c: number): number[] => (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0];
+    const { specs, members } = modelTasks(run, cv.alive, signatureOf, { train, test }, r * plan.k + k);
     const next = f + 1 < folds.length ? selectionOf(f + 1) : null;
     await run.runner.run([...(next?.specs ?? []), ...specs], (res) => {
-      if (next && res.id >= configs.length) next.collect(res);
-      else {
-        const dst = (cv.oof[res.id] as Float64Array[])[r];
-        for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
+      if (next && res.id >= configs.length) {
+        next.collect(res);
+        progress.add(1);
+      } else {
+        const shared = members.get(res.id) as number[];
+        for (const c of shared) {
+          const dst = (cv.oof[c] as Float64Array[])[r];
+          for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
+        }
+        progress.add(shared.length);
       }
-      progress.add(1);
       progress.emit();
     });
     run.fits += specs.length;
@@ -82,6 +82,47 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
     if (next) chosen = next;
   }
   return cv;
+}
+
+/**
+ * The model tasks of fold `fold` for the configurations `alive`: configurations that share a model and whose
+ * selectors found the same signature on the fold are one fit, whose predictions all of them take (`members`: the
+ * configurations of each task id). A task's random seed depends on the model settings and the fold, not on the
+ * selector, so such fits would be identical anyway.
+ */
+function modelTasks(
+  run: AnalysisRun,
+  alive: Set<number>,
+  signatureOf: (c: number) => number[],
+  rows: { train: Int32Array; test: Int32Array },
+  fold: number,
+): { specs: TaskSpec[]; members: Map<number, number[]> } {
+  const modelIndex = new Map<string, number>();
+  for (const c of run.configs) {
+    const key = JSON.stringify(c.model);
+    if (!modelIndex.has(key)) modelIndex.set(key, modelIndex.size);
+  }
+  const byKey = new Map<string, number[]>();
+  for (const c of alive) {
+    const key = `${modelIndex.get(JSON.stringify(run.configs[c].model))}|${signatureOf(c).join(',')}`;
+    const group = byKey.get(key);
+    if (group) group.push(c);
+    else byKey.set(key, [c]);
+  }
+  const members = new Map<number, number[]>();
+  const specs: TaskSpec[] = [];
+  for (const group of byKey.values()) {
+    const c = group[0];
+    members.set(c, group);
+    specs.push({
+      id: c,
+      config: run.configs[c],
+      ...rows,
+      seedIds: [modelIndex.get(JSON.stringify(run.configs[c].model)) as number, fold],
+      fixedFeatures: signatureOf(c),
+    });
+  }
+  return { specs, members };
 }
 
 /**

@@ -17,7 +17,7 @@ import { mlEngine } from '../version';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
 import { AnalysisRun, KeyedModel, meanOverRepeats } from './run';
-import type { Calibrated, Winners } from './winners';
+import { Calibrated, pooledMetric, Winners } from './winners';
 
 const CONSTANT_MODEL = {
   classification: 'the class proportions of the training samples',
@@ -80,7 +80,13 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
     models,
     plots,
     pipelines,
-    configurations: leaderboard(configs, winners.pooledOf, cv.droppedMetric, winners.meanSize, winners.keyed, metrics[0], task, K),
+    configurations: leaderboard(
+      configs,
+      { ...winners, droppedMetric: cv.droppedMetric, calibrated: calibratedValues(run, cv, steps) },
+      metrics[0],
+      task,
+      K,
+    ),
     outOfFold: Object.fromEntries(winners.keyed.map((km) => [km.key, outOfFold(run, cv, km)])),
     stats: {
       configurations: configs.length,
@@ -109,30 +115,58 @@ function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOf
 }
 
 /**
+ * The pooled primary metric of each calibrated model's out-of-fold predictions, by configuration: those its estimate,
+ * plots and out-of-fold predictions are (calibrateWinners replaced the configuration's with them). One Platt map keeps
+ * the order of the probabilities (an isotonic one ties some), but each fold's are calibrated by a map fitted on the
+ * other folds, and with more classes the calibrated probabilities are normalised again: the pooled AUC, and any other
+ * metric, may move.
+ */
+function calibratedValues(run: AnalysisRun, cv: CrossValidation, steps: AnalysisSteps): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const km of steps.winners.keyed) {
+    if (steps.calibrations.get(km.key)?.map) values.set(km.config.index, pooledMetric(run, cv.oof[km.config.index] as Float64Array[]));
+  }
+  return values;
+}
+
+/** What the leaderboard shows of each configuration's evaluation. */
+interface Evaluated {
+  /** pooled out-of-fold primary metric of the configurations not dropped, as the winner rule compared them */
+  pooledOf: Map<number, number>;
+  /** of those BBCD-CV dropped, on the samples evaluated when dropped */
+  droppedMetric: Map<number, number>;
+  /** of the calibrated models, that of their calibrated predictions */
+  calibrated: Map<number, number>;
+  meanSize: (c: Configuration) => number;
+  keyed: KeyedModel[];
+}
+
+/**
  * Every configuration evaluated, with the rows the winner rule chose: first those evaluated to the end, from the
- * highest pooled out-of-fold primary metric to the lowest; then those BBCD-CV dropped, by their metric on the samples
+ * highest pooled out-of-fold primary metric to the lowest (a calibrated model: that of its calibrated predictions, with
+ * the value it was chosen by as `uncalibratedValue`); then those BBCD-CV dropped, by their metric on the samples
  * evaluated when dropped (a value from fewer samples, often higher by chance, never ranks above a full evaluation).
  */
 function leaderboard(
   configs: Configuration[],
-  pooledOf: Map<number, number>,
-  droppedMetric: Map<number, number>,
-  meanSize: (c: Configuration) => number,
-  keyed: KeyedModel[],
+  evaluated: Evaluated,
   metric: string,
   task: TaskData['task'],
   K: number,
 ): ConfigurationSummary[] {
+  const { pooledOf, droppedMetric, calibrated, meanSize, keyed } = evaluated;
   const rows = configs.map((c): ConfigurationSummary => {
     const dropped = droppedMetric.has(c.index);
     const key = keyed.find((km) => km.config.index === c.index)?.key;
+    const pooled = (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number;
     return {
       configuration: c.index,
       featureSelection: createSelector(c.selector).describe(task),
       model: describeModel(c.model, task, K),
       interpretable: c.interpretable,
       metric,
-      value: (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number,
+      value: calibrated.get(c.index) ?? pooled,
+      ...(calibrated.has(c.index) ? { uncalibratedValue: pooled } : {}),
       signatureSize: meanSize(c),
       droppedEarly: dropped,
       ...(key ? { modelKey: key } : {}),

@@ -1,5 +1,14 @@
 import { bbcEstimate, Estimate, RepeatedEvaluator } from '../bbc';
-import { CALIBRATION_THRESHOLD, calibrationReport, crossFitCalibration, fitCalibration, PlattCalibration } from '../calibration';
+import {
+  Calibration,
+  CALIBRATION_METHODS,
+  CALIBRATION_THRESHOLD,
+  CalibrationMethod,
+  calibrationReport,
+  CalibrationReport,
+  crossFitCalibration,
+  fitCalibration,
+} from '../calibration';
 import type { Configuration } from '../grid';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
@@ -23,12 +32,16 @@ export interface Winners {
   rule: TieRule;
 }
 
+/** The primary metric of out-of-fold predictions (one array per repeat) on every sample, the mean over the repeats. */
+export function pooledMetric(run: AnalysisRun, repeats: Float64Array[]): number {
+  return new RepeatedEvaluator(run.metrics[0], repeats, run.ctx).evaluate(new Float64Array(run.prepared.n).fill(1));
+}
+
 /** 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts). */
 export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Promise<Winners> {
   const { configs, metrics, ctx } = run;
-  const ones = new Float64Array(run.prepared.n).fill(1);
   const aliveList = [...cv.alive].sort((a, b) => a - b);
-  const pooled = Float64Array.from(aliveList, (c) => new RepeatedEvaluator(metrics[0], cv.oof[c] as Float64Array[], ctx).evaluate(ones));
+  const pooled = Float64Array.from(aliveList, (c) => pooledMetric(run, cv.oof[c] as Float64Array[]));
   const pooledOf = new Map(aliveList.map((c, j) => [c, pooled[j]]));
   const meanSize = (c: Configuration): number => {
     const sigs = cv.foldSignatures.get(selectorKey(c.selector)) ?? [];
@@ -50,17 +63,19 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
   return { keyed, aliveList, pooledOf, meanSize, inBag, rule };
 }
 
-/** A model's calibration facts, and the Platt map its predictions go through when it was calibrated. */
+/** A model's calibration facts, and the map its predictions go through when it was calibrated. */
 export interface Calibrated {
   report: CalibrationFacts;
-  map?: PlattCalibration;
+  map?: Calibration;
 }
 
 /**
- * 2b. Calibration: a winner whose out-of-fold probabilities are poorly calibrated gets Platt scaling, fitted inside
- * the cross-validation (each fold's predictions calibrated by a map fitted on the other folds'): its column of the
- * out-of-fold matrix becomes the calibrated predictions, so the estimates, the plots and the out-of-fold predictions
- * are those of the calibrated model; the final map is fitted on every out-of-fold prediction.
+ * 2b. Calibration: a winner whose out-of-fold probabilities have an expected calibration error above
+ * CALIBRATION_THRESHOLD is calibrated by the first of CALIBRATION_METHODS (isotonic regression, then Platt scaling)
+ * that lowers it, each fitted inside the cross-validation (each fold's predictions calibrated by a map fitted on the
+ * other folds'). Its column of the out-of-fold matrix then becomes those predictions, so the estimates, the plots and
+ * the out-of-fold predictions are those of the calibrated model; the final map is fitted on every out-of-fold
+ * prediction.
  */
 export function calibrateWinners(run: AnalysisRun, cv: CrossValidation, winners: Winners): Map<string, Calibrated> {
   const calibrations = new Map<string, Calibrated>();
@@ -72,14 +87,24 @@ export function calibrateWinners(run: AnalysisRun, cv: CrossValidation, winners:
     const before = calibrationReport(meanOverRepeats(repeats), y, K);
     let entry: Calibrated = { report: before };
     if (before.ece > CALIBRATION_THRESHOLD) {
-      const crossFitted = repeats.map((p, r) => crossFitCalibration(p, y, K, run.plan.assignment[r]));
-      const after = calibrationReport(meanOverRepeats(crossFitted), y, K);
-      if (after.ece < before.ece) {
+      let chosen: { method: CalibrationMethod; crossFitted: Float64Array[]; after: CalibrationReport } | undefined;
+      for (const method of CALIBRATION_METHODS) {
+        const crossFitted = repeats.map((p, r) => crossFitCalibration(p, y, K, run.plan.assignment[r], method));
+        const after = calibrationReport(meanOverRepeats(crossFitted), y, K);
+        if (after.ece < before.ece) {
+          chosen = { method, crossFitted, after };
+          break;
+        }
+      }
+      if (chosen) {
         const pooledY = Float64Array.from({ length: n * repeats.length }, (_, i) => y[i % n]);
         const all = new Float64Array(n * run.W * repeats.length);
         repeats.forEach((p, r) => all.set(p, r * n * run.W));
-        entry = { report: { ...after, method: 'platt', uncalibrated: before }, map: fitCalibration(all, pooledY, K) };
-        cv.oof[km.config.index] = crossFitted;
+        entry = {
+          report: { ...chosen.after, method: chosen.method, uncalibrated: before },
+          map: fitCalibration(all, pooledY, K, undefined, chosen.method),
+        };
+        cv.oof[km.config.index] = chosen.crossFitted;
       }
     }
     calibrations.set(km.key, entry);

@@ -1,8 +1,7 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
-import { logChiSquareSurvival } from '../distributions';
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, newton, scratchFor, Scratch, widen } from './likelihood';
-import { Conditioning, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch } from './likelihood';
+import { Conditioning, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
 class CoxPartial implements Likelihood {
@@ -126,28 +125,28 @@ export class CoxTest extends ResidualTest<Fit> {
     return this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[]): Fit {
+  protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
     // a Cox model has no intercept: the constant basis[0] is left out (the other basis vectors are centered)
     const columns = basis.slice(1);
-    const eta = new Float64Array(this.n);
-    return newton(lik, columns, evaluate(lik, new Float64Array(columns.length), eta), true);
+    const projected = from && projectedStart(lik, columns, from.fit);
+    const zero = !projected || !from?.subset ? evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n)) : undefined;
+    const start = projected && (!zero || projected.deviance < zero.deviance) ? projected : (zero as Fit);
+    return newton(lik, columns, start, { exact: true });
   }
 
-  protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
+  protected compare(
+    x: number,
+    _z: readonly number[],
+    { basis, fit }: Conditioning<Fit>,
+    added: Float64Array[],
+    below: number,
+  ): IndependenceTestResult {
     const lik = this.likelihood;
     const df = added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(
-      lik,
-      [...basis.slice(1), ...added],
-      { ...fit, beta: widen(fit.beta, 1, basis.length - 1, added.length) },
-      false,
-      this.scratch,
-    );
-    const statistic = Math.max(0, fit.deviance - full.deviance);
-    return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
+    return likelihoodRatio(lik, [...basis.slice(1), ...added], fit, df, below, this.scratch);
   }
 }

@@ -2,13 +2,34 @@
  * Classification: the likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions
  * (more), with their likelihoods for Newton's method.
  */
-import { logChiSquareSurvival } from '../distributions';
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, newton, scratchFor, Scratch, weightedCross, widen } from './likelihood';
-import { Conditioning, dot, IndependenceTestInput, noEvidence, ResidualTest } from './residual-test';
+import { dotAt } from '../linalg';
+import {
+  EMPTY_FIT,
+  evaluate,
+  Fit,
+  Likelihood,
+  likelihoodRatio,
+  newton,
+  projectedStart,
+  scratchFor,
+  Scratch,
+  weightedCross,
+  widen,
+} from './likelihood';
+import { Conditioning, dot, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
+
+/** Samples whose factors 1 + exp(-|eta|) (each at most 2) are multiplied before one logarithm: 2^512 < 1e155. */
+const PRODUCT_BLOCK = 512;
 
 class Binomial implements Likelihood {
   readonly width = 1;
+  /**
+   * Its information on a few columns costs a few passes over the samples, less than a deviance's exponentials: fresh
+   * informations (Newton's quadratic convergence) save more deviances than they cost (SES on 200 x 20,000: about 10%
+   * fewer deviances, 5% less time than with CHORD_RATIO).
+   */
+  readonly chordRatio = 1e-4;
   readonly stateLength: number;
   private readonly residual: Float64Array;
   private readonly weight: Float64Array;
@@ -21,19 +42,28 @@ class Binomial implements Likelihood {
   }
 
   deviance(eta: Float64Array, mu: Float64Array): number {
+    // -log P(y_i) = log(1 + e) + (|eta| when y_i is on the other side of 0), with e = exp(-|eta|), and
+    // mu = 1 / (1 + e^-eta): one exponential per sample, and one logarithm per PRODUCT_BLOCK samples for the product
+    // of the (1 + e) (each in [1, 2], so the product cannot overflow)
     let d = 0;
-    for (let i = 0; i < eta.length; i++) {
-      // one exponential for both: -log P(y_i) = log(1 + e^(-/+ eta)), and mu = 1 / (1 + e^-eta)
+    let product = 1;
+    const n = eta.length;
+    for (let i = 0; i < n; i++) {
       const v = eta[i];
       const e = Math.exp(-Math.abs(v));
-      const l = Math.log1p(e);
-      d += this.y[i] ? (v > 0 ? l : l - v) : v > 0 ? l + v : l;
-      mu[i] = v > 0 ? 1 / (1 + e) : e / (1 + e);
+      const onePlus = 1 + e;
+      product *= onePlus;
+      if (this.y[i] ? v < 0 : v > 0) d += Math.abs(v);
+      mu[i] = v > 0 ? 1 / onePlus : e / onePlus;
+      if ((i & (PRODUCT_BLOCK - 1)) === PRODUCT_BLOCK - 1) {
+        d += Math.log(product);
+        product = 1;
+      }
     }
-    return 2 * d;
+    return 2 * (d + Math.log(product));
   }
 
-  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null): void {
+  derivatives(columns: readonly Float64Array[], mu: Float64Array, score: Float64Array, information: Float64Array | null, known = 0): void {
     const P = columns.length;
     const n = mu.length;
     for (let i = 0; i < n; i++) {
@@ -41,7 +71,7 @@ class Binomial implements Likelihood {
       this.weight[i] = mu[i] * (1 - mu[i]);
     }
     for (let j = 0; j < P; j++) score[j] = dot(columns[j], this.residual, n);
-    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true);
+    if (information) weightedCross(columns, this.weight, information, P, 0, 0, true, known);
   }
 }
 
@@ -80,7 +110,13 @@ class Multinomial implements Likelihood {
     return 2 * d;
   }
 
-  derivatives(columns: readonly Float64Array[], prob: Float64Array, score: Float64Array, information: Float64Array | null): void {
+  derivatives(
+    columns: readonly Float64Array[],
+    prob: Float64Array,
+    score: Float64Array,
+    information: Float64Array | null,
+    known = 0,
+  ): void {
     const w = this.width;
     const p = columns.length;
     const P = w * p;
@@ -90,11 +126,12 @@ class Multinomial implements Likelihood {
       for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
     }
     if (!information) return;
-    // The products x_ij x_im of each pair of columns (m <= j), which every block weighs differently.
-    const pairs = (p * (p + 1)) / 2;
+    // The products x_ij x_im of each pair of columns (m <= j; j >= known, the others are known), which every block
+    // weighs differently.
+    const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
     if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
     const products = this.products;
-    for (let j = 0, at = 0; j < p; j++)
+    for (let j = known, at = 0; j < p; j++)
       for (let m = 0; m <= j; m++, at += n) {
         const a = columns[j];
         const b = columns[m];
@@ -105,15 +142,22 @@ class Multinomial implements Likelihood {
       for (let l = 0; l <= k; l++) {
         const weight = this.weight;
         for (let i = 0; i < n; i++) weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
-        for (let j = 0, at = 0; j < p; j++)
+        for (let j = known, at = 0; j < p; j++)
           for (let m = 0; m <= j; m++, at += n) {
-            let s = 0;
-            for (let i = 0; i < n; i++) s += weight[i] * products[at + i];
+            const s = dotAt(weight, 0, products, at, n);
             information[(k * p + j) * P + l * p + m] = s;
             if (k !== l) information[(k * p + m) * P + l * p + j] = s;
           }
       }
   }
+}
+
+/** A null fit with its information, which the first Newton step of every test against it reuses. */
+function withInformation(lik: Likelihood, basis: Float64Array[], fit: Fit): Fit {
+  const P = lik.width * basis.length;
+  const information = new Float64Array(P * P);
+  lik.derivatives(basis, fit.state, new Float64Array(P), information);
+  return { ...fit, information };
 }
 
 /** Likelihood ratio of nested logistic regressions (2 classes) or multinomial logistic regressions (more), no penalty. */
@@ -157,9 +201,12 @@ export class LogisticTest extends ResidualTest<Fit> {
     return this.width * this.featureColumns[x].length;
   }
 
-  protected fitNull(basis: Float64Array[]): Fit {
+  protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
+    // a subset's fit lies in the span: a start at least as good as the intercept alone
+    const projected = from && projectedStart(lik, basis, from.fit);
+    if (projected && from?.subset) return withInformation(lik, basis, newton(lik, basis, projected, { exact: true }));
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -170,24 +217,24 @@ export class LogisticTest extends ResidualTest<Fit> {
       for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
     }
     const intercept = evaluate(lik, beta, eta);
-    if (basis.length === 1) return intercept;
-    return newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, true);
+    if (basis.length === 1) return withInformation(lik, basis, intercept);
+    const start =
+      projected && projected.deviance < intercept.deviance ? projected : { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
+    return withInformation(lik, basis, newton(lik, basis, start, { exact: true }));
   }
 
-  protected compare(x: number, _z: readonly number[], { basis, fit }: Conditioning<Fit>, added: Float64Array[]): IndependenceTestResult {
+  protected compare(
+    x: number,
+    _z: readonly number[],
+    { basis, fit }: Conditioning<Fit>,
+    added: Float64Array[],
+    below: number,
+  ): IndependenceTestResult {
     const lik = this.likelihood;
     const df = this.width * added.length;
     if (!lik) return noEvidence(df);
     this.scratch ??= scratchFor(lik, this.n);
-    const full = newton(
-      lik,
-      [...basis, ...added],
-      { ...fit, beta: widen(fit.beta, lik.width, basis.length, added.length) },
-      false,
-      this.scratch,
-    );
-    const statistic = Math.max(0, fit.deviance - full.deviance);
-    return { statistic, df, logP: logChiSquareSurvival(statistic, df) };
+    return likelihoodRatio(lik, [...basis, ...added], fit, df, below, this.scratch);
   }
 }
 

@@ -3,6 +3,7 @@
  * conditioning sets (index.ts explains the reparametrization).
  */
 import type { ConditionalIndependenceTest, IndependenceTestResult } from '../independence';
+import { dotAt } from '../linalg';
 import type { SelectionInput } from '../selection-types';
 
 /** What a test reads of the selector's input (selection.ts): the preprocessed design, its features, the outcome. */
@@ -22,9 +23,7 @@ const COLLINEAR = 1e-10;
 const CACHE_NUMBERS = 4e6;
 
 export function dot(a: Float64Array, b: Float64Array, n: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += a[i] * b[i];
-  return s;
+  return dotAt(a, 0, b, 0, n);
 }
 
 /**
@@ -53,7 +52,13 @@ export function noEvidence(df: number): IndependenceTestResult {
 export function finite(r: IndependenceTestResult): IndependenceTestResult {
   const statistic = Number.isNaN(r.statistic) ? 0 : Math.min(Math.max(r.statistic, 0), Number.MAX_VALUE);
   const logP = Number.isNaN(r.logP) ? 0 : Math.max(Math.min(r.logP, 0), -Number.MAX_VALUE);
-  return { statistic, df: r.df, logP };
+  return r.bound ? { statistic, df: r.df, logP, bound: true } : { statistic, df: r.df, logP };
+}
+
+/** A start for a null fit: the fit of another set, a subset of the one fitted or not (then only if it does better). */
+export interface NullStart<Null> {
+  fit: Null;
+  subset: boolean;
 }
 
 export interface Conditioning<Null> {
@@ -75,6 +80,8 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
   protected readonly featureColumns: number[][];
   protected readonly categorical: Uint8Array;
   private readonly cache = new Map<string, Conditioning<Null>>();
+  /** the last set whose null fit was computed (sorted), and that fit */
+  private last?: { set: number[]; fit: Null };
   private readonly cacheLimit: number;
   /** buffers for X's basis, which lives for one test only */
   private readonly pool: Float64Array[] = [];
@@ -107,23 +114,27 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
     this.cacheLimit = Math.max(8, Math.floor(CACHE_NUMBERS / (8 * Math.max(1, n))));
   }
 
-  test(x: number, z: readonly number[]): IndependenceTestResult {
+  test(x: number, z: readonly number[], below = -Infinity): IndependenceTestResult {
     const conditioning = this.conditioning(z);
     const added = this.span(this.featureColumns[x] ?? [], conditioning.basis, this.pool);
     if (added.length === 0) return noEvidence(this.nominalDf(x, z));
-    return finite(this.compare(x, z, conditioning, added));
+    return finite(this.compare(x, z, conditioning, added, below));
   }
 
   /** degrees of freedom reported when X adds nothing to Z */
   protected abstract nominalDf(x: number, z: readonly number[]): number;
-  /** the fit of T ~ Z (on the basis) that every X tested against Z is compared with */
-  protected abstract fitNull(basis: Float64Array[]): Null;
-  /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty) */
+  /**
+   * The fit of T ~ Z (on the basis) that every X tested against Z is compared with; `from`, when given, is the fit
+   * of a set close to Z, a start (see NullStart).
+   */
+  protected abstract fitNull(basis: Float64Array[], from?: NullStart<Null>): Null;
+  /** the test proper, given the orthonormal basis `added` of what X adds to Z (not empty); `below` as in `test` */
   protected abstract compare(
     x: number,
     z: readonly number[],
     conditioning: Conditioning<Null>,
     added: Float64Array[],
+    below: number,
   ): IndependenceTestResult;
 
   /** Q and the null fit for Z, from the cache (least recently used entries leave first). */
@@ -144,10 +155,29 @@ export abstract class ResidualTest<Null> implements ConditionalIndependenceTest 
         [constant],
       ),
     ];
-    const entry = { basis, fit: this.fitNull(basis) };
+    const entry = { basis, fit: this.fitNull(basis, this.nearFit(sorted)) };
     if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(key, entry);
+    this.last = { set: sorted, fit: entry.fit };
     return entry;
+  }
+
+  /**
+   * A fit to start the null fit of the set `sorted` from: SES conditions on a set after its subsets (each pass adds
+   * the newest selected feature to the older sets), so the fit of the set without one feature is usually cached;
+   * otherwise the last set fitted when it differs from this one by one feature swapped (the equivalence analysis
+   * drops each member of a signature in turn).
+   */
+  private nearFit(sorted: number[]): NullStart<Null> | undefined {
+    for (let t = sorted.length - 1; t >= 0; t--) {
+      const fit = this.cache.get(sorted.filter((_, u) => u !== t).join(','))?.fit;
+      if (fit) return { fit, subset: true };
+    }
+    const last = this.last;
+    if (!last || sorted.length < 2 || last.set.length !== sorted.length) return undefined;
+    let shared = 0;
+    for (const f of sorted) if (last.set.includes(f)) shared++;
+    return shared === sorted.length - 1 ? { fit: last.fit, subset: false } : undefined;
   }
 
   /**

@@ -43,6 +43,8 @@ export interface PointSolver {
   kktAdd(lam: number): number;
   /** the linear predictor's row of class k must be rebuilt from the coefficients */
   markStale(k: number): void;
+  /** every class's linear predictor minus s + sum_t shifts[t] x column columns[t] (coefficients already moved) */
+  shiftClasses(s: number, columns: readonly number[], shifts: readonly number[]): void;
 }
 
 /** One family of the path: its outcome, likelihood and point solver. */

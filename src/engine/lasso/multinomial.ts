@@ -123,12 +123,17 @@ export class MultinomialFamily implements LassoFamilyModel {
     s /= K;
     for (let k = 0; k < K; k++) a0[k] -= s;
     const vals = new Float64Array(K);
+    const columns: number[] = [];
+    const shifts: number[] = [];
     for (const j of cd.activeList) {
       for (let k = 0; k < K; k++) vals[k] = B[k * p + j];
       const sh = medianShift(vals);
-      if (sh !== 0) for (let k = 0; k < K; k++) B[k * p + j] -= sh;
+      if (sh === 0) continue;
+      for (let k = 0; k < K; k++) B[k * p + j] -= sh;
+      columns.push(j);
+      shifts.push(sh);
     }
-    for (let k = 0; k < K; k++) cd.markStale(k);
+    cd.shiftClasses(s, columns, shifts);
   }
 
   /** glmnet reports the intercepts centred on the original scale (its getcoef.multinomial). */

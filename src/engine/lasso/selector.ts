@@ -42,9 +42,11 @@ export function lassoFamily(task: Task, classCount = 2): LassoFamily {
  */
 function pathForInput(input: SelectionInput): LassoPath | null {
   const { X, target, task } = input;
-  // the selected set never exceeds maxSize features, so the path can stop well before it gets dense
-  // (glmnet's own default pmax is 2 dfmax + 20); see selectFromPath for how the cap is applied
-  const options: LassoOptions = { dfmax: 2 * Math.max(input.maxSize, 1) + 20 };
+  // the selected set never exceeds maxSize features, so the path stops after the first lambda with more (glmnet's
+  // dfmax = maxSize, counting features): a point beyond can only be chosen to be walked back from (selectFromPath),
+  // and along a BIC-type criterion the dense end of the path, most of its work, never wins (a 10-class 1,620 x 64
+  // path: 89 -> about 30 lambdas, 6 times faster, the same signatures on every fold of the benchmark shapes)
+  const options: LassoOptions = { dfmax: Math.max(input.maxSize, 1), columnFeature: input.columnFeature };
   const n = X.rows;
   if (n < 3 || X.cols === 0) return null;
   for (let i = 0; i < X.data.length; i++) if (!Number.isFinite(X.data[i])) return null;

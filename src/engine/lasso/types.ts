@@ -33,7 +33,10 @@ export interface LassoOptions {
   earlyStop?: boolean;
   /**
    * glmnet's dfmax: the path stops after the first lambda with more than this many non-zero columns
-   * (any class). A selector capped at a signature size never needs the dense end of the path.
+   * (any class), or features when `columnFeature` is given. A selector capped at a signature size never needs the
+   * dense end of the path.
    */
   dfmax?: number;
+  /** the feature of each column (a categorical feature's dummy columns count once against dfmax) */
+  columnFeature?: Int32Array;
 }

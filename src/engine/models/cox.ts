@@ -1,5 +1,6 @@
 import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
 import { columnMeans, Design, Model, Target, toArray } from './common';
+import { timeQuartiles } from './survival-tree';
 
 interface CoxState {
   loglik: number;
@@ -198,12 +199,7 @@ export class CoxRegression implements Model {
     let H = 0;
     this.baselineTimes = Float64Array.from(times);
     this.baselineHazard = Float64Array.from(steps, (v) => (H += v));
-    const sorted = Array.from(order, (i) => time[i]);
-    this.timeQuartiles = [0.25, 0.5, 0.75].map((q) => {
-      const pos = (sorted.length - 1) * q;
-      const lo = Math.floor(pos);
-      return sorted[lo] + (sorted[Math.ceil(pos)] - sorted[lo]) * (pos - lo);
-    });
+    this.timeQuartiles = timeQuartiles(time);
   }
 
   /** Whether the model kept its baseline hazard (models saved before did not). */

@@ -1,7 +1,16 @@
 import { Rng } from '../rng';
 import { accumulateTree, Criterion, growTree, rankColumns, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
-import { distinctEventTimes, sortByTime } from './survival-tree';
+import {
+  ForestSurvival,
+  forestSurvival,
+  leafHazards,
+  leafHazardsFromJSON,
+  leafHazardsToJSON,
+  SurvivalCurve,
+  survivalGrid,
+} from './forest-survival';
+import { distinctEventTimes, sortByTime, timeQuartiles } from './survival-tree';
 
 export type ForestTask = 'classification' | 'regression' | 'survival';
 
@@ -9,11 +18,14 @@ export type ForestTask = 'classification' | 'regression' | 'survival';
  * Random forest (Breiman): bootstrap samples, `mtry` random features per node, fully grown trees
  * down to `minLeaf`. Classification averages leaf class proportions, regression leaf means; the random
  * survival forest (Ishwaran et al. 2008) splits by the log-rank statistic over `nsplit` random thresholds
- * and predicts ensemble mortality (summed Nelson-Aalen hazard) as the risk score.
+ * and predicts ensemble mortality (summed Nelson-Aalen hazard) as the risk score, and survival curves from the
+ * same leaves' hazards (forest-survival.ts).
  */
 export class RandomForest implements Model {
   outputWidth = 1;
   trees: TreeArrays[] = [];
+  /** survival: what the survival curves need (undefined for forests saved before they were kept) */
+  survivalKept?: ForestSurvival;
 
   constructor(
     readonly task: ForestTask,
@@ -37,15 +49,35 @@ export class RandomForest implements Model {
     const seed = Math.floor(rng.next() * 4294967296);
     const ranked = this.task === 'survival' ? undefined : rankColumns(X);
     this.trees = [];
+    const grid = eventTimes && survivalGrid(eventTimes);
+    this.survivalKept = grid && { grid, hazards: [], timeQuartiles: timeQuartiles(target.y) };
     for (let t = 0; t < this.treeCount; t++) {
       const treeRng = new Rng(seed, t);
       let idx: Int32Array = new Int32Array(n);
       for (let i = 0; i < n; i++) idx[i] = treeRng.int(n);
       idx = this.task === 'survival' ? sortByTime(idx, target.y) : idx.sort();
-      this.trees.push(growTree(X, target, idx, criterion, params, treeRng, eventTimes, ranked));
+      const tree = growTree(X, target, idx, criterion, params, treeRng, eventTimes, ranked);
+      this.trees.push(tree);
+      this.survivalKept?.hazards.push(leafHazards(tree, X, target, idx, this.survivalKept.grid));
     }
     this.outputWidth = this.trees[0]?.width ?? 1;
     return this;
+  }
+
+  /** Whether the forest predicts survival curves (a survival forest saved before they were kept does not). */
+  hasSurvival(): boolean {
+    return this.survivalKept !== undefined;
+  }
+
+  /** The default times of survival predictions: the quartiles of the training times. */
+  get timeQuartiles(): number[] {
+    return this.survivalKept?.timeQuartiles ?? [];
+  }
+
+  /** Each row's predicted survival at `times` and its median survival time (forest-survival.ts). */
+  survival(X: Design, times: readonly number[]): SurvivalCurve[] {
+    if (!this.survivalKept) throw new Error('this forest keeps no survival curves');
+    return forestSurvival(this.trees, this.survivalKept, X, times);
   }
 
   predict(X: Design): Float64Array {
@@ -54,21 +86,32 @@ export class RandomForest implements Model {
     return out;
   }
 
+  /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */
   toJSON(): Record<string, unknown> {
+    const kept = this.survivalKept;
     return {
       type: 'forest',
       task: this.task,
       treeCount: this.treeCount,
       mtryFactor: this.mtryFactor,
       minLeaf: this.minLeaf,
-      trees: this.trees.map(treeToJSON),
+      trees: this.trees.map((t, k) => (kept ? { ...treeToJSON(t), hazard: leafHazardsToJSON(kept.hazards[k]) } : treeToJSON(t))),
+      ...(kept ? { survivalGrid: Array.from(kept.grid), timeQuartiles: kept.timeQuartiles } : {}),
     };
   }
 
   static fromJSON(json: Record<string, unknown>): RandomForest {
     const m = new RandomForest(json.task as ForestTask, json.treeCount as number, json.mtryFactor as number, json.minLeaf as number);
-    m.trees = (json.trees as Record<string, unknown>[]).map(treeFromJSON);
+    const trees = json.trees as Record<string, unknown>[];
+    m.trees = trees.map(treeFromJSON);
     m.outputWidth = m.trees[0]?.width ?? 1;
+    if (json.survivalGrid) {
+      m.survivalKept = {
+        grid: Float64Array.from(json.survivalGrid as number[]),
+        hazards: trees.map((t) => leafHazardsFromJSON(t.hazard as Record<string, number[]>)),
+        timeQuartiles: json.timeQuartiles as number[],
+      };
+    }
     return m;
   }
 }

@@ -42,14 +42,7 @@ export function leafMortality(target: Target, eventTimes: Float64Array, idx: Int
     }
     if (deaths > 0) {
       // event times at or after t: each gets this step of the hazard
-      let lo = 0;
-      let hi = eventTimes.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (eventTimes[mid] < t) lo = mid + 1;
-        else hi = mid;
-      }
-      mortality += (deaths / atRisk) * (eventTimes.length - lo);
+      mortality += (deaths / atRisk) * (eventTimes.length - firstAtOrAfter(eventTimes, t));
     }
     atRisk -= k - m;
     m = k;
@@ -130,4 +123,26 @@ export function logrankRule(
       return best;
     },
   };
+}
+
+/** The position of the first value of the ascending `sorted` at or after t (`after`: after t), its length when none is. */
+export function firstAtOrAfter(sorted: ArrayLike<number>, t: number, after?: 'after'): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid] < t || (after && sorted[mid] === t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The quartiles of the times (R's quantile type 7): the default times of survival predictions. */
+export function timeQuartiles(time: ArrayLike<number>): number[] {
+  const sorted = Float64Array.from(time).sort();
+  return [0.25, 0.5, 0.75].map((q) => {
+    const pos = (sorted.length - 1) * q;
+    const lo = Math.floor(pos);
+    return sorted[lo] + (sorted[Math.ceil(pos)] - sorted[lo]) * (pos - lo);
+  });
 }

@@ -416,8 +416,8 @@ function factsBlock(task: Task, m: ModelReport): Markup {
     rows.push([
       'Calibration',
       markup`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
-        c.method === 'platt' && c.uncalibrated
-          ? markup`; the probabilities were recalibrated (Platt scaling, fitted within the cross-validation): before, Brier score
+        c.method && c.uncalibrated
+          ? markup`; the probabilities were recalibrated (${c.method === 'platt' ? 'Platt scaling' : 'isotonic regression'}, fitted within the cross-validation): before, Brier score
               ${num(c.uncalibrated.brier)} and calibration error ${num(c.uncalibrated.ece)}`
           : ''
       }`,

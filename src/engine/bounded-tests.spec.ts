@@ -1,0 +1,151 @@
+/**
+ * Tests that stop at a bound (ConditionalIndependenceTest.test's \`below\`): the likelihood-ratio tests stop once
+ * their deviance proves log p < below, RememberingTest answers from a remembered bound only what it proves, and SES
+ * decides as with exact results.
+ */
+import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
+import { RememberingTest } from './independence';
+import { createIndependenceTest, type IndependenceTestInput } from './independence-tests';
+import type { Task } from './metrics';
+import { design, type Target } from './models/common';
+import { Rng } from './rng';
+import type { SelectionInput } from './selection';
+import { ses } from './ses';
+
+/** 200 samples, two standard-normal features; the outcome depends on both (feature 0 the more). */
+function twoFeatures(task: Task): IndependenceTestInput {
+  const rng = new Rng(42);
+  const n = 200;
+  const rows = Array.from({ length: n }, () => [rng.normal(), rng.normal()]);
+  const s = rows.map(([a, b]) => 1.2 * a - 0.8 * b + rng.normal());
+  const target: Target =
+    task === 'classification'
+      ? { y: Float64Array.from(s, (v) => (v > 0 ? 1 : 0)), classCount: 2 }
+      : { y: Float64Array.from(s, (v, i) => Math.exp(-v) * (1 + i / n)), event: Float64Array.from(s, (_, i) => (i % 4 === 0 ? 0 : 1)) };
+  return { X: design(rows), columnFeature: Int32Array.from([0, 1]), featureCount: 2, categorical: new Uint8Array(2), target, task };
+}
+
+describe('likelihood-ratio tests with below', () => {
+  it('with `below`, a likelihood-ratio test may stop at a bound that proves log p < below, never past the exact result', () => {
+    for (const task of ['classification', 'survival'] as Task[]) {
+      const input = twoFeatures(task);
+      const exact = createIndependenceTest(input).test(0, [1]);
+      expect(exact.bound).toBeUndefined();
+      // far above the exact log p: the first step already proves it
+      const bounded = createIndependenceTest(input).test(0, [1], exact.logP / 2);
+      expect(bounded.bound).toBe(true);
+      expect(bounded.logP).toBeLessThan(exact.logP / 2);
+      expect(bounded.logP).toBeGreaterThanOrEqual(exact.logP);
+      expect(bounded.statistic).toBeLessThanOrEqual(exact.statistic);
+      // at or below the exact log p, nothing can be proved: the exact result
+      expect(createIndependenceTest(input).test(0, [1], exact.logP - 1)).toEqual(exact);
+    }
+  });
+
+  it('a remembered bound answers only the calls it proves enough for; a finer call tests again', () => {
+    const inner = createIndependenceTest(twoFeatures('classification'));
+    const exact = inner.test(0, [1]);
+    let calls = 0;
+    const remembering = new RememberingTest({
+      description: inner.description,
+      test: (x: number, z: readonly number[], below?: number) => (calls++, inner.test(x, z, below)),
+    });
+    const bounded = remembering.test(0, [1], exact.logP / 2);
+    expect(bounded.bound).toBe(true);
+    expect(remembering.test(0, [1], bounded.logP + 1)).toBe(bounded);
+    expect(calls).toBe(1);
+    expect(remembering.test(0, [1])).toEqual(exact);
+    expect(calls).toBe(2);
+    // the exact result answers every later call
+    expect(remembering.test(0, [1], 0)).toEqual(exact);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('ses with tests that stop at a bound', () => {
+  it('decides as with exact results when every test returns the loosest bound it may', () => {
+    // random log p tables (one value per (x, set Z)) with many values near alpha, so that the order of the weakest
+    // associations decides what is selected; the bounding test answers log p just under `below` whenever the exact
+    // one is below it
+    const d = 14;
+    for (let seed = 1; seed <= 40; seed++) {
+      const rng = new Rng(seed, 0x5e5);
+      const table = new Map<string, number>();
+      const exact = (x: number, z: readonly number[]): IndependenceTestResult => {
+        const key = `${x}|${[...z].sort((a, b) => a - b).join(',')}`;
+        if (!table.has(key)) table.set(key, rng.next() < 0.15 ? -0.5 * rng.next() : -3.1 - 0.8 * rng.next() - (x < 4 ? 5 : 0));
+        const logP = table.get(key) as number;
+        return { logP, statistic: -logP, df: 1 };
+      };
+      let bounds = 0;
+      const bounding: ConditionalIndependenceTest = {
+        description: 'bounding table',
+        test: (x, z, below = -Infinity) => {
+          const r = exact(x, z);
+          if (!(r.logP < below)) return r;
+          bounds++;
+          const logP = Math.max(r.logP, below - 1e-9);
+          return { logP, statistic: -logP, df: 1, bound: true };
+        },
+      };
+      for (const [maxK, alpha] of [
+        [2, 0.05],
+        [3, 0.1],
+      ]) {
+        const options = { maxK, alpha, maxSize: 8, testBudget: 10_000 };
+        expect(ses(bounding, d, options)).toEqual(ses({ description: 'table', test: exact }, d, options));
+      }
+      expect(bounds).toBeGreaterThan(0);
+    }
+  });
+
+  it('gives the same result as with exact tests (and some tests do stop early)', () => {
+    // 3 classes driven by x0 .. x7 with falling effects, each of x8 .. x15 a noisy copy of one of them: many
+    // associations near alpha, whose order decides what SES selects
+    const n = 300;
+    const d = 16;
+    const rng = new Rng(77);
+    const data = new Float64Array(n * d);
+    const y = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let s = rng.normal();
+      for (let j = 0; j < 8; j++) {
+        data[i * d + j] = rng.normal();
+        s += data[i * d + j] * 0.6 ** j;
+        data[i * d + 8 + j] = data[i * d + j] + rng.normal();
+      }
+      y[i] = s < -0.7 ? 0 : s < 0.7 ? 1 : 2;
+    }
+    const input: SelectionInput = {
+      X: { data, rows: n, cols: d },
+      columnFeature: Int32Array.from({ length: d }, (_, j) => j),
+      featureCount: d,
+      categorical: new Uint8Array(d),
+      target: { y, classCount: 3 },
+      task: 'classification',
+      maxSize: 10,
+      signatureLimit: 1,
+    };
+    const bounded = createIndependenceTest(input);
+    const exact = createIndependenceTest(input);
+    let bounds = 0;
+    const counting: ConditionalIndependenceTest = {
+      description: bounded.description,
+      test: (x, z, below) => {
+        const r = bounded.test(x, z, below);
+        if (r.bound) bounds++;
+        return r;
+      },
+    };
+    const exactOnly: ConditionalIndependenceTest = { description: exact.description, test: (x, z) => exact.test(x, z) };
+    for (const [maxK, alpha] of [
+      [2, 0.05],
+      [3, 0.1],
+      [1, 0.01],
+    ]) {
+      const options = { maxK, alpha, maxSize: 10, testBudget: 10_000 };
+      expect(ses(counting, d, options)).toEqual(ses(exactOnly, d, options));
+    }
+    expect(bounds).toBeGreaterThan(0);
+  });
+});
