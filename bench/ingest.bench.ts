@@ -43,6 +43,13 @@ import { call, startServer } from './server';
  *   563-569 MB; 67-69 MB/s per CPU second of the engine process, 59-61 MB/s were the engine's and the
  *   service's work fully overlapped (only the reading overlaps the parse; the deflate and the writes follow
  *   it), 25-26 MB/s for all three processes on one core. Not measured on an idle machine (none came).
+ * - 2026-11-27, main just before the next change, load 11.8-14.4: 143.8 s wall (3.0 MB/s), engine 12.3 s,
+ *   service 20.1 s, PostgreSQL 12.4 s (the upload's checkpoint included), peak 551 / 539 MB, 200 major GCs.
+ * - the engine process reads the file from PostgreSQL itself, the columns go in one binary COPY streamed
+ *   from its pipe through the service, measurement columns kept raw (stored blocks framed on the way), load
+ *   14.2-13.4: 50.9 s wall (8.6 MB/s), engine 7.7 s, service 4.6 s, PostgreSQL 5.5 s (after a checkpoint of
+ *   the upload), peak 409 / 230 MB, 36 major GCs. The wall time is the engine process waiting under
+ *   SCHED_IDLE at this load: the service's profile is 84% idle.
  */
 const BEFORE = { wallS: 32.4, engineCpuS: 6.5, serviceCpuS: 12.6, postgresCpuS: 4.3, rows: 1_000_000 };
 
