@@ -4,9 +4,10 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { datasetFromCsv, eventIndicator, predict, subsetDataset } from '../src/engine';
+import { eventIndicator, predict } from '../src/engine';
 import { computeMetrics, metricNames } from '../src/engine/metrics';
 import { Rng } from '../src/engine/rng';
+import { datasetFromCsv, subsetDataset } from './csv-dataset';
 import type { AnalysisParameters, EngineColumn, EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
 
 // the datasets live in the repository's test/data (its README says where each comes from); this file runs

@@ -17,7 +17,6 @@
  * the service process over the build alone. The output gives the ratio to BEFORE (below).
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as inspector from 'node:inspector/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,7 +24,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { liveEngineProcesses } from '../src/common/engine-process';
 import { parseTable } from '../src/datasets/table-parser';
-import { call, startServer } from './server';
+import { call, DatasetInfo, startServer, TaskStatus, uploadFile } from './server';
 
 /**
  * The build of the 1,000,000 x 40 file (438 MB) at 896a37d, before the byte-level fast path, on this 2-core
@@ -90,33 +89,6 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   }
   if (lines.length) out.write(lines.join('\n') + '\n');
   await new Promise<void>((r) => out.end(() => r()));
-}
-
-function upload(base: string, auth: string, fileId: string, file: string): Promise<{ sizeInBytes: number }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(`${base}/file/${fileId}/upload`);
-    const req = http.request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'text/csv' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (body += d));
-        res.on('end', () => {
-          const json = JSON.parse(body);
-          if (json.status === 'success') resolve(json.payload);
-          else reject(new Error(body));
-        });
-      },
-    );
-    req.on('error', reject);
-    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-  });
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's CPU times (USER_HZ: 100 on Linux). */
@@ -256,9 +228,9 @@ async function main() {
   let servicePeakMb: number;
   let gcs = { minor: 0, major: 0, ms: 0 };
   try {
-    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
+    const { projectId } = await call<{ projectId: string }>(s, 'POST', '/createProject', { name: 'bench' });
     let t = Date.now();
-    const up = await upload(s.base, s.auth, 'big', file);
+    const up = await uploadFile(s.base, s.auth, 'big', file);
     process.stdout.write(
       `upload:        ${((Date.now() - t) / 1000).toFixed(1)} s, ${(mb / ((Date.now() - t) / 1000)).toFixed(1)} MB/s (not part of the build)\n`,
     );
@@ -290,12 +262,16 @@ async function main() {
     const cpu0 = cpuOfThisProcess();
     const usage0 = process.cpuUsage();
     t = Date.now();
-    const { taskId } = await call(s, 'POST', '/file/big/createDataset', { projectId, name: 'big', fileSizeInBytes: up.sizeInBytes });
-    let task;
+    const { taskId } = await call<{ taskId: string }>(s, 'POST', '/file/big/createDataset', {
+      projectId,
+      name: 'big',
+      fileSizeInBytes: up.sizeInBytes,
+    });
+    let task: TaskStatus;
     do {
       // a status request costs the service a few ms of CPU: 4 a second, not 20 (they counted as the build's)
       await new Promise((r) => setTimeout(r, 250));
-      task = await call(s, 'GET', `/task/${taskId}/status`);
+      task = await call<TaskStatus>(s, 'GET', `/task/${taskId}/status`);
     } while (task.state !== 'finished' && task.state !== 'failed');
     const wallS = (Date.now() - t) / 1000;
     clearInterval(rssTimer);
@@ -311,7 +287,7 @@ async function main() {
     const split = process.cpuUsage(usage0);
     serviceSystemS = split.system / 1e6;
     if (task.state !== 'finished') throw new Error(`task failed: ${JSON.stringify(task.error)}`);
-    const ds = await call(s, 'GET', `/dataset/${task.datasetId}`);
+    const ds = await call<DatasetInfo>(s, 'GET', `/dataset/${task.datasetId}`);
     built = { wallS, sampleCount: ds.sampleCount, featureCount: ds.featureCount, storedMb: ds.sizeInBytes / 1048576 };
   } finally {
     await s.stop();

@@ -151,14 +151,15 @@ async function main() {
   try {
     const { projectId, taskId, task } = await breastCancerDataset(s);
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 2, name: 'load' };
-    const { analysisId } = await call(
+    const { analysisId } = await call<{ analysisId: string }>(
       s,
       'POST',
       `/dataset/${task.datasetId}/analyze`,
       withAnalysis ? body : { ...body, thoroughness: 'preliminary' },
     );
     const settled = (state: string) => (withAnalysis ? state === 'running' : state === 'finished' || state === 'failed');
-    while (!settled((await call(s, 'GET', `/analysis/${analysisId}/status`)).state)) await new Promise((r) => setTimeout(r, 100));
+    while (!settled((await call<{ state: string }>(s, 'GET', `/analysis/${analysisId}/status`)).state))
+      await new Promise((r) => setTimeout(r, 100));
 
     // slow uploads, 4 per user (MAX_UPLOADS_PER_USER is 4 by default)
     const uploaderAuths: string[] = [];
@@ -207,7 +208,7 @@ async function main() {
     const lat = report.latencies.sort((a, b) => a - b);
     const f = (x: number) => `${x.toFixed(1)} ms`;
     const p99 = percentile(lat, 99);
-    const analysisState = (await call(s, 'GET', `/analysis/${analysisId}/status`)).state;
+    const analysisState = (await call<{ state: string }>(s, 'GET', `/analysis/${analysisId}/status`)).state;
     process.stdout.write(
       `${lat.length} requests (${(lat.length / seconds).toFixed(0)}/s): p50 ${f(percentile(lat, 50))}  p95 ${f(percentile(lat, 95))}  ` +
         `p99 ${f(p99)}  max ${f(lat[lat.length - 1])} (after the first second: ${f(report.warmMax)}); errors ${report.errors}${report.firstErrors.length ? ` (${report.firstErrors.join('; ')})` : ''}\n` +

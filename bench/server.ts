@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -132,9 +133,50 @@ export async function startServer(
   };
 }
 
-/** A JSON call; returns the payload or throws with the error envelope. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- benchmark callers read whatever payload they asked for
-export async function call<T = any>(s: BenchClient, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+/** Uploads `file` as the file `fileId`, streamed from disk (never held whole here); its stored size. */
+export function uploadFile(base: string, auth: string, fileId: string, file: string): Promise<{ sizeInBytes: number }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(`${base}/file/${fileId}/upload`);
+    const req = http.request(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'text/csv' },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => {
+          const json = JSON.parse(body) as { status: string; payload: { sizeInBytes: number } };
+          if (json.status === 'success') resolve(json.payload);
+          else reject(new Error(body));
+        });
+      },
+    );
+    req.on('error', reject);
+    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
+  });
+}
+
+/** A task's status, as GET /task/:taskId/status answers it. */
+export interface TaskStatus {
+  state: string;
+  datasetId?: string;
+  error?: unknown;
+}
+
+/** A dataset, as GET /dataset/:datasetId answers it. */
+export interface DatasetInfo {
+  sampleCount: number;
+  featureCount: number;
+  sizeInBytes: number;
+}
+
+/** A JSON call; returns the payload (typed by the caller) or throws with the error envelope. */
+export async function call<T = unknown>(s: BenchClient, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const res = await fetch(s.base + route, {
     method,
     headers: { authorization: s.auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -158,7 +200,7 @@ export async function breastCancerDataset(
     name: 'breast_cancer',
     fileSizeInBytes: csv.length,
   });
-  let task: { state: string; datasetId?: string };
+  let task: TaskStatus;
   do {
     await new Promise((r) => setTimeout(r, 100));
     task = await call(s, 'GET', `/task/${taskId}/status`);

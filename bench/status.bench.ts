@@ -18,11 +18,11 @@ async function main() {
     const { task } = await breastCancerDataset(s);
     const body = { outcome: { classification: 'diagnosis' }, thoroughness: 'extensive', coreCount: 1, name: 'load' };
     const ids = [
-      (await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
-      (await call(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
+      (await call<{ analysisId: string }>(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
+      (await call<{ analysisId: string }>(s, 'POST', `/dataset/${task.datasetId}/analyze`, body)).analysisId,
     ];
     const running = async () =>
-      (await Promise.all(ids.map((id) => call(s, 'GET', `/analysis/${id}/status`)))).every((x) => x.state === 'running');
+      (await Promise.all(ids.map((id) => call<{ state: string }>(s, 'GET', `/analysis/${id}/status`)))).every((x) => x.state === 'running');
     while (!(await running())) await new Promise((r) => setTimeout(r, 100));
 
     const measure = async (count: number, parallel: number) => {

@@ -6,11 +6,10 @@
  * 127.0.0.1 only), runs createDataset, then loads the dataset as the engine does.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ColumnStore } from '../src/datasets/column-store';
-import { call, rssSampler, startServer } from './server';
+import { call, DatasetInfo, rssSampler, startServer, TaskStatus, uploadFile } from './server';
 
 const arg = (name: string, d: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -54,33 +53,6 @@ async function writeCsv(file: string, rows: number, cols: number): Promise<numbe
   return fs.statSync(file).size;
 }
 
-function upload(base: string, auth: string, fileId: string, file: string): Promise<{ sizeInBytes: number }> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(`${base}/file/${fileId}/upload`);
-    const req = http.request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { authorization: auth, 'content-type': 'text/csv' },
-      },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (d) => (body += d));
-        res.on('end', () => {
-          const json = JSON.parse(body);
-          if (json.status === 'success') resolve(json.payload);
-          else reject(new Error(body));
-        });
-      },
-    );
-    req.on('error', reject);
-    fs.createReadStream(file, { highWaterMark: 1 << 20 }).pipe(req);
-  });
-}
-
 async function main() {
   const rows = arg('rows', 200_000);
   const cols = arg('cols', 200);
@@ -96,26 +68,26 @@ async function main() {
   const s = await startServer({ WORKER_CORES: '2', MAX_TABULAR_FILE_BYTES: String(2 * 1024 ** 3) });
   const rss = rssSampler();
   try {
-    const { projectId } = await call(s, 'POST', '/createProject', { name: 'bench' });
+    const { projectId } = await call<{ projectId: string }>(s, 'POST', '/createProject', { name: 'bench' });
     t0 = Date.now();
-    const up = await upload(s.base, s.auth, 'big', file);
+    const up = await uploadFile(s.base, s.auth, 'big', file);
     const uploadS = (Date.now() - t0) / 1000;
     const t1 = Date.now();
     const options = transposed ? { hasSamplesInRows: false, hasSampleHeaders: true } : {};
-    const { taskId } = await call(s, 'POST', '/file/big/createDataset', {
+    const { taskId } = await call<{ taskId: string }>(s, 'POST', '/file/big/createDataset', {
       projectId,
       name: 'big',
       fileSizeInBytes: up.sizeInBytes,
       ...options,
     });
-    let task;
+    let task: TaskStatus;
     do {
       await new Promise((r) => setTimeout(r, 200));
-      task = await call(s, 'GET', `/task/${taskId}/status`);
+      task = await call<TaskStatus>(s, 'GET', `/task/${taskId}/status`);
     } while (task.state !== 'finished' && task.state !== 'failed');
     const parseS = (Date.now() - t1) / 1000;
-    if (task.state !== 'finished') throw new Error(`task failed: ${JSON.stringify(task.error)}`);
-    const ds = await call(s, 'GET', `/dataset/${task.datasetId}`);
+    if (task.state !== 'finished' || !task.datasetId) throw new Error(`task failed: ${JSON.stringify(task.error)}`);
+    const ds = await call<DatasetInfo>(s, 'GET', `/dataset/${task.datasetId}`);
     const creationPeak = rss.peak();
     const loadStart = Math.round(process.memoryUsage().rss / 1048576);
     const loadRss = rssSampler();

@@ -1,7 +1,5 @@
 import { DynamicModule, Global, Module, Provider, RequestMethod, Type } from '@nestjs/common';
 import { MODULE_METADATA } from '@nestjs/common/constants';
-import type { OpenAPIObject } from '@nestjs/swagger';
-import type { ResponseCheck } from './openapi/check-codes';
 import { LoggerModule } from 'nestjs-pino';
 import type { Logger as Pino } from 'pino';
 import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
@@ -25,17 +23,13 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { configureEngineProcesses } from './common/engine-process';
 import { ApiValidationPipe } from './common/validation';
 
-export interface AppOptions {
+export interface AppModuleOptions {
   config: AppConfig;
   databaseUrl: string;
   /** Serve HTTP routes (false for `npm run worker`). */
   http: boolean;
   /** The root logger; with HTTP, createApp's request logging and LoggerModule bind each request's lines to it. */
   logger?: Pino;
-  /** Tests: an error code not declared for its route answers HTTP 500 (src/openapi/check-codes.ts). */
-  checkErrorCodes?: boolean;
-  /** Tests, with checkErrorCodes: makes the check of every JSON answer against the document (HTTP 500 when it fails). */
-  checkResponses?: (document: OpenAPIObject) => ResponseCheck;
 }
 
 /** Feature modules (routes and job handlers). Each feature module adds itself here. */
@@ -67,7 +61,7 @@ class ConfigModule {
 
 @Module({})
 export class AppModule {
-  static forRoot(options: AppOptions): DynamicModule {
+  static forRoot(options: AppModuleOptions): DynamicModule {
     configureEngineProcesses({ nice: options.config.engineNice, maxMemoryMb: options.config.engineMaxMemoryMb });
     const common = [
       ConfigModule.of(options.config),
@@ -83,7 +77,11 @@ export class AppModule {
             }),
           ]
         : []),
-      TypeOrmModule.forRoot(dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs)),
+      // every module registers its own entities (TypeOrmModule.forFeature)
+      TypeOrmModule.forRoot({
+        ...dataSourceOptions(options.databaseUrl, options.config.dbPoolSize, options.config.dbPoolWaitMs),
+        autoLoadEntities: true,
+      }),
       ScheduleModule.forRoot(),
       JobsModule,
     ];

@@ -1,10 +1,10 @@
 import { INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { SwaggerModule } from '@nestjs/swagger';
+import { OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import express, { NextFunction, Request, Response } from 'express';
 import pino from 'pino';
-import { AppModule, AppOptions, appControllers } from './app.module';
+import { AppModule, AppModuleOptions, appControllers } from './app.module';
 import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
 import { answerClientErrors } from './common/client-error';
@@ -14,7 +14,8 @@ import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } fr
 import { UsersService } from './auth/users.service';
 import type { AuthedRequest } from './auth/auth-context';
 
-import { API_PREFIX, apiRoutes } from './openapi/routes';
+import { API_PREFIX } from './common/api-prefix';
+import { apiRoutes } from './openapi/routes';
 import { buildOpenApiDocument } from './openapi/document';
 import { checkDeclaredCodes, ResponseCheck } from './openapi/check-codes';
 
@@ -117,6 +118,13 @@ class IdleCut {
     clearTimeout(this.timer);
     req.off('data', this.arm);
   }
+}
+
+export interface AppOptions extends AppModuleOptions {
+  /** Tests: an error code not declared for its route answers HTTP 500 (src/openapi/check-codes.ts). */
+  checkErrorCodes?: boolean;
+  /** Tests, with checkErrorCodes: makes the check of every JSON answer against the document (HTTP 500 when it fails). */
+  checkResponses?: (document: OpenAPIObject) => ResponseCheck;
 }
 
 /** Builds the HTTP application (not listening yet): middleware, global prefix, OpenAPI document and page. */

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import { dataSourceOptions, describeDatabase, resolveDatabase, runMigrations } from './database/database';
 import { EmbeddedElsewhereError } from './database/embedded-postgres';
+import { TokenEntity } from './auth/token.entity';
+import { UserEntity } from './auth/user.entity';
 import { UsersService, UserInputError } from './auth/users.service';
 import { SERVICE_VERSION } from './version';
 
@@ -20,7 +22,7 @@ async function withUsers<T>(fn: (users: UsersService) => Promise<T>): Promise<T>
   const refuseIfRunningElsewhere = !program.opts<{ newDatabase?: boolean }>().newDatabase;
   const db = await resolveDatabase(config, () => undefined, { refuseIfRunningElsewhere });
   process.stderr.write(`database: ${describeDatabase(config, db)}\n`);
-  const ds = new DataSource(dataSourceOptions(db.url, 2));
+  const ds = new DataSource(dataSourceOptions(db.url, 2, 0, [UserEntity, TokenEntity]));
   try {
     await runMigrations(db.url);
     await ds.initialize();

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { crc32, deflateSync } from 'node:zlib';
 import { Client } from 'pg';
 import { JobEnded, JobRunner, RESERVE_AFTER_SECONDS } from '../src/jobs/job-runner';
-import { JobKind } from '../src/jobs/job-kinds';
+import { JobsService } from '../src/jobs/jobs.service';
 import {
   API,
   createProject,
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 /** Resolves with how the next run of `kind`'s job for the subject ends in `app`'s runner (listen before deleting). */
-function endOf(app: TestApp, kind: JobKind, subjectId: () => string | undefined): Promise<JobEnded> {
+function endOf(app: TestApp, kind: string, subjectId: () => string | undefined): Promise<JobEnded> {
   return new Promise((resolve) => {
     const stop = app.app.get(JobRunner).onJobEnded((e) => {
       if (e.kind === kind && e.subjectId === subjectId()) {
@@ -99,6 +99,34 @@ function gradientPng(size: number): Buffer {
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]);
 }
+
+it("has, for every registered kind of subject, its table and the jobs table's column that refers to it (its migration)", async () => {
+  const subjects = t.app.get(JobsService).subjects();
+  expect(subjects.map((s) => s.name).sort()).toEqual(['analysis', 'prediction', 'task']);
+  const [check] = (await t.db.query(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_one_subject'`)) as {
+    def: string;
+  }[];
+  for (const s of subjects) {
+    // a foreign key that deletes the job with its subject, and one of the columns of which exactly one is set
+    const keys = (await t.db.query(
+      `SELECT c.confrelid::regclass::text AS target, c.confdeltype AS on_delete FROM pg_constraint c
+         JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
+        WHERE c.conrelid = 'jobs'::regclass AND c.contype = 'f' AND a.attname = $1`,
+      [s.jobColumn],
+    )) as { target: string; on_delete: string }[];
+    expect({ subject: s.name, keys }).toEqual({ subject: s.name, keys: [{ target: s.table, on_delete: 'c' }] });
+    expect(check.def).toContain(s.jobColumn);
+    const columns = (await t.db.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [s.table])) as {
+      name: string;
+    }[];
+    const wanted = ['id', 'state', 'error', 'user_id'];
+    if (s.times) wanted.push('start_time', 'end_time');
+    if (s.progress) wanted.push('progress');
+    if (s.updatedAt) wanted.push('updated_at');
+    if (s.dataset) wanted.push('dataset_id');
+    expect(columns.map((c) => c.name)).toEqual(expect.arrayContaining(wanted));
+  }
+});
 
 it('a dataset build stops when its project is deleted: job row gone, no dataset written', async () => {
   const p = await createProject(t, owner.auth, 'doomed build');

@@ -7,7 +7,8 @@ import express from 'express';
 import request from 'supertest';
 import { ERROR_CODES } from '../src/common/error-codes';
 import { checkDeclaredCodes } from '../src/openapi/check-codes';
-import { API_PREFIX, ApiRoute } from '../src/openapi/routes';
+import { API_PREFIX } from '../src/common/api-prefix';
+import { ApiRoute } from '../src/openapi/routes';
 import { API, createTestApp, expectError, TestApp } from './utils';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the document is read as the JSON it is */

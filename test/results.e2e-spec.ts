@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { auc, buildGrid, computeMetrics, datasetFromCsv, metricNames, predict } from '../src/engine';
+import { datasetFromCsv } from '../bench/csv-dataset';
+import { auc, buildGrid, computeMetrics, metricNames, predict } from '../src/engine';
 import { timeQuartiles } from '../src/engine/models/survival-tree';
 import { Rng } from '../src/engine/rng';
 import type { PredictionRow, SavedPipeline } from '../src/engine/types';

@@ -7,7 +7,7 @@ import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { AnalysesService } from './analyses.service';
 import { AnalyzeDto } from './dto/analyze.dto';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 
 /** The body is validated by checkParameters (AnalyzeDto, then the dataset's features); AnalyzeDto documents it. */
 const ANALYZE_BODY = { type: AnalyzeDto };

@@ -5,31 +5,19 @@ import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginateSql } from '../common/paginate';
-import { keepRow, prepared, returning } from '../database/sql';
+import { paginateSql } from '../database/paginate';
+import { keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import type { FeatureView } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
-import { renderStatus, seconds, shownState, SubjectState } from '../jobs/job-state';
+import { renderStatus, seconds } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
-import type { EngineColumn, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import type { EngineColumn, ModelPlots, SavedPipeline } from '../engine/types';
+import * as queries from './analyses.queries';
+import { AnalysisRow } from './analyses.queries';
+import { ANALYSIS_JOB, ANALYSIS_SUBJECT } from './analysis.job';
 import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
-
-interface AnalysisRow {
-  id: string;
-  project_id: string;
-  dataset_id: string;
-  parameters: StoredParameters;
-  state: SubjectState;
-  seed: string;
-  core_count: number;
-  progress: number | null;
-  start_time: Date | null;
-  end_time: Date | null;
-  error: { code: string; message: string } | null;
-  now: Date;
-}
 
 export interface AnalysisView {
   analysisId: string;
@@ -44,8 +32,6 @@ export interface AnalysisStatus extends AnalysisView {
   progress?: number;
   error?: { code: string; message: string };
 }
-
-const COLUMNS = `id, project_id, dataset_id, parameters, ${shownState('analysis')}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
 
 function view(r: AnalysisRow): AnalysisView {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
@@ -64,12 +50,8 @@ export class AnalysesService {
 
   /** Cores the user may still ask for: quota minus the coreCount of their pending and running analyses. */
   private async availableCores(userId: string, manager = this.db.manager, lock = false): Promise<number> {
-    const [user] = await manager.query(`SELECT core_quota FROM users WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [userId]);
-    const [{ used }] = await manager.query(
-      `SELECT coalesce(sum(core_count), 0)::int AS used FROM analyses WHERE user_id = $1 AND state IN ('pending','running')`,
-      [userId],
-    );
-    return (user?.core_quota ?? this.config.workerCores) - used;
+    const quota = await queries.coreQuotaOf(manager, userId, lock);
+    return (quota ?? this.config.workerCores) - (await queries.coresInUse(manager, userId));
   }
 
   async check(userId: string, datasetId: string, body: unknown): Promise<{ errors: Violation[]; warnings: Violation[] }> {
@@ -145,29 +127,22 @@ export class AnalysesService {
           `coreCount ${parameters.coreCount} is above the ${Math.max(0, available)} cores available to you`,
         );
       }
-      const [row] = await tx.query(
-        `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)
-         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-        [
-          projectId,
-          datasetId,
-          userId,
-          parameters.name,
-          JSON.stringify(parameters),
-          parameters.coreCount,
-          this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1),
-        ],
-      );
-      const analysisId = String(row.id);
-      await this.jobs.enqueue('analysis', { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
+      const seed = this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1);
+      const analysisId = await queries.insertAnalysis(tx, { projectId, datasetId, userId, parameters, seed });
+      await this.jobs.enqueue(ANALYSIS_JOB, { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
       return { analysisId };
     });
   }
 
+  /** The SQL of an analysis's state as clients see it. */
+  private state(): string {
+    return this.jobs.states.shownState(ANALYSIS_SUBJECT);
+  }
+
   private async row(analysisId: string, notFound: ErrorCode = Codes.AnalysisNotFound): Promise<AnalysisRow> {
-    const rows = await prepared<AnalysisRow>(this.db, `SELECT ${COLUMNS} FROM analyses WHERE id = $1`, [analysisId]);
-    if (!rows.length) throw new ApiError(notFound);
-    return rows[0];
+    const row = await queries.analysisById(this.db, this.state(), analysisId);
+    if (!row) throw new ApiError(notFound);
+    return row;
   }
 
   async get(analysisId: string): Promise<AnalysisView> {
@@ -175,14 +150,14 @@ export class AnalysesService {
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
-    const sql = { table: 'analyses', columns: COLUMNS, where: 'project_id = $1', params: [projectId] };
+    const sql = { table: 'analyses', columns: queries.analysisColumns(this.state()), where: 'project_id = $1', params: [projectId] };
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Status with the presence rules of api-v1 (the one status view of src/jobs). */
   async status(analysisId: string): Promise<AnalysisStatus> {
     const r = await this.row(analysisId);
-    return { ...view(r), ...renderStatus('analysis', r) };
+    return { ...view(r), ...renderStatus(ANALYSIS_SUBJECT, r) };
   }
 
   async result(analysisId: string) {
@@ -198,13 +173,11 @@ export class AnalysesService {
     };
   }
 
-  private async storedResult(analysisId: string, r?: AnalysisRow) {
+  private async storedResult(analysisId: string, r?: AnalysisRow): Promise<queries.ResultRow> {
     const state = r?.state ?? (await this.row(analysisId)).state;
-    const rows = await this.db.query(`SELECT ml_engine, models, plots FROM analysis_results WHERE analysis_id = $1`, [analysisId]);
-    if (state !== 'finished' || !rows.length) {
-      throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${state}: it has no result`);
-    }
-    return rows[0] as { ml_engine: string; models: Record<string, ModelReport>; plots: Record<string, ModelPlots> };
+    const result = await queries.resultOf(this.db, analysisId);
+    if (state !== 'finished' || !result) throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${state}: it has no result`);
+    return result;
   }
 
   /** The plots of one model of a finished analysis (404-style codes for unknown keys). */
@@ -227,11 +200,7 @@ export class AnalysesService {
    * equivalent signatures had models hold one pipeline per key instead of a list: that one is signature 0.
    */
   async pipeline(analysisId: string, modelKey: string, signatureIndex = 0): Promise<SavedPipeline | undefined> {
-    const rows: { p: SavedPipeline | SavedPipeline[] | null }[] = await this.db.query(
-      `SELECT pipelines -> $2::text AS p FROM analysis_results WHERE analysis_id = $1`,
-      [analysisId, modelKey],
-    );
-    const p = rows[0]?.p;
+    const p = await queries.pipelinesOf(this.db, analysisId, modelKey);
     if (!p) return undefined;
     if (Array.isArray(p)) return p[signatureIndex];
     return signatureIndex === 0 ? p : undefined;
@@ -244,8 +213,8 @@ export class AnalysesService {
 
   /** Deletes the analysis with its result, predictions and job: the runner stops a running one within 2 s. */
   async delete(analysisId: string): Promise<AnalysisView> {
-    const rows = await returning<AnalysisRow>(this.db, `DELETE FROM analyses WHERE id = $1 RETURNING ${COLUMNS}`, [analysisId]);
-    if (!rows.length) throw new ApiError(Codes.AnalysisNotFound);
-    return view(rows[0]);
+    const row = await queries.deleteAnalysis(this.db, this.state(), analysisId);
+    if (!row) throw new ApiError(Codes.AnalysisNotFound);
+    return view(row);
   }
 }

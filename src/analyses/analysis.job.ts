@@ -2,12 +2,32 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Codes } from '../common/error-codes';
 import { ColumnStore } from '../datasets/column-store';
+import { DatasetsService } from '../datasets/datasets.service';
 import type { AnalysisOutput } from '../engine/types';
+import type { JobKind, JobSubject } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure, ReportProgress } from '../jobs/jobs.types';
-import type { FeatureType } from '../engine/types';
-import { checkParameters, StoredParameters } from './analysis-parameters';
+import { analysisToRun, insertResult } from './analyses.queries';
+import { checkParameters } from './analysis-parameters';
 import { AnalysisInputError, runAnalysisInWorker } from './analysis-runner';
+
+/** Analyses, as their status shows them: times, and progress while running. */
+export const ANALYSIS_SUBJECT: JobSubject = {
+  name: 'analysis',
+  table: 'analyses',
+  jobColumn: 'analysis_id',
+  times: true,
+  showsTimes: true,
+  progress: true,
+};
+
+export const ANALYSIS_JOB: JobKind<{ analysisId: string }> = {
+  name: 'analysis',
+  subject: ANALYSIS_SUBJECT,
+  subjectId: (p) => p.analysisId,
+  failureCode: Codes.AnalysisFailed,
+  waitsAs: 'pending',
+};
 
 /** The analysis job: load the dataset, run the engine on a worker thread; store models, plots and pipelines. */
 @Injectable()
@@ -16,43 +36,23 @@ export class AnalysisJob implements OnModuleInit {
     private readonly db: DataSource,
     private readonly jobs: JobsService,
     private readonly columns: ColumnStore,
+    private readonly datasets: DatasetsService,
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('analysis', {
+    this.jobs.register(ANALYSIS_JOB, {
       execute: (payload, signal, report) => this.run(payload.analysisId, signal, report),
-      store: async (tx, payload, output) => {
-        await tx.query(
-          `INSERT INTO analysis_results (analysis_id, ml_engine, models, plots, pipelines, stats, configurations, out_of_fold)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [
-            payload.analysisId,
-            output.mlEngine,
-            JSON.stringify(output.models),
-            JSON.stringify(output.plots),
-            JSON.stringify(output.pipelines),
-            JSON.stringify(output.stats),
-            JSON.stringify(output.configurations),
-            JSON.stringify(output.outOfFold),
-          ],
-        );
-      },
+      store: (tx, payload, output) => insertResult(tx, payload.analysisId, output),
     });
   }
 
   private async run(analysisId: string, signal: AbortSignal, report: ReportProgress): Promise<AnalysisOutput> {
-    const [a]: { dataset_id: string; parameters: StoredParameters; seed: string }[] = await this.db.query(
-      'SELECT dataset_id, parameters, seed FROM analyses WHERE id = $1',
-      [analysisId],
-    );
+    const a = await analysisToRun(this.db, analysisId);
     // deleted meanwhile: its job row went with it, and the runner drops this run
     if (!a) throw new Error(`analysis ${analysisId} is gone`);
     // the feature types may have changed since the analysis was queued (an outcome retyped to identifier was
     // analysed all the same): the parameters must still fit the dataset, as at analyze
-    const features: { name: string; type: FeatureType }[] = await this.db.query(
-      'SELECT name, type FROM dataset_columns WHERE dataset_id = $1',
-      [a.dataset_id],
-    );
+    const features = await this.datasets.featuresOf(String(a.dataset_id));
     const { datasetId: _d, ...body } = a.parameters;
     const [changed] = checkParameters(body, String(a.dataset_id), features).violations;
     if (changed) throw new JobFailure(changed.code, `${changed.message} (the feature types changed after the analysis was queued)`);

@@ -1,21 +1,32 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { EngineInputError, runAnalysis } from '../engine';
-import type { AnalysisParameters, EngineDataset } from '../engine/types';
+import type { AnalysisOutput, AnalysisParameters, EngineDataset } from '../engine/types';
+import type { ProgressMessage } from '../common/worker-thread';
+
+export interface AnalysisRequest {
+  data: EngineDataset;
+  parameters: AnalysisParameters;
+  seed: number;
+}
+
+/** The answer, after any number of progress messages. */
+export type AnalysisAnswer = { type: 'result'; output: AnalysisOutput } | { type: 'error'; input: boolean; message: string };
 
 /**
- * One analysis, off the main thread: runs the engine (which starts its own pool of `coreCount` threads)
- * and posts `{ type: 'progress' | 'result' | 'error' }` messages. Terminating this thread cancels it.
+ * One analysis, off the main thread: runs the engine (which starts its own pool of `coreCount` threads),
+ * posts progress messages, then its answer. Terminating this thread cancels it.
  */
-const { data, parameters, seed } = workerData as { data: EngineDataset; parameters: AnalysisParameters; seed: number };
+const { data, parameters, seed } = workerData as AnalysisRequest;
+const post = (m: ProgressMessage | AnalysisAnswer) => parentPort?.postMessage(m);
 
 runAnalysis(data, parameters, {
   seed,
   threads: parameters.coreCount,
-  onProgress: (value) => parentPort?.postMessage({ type: 'progress', value }),
+  onProgress: (value) => post({ type: 'progress', value }),
 }).then(
-  (output) => parentPort?.postMessage({ type: 'result', output }),
+  (output) => post({ type: 'result', output }),
   (e: unknown) => {
     const input = e instanceof EngineInputError;
-    parentPort?.postMessage({ type: 'error', input, message: input ? e.detail : String((e as Error)?.stack ?? e) });
+    post({ type: 'error', input, message: input ? e.detail : String((e as Error)?.stack ?? e) });
   },
 );

@@ -6,7 +6,7 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { parseBody } from '../common/validation';
-import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors } from '../common/api-docs.decorators';
 import { ModelKeyDto } from './dto/model-key.dto';
 import { ResultDetailsService } from './result-details.service';
 

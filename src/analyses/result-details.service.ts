@@ -3,9 +3,9 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { prepared } from '../database/sql';
-import type { ConfigurationSummary, ModelReport, OutOfFoldPredictions } from '../engine/types';
-import { csvCell } from '../predictions/csv-cell';
+import type { ConfigurationSummary } from '../engine/types';
+import { csvCell } from '../common/csv-cell';
+import { leaderboardPage, outOfFoldOf, resultState } from './analyses.queries';
 
 /** A leaderboard row as the API shows it: its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null). */
 export type LeaderboardRow = { rank: number } & Omit<ConfigurationSummary, 'value'> & { value: number | null };
@@ -22,11 +22,6 @@ export interface OutOfFoldRow {
   risk?: number;
 }
 
-interface StateRow {
-  state: string;
-  has_result: boolean;
-}
-
 /** The parts of a finished analysis's result beyond api-v1's: the leaderboard and the out-of-fold predictions. */
 @Injectable()
 export class ResultDetailsService {
@@ -34,11 +29,7 @@ export class ResultDetailsService {
 
   /** The analysis must be finished with a result; results stored before `column` existed answer ResultPartMissing. */
   private async finished(analysisId: string): Promise<void> {
-    const [r] = await prepared<StateRow>(
-      this.db,
-      `SELECT a.state, r.analysis_id IS NOT NULL AS has_result FROM analyses a LEFT JOIN analysis_results r ON r.analysis_id = a.id WHERE a.id = $1`,
-      [analysisId],
-    );
+    const r = await resultState(this.db, analysisId);
     if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
     if (r.state !== 'finished' || !r.has_result)
       throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${r.state}: it has no result`);
@@ -51,14 +42,7 @@ export class ResultDetailsService {
   /** A page of the leaderboard: every configuration evaluated, from the highest pooled out-of-fold primary metric. */
   async configurations(analysisId: string, offset: number, count: number): Promise<Page<LeaderboardRow> & { analysisId: string }> {
     await this.finished(analysisId);
-    const [r] = await prepared<{ total: number | null; page: ConfigurationSummary[] | null }>(
-      this.db,
-      `SELECT jsonb_array_length(configurations) AS total,
-              (SELECT coalesce(jsonb_agg(e ORDER BY i), '[]'::jsonb) FROM jsonb_array_elements(configurations) WITH ORDINALITY AS t(e, i)
-                WHERE i > $2 AND i <= $2 + $3) AS page
-         FROM analysis_results WHERE analysis_id = $1`,
-      [analysisId, offset, count],
-    );
+    const r = await leaderboardPage(this.db, analysisId, offset, count);
     if (!r || r.total === null) throw ResultDetailsService.missing('its leaderboard');
     return {
       analysisId,
@@ -71,13 +55,8 @@ export class ResultDetailsService {
   /** The out-of-fold predictions of one model key's configuration, per sample. */
   async outOfFold(analysisId: string, modelKey: string) {
     await this.finished(analysisId);
-    const [r] = await prepared<{ models: Record<string, ModelReport>; oof: OutOfFoldPredictions | null; has_oof: boolean; task: string }>(
-      this.db,
-      `SELECT r.models, r.out_of_fold -> $2::text AS oof, r.out_of_fold IS NOT NULL AS has_oof,
-              (SELECT jsonb_object_keys(a.parameters -> 'outcome') LIMIT 1) AS task
-         FROM analysis_results r JOIN analyses a ON a.id = r.analysis_id WHERE r.analysis_id = $1`,
-      [analysisId, modelKey],
-    );
+    const r = await outOfFoldOf(this.db, analysisId, modelKey);
+    if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
     if (!Object.prototype.hasOwnProperty.call(r.models, modelKey)) {
       throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${Object.keys(r.models).join(', ')}`);
     }

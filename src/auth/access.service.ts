@@ -1,45 +1,26 @@
 import { ForbiddenException, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
-import { prepared } from '../database/sql';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { toId } from '../common/pipes';
 import { AuthContext } from './auth-context';
 import { hashToken } from './crypto';
 import { grants, Permission, ProjectGrant } from './permission';
 import { ResourceKind } from './access.decorator';
+import { AuthRow, GrantRow, grantOn, markTokenUsed, tokenUser, tokenUserAndGrant } from './auth.queries';
 
-/** How each kind of id reaches its project, in one query. */
-const RESOLVE: Record<ResourceKind, { from: string; notFound: ErrorCode }> = {
-  project: { from: 'projects p', notFound: Codes.ProjectNotFound },
-  dataset: { from: 'datasets r JOIN projects p ON p.id = r.project_id', notFound: Codes.DatasetNotFound },
-  analysis: { from: 'analyses r JOIN projects p ON p.id = r.project_id', notFound: Codes.AnalysisNotFound },
-  task: { from: 'tasks r JOIN projects p ON p.id = r.project_id', notFound: Codes.FileOrTaskNotFound },
-  prediction: {
-    from: 'predictions r JOIN analyses a ON a.id = r.analysis_id JOIN projects p ON p.id = a.project_id',
-    notFound: Codes.PredictionNotFound,
-  },
-  // the other project of a prediction: its rows carry this dataset's sample ids (decisions.md)
-  predictionDataset: {
-    from: 'predictions r JOIN datasets d ON d.id = r.dataset_id JOIN projects p ON p.id = d.project_id',
-    notFound: Codes.PredictionNotFound,
-  },
+/** The code an unknown id of each kind gets when its route declares no other (the OpenAPI document lists it). */
+const NOT_FOUND: Record<ResourceKind, ErrorCode> = {
+  project: Codes.ProjectNotFound,
+  dataset: Codes.DatasetNotFound,
+  analysis: Codes.AnalysisNotFound,
+  task: Codes.FileOrTaskNotFound,
+  prediction: Codes.PredictionNotFound,
+  predictionDataset: Codes.PredictionNotFound,
 };
 
-/** The code an unknown id of this kind gets when its route declares no other (the OpenAPI document lists it). */
 export function notFoundCodeOf(kind: ResourceKind): ErrorCode {
-  return RESOLVE[kind].notFound;
-}
-
-/**
- * SQL condition: the project whose id is the expression `project` is readable by the user whose id is
- * parameter `user`, by the rule of grants() (the owner, or a share with read: sharing write or execute
- * records read too). For lists that mix projects, such as an analysis's predictions on datasets of
- * other projects.
- */
-export function readableBy(project: string, user: string): string {
-  return `(EXISTS (SELECT 1 FROM projects rp WHERE rp.id = ${project} AND rp.owner_id = ${user})
-        OR EXISTS (SELECT 1 FROM project_shares rs WHERE rs.project_id = ${project} AND rs.user_id = ${user} AND rs.can_read))`;
+  return NOT_FOUND[kind];
 }
 
 /** The one place that decides who may do what. Used by the AccessGuard (and multipart routes after parsing). */
@@ -54,8 +35,8 @@ export class AccessService {
   /** The user of a valid (known, unexpired, unrevoked) token, or undefined. */
   async authenticate(token: string | undefined): Promise<AuthContext | undefined> {
     if (!usable(token)) return undefined;
-    const rows: AuthRow[] = await prepared(this.db, `${AUTHENTICATED} SELECT * FROM a`, [hashToken(token)]);
-    return rows.length ? this.used(authContext(rows[0])) : undefined;
+    const row = await tokenUser(this.db, hashToken(token));
+    return row && this.used(authContext(row));
   }
 
   /**
@@ -70,9 +51,9 @@ export class AccessService {
       for (const [id, at] of this.usedAt) if (now - at >= USE_RECORD_MS) this.usedAt.delete(id);
     }
     this.usedAt.set(auth.tokenId, now);
-    this.db
-      .query('UPDATE tokens SET last_used_at = now() WHERE id = $1', [auth.tokenId])
-      .catch((e: Error) => this.logger.warn(`could not record the use of token ${auth.tokenId}: ${e.message}`));
+    markTokenUsed(this.db, auth.tokenId).catch((e: Error) =>
+      this.logger.warn(`could not record the use of token ${auth.tokenId}: ${e.message}`),
+    );
     return auth;
   }
 
@@ -82,15 +63,7 @@ export class AccessService {
    * no permission: HTTP 403.
    */
   async require(userId: string, permission: Permission, kind: ResourceKind, rawId: unknown, notFound?: ErrorCode): Promise<string> {
-    const id = validId(kind, rawId);
-    const rows: GrantRow[] = await prepared(
-      this.db,
-      `SELECT x.project_id, x.owner_id = $2 AS owned, s.can_read, s.can_write, s.can_execute
-         FROM ${resolved(kind, '$1')} x
-         LEFT JOIN project_shares s ON s.project_id = x.project_id AND s.user_id = $2`,
-      [id, userId],
-    );
-    return granted(rows[0], permission, kind, notFound);
+    return granted(await grantOn(this.db, userId, kind, validId(kind, rawId)), permission, kind, notFound);
   }
 
   /**
@@ -107,21 +80,13 @@ export class AccessService {
     notFound?: ErrorCode,
   ): Promise<{ auth: AuthContext; grant: () => Promise<string> } | undefined> {
     if (!usable(token)) return undefined;
-    if (!toId(rawId)) {
+    const id = toId(rawId);
+    if (!id) {
       const auth = await this.authenticate(token);
       return auth && { auth, grant: () => this.require(auth.userId, permission, kind, rawId, notFound) };
     }
-    const rows: (AuthRow & GrantRow)[] = await prepared(
-      this.db,
-      `${AUTHENTICATED}
-       SELECT a.*, x.project_id, x.owner_id = a.user_id AS owned, s.can_read, s.can_write, s.can_execute
-         FROM a
-         LEFT JOIN ${resolved(kind, '$2')} x ON true
-         LEFT JOIN project_shares s ON s.project_id = x.project_id AND s.user_id = a.user_id`,
-      [hashToken(token), toId(rawId)],
-    );
-    if (!rows.length) return undefined;
-    const r = rows[0];
+    const r = await tokenUserAndGrant(this.db, hashToken(token), kind, id);
+    if (!r) return undefined;
     return {
       auth: this.used(authContext(r)),
       grant: async () => granted(r.project_id === null ? undefined : r, permission, kind, notFound),
@@ -131,26 +96,6 @@ export class AccessService {
 
 /** A token's last use is recorded to this precision (see AccessService.used). */
 const USE_RECORD_MS = 60_000;
-
-/** The valid token's row as CTE `a` ($1: the token's hash). */
-const AUTHENTICATED = `WITH a AS (
-  SELECT t.id AS token_id, u.id AS user_id, u.username
-    FROM tokens t JOIN users u ON u.id = t.user_id
-   WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() AND u.disabled_at IS NULL)`;
-
-interface AuthRow {
-  token_id: string;
-  user_id: string;
-  username: string;
-}
-
-interface GrantRow {
-  project_id: string | null;
-  owned: boolean;
-  can_read: boolean | null;
-  can_write: boolean | null;
-  can_execute: boolean | null;
-}
 
 function usable(token: string | undefined): token is string {
   return !!token && token.length <= 512;
@@ -173,15 +118,9 @@ function validId(kind: ResourceKind, rawId: unknown): string {
   return id;
 }
 
-/** A derived table (project_id, owner_id) of the project that the id `param` of `kind` belongs to. */
-function resolved(kind: ResourceKind, param: string): string {
-  const alias = kind === 'project' ? 'p' : 'r';
-  return `(SELECT p.id AS project_id, p.owner_id FROM ${RESOLVE[kind].from} WHERE ${alias}.id = ${param})`;
-}
-
 /** The project's id when its row grants `permission`; the resource's notFound code without a row; else 403. */
 function granted(r: GrantRow | undefined, permission: Permission, kind: ResourceKind, notFound?: ErrorCode): string {
-  if (!r) throw new ApiError(notFound ?? RESOLVE[kind].notFound);
+  if (!r) throw new ApiError(notFound ?? NOT_FOUND[kind]);
   const grant: ProjectGrant = { owned: r.owned, read: !!r.can_read, write: !!r.can_write, execute: !!r.can_execute };
   if (!grants(grant, permission)) throw new ForbiddenException();
   return String(r.project_id);

@@ -8,7 +8,7 @@ import { Auth, AuthContext } from './auth-context';
 import { LoginDto } from './dto/login.dto';
 import { Permission } from './permission';
 import { UsersService } from './users.service';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 
 @ApiTags('auth')
 @Controller()

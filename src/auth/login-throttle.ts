@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { DataSource } from 'typeorm';
 import type { AppConfig } from '../config/config';
-import { prepared } from '../database/sql';
+import { clearLoginFailures, loginBlocked, recordLoginFailure } from './auth.queries';
 
 /**
  * The key of a client address for the per-address limit: an IPv4 address (also when IPv4-mapped,
@@ -57,31 +57,23 @@ export class LoginThrottle {
 
   async blocked(name: string, address: string | undefined): Promise<boolean> {
     const c = this.config;
-    const [row] = await prepared<{ blocked: boolean }>(
-      this.db,
-      `SELECT count(*) FILTER (WHERE key = $1) >= $3 OR count(*) FILTER (WHERE key = $2) >= $4 AS blocked
-         FROM login_failures WHERE key IN ($1, $2) AND failed_at > now() - make_interval(secs => $5)`,
-      [
-        LoginThrottle.userKey(name),
-        LoginThrottle.addressKey(address),
-        c.loginMaxFailuresPerUser,
-        c.loginMaxFailuresPerAddress,
-        c.loginFailureWindowSeconds,
-      ],
-    );
-    return row.blocked;
+    return loginBlocked(this.db, LoginThrottle.userKey(name), LoginThrottle.addressKey(address), {
+      perUser: c.loginMaxFailuresPerUser,
+      perAddress: c.loginMaxFailuresPerAddress,
+      windowSeconds: c.loginFailureWindowSeconds,
+    });
   }
 
   async failed(name: string, address: string | undefined): Promise<void> {
-    await prepared(
+    await recordLoginFailure(
       this.db,
-      `WITH expired AS (DELETE FROM login_failures WHERE failed_at <= now() - make_interval(secs => $3))
-       INSERT INTO login_failures (key) SELECT k FROM unnest(ARRAY[$1, $2]::text[]) AS k WHERE k IS NOT NULL`,
-      [LoginThrottle.userKey(name), LoginThrottle.addressKey(address), this.config.loginFailureWindowSeconds],
+      LoginThrottle.userKey(name),
+      LoginThrottle.addressKey(address),
+      this.config.loginFailureWindowSeconds,
     );
   }
 
   async succeeded(name: string): Promise<void> {
-    await prepared(this.db, `DELETE FROM login_failures WHERE key = $1`, [LoginThrottle.userKey(name)]);
+    await clearLoginFailures(this.db, LoginThrottle.userKey(name));
   }
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import * as queries from './auth.queries';
 import { hashPassword, hashToken, newToken, randomPassword, verifyPasswordOrDummy } from './crypto';
 import { LoginThrottle } from './login-throttle';
 import { UserEntity } from './user.entity';
@@ -127,11 +128,7 @@ export class UsersService {
   /** The user's live tokens (neither revoked nor expired), oldest first: never the token, only its dates. */
   async listTokens(username: string): Promise<{ tokenId: string; createdAt: string; lastUsedAt: string | null; expiresAt: string }[]> {
     const user = await this.userNamed(username);
-    const rows: { id: string; created_at: Date; last_used_at: Date | null; expires_at: Date }[] = await this.db.query(
-      `SELECT id, created_at, last_used_at, expires_at FROM tokens
-        WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY id`,
-      [user.id],
-    );
+    const rows = await queries.liveTokens(this.db, user.id);
     return rows.map((r) => ({
       tokenId: String(r.id),
       createdAt: r.created_at.toISOString(),
@@ -155,11 +152,8 @@ export class UsersService {
     if (change.email !== undefined && !EMAIL.test(change.email)) throw new UserInputError(`email ${change.email} is not an email address`);
     const user = await this.userNamed(username);
     if (change.email !== undefined) {
-      const [{ taken }]: { taken: boolean }[] = await this.db.query(
-        'SELECT EXISTS (SELECT 1 FROM users WHERE lower(email) = lower($1) AND id <> $2) AS taken',
-        [change.email, user.id],
-      );
-      if (taken) throw new UserInputError(`email ${change.email} belongs to another user`);
+      if (await queries.emailTaken(this.db, change.email, user.id))
+        throw new UserInputError(`email ${change.email} belongs to another user`);
     }
     await this.db.getRepository(UserEntity).update(
       { id: user.id },
@@ -189,21 +183,7 @@ export class UsersService {
       createdAt: string;
     }[]
   > {
-    const rows: {
-      id: string;
-      username: string;
-      email: string | null;
-      core_quota: number | null;
-      disabled_at: Date | null;
-      projects: string;
-      tokens: string;
-      created_at: Date;
-    }[] = await this.db.query(
-      `SELECT u.id, u.username, u.email, u.core_quota, u.disabled_at, u.created_at,
-              (SELECT count(*) FROM projects p WHERE p.owner_id = u.id) AS projects,
-              (SELECT count(*) FROM tokens t WHERE t.user_id = u.id AND t.revoked_at IS NULL AND t.expires_at > now()) AS tokens
-         FROM users u ORDER BY u.id`,
-    );
+    const rows = await queries.listUsers(this.db);
     return rows.map((r) => ({
       userId: String(r.id),
       username: r.username,
@@ -233,38 +213,15 @@ export class UsersService {
     const user = await this.userNamed(username);
     return this.db.transaction(async (m) => {
       // the user's row first: no new work of theirs can start meanwhile
-      await m.query('SELECT id FROM users WHERE id = $1 FOR UPDATE', [user.id]);
-      const pass = async (sql: string): Promise<number> => (await m.query(sql, [user.id]))[1] as number;
-      const tasks = await pass(
-        `UPDATE tasks t SET user_id = p.owner_id FROM projects p WHERE t.project_id = p.id AND t.user_id = $1 AND p.owner_id <> $1`,
-      );
-      const analyses = await pass(
-        `UPDATE analyses a SET user_id = p.owner_id FROM projects p WHERE a.project_id = p.id AND a.user_id = $1 AND p.owner_id <> $1`,
-      );
-      const predictions = await pass(
-        `UPDATE predictions r SET user_id = p.owner_id FROM analyses a JOIN projects p ON p.id = a.project_id
-          WHERE r.analysis_id = a.id AND r.user_id = $1 AND p.owner_id <> $1`,
-      );
-      // their jobs follow them (the per-user queue limits and the claim order go by jobs.user_id)
-      await m.query(
-        `UPDATE jobs j SET user_id = coalesce(
-            (SELECT user_id FROM tasks WHERE id = j.task_id),
-            (SELECT user_id FROM analyses WHERE id = j.analysis_id),
-            (SELECT user_id FROM predictions WHERE id = j.prediction_id))
-          WHERE j.user_id = $1`,
-        [user.id],
-      );
-      const [{ projects, files }]: { projects: string; files: string }[] = await m.query(
-        `SELECT (SELECT count(*) FROM projects WHERE owner_id = $1) AS projects,
-                (SELECT count(*) FROM files WHERE user_id = $1 AND state = 'stored') AS files`,
-        [user.id],
-      );
-      await m.query('DELETE FROM users WHERE id = $1', [user.id]);
+      await queries.lockUser(m, user.id);
+      const passed = await queries.passWorkToProjectOwners(m, user.id);
+      const owned = await queries.ownedCounts(m, user.id);
+      await queries.deleteUserRow(m, user.id);
       return {
         userId: String(user.id),
-        deletedProjects: Number(projects),
-        deletedFiles: Number(files),
-        passedToProjectOwners: { tasks, analyses, predictions },
+        deletedProjects: owned.projects,
+        deletedFiles: owned.files,
+        passedToProjectOwners: passed,
       };
     });
   }
@@ -280,11 +237,7 @@ export class UsersService {
   /** Revokes every live token of the user. */
   async revokeTokens(username: string): Promise<{ userId: string; revokedTokens: number }> {
     const user = await this.userNamed(username);
-    const [, revoked]: [unknown, number] = await this.db.query(
-      'UPDATE tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()',
-      [user.id],
-    );
-    return { userId: String(user.id), revokedTokens: revoked };
+    return { userId: String(user.id), revokedTokens: await queries.revokeLiveTokens(this.db, user.id) };
   }
 
   /** The user's core quota: their own setting, else WORKER_CORES. */

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { BlobReader, extractBlobs, PipeClosedError, restoreBlobs, writeBlobs } from './blob-channel';
-import { workerScript } from './worker-thread';
+import { workerScript } from './worker-script';
 
 /**
  * How engine work runs: in a child process at a lower scheduling priority than the API (so the event loop

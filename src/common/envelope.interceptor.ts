@@ -10,7 +10,7 @@ export class EnvelopeInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const raw = Reflect.getMetadata(RAW_RESPONSE, context.getHandler()) === true;
     return next.handle().pipe(
-      map((result) => {
+      map((result: unknown) => {
         if (raw || result instanceof StreamableFile) return result;
         return result === undefined ? { status: 'success' } : { payload: result, status: 'success' };
       }),

@@ -93,7 +93,11 @@ describe('GlobalExceptionFilter', () => {
     spy.mockRestore();
     const body = res.body as { correlationId: string };
     expect(res.statusCode).toBe(500);
-    expect(body).toEqual({ statusCode: 500, message: 'Internal Server Error', correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(body).toEqual({
+      statusCode: 500,
+      message: 'Internal Server Error',
+      correlationId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
+    });
     expect(JSON.stringify(body)).not.toContain('secret_table');
     expect(logged).toEqual([
       expect.objectContaining({ correlationId: body.correlationId, error: 'relation "secret_table" does not exist' }),

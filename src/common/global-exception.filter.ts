@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
-import { API_PREFIX } from '../openapi/routes';
+import { API_PREFIX } from './api-prefix';
 
 /** pg-pool's message when no connection came free within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';

@@ -5,7 +5,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
 import pino from 'pino';
 import { pinoHttp } from 'pino-http';
-import type { AuthedRequest } from '../auth/auth-context';
 
 /**
  * Logs: pino underneath (JSON lines), nestjs-pino so that Nest's `Logger` writes through it and, inside a
@@ -149,11 +148,18 @@ export function httpLogging(root: pino.Logger): (req: Request, res: Response, ne
   };
 }
 
+/** What the access line reads of a request: Express's route and URL, and the caller the AccessGuard set (src/auth). */
+interface LoggedRequest extends IncomingMessage {
+  route?: { path?: string };
+  originalUrl?: string;
+  auth?: { userId: string };
+}
+
 function accessLine(req: IncomingMessage, res: ServerResponse, durationMs: number): Record<string, unknown> {
-  const r = req as AuthedRequest;
+  const r = req as LoggedRequest;
   // The route pattern (`/api/public/v1/task/:taskId/status`) groups requests; the path only when none matched.
   // The logging middleware's own catch-all (`{*path}`) is no route: the request matched none.
-  const matched = (r.route as { path?: string } | undefined)?.path;
+  const matched = r.route?.path;
   const route = matched && !matched.includes('*') ? matched : undefined;
   return {
     context: 'Access',

@@ -1,45 +1,51 @@
-import * as path from 'node:path';
 import { EngineWorker } from './engine-process';
 
-/**
- * The compiled script of a worker-thread module. Jest runs the TypeScript sources, but worker threads
- * need JavaScript: from a .ts file, point at its build in dist/ (`npm test` builds before running).
- */
-export function workerScript(dirname: string, filename: string, basename: string): string {
-  if (filename.endsWith('.ts')) {
-    const rel = path.relative(path.resolve(__dirname, '..', '..'), dirname);
-    return path.resolve(__dirname, '..', '..', 'dist', rel, `${basename}.js`);
-  }
-  return path.join(dirname, `${basename}.js`);
+export { workerScript } from './worker-script';
+
+/** What a worker thread may post before its answer: how far it is (0 to 1). */
+export interface ProgressMessage {
+  type: 'progress';
+  value: number;
+}
+
+export interface WorkerRunOptions {
+  /** Aborting it kills the engine process at once and rejects with its reason. */
+  signal?: AbortSignal;
+  /** Called with each ProgressMessage the thread posts before its answer; without it the first message is the answer. */
+  onProgress?: (fraction: number) => void;
 }
 
 /**
  * Runs `script` on a worker thread of an engine process (engine-process.ts: lower priority, own heap) with
- * `data`, resolves with its first message. Aborting `signal` kills that process at once and rejects.
+ * `data`, resolves with its answer: its first message (after any progress messages, when `onProgress` is given).
+ * The process is killed once the answer is in, or when the thread fails or `signal` aborts.
  */
-export function runInWorker<T>(script: string, data: unknown, options: { signal?: AbortSignal } = {}): Promise<T> {
+export function runInWorker<T>(script: string, data: unknown, options: WorkerRunOptions = {}): Promise<T> {
+  const { signal, onProgress } = options;
   return new Promise<T>((resolve, reject) => {
-    if (options.signal?.aborted) return reject(abortReason(options.signal));
+    if (signal?.aborted) return reject(abortReason(signal));
     const worker = new EngineWorker(script, { workerData: data });
     let settled = false;
-    const finish = (fn: () => void) => {
+    const settle = (fn: () => void) => {
       if (settled) return;
       settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
+      void worker.terminate();
       fn();
     };
-    const onAbort = () => {
-      void worker.terminate();
-      finish(() => reject(abortReason(options.signal)));
-    };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (m: T) => {
-      finish(() => resolve(m));
-      void worker.terminate();
+    const onAbort = () => settle(() => reject(abortReason(signal)));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    worker.on('message', (m: T | ProgressMessage) => {
+      if (onProgress && isProgress(m)) onProgress(m.value);
+      else settle(() => resolve(m as T));
     });
-    worker.once('error', (e: Error) => finish(() => reject(e)));
-    worker.once('exit', (code: number) => finish(() => reject(new Error(`worker thread exited with code ${code}`))));
+    worker.once('error', (e: Error) => settle(() => reject(e)));
+    worker.once('exit', (code: number) => settle(() => reject(new Error(`worker thread exited with code ${code}`))));
   });
+}
+
+function isProgress(m: unknown): m is ProgressMessage {
+  return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'progress';
 }
 
 /** The ArrayBuffers under a set of typed arrays, for a transfer list (each once). */

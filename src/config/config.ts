@@ -45,11 +45,17 @@ export interface AppConfig {
   uploadIdleSeconds: number;
   /** Connections the HTTP server keeps open at once; more are closed as they come. */
   maxConnections: number;
-  /** Uploads one user may have in progress at once in this process (file uploads and image init). */
+  /**
+   * Uploads one user may have in progress at once (file uploads, image init and add), counted across every API
+   * process on the database.
+   */
   maxUploadsPerUser: number;
   /** Jobs (dataset builds, image tasks, analyses, predictions) one user may have waiting to run (0: no limit). */
   maxQueuedJobsPerUser: number;
-  /** Bytes of uploaded files one user may keep stored (0: no quota). */
+  /**
+   * Bytes one user may keep (0: no quota): uploaded files, the datasets their tasks made, builds in progress (at their
+   * file's size) and the images of open image uploads.
+   */
   userStorageQuotaBytes: number;
   /** PostgreSQL connections of this process, and how long a request waits for one before "service busy". */
   dbPoolSize: number;

@@ -1,5 +1,4 @@
 import { DataSource, DataSourceOptions } from 'typeorm';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
 import { EmbeddedOptions, EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
@@ -10,12 +9,19 @@ const MIGRATION_LOCK = 727_001;
 /**
  * `poolWaitMs` bounds the wait for a free pooled connection: past it the query fails with pg's
  * "timeout exceeded when trying to connect", which the API answers with unavailable-1-0-1 (service busy).
+ * `entities`: the TypeORM entities a program outside the application uses (the CLI: users and tokens); in the
+ * application each module registers its own (TypeOrmModule.forFeature in its module, app.module's autoLoadEntities).
  */
-export function dataSourceOptions(url: string, poolSize = 20, poolWaitMs = 0): DataSourceOptions {
+export function dataSourceOptions(
+  url: string,
+  poolSize = 20,
+  poolWaitMs = 0,
+  entities: DataSourceOptions['entities'] = [],
+): DataSourceOptions {
   return {
     type: 'postgres',
     url,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     synchronize: false,
     migrationsRun: false,

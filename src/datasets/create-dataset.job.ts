@@ -2,7 +2,8 @@ import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Codes } from '../common/error-codes';
 import { urlOf } from '../database/sql';
-import { CreateDatasetPayload } from '../jobs/job-kinds';
+import type { FeatureType } from '../engine/types';
+import type { JobKind } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { textColumnsOf } from './column-codec';
@@ -10,6 +11,30 @@ import { ColumnStore, TypedTable } from './column-store';
 import { FilesService } from './files.service';
 import { parseStoredTable } from './parse-in-worker';
 import { TableError } from './table-parser';
+import { TASK_SUBJECT } from './task.subject';
+
+/** The createDataset job's payload: the stored file and how to read it, and where the dataset goes. */
+export interface CreateDatasetPayload {
+  taskId: string;
+  filePk: string;
+  projectId: string;
+  name: string;
+  description: string | null;
+  separator: string;
+  hasFeatureHeaders: boolean;
+  hasSampleHeaders: boolean;
+  hasSamplesInRows: boolean;
+  featureTypes: Record<string, FeatureType>;
+}
+
+export const CREATE_DATASET_JOB: JobKind<CreateDatasetPayload> = {
+  name: 'createDataset',
+  subject: TASK_SUBJECT,
+  subjectId: (p) => p.taskId,
+  // a build that gives up on a fault of ours has its own code; an unreadable file is a JobFailure (badRequest-115-3-1)
+  failureCode: Codes.DatasetBuildFailed,
+  waitsAs: 'pending',
+};
 
 /** A parsed file, typed, whose columns' data waits in the engine process that parsed it until written. */
 interface BuiltTable {
@@ -33,7 +58,7 @@ export class CreateDatasetJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('createDataset', {
+    this.jobs.register(CREATE_DATASET_JOB, {
       execute: (payload, signal) => this.parse(payload, signal),
       store: async (tx, payload, built) => ({ datasetId: await this.columns.write(tx, payload, built.table) }),
       release: (built) => built.release(),

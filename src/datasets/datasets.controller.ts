@@ -8,7 +8,7 @@ import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { ChangeFeatureTypesDto, CreateDatasetDto } from './dto/dataset.dto';
 import { DatasetsService } from './datasets.service';
 import { FilesService } from './files.service';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 import { Codes } from '../common/error-codes';
 
 @ApiTags('datasets')

@@ -3,29 +3,20 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginateSql } from '../common/paginate';
-import { keepRow, prepared, returning } from '../database/sql';
-import { CreateDatasetPayload } from '../jobs/job-kinds';
-import { renderStatus, statusColumns, StatusRow } from '../jobs/job-state';
+import { paginateSql } from '../database/paginate';
+import { keepRow } from '../database/sql';
+import { renderStatus } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import type { FeatureType } from '../engine/types';
 import { impossibleType } from './column-codec';
 import { ColumnStore } from './column-store';
+import { CREATE_DATASET_JOB, CreateDatasetPayload } from './create-dataset.job';
+import * as queries from './datasets.queries';
+import { ColumnShape, DatasetRow } from './datasets.queries';
 import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
 import { FilesService } from './files.service';
+import { FILE_TASK_KIND, TASK_SUBJECT } from './task.subject';
 import { checkTypesInWorker, typeChecks } from './type-check';
-
-interface DatasetRow {
-  id: string;
-  project_id: string;
-  name: string;
-  description: string | null;
-  sample_count: number;
-  feature_count: number;
-  size_in_bytes: string;
-}
-
-const DATASET_COLUMNS = 'id, project_id, name, description, sample_count, feature_count, size_in_bytes';
 
 export function toDatasetView(r: DatasetRow): DatasetView {
   const v: DatasetView = {
@@ -54,8 +45,7 @@ export class DatasetsService {
   ) {}
 
   async nameTaken(projectId: string, name: string, manager: EntityManager = this.db.manager): Promise<boolean> {
-    const rows = await manager.query('SELECT 1 FROM datasets WHERE project_id = $1 AND name = $2', [projectId, name]);
-    return rows.length > 0;
+    return queries.datasetNamed(manager, projectId, name);
   }
 
   async create(userId: string, fileId: string, projectId: string, dto: CreateDatasetDto): Promise<{ taskId: string }> {
@@ -77,17 +67,13 @@ export class DatasetsService {
       await keepRow(tx, 'projects', projectId, new ApiError(Codes.ProjectNotFound));
       // under the user's files lock, as a delete or replacement of the file: either it sees this task (and
       // refuses, conflict-115-5-1), or this sees the file gone
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
-      const still = await tx.query(`SELECT 1 FROM files WHERE id = $1 AND state = 'stored'`, [file.id]);
-      if (!still.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+      await queries.lockUserFiles(tx, userId);
+      if (!(await queries.fileStillStored(tx, file.id))) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
       // the dataset is a copy of the file: it counts against the quota as the file does
       await this.files.assertRoom(tx, userId, file.sizeInBytes, 'a dataset of this file');
-      const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id) VALUES ('createDataset', $1, $2) RETURNING id`, [
-        userId,
-        projectId,
-      ]);
+      const taskId = await queries.insertTask(tx, FILE_TASK_KIND, userId, projectId);
       const job: CreateDatasetPayload = {
-        taskId: String(task.id),
+        taskId,
         filePk: file.id,
         projectId,
         name: dto.name,
@@ -98,47 +84,39 @@ export class DatasetsService {
         hasSamplesInRows: dto.hasSamplesInRows ?? true,
         featureTypes: dto.featureTypes ?? {},
       };
-      await tx.query('UPDATE tasks SET payload = $2 WHERE id = $1', [task.id, JSON.stringify(job)]);
-      await this.jobs.enqueue('createDataset', job, { projectId, manager: tx });
-      return { taskId: String(task.id) };
+      await queries.setTaskPayload(tx, taskId, job);
+      await this.jobs.enqueue(CREATE_DATASET_JOB, job, { projectId, manager: tx });
+      return { taskId };
     });
   }
 
   /** A task's status (dataset creation or image upload; `kind` narrows it to one). */
   async taskStatus(taskId: string, kind?: string, notFound: ErrorCode = Codes.FileOrTaskNotFound): Promise<TaskView> {
-    const rows = await prepared<StatusRow & { id: string; kind: string }>(
-      this.db,
-      `SELECT id, kind, ${statusColumns('task')} FROM tasks WHERE id = $1`,
-      [taskId],
-    );
-    if (!rows.length || (kind !== undefined && rows[0].kind !== kind)) throw new ApiError(notFound);
-    return { taskId: String(rows[0].id), ...renderStatus('task', rows[0]) };
+    const row = await queries.taskStatusRow(this.db, this.jobs.states.statusColumns(TASK_SUBJECT), taskId);
+    if (!row || (kind !== undefined && row.kind !== kind)) throw new ApiError(notFound);
+    return { taskId: String(row.id), ...renderStatus(TASK_SUBJECT, row) };
   }
 
   async get(datasetId: string): Promise<DatasetView> {
-    const rows: DatasetRow[] = await this.db.query(`SELECT ${DATASET_COLUMNS} FROM datasets WHERE id = $1`, [datasetId]);
-    if (!rows.length) throw new ApiError(Codes.DatasetNotFound);
-    return toDatasetView(rows[0]);
+    const row = await queries.datasetById(this.db, datasetId);
+    if (!row) throw new ApiError(Codes.DatasetNotFound);
+    return toDatasetView(row);
   }
 
   async list(projectId: string, offset: number, count: number): Promise<Page<DatasetView> & { projectId: string }> {
-    const sql = { table: 'datasets', columns: DATASET_COLUMNS, where: 'project_id = $1', params: [projectId] };
-    return { projectId, ...(await paginateSql(this.db, sql, offset, count, toDatasetView)) };
+    return { projectId, ...(await paginateSql(this.db, queries.datasetsOfProject(projectId), offset, count, toDatasetView)) };
   }
 
   /** Deletes the dataset; its columns, analyses and predictions (with their jobs) go with it (cascade, one statement). */
   async delete(datasetId: string): Promise<DatasetView> {
-    const rows = await returning<DatasetRow>(this.db, `DELETE FROM datasets WHERE id = $1 RETURNING ${DATASET_COLUMNS}`, [datasetId]);
-    if (!rows.length) throw new ApiError(Codes.DatasetNotFound);
-    return toDatasetView(rows[0]);
+    const row = await queries.deleteDataset(this.db, datasetId);
+    if (!row) throw new ApiError(Codes.DatasetNotFound);
+    return toDatasetView(row);
   }
 
   async featuresOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<FeatureView[]> {
-    const rows = await manager.query(
-      `SELECT name, type, missing_count, distinct_count FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
-      [datasetId],
-    );
-    return rows.map((r: { name: string; type: FeatureType; missing_count: number; distinct_count: number }) => ({
+    const rows = await queries.featuresOf(manager, datasetId);
+    return rows.map((r) => ({
       name: r.name,
       type: r.type,
       missingCount: r.missing_count,
@@ -155,22 +133,17 @@ export class DatasetsService {
     datasetId: string,
     featureTypes: Record<string, FeatureType>,
   ): Promise<{ datasetId: string; features: FeatureView[] }> {
-    const [ds] = await this.db.query('SELECT 1 FROM datasets WHERE id = $1', [datasetId]);
-    if (!ds) throw new ApiError(Codes.DatasetNotFound);
+    if ((await queries.sampleCountOf(this.db, datasetId)) === undefined) throw new ApiError(Codes.DatasetNotFound);
     // only the named columns, and never their levels or values here: a dataset with a categorical column of
     // millions of labels stalled this event loop on every change, whichever column it named
-    type Column = { idx: number; name: string; encoding: 'f64' | 'dict'; distinct_count: number };
-    const cols: Column[] = await this.db.query(
-      'SELECT idx, name, encoding, distinct_count FROM dataset_columns WHERE dataset_id = $1 AND name = ANY($2::text[])',
-      [datasetId, Object.keys(featureTypes)],
-    );
-    const byName = new Map<string, Column>(cols.map((c) => [c.name, c]));
+    const cols = await queries.columnShapes(this.db, datasetId, Object.keys(featureTypes));
+    const byName = new Map<string, ColumnShape>(cols.map((c) => [c.name, c]));
     const unknown = Object.keys(featureTypes).filter((n) => !byName.has(n));
     if (unknown.length) throw new ApiError(Codes.UnknownFeature, `unknown features: ${unknown.slice(0, 10).join(', ')}`);
     const changes = Object.entries(featureTypes).map(([name, type]) => ({ c: byName.get(name)!, type }));
     // text becoming numbers, and any column becoming a time to event, need the labels or the values: checked on an
     // engine process they are streamed to (type-check.ts); the columns never change, so before the transaction
-    const needData = ({ c, type }: { c: Column; type: FeatureType }) =>
+    const needData = ({ c, type }: { c: ColumnShape; type: FeatureType }) =>
       type === 'timeToEvent' || (type === 'numerical' && c.encoding === 'dict');
     for (const change of changes) {
       if (needData(change)) continue;
@@ -190,13 +163,13 @@ export class DatasetsService {
     await this.db.transaction(async (tx) => {
       // changes of one dataset take turns on its row: each locked the column rows in its own order, and two
       // changes of thousands of columns at once deadlocked (HTTP 500)
-      const [locked] = await tx.query('SELECT 1 FROM datasets WHERE id = $1 FOR NO KEY UPDATE', [datasetId]);
-      if (!locked) throw new ApiError(Codes.DatasetNotFound);
+      if (!(await queries.lockDataset(tx, datasetId))) throw new ApiError(Codes.DatasetNotFound);
       // one statement for every change: a body of 40,000 names held a pooled connection for 21 s, one UPDATE each
-      await tx.query(
-        `UPDATE dataset_columns c SET type = u.type FROM unnest($2::int[], $3::text[]) AS u(idx, type)
-          WHERE c.dataset_id = $1 AND c.idx = u.idx`,
-        [datasetId, changes.map(({ c }) => c.idx), changes.map(({ type }) => type)],
+      await queries.setColumnTypes(
+        tx,
+        datasetId,
+        changes.map(({ c }) => c.idx),
+        changes.map(({ type }) => type),
       );
     });
     return { datasetId, features: await this.featuresOf(datasetId) };

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { copyBytes } from '../database/copy-bytes';
+import { fileChunksCopy } from './datasets.queries';
 
 /** Where a build's engine process reads an uploaded file from: the database, over a connection of its own. */
 export interface StoredFileSource {
@@ -15,7 +16,7 @@ export interface StoredFileSource {
 export async function* storedFileBytes(pool: Pool, filePk: string, sizeInBytes: number, pieceBytes: number): AsyncGenerator<Buffer> {
   if (!/^\d+$/.test(filePk)) throw new Error(`not a file key: ${filePk}`);
   let read = 0;
-  for await (const piece of copyBytes(pool, `SELECT data FROM file_chunks WHERE file_pk = ${filePk} ORDER BY seq`, pieceBytes, 2)) {
+  for await (const piece of copyBytes(pool, fileChunksCopy(filePk), pieceBytes, 2)) {
     read += piece.length;
     yield piece;
   }

@@ -3,6 +3,7 @@ import { TextDecoder } from 'node:util';
 import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
+import { PlainLines } from './plain-lines';
 import type { Writable } from 'node:stream';
 
 export interface TableOptions {
@@ -77,156 +78,104 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     }
     consume.record(fields, line);
   };
-
-  // Fast path: while the file has no quote character, CSV is plain lines of separated fields (RFC 4180), split
-  // here directly on the bytes (UTF-8 keeps every separator and line break whole: no byte of a longer character
-  // can be taken for one); at the first quote the rest of the file goes through csv-parse, as text.
-  let fast = sep !== '"' && sep !== '\n' && sep !== '\r';
-  // While the fast path reads bytes, this decoder only checks them: an ASCII chunk needs no check, unless the
-  // chunk before it ended inside a character (`unsure`: the last chunk checked was not ASCII).
-  const checker = new TextDecoder('utf-8', { fatal: true });
-  let unsure = false;
-  // The strict path's text, from the start of the line holding the first quote (a BOM there is content).
-  let decoder: TextDecoder | undefined;
-  let carry: Buffer[] = []; // the start of a line whose end is in a later chunk
-  let carried = 0; // its bytes
-  let line = 0; // lines read by the fast path
-  const tooLarge = (bytes: Buffer, from: number, end: number) => end - from > maxField && charsIn(bytes, from, end) > maxField;
-  // One line, bytes[from, stop) with a trailing CR dropped. Once the width is known, a well-formed line goes
+  // Lines without quotes, split on their bytes (plain-lines.ts). Once the width is known, a well-formed line goes
   // straight into the columns: no string is made for it, nor an array of its fields.
-  const fastLine = (bytes: Buffer, from: number, stop: number) => {
-    line++;
-    if (line === 1) from = afterBoms(bytes, from, stop);
-    const end = stop > from && bytes[stop - 1] === 13 ? stop - 1 : stop;
-    if (end === from) return;
-    if (tooLarge(bytes, from, end)) throw new TableError(`line ${line}: a field is too large`);
-    if (width !== undefined && consume.line?.(bytes, from, end, sepBytes, width)) return;
-    record(bytes.toString('utf8', from, end).split(sep), line);
-  };
-  const takeCarry = (): Buffer => {
-    const joined = carry.length === 1 ? carry[0] : Buffer.concat(carry, carried);
-    carry = [];
-    carried = 0;
-    return joined;
-  };
-  // Lines are read in place in the chunk; only a line split across chunks is joined.
-  const fastLines = (bytes: Buffer, final: boolean) => {
-    let start = 0;
-    if (carried) {
-      const nl = bytes.indexOf(10);
-      if (nl < 0 && !final) {
-        carry.push(bytes);
-        carried += bytes.length;
-        return;
-      }
-      carry.push(nl < 0 ? bytes : bytes.subarray(0, nl));
-      carried += nl < 0 ? bytes.length : nl;
-      const joined = takeCarry();
-      fastLine(joined, 0, joined.length);
-      if (nl < 0) return;
-      start = nl + 1;
-    }
-    for (let nl = bytes.indexOf(10, start); nl >= 0; nl = bytes.indexOf(10, start)) {
-      fastLine(bytes, start, nl);
-      start = nl + 1;
-    }
-    if (start < bytes.length) {
-      if (final) fastLine(bytes, start, bytes.length);
-      else {
-        carry.push(bytes.subarray(start));
-        carried += bytes.length - start;
-      }
-    }
-  };
-  const where = () => (fast ? line + 1 : line + parser.info.lines);
-
+  const lines = new PlainLines(
+    maxField,
+    (bytes, from, end, line) => {
+      if (width !== undefined && consume.line?.(bytes, from, end, sepBytes, width)) return;
+      record(bytes.toString('utf8', from, end).split(sep), line);
+    },
+    (line) => new TableError(`line ${line}: a field is too large`),
+  );
   // a failure of `chunks` themselves (a lost connection, a lost chunk): not a fault of the file, thrown as it is
   let sourceFailure: Error | undefined;
-  const reading = (async () => {
-    let offset = 0;
-    let first = true;
-    try {
-      for await (const chunk of chunks) {
-        const badBytes = () =>
-          new TableError(
-            `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${where()}); save it as UTF-8`,
-          );
-        let text: string;
-        if (fast) {
-          const ascii = isAscii(chunk);
-          if (!ascii || unsure) {
-            try {
-              checker.decode(chunk, { stream: true });
-            } catch {
-              throw badBytes();
-            }
-            unsure = !ascii;
-          }
-          if (chunk.indexOf(0) >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
-          offset += chunk.length;
-          if (first && chunk.length) {
-            first = false;
-            if (options.sizeInBytes) consume.expect(expectedLines(chunk, options.sizeInBytes), options.sizeInBytes);
-          }
-          if (chunk.indexOf(34) < 0) {
-            fastLines(chunk, false);
-            if (carried > maxField) {
-              const joined = takeCarry();
-              if (tooLarge(joined, 0, joined.length)) throw new TableError(`line ${line + 1}: a field is too large`);
-              carry.push(joined);
-              carried = joined.length;
-            }
-            continue;
-          }
-          // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
-          fast = false;
-          decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-          carry.push(chunk);
-          carried += chunk.length;
-          const rest = takeCarry();
-          text = decoder.decode(line === 0 ? rest.subarray(afterBoms(rest, 0, rest.length)) : rest, { stream: true });
-        } else {
-          try {
-            text = (decoder as TextDecoder).decode(chunk, { stream: true });
-          } catch {
-            throw badBytes();
-          }
-          if (text.indexOf('\u0000') >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
-          offset += chunk.length;
-        }
-        // a fault found in this text destroys the parser, which then never drains: stop at its close too
-        if (!parser.write(text)) await drainedOrClosed(parser);
-        if (parser.destroyed) return; // the loop below reports the parser's error
-      }
-      try {
-        if (!fast) (decoder as TextDecoder).decode();
-        else if (unsure) checker.decode();
-      } catch {
-        throw new TableError('the file ends in the middle of a UTF-8 character');
-      }
-      if (fast) fastLines(Buffer.alloc(0), true);
-      parser.end();
-    } catch (e) {
-      if (!(e instanceof TableError)) sourceFailure = e as Error;
-      parser.destroy(e as Error);
-    }
-  })();
+  const reading = readChunks(chunks, options, lines, parser, consume).catch((e: Error) => {
+    if (!(e instanceof TableError)) sourceFailure = e;
+    parser.destroy(e);
+  });
 
   try {
     // with `info`, each record carries the line it ends on (parser.info.lines may already be past it)
     for await (const { record: fields, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
-      record(fields, line + info.lines);
+      record(fields, lines.count + info.lines);
     }
   } catch (e) {
-    await reading.catch(() => undefined);
+    await reading;
     if (sourceFailure) throw sourceFailure;
     if (e instanceof TableError) throw e;
     const err = e as Error & { code?: string; lines?: number };
-    if (err.lines !== undefined) err.lines += line;
+    if (err.lines !== undefined) err.lines += lines.count;
     throw new TableError(describeCsvError(err, options.separator));
   }
   await reading;
   return consume.finish();
+}
+
+/**
+ * Feeds the file's chunks to `lines` while it has no quote character (the fast path: the bytes are only checked to be
+ * UTF-8), and from the line of its first quote on to `parser` as text (the strict path), then ends the parser. A
+ * fault found here rejects; parseTable then destroys the parser with it.
+ */
+async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, lines: PlainLines, parser: Parser, consume: Consumer) {
+  let fast = options.separator !== '"' && options.separator !== '\n' && options.separator !== '\r';
+  // While the fast path reads bytes, this decoder only checks them: an ASCII chunk needs no check, unless the
+  // chunk before it ended inside a character (`unsure`: the last chunk checked was not ASCII).
+  const checker = new TextDecoder('utf-8', { fatal: true });
+  let unsure = false;
+  // The strict path's decoder, from the start of the line holding the first quote (a BOM there is content).
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const where = () => (fast ? lines.count + 1 : lines.count + parser.info.lines);
+  let offset = 0;
+  for await (const chunk of chunks) {
+    const badBytes = () =>
+      new TableError(
+        `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${where()}); save it as UTF-8`,
+      );
+    let text: string;
+    if (fast) {
+      const ascii = isAscii(chunk);
+      if (!ascii || unsure) {
+        try {
+          checker.decode(chunk, { stream: true });
+        } catch {
+          throw badBytes();
+        }
+        unsure = !ascii;
+      }
+      if (chunk.indexOf(0) >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
+      if (offset === 0 && chunk.length && options.sizeInBytes) {
+        consume.expect(expectedLines(chunk, options.sizeInBytes), options.sizeInBytes);
+      }
+      offset += chunk.length;
+      if (chunk.indexOf(34) < 0) {
+        lines.push(chunk, false);
+        continue;
+      }
+      // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
+      fast = false;
+      text = decoder.decode(lines.rest(chunk), { stream: true });
+    } else {
+      try {
+        text = decoder.decode(chunk, { stream: true });
+      } catch {
+        throw badBytes();
+      }
+      if (text.indexOf('\u0000') >= 0) throw new TableError(`the file holds a NUL byte (binary content) near line ${where()}`);
+      offset += chunk.length;
+    }
+    // a fault found in this text destroys the parser, which then never drains: stop at its close too
+    if (!parser.write(text)) await drainedOrClosed(parser);
+    if (parser.destroyed) return; // parseTable reports the parser's error
+  }
+  try {
+    if (!fast) decoder.decode();
+    else if (unsure) checker.decode();
+  } catch {
+    throw new TableError('the file ends in the middle of a UTF-8 character');
+  }
+  if (fast) lines.push(Buffer.alloc(0), true);
+  parser.end();
 }
 
 /** Resolves when `stream` can take more writes, or is closed (destroyed by an error: no 'drain' comes then). */
@@ -277,27 +226,6 @@ function expectedLines(chunk: Buffer, size: number): number {
   for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, nl + 1)) lines++;
   if (lines < 2 || chunk.length >= size) return lines + 1;
   return Math.ceil(((size * lines) / chunk.length) * 1.05);
-}
-
-const BOM = [0xef, 0xbb, 0xbf];
-
-/**
- * Where the first line starts once the byte order marks before it are dropped: up to two, as the text path
- * always dropped them (TextDecoder drops one, the first line's check another; csv-parse, a third).
- */
-function afterBoms(bytes: Buffer, from: number, end: number): number {
-  for (let k = 0; k < 2 && end - from >= 3 && BOM.every((b, i) => bytes[from + i] === b); k++) from += 3;
-  return from;
-}
-
-/** Characters (UTF-16 code units, as csv-parse counts a record's size) in the UTF-8 bytes[from, end). */
-function charsIn(bytes: Buffer, from: number, end: number): number {
-  let n = 0;
-  for (let k = from; k < end; k++) {
-    const b = bytes[k];
-    if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
-  }
-  return n;
 }
 
 /**

@@ -2,10 +2,10 @@ import { batchesOf, inLanes } from './write-batches';
 
 describe('batchesOf', () => {
   it('puts up to 1,000 small columns in a batch (wide tables: few round trips)', () => {
-    const batches = batchesOf(new Array(2500).fill(800));
+    const batches = batchesOf(new Array<number>(2500).fill(800));
     expect(batches.map((b) => b.length)).toEqual([1000, 1000, 500]);
     expect(batches.flat()).toEqual(Array.from({ length: 2500 }, (_, i) => i));
-    expect(batchesOf(new Array(150).fill(800), 64).map((b) => b.length)).toEqual([64, 64, 22]);
+    expect(batchesOf(new Array<number>(150).fill(800), 64).map((b) => b.length)).toEqual([64, 64, 22]);
   });
 
   it('closes a batch once it holds 16 MiB or more (long tables: bounded buffers)', () => {

@@ -1,6 +1,6 @@
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { applyCalibration, calibrationReport, crossFitCalibration, fitCalibration, fitIsotonic, fitPlatt } from './calibration';
-import { subsetDataset } from './csv';
+import { subsetDataset } from '../../bench/csv-dataset';
 import { Pipeline } from './pipeline';
 import { calibrationErrors } from './plots/calibration';
 import { runAnalysis } from './protocol';

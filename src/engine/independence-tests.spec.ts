@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEST_DATA as DATA, TEST_REFERENCES } from '../../test/data';
-import { datasetFromCsv } from './csv';
+import { datasetFromCsv } from '../../bench/csv-dataset';
 import { eventIndicator, type FeatureMeta } from './data';
 import { logChiSquareSurvival, logFSurvival, logGammaQ, logStudentTTwoSided } from './distributions';
 import { REFERENCE_TEST_SAMPLES, RememberingTest } from './independence';

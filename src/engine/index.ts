@@ -10,7 +10,6 @@ export { EngineInputError, EngineAbortError } from './errors';
 export { runAnalysis } from './protocol';
 export { validateAnalysisInput, eventIndicator } from './data';
 export { GRID, buildGrid } from './grid';
-export { datasetFromCsv, subsetDataset } from './csv';
 export { computeMetrics, auc, concordanceIndex, metricNames } from './metrics';
 export type { FeatureSelector, SelectionInput } from './selection';
 

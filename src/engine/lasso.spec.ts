@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEST_DATA as DATA, TEST_REFERENCES } from '../../test/data';
-import { datasetFromCsv } from './csv';
+import { datasetFromCsv } from '../../bench/csv-dataset';
 import { chooseLambda, LassoFamily, LassoPath, lassoPath, LassoSelector } from './lasso';
 import type { Task } from './metrics';
 import type { Design, Target } from './models/common';

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { TEST_DATA as DATA } from '../../test/data';
-import { datasetFromCsv } from './csv';
+import { datasetFromCsv } from '../../bench/csv-dataset';
 import { eventIndicator } from './data';
 import { concordanceIndex } from './metrics';
 import { Design, Model, modelFromJSON } from './models';

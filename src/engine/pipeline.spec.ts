@@ -1,7 +1,8 @@
+import { subsetDataset } from '../../bench/csv-dataset';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { buildGrid, Configuration } from './grid';
-import { predict, subsetDataset, type Outcome } from './index';
+import { predict, type Outcome, type SavedPipeline } from './index';
 import { outputWidth, runTask, TaskData } from './pipeline';
 
 jest.setTimeout(60_000);
@@ -36,7 +37,7 @@ describe.each(cases)('saved pipelines on %s', (name, outcome) => {
     for (const config of kinds) {
       const res = runTask(taskData, { id: 0, config, train: all, test, seedIds: [config.index, 0], final: true });
       const rows = predict(
-        JSON.parse(JSON.stringify(res.pipeline)),
+        JSON.parse(JSON.stringify(res.pipeline)) as SavedPipeline,
         subsetDataset(
           data,
           Array.from(test, (i) => p.rows[i]),

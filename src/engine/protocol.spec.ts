@@ -1,3 +1,4 @@
+import { subsetDataset } from '../../bench/csv-dataset';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { foldRows, planFolds } from './folds';
@@ -8,10 +9,10 @@ import {
   mlEngine,
   predict,
   runAnalysis,
-  subsetDataset,
   validateAnalysisInput,
   type AnalysisParameters,
   type EngineDataset,
+  type SavedPipeline,
 } from './index';
 
 jest.setTimeout(120_000);
@@ -80,7 +81,10 @@ describe('runAnalysis (inline)', () => {
     const pipeline = result.pipelines.best[0];
     expect(pipeline.featureNames).toEqual(result.models.best.signatures[0]);
     const a = predict(pipeline, iris);
-    const b = predict(JSON.parse(JSON.stringify(pipeline)), { sampleCount: iris.sampleCount, columns: [...iris.columns].reverse() });
+    const b = predict(JSON.parse(JSON.stringify(pipeline)) as SavedPipeline, {
+      sampleCount: iris.sampleCount,
+      columns: [...iris.columns].reverse(),
+    });
     expect(b).toEqual(a);
     expect(a).toHaveLength(150);
     const correct = a.filter((p, i) => {

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEST_REFERENCES } from '../../test/data';
 import { loadShared, parameters } from '../../bench/engine-datasets';
-import { subsetDataset } from './csv';
+import { subsetDataset } from '../../bench/csv-dataset';
 import { prepareData } from './data';
 import type { Configuration } from './grid';
 import { design } from './models/common';

@@ -105,11 +105,14 @@ export async function inBagValues(
   return out;
 }
 
-/** Model families from the most to the least interpretable. */
-const FAMILY: Record<string, number> = { linear: 0, tree: 1, 'svm-linear': 2, forest: 3, 'svm-rbf': 4 };
+/** A model's family: its kind, an SVM's with its kernel. */
+type Family = Exclude<ModelSpec['kind'], 'svm'> | `svm-${Extract<ModelSpec, { kind: 'svm' }>['kernel']}`;
+
+/** Model families from the most to the least interpretable (a new kind of model is a compile error until it has its rank). */
+const FAMILY: Record<Family, number> = { linear: 0, tree: 1, 'svm-linear': 2, forest: 3, 'svm-rbf': 4 };
 
 function family(model: ModelSpec): number {
-  return FAMILY[model.kind === 'svm' ? `svm-${model.kernel}` : model.kind];
+  return FAMILY[model.kind === 'svm' ? (`svm-${model.kernel}` as const) : model.kind];
 }
 
 /** How flexible a model is within its family (smaller = more strongly regularised). */

@@ -5,7 +5,7 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { RawResponse } from '../common/raw-response.decorator';
 import { ENGINE_VERSION_STRING, SERVICE_VERSION } from '../version';
-import { ApiEnvelope } from '../openapi/api-docs.decorators';
+import { ApiEnvelope } from '../common/api-docs.decorators';
 import { DatabaseHealth } from './database-health';
 
 @ApiTags('operations')

@@ -8,6 +8,8 @@ import { workerScript } from '../common/worker-thread';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { ColumnStore, DatasetTarget, TypedTable } from '../datasets/column-store';
 import { ParsedTable } from '../datasets/table-parser';
+import { TASK_SUBJECT } from '../datasets/task.subject';
+import type { JobKind } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { IMAGE_FEATURES } from './image-features';
@@ -24,6 +26,15 @@ export interface ImageTaskPayload {
   description: string | null;
   sampleCount: number;
 }
+
+export const IMAGE_DATASET_JOB: JobKind<{ taskId: string }> = {
+  name: 'imageDataset',
+  subject: TASK_SUBJECT,
+  subjectId: (p) => p.taskId,
+  failureCode: Codes.ImageDatasetFailed,
+  // from its commit on: an image task that is pending still takes images
+  waitsAs: 'running',
+};
 
 /** Drops what an image upload holds (its sample table, its images and their byte counts); its task's status stays. */
 export async function dropUploadedImages(tx: EntityManager, taskId: string): Promise<void> {
@@ -46,7 +57,7 @@ export class ImageDatasetJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('imageDataset', {
+    this.jobs.register(IMAGE_DATASET_JOB, {
       execute: (payload, signal) => this.build(payload.taskId, signal),
       store: async (tx, payload, built) => {
         const datasetId = await this.columns.write(tx, built.target, built.table);

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
+import { TASK_SUBJECT } from '../datasets/task.subject';
 import { JobsService } from '../jobs/jobs.service';
 import { dropUploadedImages } from './image-dataset.job';
 import { IMAGE_TASK_KIND } from './image-upload.service';
@@ -67,7 +68,7 @@ export class ImageUploadExpiry implements OnApplicationBootstrap, OnApplicationS
         ]);
         if (!rows.length) return false;
         const error = expiredError(hours);
-        await this.jobs.states.fail('task', String(id), { code: error.code, message: error.message }, tx);
+        await this.jobs.states.fail(TASK_SUBJECT, String(id), { code: error.code, message: error.message }, tx);
         await dropUploadedImages(tx, String(id));
         return true;
       });

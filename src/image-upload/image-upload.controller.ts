@@ -8,7 +8,7 @@ import { Codes } from '../common/error-codes';
 import { ParseIdPipe } from '../common/pipes';
 import { ImageAddFieldsDto, ImageInitAttributesDto } from './image-upload.dto';
 import { ImageUploadService } from './image-upload.service';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 
 @ApiTags('image datasets')
 @Controller('image')

@@ -1,11 +1,10 @@
 import { parse } from 'csv-parse/sync';
 import { ApiError } from '../common/api-error';
-import { Codes } from '../common/error-codes';
+import { Codes, ErrorCode } from '../common/error-codes';
 import { ColumnBuilder, isMissing, ParsedColumn } from '../datasets/column-builder';
 import { IMAGE_FEATURE_PREFIX } from './image-features';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { describeCsvError } from '../datasets/table-parser';
-import type { SampleTableRequest, SampleTableResponse } from './sample-table.worker';
 
 /** The init file of an image upload: sample ids (first column, kept as text) and the other columns. */
 export interface SampleTable {
@@ -88,6 +87,13 @@ export function parseSampleTable(csv: Buffer, hasFeatureHeaders: boolean): Sampl
 }
 
 const SCRIPT = workerScript(__dirname, __filename, 'sample-table.worker');
+
+/** What sample-table.worker.ts is given: the init file and its header option; its answer: the table, or the refusal it raised. */
+export interface SampleTableRequest {
+  csv: Uint8Array;
+  hasFeatureHeaders: boolean;
+}
+export type SampleTableResponse = { ok: true; table: SampleTable } | { ok: false; code?: ErrorCode; message: string };
 
 /**
  * parseSampleTable on a worker thread of an engine process: a 50 MB init file took 6 s of the API's event loop

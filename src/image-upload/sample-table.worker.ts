@@ -1,15 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ApiError } from '../common/api-error';
-import type { ErrorCode } from '../common/error-codes';
-import { parseSampleTable, SampleTable } from './sample-table';
+import { parseSampleTable, SampleTableRequest, SampleTableResponse } from './sample-table';
 
-/** Input of the worker: the init file and its header option; output: the table, or the refusal it raised. */
-export interface SampleTableRequest {
-  csv: Uint8Array;
-  hasFeatureHeaders: boolean;
-}
-export type SampleTableResponse = { ok: true; table: SampleTable } | { ok: false; code?: ErrorCode; message: string };
-
+/** parseSampleTable on a worker thread of an engine process (parseSampleTableInWorker in sample-table.ts). */
 function main(): SampleTableResponse {
   const { csv, hasFeatureHeaders } = workerData as SampleTableRequest;
   try {

@@ -4,7 +4,7 @@ import { clientMessage } from './job-runner';
 import { FinalJobError, JobFailure } from './jobs.types';
 
 describe('clientMessage: what a client reads of a failed job', () => {
-  const job = { id: '42', kind: 'createDataset' as const };
+  const job = { id: '42', subject: 'task' };
 
   it('passes the messages written for clients', () => {
     expect(clientMessage(job, new FinalJobError('the uploaded file was deleted'))).toBe('the uploaded file was deleted');

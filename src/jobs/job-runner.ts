@@ -2,24 +2,28 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EngineCrash } from '../common/engine-process';
-import { returning } from '../database/sql';
 import { untilAborted } from '../common/until-aborted';
-import { JobKind, JobOf, JOB_DEFINITIONS } from './job-kinds';
+import type { JobKind } from './job-kinds';
 import { SubjectError } from './job-state';
+import * as queries from './jobs.queries';
 import { JobsService } from './jobs.service';
-import { FinalJobError, JobFailure } from './jobs.types';
+import { FinalJobError, JobFailure, JobHandler } from './jobs.types';
 import { ThrottledProgress } from './progress';
 
-type JobRow = JobOf & {
+/** A job this runner took, with its registered kind and handler. */
+interface Job {
   id: string;
-  subject_id: string;
+  kind: JobKind<unknown>;
+  handler: JobHandler<unknown>;
+  payload: unknown;
+  subjectId: string;
   cost: number;
   attempts: number;
-  max_attempts: number;
-};
+  maxAttempts: number;
+}
 
 interface Running {
   controller: AbortController;
@@ -43,14 +47,12 @@ const HAND_BACK_RETRY_MS = [250, 500, 1000, 2000];
  * engine crash), else a reference to the log. A fault of ours (SQL, a library's or Node's words, a path) is
  * never shown.
  */
-export function clientMessage(job: Pick<JobRow, 'id' | 'kind'>, e: unknown): string {
+export function clientMessage(job: { id: string; subject: string }, e: unknown): string {
   if (e instanceof FinalJobError || e instanceof EngineCrash) return e.message;
-  return `the ${JOB_DEFINITIONS[job.kind].subject} stopped on an internal fault (logged with job ${job.id}): retry, or report it with this number`;
+  return `the ${job.subject} stopped on an internal fault (logged with job ${job.id}): retry, or report it with this number`;
 }
 
 const LOST_WORKER = 'the worker running it stopped (lease expired) on its last attempt';
-
-const JOB_COLUMNS = 'id, kind, payload, cost, attempts, max_attempts, coalesce(task_id, analysis_id, prediction_id) AS subject_id';
 
 /**
  * How a run of a job ended in this runner: `cancelled` when it was aborted while running (its subject was
@@ -60,7 +62,8 @@ export type JobOutcome = 'finished' | 'failed' | 'retried' | 'cancelled' | 'disc
 
 export interface JobEnded {
   jobId: string;
-  kind: JobKind;
+  /** the kind's name */
+  kind: string;
   subjectId: string;
   outcome: JobOutcome;
 }
@@ -108,8 +111,6 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   ) {}
 
   onApplicationBootstrap(): void {
-    const missing = this.jobs.missingHandlers();
-    if (missing.length) throw new Error(`no handler registered for job kinds: ${missing.join(', ')}`);
     if (!this.config.runWorkers) return;
     const timer = setInterval(() => void this.tick(), this.config.jobPollMs);
     // a job enqueued here is usually committed a few ms later: look then rather than at the next poll
@@ -189,8 +190,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     };
   }
 
-  private emit(job: JobRow, outcome: JobOutcome): void {
-    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind, subjectId: job.subject_id, outcome });
+  private emit(job: Job, outcome: JobOutcome): void {
+    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind.name, subjectId: job.subjectId, outcome });
   }
 
   /** Jobs this runner is running now. */
@@ -211,29 +212,38 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * A job at the head of that order that needs more cores than are free is passed by smaller jobs (they fill the
    * free cores) only until it has waited RESERVE_AFTER_SECONDS: then this worker claims nothing more, its running
    * jobs end and free their cores, and the head is taken. A stream of 1-core jobs cannot hold a 2-core analysis
-   * back for ever. The head is the first job this worker could ever run (cost within its cores).
+   * back for ever. The head is the first job this worker could ever run (cost within its cores). Only kinds
+   * registered in this process are claimed.
    */
-  private async claim(freeCores: number): Promise<JobRow | undefined> {
-    const fairOrder = `(SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.user_id = j.user_id),
-                       (SELECT max(claimed_at) FROM jobs c WHERE c.user_id = j.user_id) NULLS FIRST, run_after, id`;
-    const rows = await returning<JobRow>(
-      this.db,
-      `WITH head AS (SELECT cost, run_after FROM jobs j WHERE state = 'queued' AND run_after <= now() AND cost <= $4
-                      ORDER BY ${fairOrder} LIMIT 1)
-       UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = $1, claimed_at = clock_timestamp(),
-              lease_expires_at = now() + make_interval(secs => $2), updated_at = now()
-        WHERE id = (SELECT id FROM jobs j WHERE state = 'queued' AND run_after <= now() AND cost <= $3
-                       AND NOT EXISTS (SELECT 1 FROM head WHERE head.cost > $3 AND head.run_after <= now() - make_interval(secs => $5))
-                     ORDER BY ${fairOrder}
-                     FOR UPDATE SKIP LOCKED LIMIT 1)
-        RETURNING ${JOB_COLUMNS}`,
-      [this.workerId, this.config.jobLeaseSeconds, freeCores, this.config.workerCores, RESERVE_AFTER_SECONDS],
-    );
-    const r = rows[0];
-    return r ? { ...r, id: String(r.id), subject_id: String(r.subject_id) } : undefined;
+  private async claim(freeCores: number): Promise<Job | undefined> {
+    const row = await queries.claimJob(this.db, {
+      workerId: this.workerId,
+      leaseSeconds: this.config.jobLeaseSeconds,
+      freeCores,
+      workerCores: this.config.workerCores,
+      reserveAfterSeconds: RESERVE_AFTER_SECONDS,
+      kinds: this.jobs.kindNames(),
+    });
+    return row && this.jobOf(row);
   }
 
-  private start(job: JobRow): void {
+  /** A row of the jobs table as a Job of its registered kind. */
+  private jobOf(row: queries.JobRow): Job {
+    const registered = this.jobs.registration(row.kind);
+    if (!registered) throw new Error(`job ${row.id} is of kind ${row.kind}, which is not registered here`);
+    return {
+      id: String(row.id),
+      kind: registered.kind,
+      handler: registered.handler,
+      payload: row.payload,
+      subjectId: registered.kind.subjectId(row.payload),
+      cost: row.cost,
+      attempts: row.attempts,
+      maxAttempts: row.max_attempts,
+    };
+  }
+
+  private start(job: Job): void {
     const controller = new AbortController();
     const done = this.execute(job, controller.signal)
       .catch((e: Error) => {
@@ -253,57 +263,43 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** "analysis 12 (job 40)": what the log lines name. */
-  private describe(job: JobRow): string {
-    return `${JOB_DEFINITIONS[job.kind].subject} ${job.subject_id} (${job.kind} job ${job.id})`;
+  private describe(job: Job): string {
+    return `${job.kind.subject.name} ${job.subjectId} (${job.kind.name} job ${job.id})`;
   }
 
   /**
    * The structured fields of a job's log lines, for operators: which job, its kind and attempt, and the ids of
    * its payload (analysisId, taskId, predictionId) that say what ran. `event` names what happened.
    */
-  private fields(job: JobRow, event: string, more: Record<string, unknown> = {}): Record<string, unknown> {
-    return { event, jobId: job.id, kind: job.kind, attempt: job.attempts, ...idsOf(job.payload), ...more };
+  private fields(job: Job, event: string, more: Record<string, unknown> = {}): Record<string, unknown> {
+    return { event, jobId: job.id, kind: job.kind.name, attempt: job.attempts, ...idsOf(job.payload), ...more };
   }
 
   /** A job's whole life in this runner: start, execute, store and finish, or retry, give up or stop. */
-  private async execute(job: JobRow, signal: AbortSignal): Promise<JobOutcome> {
-    const handler = this.jobs.handler(job.kind);
-    const subject = JOB_DEFINITIONS[job.kind].subject;
+  private async execute(job: Job, signal: AbortSignal): Promise<JobOutcome> {
+    const { kind, handler, subjectId } = job;
     const states = this.jobs.states;
-    const progress = new ThrottledProgress((p) => states.progress(subject, job.subject_id, p), PROGRESS_WRITE_MS);
+    const progress = new ThrottledProgress((p) => states.progress(kind.subject, subjectId, p), PROGRESS_WRITE_MS);
     const began = Date.now();
     /** What execute gave, handed to the handler's release once stored or not. */
     let result: { value: unknown } | undefined;
     try {
-      if (!handler) throw new FinalJobError(`no handler for job kind ${job.kind}`);
-      if (!(await states.start(subject, job.subject_id))) {
+      if (!(await states.start(kind.subject, subjectId))) {
         // the subject is settled (or gone with its job row): nothing to run
-        const settled = await returning(
-          this.db,
-          `UPDATE jobs SET state = 'done', updated_at = now() WHERE id = $1 AND lease_owner = $2 RETURNING id`,
-          [job.id, this.workerId],
-        );
-        return settled.length ? 'finished' : 'discarded';
+        return (await queries.markDone(this.db, job.id, this.workerId, false)) ? 'finished' : 'discarded';
       }
-      this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.max_attempts}`);
+      this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.maxAttempts}`);
       // a handler that does not heed the abort (a bug) still frees its cores when its job is cancelled
       result = { value: await untilAborted(handler.execute(job.payload, signal, progress.report), signal) };
       progress.stop();
       signal.throwIfAborted();
       const executed = result.value;
       const stored = await this.db.transaction(async (tx) => {
-        if (!(await states.lockRunning(tx, subject, job.subject_id))) return false;
+        if (!(await states.lockRunning(tx, kind.subject, subjectId))) return false;
         const finished = (await handler.store(tx, job.payload, executed)) ?? {};
-        await states.finish(tx, subject, job.subject_id, finished);
-        // lease_owner stays: it records which worker ran the job
-        const mine = await returning(
-          tx,
-          `UPDATE jobs SET state = 'done', lease_expires_at = NULL, updated_at = now()
-            WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING id`,
-          [job.id, this.workerId],
-        );
+        await states.finish(tx, kind.subject, subjectId, finished);
         // another worker took the job over: its run stores the result, this one's is rolled back
-        if (!mine.length) throw new Cancelled('the job was taken over');
+        if (!(await queries.markDone(tx, job.id, this.workerId, true))) throw new Cancelled('the job was taken over');
         return true;
       });
       if (!stored) {
@@ -324,13 +320,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /** A job's run threw: hand it back (shutdown), drop it (cancelled), retry it or give up. */
-  private async ended(job: JobRow, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
+  private async ended(job: Job, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
     const reason = e instanceof Error ? e.message : String(e);
     if (signal.aborted && signal.reason instanceof ShuttingDown) return this.handBack(job);
     if (signal.aborted) {
       // deleted subject: "analysis.cancelled" (or task / prediction); another worker took it over: "job.cancelled"
       const deleted = signal.reason instanceof Cancelled && signal.reason.subjectDeleted;
-      const event = deleted ? `${JOB_DEFINITIONS[job.kind].subject}.cancelled` : 'job.cancelled';
+      const event = deleted ? `${job.kind.subject.name}.cancelled` : 'job.cancelled';
       this.logger.log(this.fields(job, event), `${this.describe(job)} cancelled: ${(signal.reason as Error).message}`);
       return 'cancelled';
     }
@@ -338,15 +334,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: ${reason}`);
       return 'discarded';
     }
-    if (!(e instanceof FinalJobError) && job.attempts < job.max_attempts) {
-      const requeued = await returning(
-        this.db,
-        `UPDATE jobs SET state = 'queued', error = $3, lease_owner = NULL, lease_expires_at = NULL,
-                run_after = now() + make_interval(secs => $4), updated_at = now()
-          WHERE id = $1 AND lease_owner = $2 RETURNING id`,
-        [job.id, this.workerId, reason, 2 ** job.attempts],
-      );
-      if (!requeued.length) {
+    if (!(e instanceof FinalJobError) && job.attempts < job.maxAttempts) {
+      if (!(await queries.requeueForRetry(this.db, job.id, this.workerId, reason, 2 ** job.attempts))) {
         this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded: its row is gone`);
         return 'discarded';
       }
@@ -359,7 +348,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     const error =
       e instanceof JobFailure
         ? { code: e.code, message: e.message }
-        : { code: JOB_DEFINITIONS[job.kind].failureCode, message: clientMessage(job, e) };
+        : { code: job.kind.failureCode, message: clientMessage({ id: job.id, subject: job.kind.subject.name }, e) };
     if (error.message !== reason)
       this.logger.error(this.fields(job, 'job.fault', { reason }), `${this.describe(job)} internal fault: ${reason}`);
     return (await this.giveUp(job, error, 'lease_owner = $3', [this.workerId])) ? 'failed' : 'discarded';
@@ -371,20 +360,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * did before it started (job-state.ts). A failed try (database busy or restarting) is logged and tried again, up
    * to HAND_BACK_RETRY_MS; after the last, the job is taken again when its lease expires, that attempt spent.
    */
-  private async handBack(job: JobRow): Promise<JobOutcome> {
-    const definition = JOB_DEFINITIONS[job.kind];
+  private async handBack(job: Job): Promise<JobOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
         const handed = await this.db.transaction(async (tx) => {
-          const rows = await returning(
-            tx,
-            `UPDATE jobs SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_owner = NULL,
-                    lease_expires_at = NULL, updated_at = now()
-              WHERE id = $1 AND lease_owner = $2 AND state = 'running' RETURNING id`,
-            [job.id, this.workerId],
-          );
-          if (rows.length) await this.jobs.states.handBack(tx, definition.subject, job.subject_id, definition.waitsAs);
-          return rows.length > 0;
+          const mine = await queries.handBackJob(tx, job.id, this.workerId);
+          if (mine) await this.jobs.states.handBack(tx, job.kind, job.subjectId);
+          return mine;
         });
         if (!handed) {
           // deleted meanwhile, or already taken by another worker (its lease had expired)
@@ -416,17 +398,12 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * The one give-up path: the job row and its subject fail together with the handler's clean-up, in one transaction.
    * `where` says when the job is still this caller's to fail (its lease holder, or an expired lease).
    */
-  private async giveUp(job: JobRow, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
-    const failed = await this.db.transaction(async (tx: EntityManager) => {
-      const rows = await returning(
-        tx,
-        `UPDATE jobs SET state = 'failed', error = $2, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
-          WHERE id = $1 AND ${where} RETURNING id`,
-        [job.id, error.message, ...params],
-      );
-      if (!rows.length) return false;
-      await this.jobs.states.fail(JOB_DEFINITIONS[job.kind].subject, job.subject_id, error, tx);
-      await this.jobs.handler(job.kind)?.onFailed?.(tx, job.payload);
+  private async giveUp(job: Job, error: SubjectError, where: string, params: unknown[]): Promise<boolean> {
+    const failed = await this.db.transaction(async (tx) => {
+      const mine = await queries.failJob(tx, job.id, error.message, where, params);
+      if (!mine) return false;
+      await this.jobs.states.fail(job.kind.subject, job.subjectId, error, tx);
+      await job.handler.onFailed?.(tx, job.payload);
       return true;
     });
     if (!failed) return false;
@@ -444,11 +421,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   async checkCancelled(): Promise<void> {
     if (!this.running.size) return;
     const ids = [...this.running.keys()];
-    const rows = await this.db
-      .query(`SELECT id, (lease_owner = $2 AND state = 'running') AS mine FROM jobs WHERE id = ANY($1::bigint[])`, [ids, this.workerId])
-      .catch(() => undefined); // database unreachable: keep running, look again next time
-    if (!rows) return;
-    const mine = new Map<string, boolean>(rows.map((r: { id: string; mine: boolean }) => [String(r.id), r.mine]));
+    const mine = await queries.stillMine(this.db, ids, this.workerId).catch(() => undefined); // unreachable: look again next time
+    if (!mine) return;
     for (const id of ids) {
       if (!mine.has(id)) this.running.get(id)?.controller.abort(new Cancelled('its subject was deleted', true));
       else if (!mine.get(id)) this.running.get(id)?.controller.abort(new Cancelled('job lease lost'));
@@ -459,13 +433,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   async renewLeases(): Promise<void> {
     if (!this.running.size) return;
     const ids = [...this.running.keys()];
-    const rows = await returning<{ id: string }>(
-      this.db,
-      `UPDATE jobs SET lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-        WHERE id = ANY($1::bigint[]) AND lease_owner = $2 AND state = 'running' RETURNING id`,
-      [ids, this.workerId, this.config.jobLeaseSeconds],
-    ).catch(() => ids.map((id) => ({ id }))); // database unreachable: keep running, retry next time
-    const kept = new Set(rows.map((r) => String(r.id)));
+    // database unreachable: keep running, retry next time
+    const kept = await queries.renewLeases(this.db, ids, this.workerId, this.config.jobLeaseSeconds).catch(() => new Set(ids));
     // a job not renewed lost its row (its subject was deleted) or its lease: checkCancelled tells which, and aborts it
     if (ids.some((id) => !kept.has(id))) await this.checkCancelled();
   }
@@ -476,39 +445,24 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
    * frees their user's cores. They waited for ever, shown running with a frozen progress.
    */
   async failStranded(): Promise<void> {
-    const stranded: JobRow[] = await this.db.query(
-      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'queued' AND cost > $1 AND updated_at < now() - make_interval(secs => $2)`,
-      [this.config.workerCores, this.config.jobStrandedSeconds],
-    );
-    for (const r of stranded) {
-      const job = { ...r, id: String(r.id), subject_id: String(r.subject_id) };
+    const { workerCores, jobStrandedSeconds } = this.config;
+    for (const r of await queries.strandedJobs(this.db, this.jobs.kindNames(), workerCores, jobStrandedSeconds)) {
+      const job = this.jobOf(r);
       const message =
         `no worker can run it: it needs ${job.cost} cores and the workers have ${this.config.workerCores} (WORKER_CORES); ` +
         `it waited ${this.config.jobStrandedSeconds} s (JOB_STRANDED_SECONDS). Start it again with fewer cores`;
-      await this.giveUp(job, { code: JOB_DEFINITIONS[job.kind].failureCode, message }, `state = 'queued' AND cost > $3`, [
-        this.config.workerCores,
-      ]);
+      await this.giveUp(job, { code: job.kind.failureCode, message }, `state = 'queued' AND cost > $3`, [workerCores]);
     }
   }
 
   /** Jobs whose worker died: requeue them, or give up after their last attempt. */
   async recoverExpired(): Promise<void> {
-    const requeued = await returning<JobRow>(
-      this.db,
-      `UPDATE jobs SET state = 'queued', error = 'worker lost (lease expired)', lease_owner = NULL, lease_expires_at = NULL,
-              updated_at = now()
-        WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts < max_attempts
-                      FOR UPDATE SKIP LOCKED)
-        RETURNING ${JOB_COLUMNS}`,
-    );
-    for (const r of requeued) this.logger.warn(`${this.describe(r)} lost its worker; requeued`);
-    const lost = await this.db.query(
-      `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts >= max_attempts`,
-    );
-    for (const r of lost as JobRow[]) {
-      const job = { ...r, id: String(r.id), subject_id: String(r.subject_id) };
-      const error = { code: JOB_DEFINITIONS[job.kind].failureCode, message: LOST_WORKER };
-      await this.giveUp(job, error, `state = 'running' AND lease_expires_at < now()`, []);
+    const kinds = this.jobs.kindNames();
+    for (const r of await queries.requeueExpired(this.db, kinds))
+      this.logger.warn(`${this.describe(this.jobOf(r))} lost its worker; requeued`);
+    for (const r of await queries.expiredOnLastAttempt(this.db, kinds)) {
+      const job = this.jobOf(r);
+      await this.giveUp(job, { code: job.kind.failureCode, message: LOST_WORKER }, `state = 'running' AND lease_expires_at < now()`, []);
     }
   }
 }

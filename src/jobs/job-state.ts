@@ -1,6 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { returning } from '../database/sql';
-import type { SubjectKind } from './job-kinds';
+import { Db, execute, rows } from '../database/sql';
+import type { JobKind, JobSubject } from './job-kinds';
 import type { Finished } from './jobs.types';
 
 /**
@@ -14,7 +14,7 @@ import type { Finished } from './jobs.types';
  *
  * A retry restarts a running subject (running -> running). A worker that stops hands its running jobs
  * back: their subjects wait again as they did before they started (pending; an image task stays running,
- * see JOB_DEFINITIONS' waitsAs). `fail` never overwrites a finished or failed subject: the first failure
+ * see JobKind's waitsAs). `fail` never overwrites a finished or failed subject: the first failure
  * recorded is the one the client sees.
  */
 export type SubjectState = 'pending' | 'running' | 'finished' | 'failed';
@@ -24,48 +24,27 @@ export interface SubjectError {
   message: string;
 }
 
-interface SubjectTable {
-  table: string;
-  /** start_time and end_time columns */
-  times: boolean;
-  /** shown as startTime / executionTimeInSeconds in the status */
-  showsTimes: boolean;
-  progress: boolean;
-  updatedAt: boolean;
-  /** dataset_id, set when finished */
-  dataset: boolean;
-}
-
-const SUBJECTS: Record<SubjectKind, SubjectTable> = {
-  task: { table: 'tasks', times: false, showsTimes: false, progress: false, updatedAt: true, dataset: true },
-  analysis: { table: 'analyses', times: true, showsTimes: true, progress: true, updatedAt: false, dataset: false },
-  prediction: { table: 'predictions', times: true, showsTimes: false, progress: false, updatedAt: false, dataset: false },
-};
-
-/** The jobs table's column that names each kind of subject. */
-const JOB_SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
-
 /**
  * The state as clients see it, as a SELECT column on the subject's table: a subject whose job waits in the queue
  * again (handed back at a shutdown, retried, its worker lost) is `pending`, not yet (re)started, rather than
- * `running` with a frozen progress. An image task stays `running` from its commit on (pending means that it still
- * takes images).
+ * `running` with a frozen progress; but not for a job whose kind waits as `running` (an image task stays running
+ * from its commit on: pending means that it still takes images). `kinds`: the registered kinds.
  */
-export function shownState(subject: SubjectKind): string {
-  const t = SUBJECTS[subject].table;
-  const notImage = subject === 'task' ? ` AND ${t}.kind <> 'imageUpload'` : '';
-  return `CASE WHEN ${t}.state = 'running'${notImage} AND EXISTS (SELECT 1 FROM jobs WHERE jobs.${JOB_SUBJECT_COLUMN[subject]} = ${t}.id AND jobs.state = 'queued') THEN 'pending' ELSE ${t}.state END AS state`;
+export function shownState(subject: JobSubject, kinds: readonly JobKind<unknown>[]): string {
+  const t = subject.table;
+  const running = kinds.filter((k) => k.subject === subject && k.waitsAs === 'running').map((k) => `'${k.name}'`);
+  const which = running.length ? ` AND jobs.kind NOT IN (${running.join(', ')})` : '';
+  return `CASE WHEN ${t}.state = 'running' AND EXISTS (SELECT 1 FROM jobs WHERE jobs.${subject.jobColumn} = ${t}.id AND jobs.state = 'queued'${which}) THEN 'pending' ELSE ${t}.state END AS state`;
 }
 
 /** The columns renderStatus reads, for a SELECT on the subject's table. */
-export function statusColumns(subject: SubjectKind): string {
-  const s = SUBJECTS[subject];
+export function statusColumns(subject: JobSubject, kinds: readonly JobKind<unknown>[]): string {
   return [
-    shownState(subject),
+    shownState(subject, kinds),
     'error',
-    ...(s.showsTimes ? ['start_time', 'end_time', 'now() AS now'] : []),
-    ...(s.progress ? ['progress'] : []),
-    ...(s.dataset ? ['dataset_id'] : []),
+    ...(subject.showsTimes ? ['start_time', 'end_time', 'now() AS now'] : []),
+    ...(subject.progress ? ['progress'] : []),
+    ...(subject.dataset ? ['dataset_id'] : []),
   ].join(', ');
 }
 
@@ -99,8 +78,7 @@ export function seconds(from: Date, to: Date): number {
  * times when running or finished (and failed after a start), progress iff running, datasetId when a task
  * is finished (kept after the dataset is deleted: rule 5), error when failed.
  */
-export function renderStatus(subject: SubjectKind, r: StatusRow): StatusView {
-  const s = SUBJECTS[subject];
+export function renderStatus(s: JobSubject, r: StatusRow): StatusView {
   const view: StatusView = { state: r.state };
   if (s.showsTimes && r.start_time && r.state !== 'pending') {
     const now = r.now ?? new Date();
@@ -113,30 +91,35 @@ export function renderStatus(subject: SubjectKind, r: StatusRow): StatusView {
   return view;
 }
 
-/** The state changes of subjects. Only the job runner (and enqueue) call these. */
+/**
+ * The state changes of subjects, and the status columns of their SELECTs, with the kinds registered with
+ * JobsService. Only the job runner (and enqueue, and an image upload that expires) change states.
+ */
 export class SubjectStates {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly kinds: () => readonly JobKind<unknown>[],
+  ) {}
 
-  private set(subject: SubjectKind, state: SubjectState): string[] {
-    const s = SUBJECTS[subject];
-    const sets = [`state = '${state}'`];
-    if (s.updatedAt) sets.push('updated_at = now()');
-    if (state === 'running' && s.times) sets.push('start_time = coalesce(start_time, now())');
-    if (state === 'running' && s.progress) sets.push('progress = coalesce(progress, 0)');
-    if ((state === 'finished' || state === 'failed') && s.times) sets.push('end_time = now()');
-    if ((state === 'finished' || state === 'failed') && s.progress) sets.push('progress = NULL');
-    return sets;
+  /** shownState with the registered kinds. */
+  shownState(subject: JobSubject): string {
+    return shownState(subject, this.kinds());
+  }
+
+  /** statusColumns with the registered kinds. */
+  statusColumns(subject: JobSubject): string {
+    return statusColumns(subject, this.kinds());
   }
 
   /** pending|running -> running. False when the subject is gone or already settled: nothing to run. */
-  async start(subject: SubjectKind, id: string, manager: EntityManager = this.db.manager): Promise<boolean> {
-    const rows = await returning(
-      manager,
-      `UPDATE ${SUBJECTS[subject].table} SET ${this.set(subject, 'running').join(', ')}
+  async start(subject: JobSubject, id: string, db: Db = this.db): Promise<boolean> {
+    const started = await rows<{ id: string }>(
+      db,
+      `UPDATE ${subject.table} SET ${changes(subject, 'running').join(', ')}
         WHERE id = $1 AND state IN ('pending', 'running') RETURNING id`,
       [id],
     );
-    return rows.length > 0;
+    return started.length > 0;
   }
 
   /**
@@ -144,48 +127,61 @@ export class SubjectStates {
    * started" (no start time, no progress) until a worker takes the job. A subject that waits as running (an
    * image task) keeps its state.
    */
-  async handBack(tx: EntityManager, subject: SubjectKind, id: string, waitsAs: 'pending' | 'running'): Promise<void> {
-    if (waitsAs === 'running') return;
-    const s = SUBJECTS[subject];
+  async handBack(tx: EntityManager, kind: JobKind<unknown>, id: string): Promise<void> {
+    if (kind.waitsAs === 'running') return;
+    const s = kind.subject;
     const sets = [`state = 'pending'`];
     if (s.updatedAt) sets.push('updated_at = now()');
     if (s.times) sets.push('start_time = NULL');
     if (s.progress) sets.push('progress = NULL');
-    await tx.query(`UPDATE ${s.table} SET ${sets.join(', ')} WHERE id = $1 AND state = 'running'`, [id]);
+    await execute(tx, `UPDATE ${s.table} SET ${sets.join(', ')} WHERE id = $1 AND state = 'running'`, [id]);
   }
 
   /** Locks a running subject for its finish; false when it is gone (deleted) or no longer running. */
-  async lockRunning(tx: EntityManager, subject: SubjectKind, id: string): Promise<boolean> {
-    const rows = await tx.query(`SELECT id FROM ${SUBJECTS[subject].table} WHERE id = $1 AND state = 'running' FOR UPDATE`, [id]);
-    return rows.length > 0;
+  async lockRunning(tx: EntityManager, subject: JobSubject, id: string): Promise<boolean> {
+    const locked = await rows<{ id: string }>(tx, `SELECT id FROM ${subject.table} WHERE id = $1 AND state = 'running' FOR UPDATE`, [id]);
+    return locked.length > 0;
   }
 
   /** running -> finished, in the transaction that stored the result (after lockRunning). */
-  async finish(tx: EntityManager, subject: SubjectKind, id: string, finished: Finished): Promise<void> {
-    const sets = [...this.set(subject, 'finished'), 'error = NULL'];
+  async finish(tx: EntityManager, subject: JobSubject, id: string, finished: Finished): Promise<void> {
+    const sets = [...changes(subject, 'finished'), 'error = NULL'];
     const params: unknown[] = [id];
-    if (SUBJECTS[subject].dataset && finished.datasetId !== undefined) {
+    if (subject.dataset && finished.datasetId !== undefined) {
       params.push(finished.datasetId);
       sets.push(`dataset_id = $${params.length}`);
     }
-    await tx.query(`UPDATE ${SUBJECTS[subject].table} SET ${sets.join(', ')} WHERE id = $1`, params);
+    await execute(tx, `UPDATE ${subject.table} SET ${sets.join(', ')} WHERE id = $1`, params);
   }
 
   /** pending|running -> failed with `error`; a finished or failed subject keeps its state (first failure wins). */
-  async fail(subject: SubjectKind, id: string, error: SubjectError, manager: EntityManager = this.db.manager): Promise<void> {
-    await manager.query(
-      `UPDATE ${SUBJECTS[subject].table} SET ${[...this.set(subject, 'failed'), 'error = $2'].join(', ')}
+  async fail(subject: JobSubject, id: string, error: SubjectError, db: Db = this.db): Promise<void> {
+    await execute(
+      db,
+      `UPDATE ${subject.table} SET ${[...changes(subject, 'failed'), 'error = $2'].join(', ')}
         WHERE id = $1 AND state IN ('pending', 'running')`,
       [id, JSON.stringify(error)],
     );
   }
 
   /** The fraction done of a running subject; it never goes back. No-op for subjects without progress. */
-  async progress(subject: SubjectKind, id: string, fraction: number): Promise<void> {
-    if (!SUBJECTS[subject].progress) return;
-    await this.db.query(
-      `UPDATE ${SUBJECTS[subject].table} SET progress = greatest(coalesce(progress, 0), $2) WHERE id = $1 AND state = 'running'`,
+  async progress(subject: JobSubject, id: string, fraction: number): Promise<void> {
+    if (!subject.progress) return;
+    await execute(
+      this.db,
+      `UPDATE ${subject.table} SET progress = greatest(coalesce(progress, 0), $2) WHERE id = $1 AND state = 'running'`,
       [id, fraction],
     );
   }
+}
+
+/** The SET clauses of a move to `state`: the state, and the columns the subject has that go with it. */
+function changes(s: JobSubject, state: SubjectState): string[] {
+  const sets = [`state = '${state}'`];
+  if (s.updatedAt) sets.push('updated_at = now()');
+  if (state === 'running' && s.times) sets.push('start_time = coalesce(start_time, now())');
+  if (state === 'running' && s.progress) sets.push('progress = coalesce(progress, 0)');
+  if ((state === 'finished' || state === 'failed') && s.times) sets.push('end_time = now()');
+  if ((state === 'finished' || state === 'failed') && s.progress) sets.push('progress = NULL');
+  return sets;
 }

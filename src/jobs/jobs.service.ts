@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { JobKind, JobPayloads, JOB_DEFINITIONS, JOB_KINDS, SubjectKind } from './job-kinds';
+import { JobKind, JobSubject } from './job-kinds';
 import { SubjectStates } from './job-state';
+import { insertJob, lockAndCountQueued, subjectUser } from './jobs.queries';
 import { JobHandler } from './jobs.types';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
@@ -18,26 +19,21 @@ export interface EnqueueOptions {
   manager?: EntityManager;
 }
 
-/** The jobs table's column that links a job to its subject (foreign key, ON DELETE CASCADE). */
-const SUBJECT_COLUMN: Record<SubjectKind, string> = { task: 'task_id', analysis: 'analysis_id', prediction: 'prediction_id' };
-/** The subject's table: the job is for its user. */
-const SUBJECT_TABLE: Record<SubjectKind, string> = { task: 'tasks', analysis: 'analyses', prediction: 'predictions' };
-
-/** The first key of the advisory lock that serializes one user's enqueues (the second is the user's id). */
-const QUEUE_LOCK = 0x5167_0001;
-
 /** Requests of one user that queue jobs, run at once in this process (each holds a pooled connection)... */
 export const ENQUEUE_TURNS = 2;
 /** ...and that wait their turn, holding no connection; one more gets tooMany-1-0-1 at once. */
 export const ENQUEUE_WAITING = 32;
 
-/** Handlers by kind, one per kind; the union over kinds that the runner dispatches on. */
-type AnyHandler = { [K in JobKind]: JobHandler<K> }[JobKind];
+/** A kind of job with its handler, as its module registered it. */
+export interface Registration {
+  kind: JobKind<unknown>;
+  handler: JobHandler<unknown>;
+}
 
-/** Enqueues jobs and keeps the registry of handlers by kind. */
+/** Enqueues jobs and keeps the registry of job kinds with their handlers. */
 @Injectable()
 export class JobsService {
-  private readonly handlers = new Map<JobKind, AnyHandler>();
+  private readonly registry = new Map<string, Registration>();
   private readonly listeners: (() => void)[] = [];
   /** Per user, the requests that queue jobs in this process (enqueueTurn). */
   private readonly turns = new Map<string, Semaphore>();
@@ -47,7 +43,7 @@ export class JobsService {
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.states = new SubjectStates(db);
+    this.states = new SubjectStates(db, () => [...this.registry.values()].map((r) => r.kind));
   }
 
   /** Called after a job is enqueued by this process (the local runner starts it without waiting for its poll). */
@@ -55,19 +51,31 @@ export class JobsService {
     this.listeners.push(listener);
   }
 
-  // R is the handler's own result type: the runner hands execute's value to store unchanged
-  register<K extends JobKind, R>(kind: K, handler: JobHandler<K, R>): void {
-    if (this.handlers.has(kind)) throw new Error(`job kind ${kind} has two handlers`);
-    this.handlers.set(kind, handler as AnyHandler);
+  /**
+   * Registers a kind of job with its handler (a module's onModuleInit). R is the handler's own result type: the
+   * runner hands execute's value to store unchanged.
+   */
+  register<P, R>(kind: JobKind<P>, handler: JobHandler<P, R>): void {
+    if (!/^[A-Za-z][A-Za-z0-9]*$/.test(kind.name)) throw new Error(`job kind "${kind.name}": a name is letters and digits`);
+    if (this.registry.has(kind.name)) throw new Error(`job kind ${kind.name} is registered twice`);
+    const subject = this.subjects().find((s) => s.name === kind.subject.name);
+    if (subject && subject !== kind.subject) throw new Error(`job kind ${kind.name}: two subjects are named ${subject.name}`);
+    this.registry.set(kind.name, { kind, handler });
   }
 
-  handler<K extends JobKind>(kind: K): JobHandler<K> | undefined {
-    return this.handlers.get(kind) as JobHandler<K> | undefined;
+  /** The kind named `name` with its handler, if it was registered in this process. */
+  registration(name: string): Registration | undefined {
+    return this.registry.get(name);
   }
 
-  /** Kinds that have no handler; start-up fails on any. */
-  missingHandlers(): JobKind[] {
-    return JOB_KINDS.filter((k) => !this.handlers.has(k));
+  /** The names of the registered kinds: the jobs this process can run. */
+  kindNames(): string[] {
+    return [...this.registry.keys()];
+  }
+
+  /** The subjects of the registered kinds, each once. */
+  subjects(): JobSubject[] {
+    return [...new Set([...this.registry.values()].map((r) => r.kind.subject))];
   }
 
   /**
@@ -96,34 +104,28 @@ export class JobsService {
     }
   }
 
-  async enqueue<K extends JobKind>(kind: K, payload: JobPayloads[K], options: EnqueueOptions = {}): Promise<string> {
-    const manager = options.manager ?? this.db.manager;
-    const definition = JOB_DEFINITIONS[kind];
-    const subjectId = definition.subjectId(payload);
-    // a kind whose subject waits as running (an image task) shows running from now on
-    if (definition.waitsAs === 'running' && !(await this.states.start(definition.subject, subjectId, manager))) {
-      throw new Error(`${definition.subject} ${subjectId} cannot run (gone or settled)`);
+  async enqueue<P>(kind: JobKind<P>, payload: P, options: EnqueueOptions = {}): Promise<string> {
+    if (this.registry.get(kind.name)?.kind !== kind) {
+      throw new Error(`job kind ${kind.name} has no handler: register it in its module's onModuleInit`);
     }
-    const [subject]: { user_id: string | null }[] = await manager.query(
-      `SELECT user_id FROM ${SUBJECT_TABLE[definition.subject]} WHERE id = $1`,
-      [subjectId],
-    );
-    const userId = subject?.user_id ?? null;
+    const manager = options.manager ?? this.db.manager;
+    const subjectId = kind.subjectId(payload);
+    // a kind whose subject waits as running (an image task) shows running from now on
+    if (kind.waitsAs === 'running' && !(await this.states.start(kind.subject, subjectId, manager))) {
+      throw new Error(`${kind.subject.name} ${subjectId} cannot run (gone or settled)`);
+    }
+    const userId = (await subjectUser(manager, kind.subject, subjectId)) ?? null;
     if (userId !== null) await this.checkQueue(manager, userId);
-    const rows: { id: string }[] = await manager.query(
-      `INSERT INTO jobs (kind, project_id, ${SUBJECT_COLUMN[definition.subject]}, payload, cost, max_attempts, user_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-      [
-        kind,
-        options.projectId ?? null,
-        subjectId,
-        JSON.stringify(payload),
-        Math.max(1, Math.min(options.cost ?? 1, this.config.workerCores)),
-        options.maxAttempts ?? this.config.jobMaxAttempts,
-        userId,
-      ],
-    );
-    const id = String(rows[0].id);
+    const id = await insertJob(manager, {
+      kind: kind.name,
+      projectId: options.projectId ?? null,
+      subject: kind.subject,
+      subjectId,
+      payload,
+      cost: Math.max(1, Math.min(options.cost ?? 1, this.config.workerCores)),
+      maxAttempts: options.maxAttempts ?? this.config.jobMaxAttempts,
+      userId,
+    });
     // Inside a transaction the job is visible only after commit: the poll finds it then at the latest.
     setImmediate(() => this.listeners.forEach((l) => l()));
     return id;
@@ -137,10 +139,7 @@ export class JobsService {
   private async checkQueue(manager: EntityManager, userId: string): Promise<void> {
     const max = this.config.maxQueuedJobsPerUser;
     if (!max) return;
-    await manager.query(`SELECT pg_advisory_xact_lock($1, $2)`, [QUEUE_LOCK, Number(userId) % 2 ** 31]);
-    const [{ n }]: { n: number }[] = await manager.query(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND state = 'queued'`, [
-      userId,
-    ]);
+    const n = await lockAndCountQueued(manager, userId);
     if (n >= max) {
       throw new ApiError(Codes.TooManyQueuedJobs, `you have ${n} jobs waiting to run (at most ${max}): retry when some have started`);
     }

@@ -1,6 +1,5 @@
 import type { EntityManager } from 'typeorm';
 import type { ErrorCode } from '../common/error-codes';
-import type { JobKind, JobPayloads } from './job-kinds';
 
 /** Reports the fraction done (0 to 1). The runner throttles the writes; call it as often as you like. */
 export type ReportProgress = (fraction: number) => void;
@@ -11,24 +10,24 @@ export interface Finished {
 }
 
 /**
- * What a domain module supplies for one job kind: what runs, and where its result is stored. Everything
+ * What a domain module supplies for one job kind (payload `P`): what runs, and where its result is stored. Everything
  * else (state changes, retries, giving up, progress writes, cancellation, logging) is the runner's.
  *
  * `execute` gets only its payload, a signal and a progress callback, and returns a plain value: nothing in
  * it depends on the runner's process, so it could run in a child process with the result sent back.
  */
-export interface JobHandler<K extends JobKind, R = unknown> {
+export interface JobHandler<P, R = unknown> {
   /**
    * Does the work without writing the result. Must stop soon after `signal` aborts (the subject was
    * deleted, the worker lost its lease or is shutting down). Throw a JobFailure for a failure the client
    * should see with its code; any other error is retried while attempts remain.
    */
-  execute(payload: JobPayloads[K], signal: AbortSignal, report: ReportProgress): Promise<R>;
+  execute(payload: P, signal: AbortSignal, report: ReportProgress): Promise<R>;
   /**
    * Stores the result inside the runner's transaction, which has locked the running subject and marks it
    * finished after this returns: the result is stored exactly when the subject ends finished.
    */
-  store(tx: EntityManager, payload: JobPayloads[K], result: R): Promise<Finished | void>;
+  store(tx: EntityManager, payload: P, result: R): Promise<Finished | void>;
   /**
    * Lets go of what `execute` gave once the runner is done with it, stored or not (a result that holds a
    * process or its data: a build's columns waiting in an engine process).
@@ -38,7 +37,7 @@ export interface JobHandler<K extends JobKind, R = unknown> {
    * Clean-up when the job fails for good (e.g. uploaded images no longer needed), inside the runner's transaction that
    * marks the job and its subject failed: a client never sees the failure before the clean-up, nor one without the other.
    */
-  onFailed?(tx: EntityManager, payload: JobPayloads[K]): Promise<void>;
+  onFailed?(tx: EntityManager, payload: P): Promise<void>;
 }
 
 /** An error that another attempt cannot fix (bad input): the job fails at once. */

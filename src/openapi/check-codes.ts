@@ -5,7 +5,7 @@ import { ApiRoute, routeMatcher } from './routes';
 export type ResponseCheck = (route: ApiRoute, body: unknown) => string | undefined;
 
 /**
- * Test-mode middleware (AppOptions.checkErrorCodes): an error envelope whose code is not declared for
+ * Test-mode middleware (app.ts: AppOptions.checkErrorCodes): an error envelope whose code is not declared for
  * its route, or (with `check`) an answer its schema in the document does not describe, becomes HTTP 500
  * naming the route and the fault, so the test that provoked it fails and the OpenAPI document cannot
  * fall behind what the routes really answer.

@@ -4,7 +4,7 @@ import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject,
 import { ERROR_CODES } from '../common/error-codes';
 import { SERVICE_VERSION } from '../version';
 import { ApiRoute } from './routes';
-import { answerSchema, ERROR_ENVELOPE, HTTP_ERROR, ID_SCHEMA, PAYLOAD_SCHEMAS, successEnvelope } from './schemas';
+import { answerSchema, ERROR_ENVELOPE, HTTP_ERROR, ID_SCHEMA, PAYLOAD_SCHEMAS, successEnvelope } from '../common/payload-schemas';
 
 const DESCRIPTION = `Automated machine-learning analyses: projects, datasets, analyses, plots, predictions.
 

@@ -3,10 +3,9 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { accessOf } from '../auth/access.decorator';
 import { notFoundCodeOf } from '../auth/access.service';
 import { Permission } from '../auth/permission';
+import { API_PREFIX } from '../common/api-prefix';
 import { Codes, ErrorCode, ERROR_CODES } from '../common/error-codes';
-import { API_ERRORS, API_PAYLOAD, PayloadDeclaration } from './api-docs.decorators';
-
-export const API_PREFIX = 'api/public/v1';
+import { API_ERRORS, API_PAYLOAD, PayloadDeclaration } from '../common/api-docs.decorators';
 
 /** One route of the application with everything the OpenAPI document and the code check need. */
 export interface ApiRoute {

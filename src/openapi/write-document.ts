@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import { AppModule, appControllers } from '../app.module';
 import { loadConfig } from '../config/config';
 import { buildOpenApiDocument } from './document';
-import { API_PREFIX, apiRoutes } from './routes';
+import { API_PREFIX } from '../common/api-prefix';
+import { apiRoutes } from './routes';
 
 /**
  * Writes the OpenAPI document the service serves to the file named on the command line (stdout without

@@ -4,7 +4,7 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { ParseIdPipe } from '../common/pipes';
 import { PlotsService } from './plots.service';
-import { ApiEnvelope, ApiErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors } from '../common/api-docs.decorators';
 import { Codes } from '../common/error-codes';
 import { parseBody } from '../common/validation';
 import { ModelPlotsDto, OnePlotDto } from './dto/plot.dto';

@@ -4,11 +4,24 @@ import { AnalysesService } from '../analyses/analyses.service';
 import { Codes } from '../common/error-codes';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { ColumnStore } from '../datasets/column-store';
+import type { JobKind, JobSubject } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
 import { FinalJobError, JobFailure } from '../jobs/jobs.types';
 import type { PredictRequest, PredictResponse } from './predict.worker';
+import { insertResultRows, predictionToRun } from './predictions.queries';
 
 const SCRIPT = workerScript(__dirname, __filename, 'predict.worker');
+
+/** Predictions: their status shows no times (their rows keep them). */
+export const PREDICTION_SUBJECT: JobSubject = { name: 'prediction', table: 'predictions', jobColumn: 'prediction_id', times: true };
+
+export const PREDICTION_JOB: JobKind<{ predictionId: string }> = {
+  name: 'prediction',
+  subject: PREDICTION_SUBJECT,
+  subjectId: (p) => p.predictionId,
+  failureCode: Codes.PredictionFailed,
+  waitsAs: 'pending',
+};
 
 /** The largest result a prediction stores (PostgreSQL's own limit on a JSON array is 256 MiB). */
 const MAX_RESULT_BYTES = 200 * 2 ** 20;
@@ -24,21 +37,16 @@ export class PredictionJob implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.jobs.register('prediction', {
+    this.jobs.register(PREDICTION_JOB, {
       execute: (payload, signal) => this.predict(payload.predictionId, signal),
       // the rows arrive as JSON text and are stored as such: never parsed or serialised on this thread
-      store: async (tx, payload, json) => {
-        await tx.query(`INSERT INTO prediction_results (prediction_id, rows) VALUES ($1, $2::jsonb)`, [payload.predictionId, json]);
-      },
+      store: (tx, payload, json) => insertResultRows(tx, payload.predictionId, json),
     });
   }
 
   /** The result's rows as JSON text. */
   private async predict(predictionId: string, signal: AbortSignal): Promise<string> {
-    const [p]: { analysis_id: string; dataset_id: string; model_key: string; signature_index: number; survival_times: number[] | null }[] =
-      await this.db.query('SELECT analysis_id, dataset_id, model_key, signature_index, survival_times FROM predictions WHERE id = $1', [
-        predictionId,
-      ]);
+    const p = await predictionToRun(this.db, predictionId);
     // deleted meanwhile: its job row went with it, and the runner drops this run
     if (!p) throw new Error(`prediction ${predictionId} is gone`);
     const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);

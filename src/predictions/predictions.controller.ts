@@ -8,7 +8,7 @@ import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { PredictDto } from './dto/predict.dto';
 import { PredictionsService } from './predictions.service';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 
 @ApiTags('predictions')
 @Controller()

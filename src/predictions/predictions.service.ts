@@ -1,28 +1,21 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { readableBy } from '../auth/access.service';
+import { readableBy } from '../auth/auth.queries';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import { runInWorker, workerScript } from '../common/worker-thread';
-import { paginateSql } from '../common/paginate';
-import { keepRow, returning } from '../database/sql';
-import { renderStatus, shownState, SubjectState } from '../jobs/job-state';
+import { paginateSql } from '../database/paginate';
+import { keepRow } from '../database/sql';
+import { renderStatus } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
 import type { PredictionRow } from '../engine/types';
 import { PredictDto, PredictionView } from './dto/predict.dto';
-
-interface PredictionRowDb {
-  id: string;
-  analysis_id: string;
-  dataset_id: string;
-  model_key: string;
-  signature_index: number;
-  state: SubjectState;
-  error: { code: string; message: string } | null;
-}
+import { PREDICTION_JOB, PREDICTION_SUBJECT } from './prediction.job';
+import * as queries from './predictions.queries';
+import { PredictionRowDb } from './predictions.queries';
 
 export interface PredictionResult {
   predictionId: string;
@@ -33,8 +26,6 @@ export interface PredictionResult {
 }
 
 const CSV_SCRIPT = workerScript(__dirname, __filename, 'result-csv.worker');
-
-const PREDICTION_COLUMNS = `id, analysis_id, dataset_id, model_key, signature_index, ${shownState('prediction')}, error`;
 
 function view(r: PredictionRowDb): PredictionView {
   return {
@@ -56,6 +47,11 @@ export class PredictionsService {
     private readonly datasets: DatasetsService,
     private readonly analyses: AnalysesService,
   ) {}
+
+  /** The SQL of a prediction's state as clients see it. */
+  private state(): string {
+    return this.jobs.states.shownState(PREDICTION_SUBJECT);
+  }
 
   async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
     return this.jobs.enqueueTurn(userId, () => this.queue(userId, analysisId, datasetId, dto));
@@ -84,13 +80,16 @@ export class PredictionsService {
       await keepRow(tx, 'analyses', analysisId, new ApiError(Codes.AnalysisNotFound));
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
       await this.checkColumns(analysisId, dto.modelKey, signatureIndex, datasetId, tx);
-      const [row] = await tx.query(
-        `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index, survival_times)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
-        [analysisId, datasetId, userId, dto.modelKey, signatureIndex, dto.times === undefined ? null : JSON.stringify(dto.times)],
-      );
+      const row = await queries.insertPrediction(tx, {
+        analysisId,
+        datasetId,
+        userId,
+        modelKey: dto.modelKey,
+        signatureIndex,
+        times: dto.times,
+      });
       const predictionId = String(row.id);
-      await this.jobs.enqueue('prediction', { predictionId }, { projectId: String(row.project_id), manager: tx });
+      await this.jobs.enqueue(PREDICTION_JOB, { predictionId }, { projectId: String(row.project_id), manager: tx });
       return { predictionId };
     });
   }
@@ -116,14 +115,14 @@ export class PredictionsService {
   }
 
   private async get(predictionId: string): Promise<PredictionRowDb> {
-    const rows: PredictionRowDb[] = await this.db.query(`SELECT ${PREDICTION_COLUMNS} FROM predictions WHERE id = $1`, [predictionId]);
-    if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
-    return rows[0];
+    const row = await queries.predictionById(this.db, this.state(), predictionId);
+    if (!row) throw new ApiError(Codes.PredictionNotFound);
+    return row;
   }
 
   async status(predictionId: string): Promise<PredictionView & { error?: { code: string; message: string } }> {
     const r = await this.get(predictionId);
-    return { ...view(r), ...renderStatus('prediction', r) };
+    return { ...view(r), ...renderStatus(PREDICTION_SUBJECT, r) };
   }
 
   /**
@@ -152,25 +151,23 @@ export class PredictionsService {
   /** The stored rows' JSON text of a finished prediction. */
   private async storedRows(r: PredictionRowDb): Promise<string> {
     if (r.state !== 'finished') throw new ApiError(Codes.PredictionUnfinished, `prediction is ${r.state}`);
-    const [res]: { rows: string }[] = await this.db.query(`SELECT rows::text AS rows FROM prediction_results WHERE prediction_id = $1`, [
-      r.id,
-    ]);
-    return res.rows;
+    const rows = await queries.resultRowsText(this.db, r.id);
+    // a finished prediction has its result (stored in the transaction that finished it)
+    if (rows === undefined) throw new ApiError(Codes.PredictionNotFound);
+    return rows;
   }
 
   /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
   async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<PredictionView> & { analysisId: string }> {
     const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
-    const sql = { table: 'predictions', columns: PREDICTION_COLUMNS, where, params: [analysisId, userId] };
+    const sql = { table: 'predictions', columns: queries.predictionColumns(this.state()), where, params: [analysisId, userId] };
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
   async delete(predictionId: string): Promise<PredictionView> {
-    const rows = await returning<PredictionRowDb>(this.db, `DELETE FROM predictions WHERE id = $1 RETURNING ${PREDICTION_COLUMNS}`, [
-      predictionId,
-    ]);
-    if (!rows.length) throw new ApiError(Codes.PredictionNotFound);
-    return view(rows[0]);
+    const row = await queries.deletePrediction(this.db, this.state(), predictionId);
+    if (!row) throw new ApiError(Codes.PredictionNotFound);
+    return view(row);
   }
 }

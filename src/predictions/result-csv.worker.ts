@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PredictionRow } from '../engine/types';
-import { csvCell } from './csv-cell';
+import { csvCell } from '../common/csv-cell';
 
 type ResultRow = PredictionRow & { sampleId?: string };
 

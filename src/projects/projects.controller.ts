@@ -6,7 +6,7 @@ import { Permission } from '../auth/permission';
 import { Page, ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { CreateProjectDto, ProjectView, ShareProjectDto, UnshareProjectDto } from './dto/project.dto';
 import { ProjectsService } from './projects.service';
-import { ApiEnvelope, ApiErrors, bodyErrors } from '../openapi/api-docs.decorators';
+import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 import { Codes } from '../common/error-codes';
 
 @ApiTags('projects')

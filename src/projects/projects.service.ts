@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import { paginateSql } from '../common/paginate';
+import { paginateSql } from '../database/paginate';
 import { keepRow } from '../database/sql';
 import { UserEntity } from '../auth/user.entity';
 import { ProjectEntity } from './project.entity';

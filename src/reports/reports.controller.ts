@@ -5,7 +5,7 @@ import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
 import { Codes } from '../common/error-codes';
 import { ParseIdPipe } from '../common/pipes';
-import { ApiErrors, ApiHtml } from '../openapi/api-docs.decorators';
+import { ApiErrors, ApiHtml } from '../common/api-docs.decorators';
 import { REPORT_CSP_HEADER } from './render/styles';
 import { ReportsService } from './reports.service';
 

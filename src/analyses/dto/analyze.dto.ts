@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ValidateBy, ValidationArguments } from 'class-validator';
 import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidatePositiveInt, ValidateText } from '../../common/validation';
-import { OUTCOME_FORMS } from '../../openapi/schemas';
+import { OUTCOME_FORMS } from '../../common/payload-schemas';
 import type { AnalysisParameters, Outcome } from '../../engine/types';
 
 /** Upper bounds of the analyze parameters api-v1 leaves open (README, error codes badRequest-120-0-8 and -9). */
@@ -32,7 +32,7 @@ export function outcomeProblem(o: unknown): string | undefined {
 
 /** The body of analyze and of its check (api-v1.md, "Analyze dataset"); fields in the order they are reported. */
 export class AnalyzeDto {
-  // named forms (src/openapi/schemas.ts): a oneOf of inline objects is what generators cannot name
+  // named forms (src/common/payload-schemas.ts): a oneOf of inline objects is what generators cannot name
   @ApiProperty({ description: 'the outcome to predict, one of three forms', oneOf: OUTCOME_FORMS })
   @ValidateBy(
     { name: 'isDefined', validator: { validate: (v) => v !== undefined } },

@@ -4,20 +4,8 @@
  * compile (and plot-charts.spec.ts checks every registered name draws).
  */
 import type { ModelPlots, PlotName } from '../../engine/plots';
-import {
-  barChart,
-  boxChart,
-  Box,
-  ChartParts,
-  dataTable,
-  heatMap,
-  lineChart,
-  niceDomain,
-  PALETTE,
-  scatterChart,
-  stepChart,
-  thinEvenly,
-} from './charts';
+import { ChartParts, dataTable, niceDomain, PALETTE, thinEvenly } from './chart-frame';
+import { barChart, boxChart, Box, heatMap, lineChart, scatterChart, stepChart } from './charts';
 import { interval, num, pct, pValue } from './format';
 import { Content, markup } from './html';
 

@@ -3,18 +3,29 @@
  * loaded from anywhere) that answers first which model won, how good it is, which features matter and how sure each
  * number is, then gives every detail of the result for a reviewer, and how to predict with it.
  */
-import { metricNames } from '../../engine/metrics';
-import { orderedPlotNames } from '../../engine/plots';
-import type { ModelReport } from '../../engine/types';
-import { dataTable, figure, table } from './charts';
-import { count, duration, interval, num, pct, timestamp } from './format';
-import { Content, join, markup, Markup } from './html';
-import { PlotRenderContext, rendererOf } from './plot-charts';
+import { table } from './chart-frame';
+import { count, duration, interval, num, timestamp } from './format';
+import { Content, markup, Markup } from './html';
 import type { LeaderboardRow } from '../../analyses/result-details.service';
-import type { ReportData, ReportModel } from './report-data';
+import type { ReportData } from './report-data';
 import { REPORT_CSP, REPORT_CSS } from './styles';
-
-type Task = 'classification' | 'regression' | 'survival';
+import { modelSection } from './model-section';
+import {
+  comparison,
+  equivalentsByPosition,
+  facts,
+  featuresByImportance,
+  intervalStrip,
+  listWords,
+  meaningOf,
+  modelHeading,
+  outcomeWords,
+  primaryMetric,
+  secondaryMetrics,
+  shortModel,
+  taskOf,
+  Task,
+} from './report-parts';
 
 /** The sections of every report, in order: their anchors and headings (the table of contents, and tests, read this). */
 export const REPORT_SECTIONS = {
@@ -24,146 +35,6 @@ export const REPORT_SECTIONS = {
   predict: 'Predicting new samples',
   reading: 'How to read this report',
 } as const;
-
-const MODEL_HEADINGS: Record<string, string> = { best: 'Best model', interpretable: 'Interpretable model' };
-export const modelHeading = (key: string): string => MODEL_HEADINGS[key] ?? `Model "${key}"`;
-
-/** What each metric means, in a sentence a clinician can use (`positive`: the positive class of a binary outcome). */
-function meaningOf(metric: string, positive = 'the positive class'): string {
-  return (METRIC_MEANINGS[metric] ?? '').replace(/\{positive\}/g, positive);
-}
-
-const METRIC_MEANINGS: Record<string, string> = {
-  'Area Under the ROC Curve':
-    'the chance that a random {positive} sample gets a higher probability of {positive} than a random other one (0.5: chance, 1: perfect)',
-  'Mean Area Under the ROC Curve':
-    'the area under the ROC curve of each class against the others, averaged over the classes (0.5: chance, 1: perfect)',
-  Accuracy: 'the share of samples whose predicted class (highest probability) is right',
-  'Balanced Accuracy':
-    'the mean over the classes of the share of their samples predicted right: accuracy as if every class were equally common',
-  Sensitivity: 'the share of {positive} samples that are called {positive}',
-  Specificity: 'the share of the other samples that are not called {positive}',
-  'F1 Score': 'the harmonic mean of precision and sensitivity for {positive}',
-  'R Squared': "the share of the outcome's variance the predictions explain (0: no better than the mean, 1: perfect)",
-  'Mean Absolute Error': 'the mean distance between prediction and actual value, in the units of the outcome (lower is better)',
-  'Root Mean Squared Error':
-    'the square root of the mean squared error, in the units of the outcome; large errors weigh more (lower is better)',
-  'Concordance Index':
-    'the chance that, of two samples, the one with the higher predicted risk has its event first (0.5: chance, 1: perfect)',
-};
-
-function taskOf(data: ReportData): Task {
-  const o = data.parameters.outcome;
-  return 'classification' in o ? 'classification' : 'regression' in o ? 'regression' : 'survival';
-}
-
-function outcomeWords(data: ReportData): Markup {
-  const o = data.parameters.outcome;
-  if ('classification' in o) return markup`classification of <strong>${o.classification}</strong>`;
-  if ('regression' in o) return markup`regression of <strong>${o.regression}</strong>`;
-  return markup`survival: time <strong>${o.survival.timeToEvent}</strong>, event <strong>${o.survival.event}</strong>`;
-}
-
-/** The model's kind, without its settings: `Support vector machine` of `Support vector machine (RBF kernel, ...)`. */
-export function shortModel(description: string): string {
-  const cut = description.search(/ \(|;|:/);
-  return (cut > 0 ? description.slice(0, cut) : description).trim();
-}
-
-/** The metrics of a model in the engine's order (the primary one first), then any other the result holds. */
-function metricsOf(task: Task, m: ModelReport): string[] {
-  const known = metricNames(task, m.classes?.length ?? 2).filter((k) => k in m.performance);
-  return [...known, ...Object.keys(m.performance).filter((k) => !known.includes(k))];
-}
-
-function primaryMetric(data: ReportData, task: Task): string {
-  const best = data.models[0]?.report;
-  return data.leaderboard?.rows[0]?.metric ?? (best && metricsOf(task, best)[0]) ?? metricNames(task, best?.classes?.length ?? 2)[0];
-}
-
-/** A value and its interval on a small strip from 0 to 1 (metrics that are shares), for the tables. */
-function intervalStrip(value: number, cis: readonly [number, number] | undefined): Markup {
-  if (!cis || ![value, ...cis].every((v) => v >= 0 && v <= 1)) return markup``;
-  const x = (v: number) => (4 + v * 112).toFixed(1);
-  return markup`<svg class="strip" viewBox="0 0 120 14" aria-hidden="true">
-    <line class="strip-axis" x1="4" x2="116" y1="7" y2="7" />
-    <line class="strip-range" x1="${x(cis[0])}" x2="${x(cis[1])}" y1="7" y2="7" />
-    <circle class="strip-point" cx="${x(value)}" cy="7" r="3" />
-  </svg>`;
-}
-
-/** Stability of each feature of the model: the result's own map, else the Feature Stability plot. */
-function stabilityOf(m: ReportModel): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const e of m.plots['Feature Stability'] ?? []) out.set(e.name, e.value);
-  for (const [k, v] of Object.entries(m.report.stability ?? {})) out.set(k, v);
-  return out;
-}
-
-/**
- * For each feature of the reference signature, the features that stand in for it in the equivalent signatures shown
- * (signatures are built one member per position, so position i of each is an equivalent of the reference's i-th).
- */
-export function equivalentsByPosition(signatures: readonly (readonly string[])[]): string[][] {
-  const [reference, ...others] = signatures;
-  if (!reference) return [];
-  const aligned = others.every((s) => s.length === reference.length);
-  return reference.map((f, i) => (aligned ? [...new Set(others.map((s) => s[i]).filter((g) => g !== f))] : []));
-}
-
-/** The features of the reference signature, most important first when the Feature Importance plot says so. */
-function featuresByImportance(m: ReportModel): string[] {
-  const reference = m.report.signatures[0] ?? [];
-  const order = (m.plots['Feature Importance'] ?? []).map((e) => e.name).filter((n) => reference.includes(n));
-  return [...order, ...reference.filter((f) => !order.includes(f))];
-}
-
-function listWords(items: readonly Content[], max = 6): Markup {
-  const shown = items.slice(0, max);
-  const rest = items.length - shown.length;
-  const parts: Content[] = [];
-  shown.forEach((item, i) => {
-    if (i > 0) parts.push(i === shown.length - 1 && rest === 0 ? ' and ' : ', ');
-    parts.push(item);
-  });
-  if (rest > 0) parts.push(` and ${rest} more`);
-  return markup`${parts}`;
-}
-
-/** Terms and their descriptions, two columns (one on a phone). */
-function facts(rows: readonly (readonly [Content, Content])[]): Markup {
-  return markup`<dl class="facts">${rows.map(([k, v]) => markup`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
-}
-
-/** How the interpretable model compares with the winner on the primary metric, in words. */
-function comparison(best: ModelReport, other: ModelReport, primary: string): string {
-  const a = best.performanceCis?.[primary];
-  const b = other.performanceCis?.[primary];
-  if (!a || !b) return '';
-  if (b[1] >= a[0] && a[1] >= b[0])
-    return 'About as good as the model that won (their intervals overlap): prefer it when each prediction must be explained.';
-  return other.performance[primary] < best.performance[primary]
-    ? 'Less good than the model that won (their intervals do not overlap): the price of a model that can be read.'
-    : 'Better than the model that won on this estimate (their intervals do not overlap).';
-}
-
-/** The metrics people ask next, beside the primary one: what the model gets right, each with its interval. */
-function secondaryMetrics(task: Task, m: ModelReport): Markup {
-  const names =
-    task === 'regression'
-      ? ['Mean Absolute Error']
-      : task === 'classification' && (m.classes?.length ?? 2) === 2
-        ? ['Sensitivity', 'Specificity']
-        : task === 'classification'
-          ? ['Accuracy', 'Balanced Accuracy']
-          : [];
-  const shown = names.filter((n) => Number.isFinite(m.performance[n]));
-  if (!shown.length) return markup``;
-  return markup`<p data-secondary="">${join(
-    shown.map((n) => markup`${n} <strong>${num(m.performance[n])}</strong> (${interval(m.performanceCis?.[n])})`),
-    '; ',
-  )}</p>`;
-}
 
 // ---- sections ----------------------------------------------------------------------------------------------------
 
@@ -276,219 +147,6 @@ function analysisSection(data: ReportData): Markup {
   return markup`<section id="analysis" data-section="analysis">
     <h2>${REPORT_SECTIONS.analysis}</h2>
     ${facts(rows)}
-  </section>`;
-}
-
-function performanceTable(task: Task, m: ModelReport, primary: string): Markup {
-  const rows = metricsOf(task, m).map((name) => {
-    const value = m.performance[name];
-    const cis = m.performanceCis?.[name];
-    return markup`<tr data-metric="${name}">
-      <th scope="row">${name}${name === primary ? markup` <span class="badge">ranks the models</span>` : ''}</th>
-      <td class="num" data-value="${String(value)}">${num(value)}</td>
-      <td class="num" data-cis="${cis ? cis.join(' ') : ''}">${interval(cis)}</td>
-      <td>${intervalStrip(value, cis)}</td>
-      <td class="note">${meaningOf(name, m.positiveClass)}</td>
-    </tr>`;
-  });
-  return table(
-    'performance',
-    'Performance on samples the model did not see, with 95% intervals',
-    ['metric', 'estimate', '95% interval', markup`<span class="note">0 to 1</span>`, 'what it means'],
-    rows,
-  );
-}
-
-function signaturesBlock(m: ReportModel): Markup {
-  const signatures = m.report.signatures;
-  const reference = signatures[0] ?? [];
-  const stability = stabilityOf(m);
-  const equivalents = equivalentsByPosition(signatures);
-  const stab = (f: string): Content => {
-    const v = stability.get(f);
-    return v === undefined ? 'n/a' : markup`${pct(v, 0)} ${intervalStrip(v, [v, v])}`;
-  };
-  const rows = reference.map(
-    (f, i) =>
-      markup`<tr data-feature="${f}">
-        <th scope="row">${f}</th>
-        <td class="num">${stab(f)}</td>
-        <td>
-          ${
-            equivalents[i]?.length
-              ? equivalents[i].map(
-                  (g, k) =>
-                    markup`${k > 0 ? ', ' : ''}<span data-equivalent="${g}">${g}</span>
-                      <span class="note">(${stability.has(g) ? pct(stability.get(g), 0) : 'n/a'})</span>`,
-                )
-              : markup`<span class="note">none shown</span>`
-          }
-        </td>
-      </tr>`,
-  );
-  const shown = signatures.length;
-  const total = m.report.signatureCount ?? shown;
-  return markup`<h3>Signature: the features the model uses</h3>
-    <p>
-      The reference signature holds ${count(reference.length)} feature${reference.length === 1 ? '' : 's'}.
-      ${total > 1 ? markup`The selection found ${count(total)} equivalent signatures in all: each swaps some features for others that carry the same information, and predicts as well${shown < total ? markup` (the first ${shown} are shown)` : ''}.` : 'No equivalent signature was found: no other features carry the same information.'}
-      Stability: the share of cross-validation folds whose own selection chose the feature or one of its equivalents.
-    </p>
-    ${table('signature', 'Reference signature', ['feature', 'stability', 'equivalent features (their stability)'], rows)}
-    ${
-      shown > 1
-        ? dataTable(
-            'Every signature shown (the first is the reference)',
-            ['signature', 'features'],
-            signatures.map((s, i) => [String(i + 1), s.join(', ')]),
-          )
-        : ''
-    }`;
-}
-
-function coefficientsBlock(task: Task, m: ModelReport): Content {
-  const v = m.modelView;
-  if (!v) return '';
-  const multi = Array.isArray(v.coefficients[0]);
-  const classes = v.classes ?? m.classes ?? [];
-  if (multi) {
-    const coefs = (v.originalCoefficients ?? v.coefficients) as number[][];
-    const intercepts = Array.isArray(v.intercept) ? v.intercept : [];
-    return markup`<p>
-        Each class's score is its intercept plus the sum of its coefficients times the feature values; the probabilities are the softmax of
-        the scores. Coefficients per unit of each feature${v.originalCoefficients ? '' : ' (standardized features)'}.
-      </p>
-      ${dataTable(
-        'Coefficients per class',
-        ['feature', ...classes],
-        [
-          ...(intercepts.length ? [['(intercept)', ...intercepts.map((x) => num(x))]] : []),
-          ...v.featureNames.map((f, j) => [f, ...coefs.map((row) => num(row[j]))]),
-        ],
-      )}`;
-  }
-  const original = v.originalCoefficients as number[] | undefined;
-  const perSd = v.coefficients as number[];
-  const ratio = task === 'survival' ? 'hazard ratio' : task === 'classification' ? 'odds ratio' : undefined;
-  const meaning =
-    task === 'survival'
-      ? 'The risk score is the sum of the coefficients times the feature values: a hazard ratio above 1 means more of the feature, a higher hazard (an earlier event).'
-      : task === 'regression'
-        ? 'The prediction is the intercept plus the sum of the coefficients times the feature values.'
-        : markup`The log-odds of <strong>${m.positiveClass ?? classes[1] ?? 'the positive class'}</strong> are the intercept plus the sum of
-            the coefficients times the feature values: an odds ratio above 1 means more of the feature, higher odds of it.`;
-  const headers = [
-    'feature',
-    ...(original ? ['per unit'] : []),
-    'per standard deviation',
-    ...(ratio ? [`${ratio} per standard deviation`] : []),
-    ...(v.hazardRatios ? ['hazard ratio per unit'] : []),
-  ];
-  const blank = headers.slice(1).map(() => '');
-  const rows: Content[][] = [
-    ...(typeof v.intercept === 'number' && original ? [['(intercept)', num(v.intercept), ...blank.slice(1)]] : []),
-    ...v.featureNames.map((f, j) => [
-      f,
-      ...(original ? [num(original[j])] : []),
-      num(perSd[j]),
-      ...(ratio ? [num(Math.exp(perSd[j]))] : []),
-      ...(v.hazardRatios ? [num(v.hazardRatios[j])] : []),
-    ]),
-  ];
-  return markup`<p>
-      ${meaning} Per unit: on the feature's own scale (a level of a categorical feature against its most common level). Per standard
-      deviation: for a change of one standard deviation of the feature, comparable between features.
-    </p>
-    ${dataTable('Coefficients', headers, rows)}`;
-}
-
-function factsBlock(task: Task, m: ModelReport): Markup {
-  const rows: [string, Content][] = [];
-  if (m.classes?.length) rows.push(['Classes', m.classes.join(', ')]);
-  if (m.positiveClass !== undefined)
-    rows.push([
-      'Positive class',
-      markup`<strong>${m.positiveClass}</strong>
-        <span class="note">(the class whose probability, sensitivity and ROC curve are shown)</span>`,
-    ]);
-  if (m.calibration) {
-    const c = m.calibration;
-    rows.push([
-      'Calibration',
-      markup`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
-        c.method && c.uncalibrated
-          ? markup`; the probabilities were recalibrated (${c.method === 'platt' ? 'Platt scaling' : 'isotonic regression'}, fitted within the cross-validation): before, Brier score
-              ${num(c.uncalibrated.brier)} and calibration error ${num(c.uncalibrated.ece)}`
-          : ''
-      }`,
-    ]);
-  }
-  const coefficients = coefficientsBlock(task, m);
-  if (!rows.length && !coefficients) return markup``;
-  return markup`<h3>Model facts</h3>${rows.length ? facts(rows) : ''}${coefficients}`;
-}
-
-function plotsBlock(data: ReportData, m: ReportModel, ctx: PlotRenderContext): Markup {
-  const names = orderedPlotNames(m.plots);
-  const figures = names.map((name) => {
-    const render = rendererOf(name);
-    const value = (m.plots as Record<string, unknown>)[name];
-    if (!render || value === undefined)
-      return markup`<p class="note" data-plot-missing="${name}">${name}: drawn by a later version of the report.</p>`;
-    const drawn = render(value as never, ctx);
-    return figure({
-      title: name,
-      parts: drawn.parts,
-      caption: drawn.caption,
-      extra: drawn.extra,
-      attributes: markup` data-plot="${name}" data-model="${m.key}"`,
-    });
-  });
-  if (!figures.length) return markup``;
-  return markup`<h3>Plots</h3>
-    <p class="note">
-      Every plot is drawn from the configuration's pooled out-of-fold predictions: each sample predicted by a model fitted without it.
-      Their figures (the area under a ROC curve, the sensitivity of the confusion matrix) can differ a little from the estimates
-      above, which are corrected for the choice among the configurations.${data.parameters.thoroughness === 'preliminary' ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
-    </p>
-    ${figures}`;
-}
-
-function modelSection(data: ReportData, task: Task, m: ReportModel, primary: string): Markup {
-  const ctx: PlotRenderContext = {
-    primaryMetric: primary,
-    outcome:
-      'regression' in data.parameters.outcome
-        ? data.parameters.outcome.regression
-        : 'survival' in data.parameters.outcome
-          ? data.parameters.outcome.survival.timeToEvent
-          : data.parameters.outcome.classification,
-    positiveClass: m.report.positiveClass ?? (m.report.classes?.length === 2 ? m.report.classes[1] : undefined),
-  };
-  const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
-  const lead =
-    m.key === 'best'
-      ? 'The simplest configuration whose performance is statistically tied with the top one (fewest features, then the most interpretable model), its performance estimated by bootstrap bias-corrected cross-validation.'
-      : m.key === 'interpretable'
-        ? 'Chosen by the same rule among the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
-        : '';
-  return markup`<section
-    class="model"
-    id="model-${m.key === 'best' || m.key === 'interpretable' ? m.key : 'other'}"
-    data-section="model"
-    data-model="${m.key}"
-  >
-    <h2>${modelHeading(m.key)}</h2>
-    <p class="lead">
-      ${lead}${row ? markup` Rank ${row.rank} of ${data.leaderboard?.totalCount ?? ''} on the leaderboard by pooled out-of-fold ${row.metric}.` : ''}
-    </p>
-    ${facts([
-      ['Model', m.report.model],
-      ['Preprocessing', m.report.preprocessing],
-      ['Feature selection', m.report.featureSelection],
-    ])}
-    <h3>Performance</h3>
-    ${performanceTable(task, m.report, primary)} ${signaturesBlock(m)} ${factsBlock(task, m.report)} ${plotsBlock(data, m, ctx)}
   </section>`;
 }
 

@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { PLOT_NAMES } from '../../engine/plots';
 import type { ModelPlots, ModelReport } from '../../engine/types';
-import { barChart, boxChart, heatMap, niceDomain, scatterChart, stepChart, ticks, xyChart } from './charts';
+import { niceDomain, ticks } from './chart-frame';
+import { barChart, boxChart, heatMap, scatterChart, stepChart, xyChart } from './charts';
 import { duration, interval, num, pct, pValue } from './format';
 import { escapeHtml, join, markup, Markup } from './html';
 import { PLOT_RENDERERS, rendererOf } from './plot-charts';
 import type { ReportData } from './report-data';
-import { equivalentsByPosition, REPORT_SECTIONS, renderReport, shortModel } from './report-page';
+import { equivalentsByPosition, shortModel } from './report-parts';
+import { REPORT_SECTIONS, renderReport } from './report-page';
 import { REPORT_CSP, REPORT_CSS, REPORT_CSS_HASH } from './styles';
 
 /** Names as users' files can hold them: markup, quotes, an event handler. */

@@ -1,9 +1,9 @@
 import { DataSource } from 'typeorm';
-import { prepared } from '../database/sql';
-import { Page } from './pipes';
+import { Page } from '../common/pipes';
+import { prepared } from './sql';
 
 /**
- * The same with plain SQL: a page of `SELECT <columns> FROM <table> WHERE <where>` ordered by creation
+ * A page of a list (common/pipes.ts: Page) with plain SQL: `SELECT <columns> FROM <table> WHERE <where>` ordered by creation
  * then id. `where` uses $1.. for `params`; the table, columns and condition are code, never input (the
  * statements are prepared: sql.ts).
  * One query gives the page and the total (a window count); only a page past the end (or of 0 items),

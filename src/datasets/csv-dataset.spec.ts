@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { datasetFromCsv } from '../../bench/csv-dataset';
 import { TEST_DATA as DATA } from '../../test/data';
-import { columnType, textColumnsOf, toEngineColumn } from '../datasets/column-codec';
-import { parseTable, parseTableText, TableError, TableOptions } from '../datasets/table-parser';
-import { datasetFromCsv } from './csv';
-import type { EngineDataset, FeatureType } from './types';
+import type { EngineDataset, FeatureType } from '../engine/types';
+import { columnType, textColumnsOf, toEngineColumn } from './column-codec';
+import { parseTable, parseTableText, TableError, TableOptions } from './table-parser';
 
 /** The dataset an upload of `text` gives the engine: parseTable on a stream of small chunks, typed as stored. */
 async function asUploaded(text: string, types: Record<string, FeatureType> = {}): Promise<EngineDataset> {
@@ -31,7 +31,7 @@ function plain(data: EngineDataset): unknown {
   return JSON.parse(JSON.stringify(data, (_, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v)));
 }
 
-describe('datasetFromCsv reads a text as an upload does', () => {
+describe("datasetFromCsv (the engine tests' and benchmarks' reader) reads a text as an upload does", () => {
   it('treats empty cells, NA, NaN, ?, null (any case) as missing, as decisions.md says', () => {
     const data = datasetFromCsv('x,g\n1,a\nNA,b\n,na\nnan,?\n?,NULL\nNull,a\n 2 ,A\n');
     const [x, g] = data.columns;

@@ -1,14 +1,15 @@
-import { columnType, impossibleType, textColumnsOf, toEngineColumn } from '../datasets/column-codec';
-import { parseTableText } from '../datasets/table-parser';
-import type { EngineColumn, EngineDataset, FeatureType } from './types';
+import { columnType, impossibleType, textColumnsOf, toEngineColumn } from '../src/datasets/column-codec';
+import { parseTableText } from '../src/datasets/table-parser';
+import type { EngineColumn, EngineDataset, FeatureType } from '../src/engine/types';
 
 /**
- * A CSV text (comma separated, a header row, samples in rows) as an engine dataset, for tests, benchmarks
- * and tools. It is read as an upload is (src/datasets: parseTableText, then the stored columns' typing and
- * conversion), so the engine is tested on what production gives it: missing values are empty cells, NA, NaN,
- * ?, null (case-insensitive); a column whose present values are all numbers is numerical, otherwise
- * categorical with its levels in order of first appearance; `types` overrides by column name. A fault in the
- * text, an unknown name in `types` or an impossible type throws an Error saying which.
+ * A CSV text (comma separated, a header row, samples in rows) as an engine dataset, for the engine's tests and
+ * the benchmarks (the engine reads no files: the service hands it datasets). It is read as an upload is
+ * (src/datasets: parseTableText, then the stored columns' typing and conversion), so the engine is tested on what
+ * production gives it: missing values are empty cells, NA, NaN, ?, null (case-insensitive); a column whose present
+ * values are all numbers is numerical, otherwise categorical with its levels in order of first appearance; `types`
+ * overrides by column name. A fault in the text, an unknown name in `types` or an impossible type throws an Error
+ * saying which.
  */
 export function datasetFromCsv(text: string, types: Record<string, FeatureType> = {}): EngineDataset {
   const table = parseTableText(text, {

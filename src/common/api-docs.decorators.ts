@@ -2,7 +2,7 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { Codes, ErrorCode } from '../common/error-codes';
-import { PayloadSchema } from './schemas';
+import { PayloadSchema } from './payload-schemas';
 
 export const API_PAYLOAD = 'signet:api-payload';
 export const API_ERRORS = 'signet:api-errors';
@@ -19,7 +19,7 @@ export interface PayloadDeclaration {
 
 /**
  * Documents an operation: its summary and its success payload, which the document shows inside the
- * envelope `{ status: "success", payload }` (with the route's error envelope beside it, see document.ts).
+ * envelope `{ status: "success", payload }` (with the route's error envelope beside it, see src/openapi/document.ts).
  */
 export function ApiEnvelope(summary: string, schema: PayloadSchema, options: Omit<PayloadDeclaration, 'schema'> = {}): MethodDecorator {
   return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema, ...options } satisfies PayloadDeclaration));
@@ -31,9 +31,9 @@ export function ApiHtml(summary: string): MethodDecorator {
 }
 
 /**
- * The error codes a route can answer besides those every route of its kind gets (see routes.ts: the
+ * The error codes a route can answer besides those every route of its kind gets (see src/openapi/routes.ts: the
  * general body codes, the access guard's codes, pagination). The document lists them and, in tests, a
- * response with a code not declared for its route fails (check-codes.ts).
+ * response with a code not declared for its route fails (src/openapi/check-codes.ts).
  */
 export function ApiErrors(...codes: ErrorCode[]): MethodDecorator {
   return SetMetadata(API_ERRORS, codes);
