@@ -103,22 +103,23 @@ function gradientPng(size: number): Buffer {
 it("has, for every registered kind of subject, its table and the jobs table's column that refers to it (its migration)", async () => {
   const subjects = t.app.get(JobsService).subjects();
   expect(subjects.map((s) => s.name).sort()).toEqual(['analysis', 'prediction', 'task']);
-  const [check] = (await t.db.query(`SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_one_subject'`)) as {
-    def: string;
-  }[];
+  const [check] = await t.db.query<{ def: string }[]>(
+    `SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conname = 'jobs_one_subject'`,
+  );
   for (const s of subjects) {
     // a foreign key that deletes the job with its subject, and one of the columns of which exactly one is set
-    const keys = (await t.db.query(
+    const keys = await t.db.query<{ target: string; on_delete: string }[]>(
       `SELECT c.confrelid::regclass::text AS target, c.confdeltype AS on_delete FROM pg_constraint c
          JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = ANY(c.conkey)
         WHERE c.conrelid = 'jobs'::regclass AND c.contype = 'f' AND a.attname = $1`,
       [s.jobColumn],
-    )) as { target: string; on_delete: string }[];
+    );
     expect({ subject: s.name, keys }).toEqual({ subject: s.name, keys: [{ target: s.table, on_delete: 'c' }] });
     expect(check.def).toContain(s.jobColumn);
-    const columns = (await t.db.query(`SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`, [s.table])) as {
-      name: string;
-    }[];
+    const columns = await t.db.query<{ name: string }[]>(
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_name = $1`,
+      [s.table],
+    );
     const wanted = ['id', 'state', 'error', 'user_id'];
     if (s.times) wanted.push('start_time', 'end_time');
     if (s.progress) wanted.push('progress');

@@ -228,3 +228,208 @@ export async function fileStillStored(tx: EntityManager, filePk: string): Promis
   const found = await rows<{ id: string }>(tx, `SELECT id FROM files WHERE id = $1 AND state = 'stored'`, [filePk]);
   return found.length > 0;
 }
+
+// Uploaded files (files.service.ts) and upload slots (upload-slots.ts)
+
+/**
+ * Whether a dataset is being created from the stored file ($1 user, $2 file id): it is then neither deleted
+ * nor replaced (conflict-115-5-1). Both check it under the user's files lock, which createDataset takes too.
+ */
+const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>'filePk' = f.id::text
+  WHERE f.user_id = $1 AND f.file_id = $2 AND f.state = 'stored'
+    AND t.user_id = f.user_id AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))`;
+
+/**
+ * The bytes user $1 keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress too,
+ * but for the row $3; $2: the id of the stored file an upload replaces, which does not count), the datasets the
+ * user's tasks made, the files of their dataset builds still running (each becomes a dataset), the images of their
+ * image uploads not yet built (image_upload_bytes, kept by each add) and the images being added to them (reserved on
+ * an upload slot live for $4 seconds, until their add commits). A file made into datasets counts once as a file and
+ * once per dataset.
+ */
+const KEPT = `(SELECT coalesce(sum(size_in_bytes), 0) FROM files
+                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
+            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
+            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
+                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
+            + (SELECT coalesce(sum(b.bytes), 0) FROM tasks t JOIN image_upload_bytes b ON b.task_id = t.id
+                WHERE t.user_id = $1 AND t.state IN ('pending', 'running'))
+            + (SELECT coalesce(sum(reserved_bytes), 0) FROM upload_slots
+                WHERE reserved_for = $1 AND touched_at >= now() - make_interval(secs => $4))`;
+
+/** The bytes the user keeps (KEPT), slots live for `slotSeconds`: `replacing`, the stored file an upload replaces, and `uploadPk`, its own row, left out. */
+export async function bytesKept(db: Db, userId: string, slotSeconds: number, replacing?: string, uploadPk?: string): Promise<number> {
+  const [{ kept }] = await rows<{ kept: string }>(db, `SELECT ${KEPT} AS kept`, [userId, replacing ?? null, uploadPk ?? null, slotSeconds]);
+  return Number(kept);
+}
+
+/**
+ * Reserves `bytes` of the user's quota on the upload slot `slotId` when what they keep (KEPT, slots live for
+ * `slotSeconds`) leaves room for them under `quota`: whether it did (false also when the slot is gone), and what they keep.
+ */
+export async function reserveOnSlot(
+  tx: EntityManager,
+  r: { userId: string; slotId: string; bytes: number; quota: number; slotSeconds: number },
+): Promise<{ kept: number; reserved: boolean }> {
+  const [{ kept, reserved }] = await rows<{ kept: string; reserved: boolean }>(
+    tx,
+    `WITH k AS (SELECT ${KEPT} AS kept),
+     r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
+     SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
+    [r.userId, null, null, r.slotSeconds, r.slotId, r.bytes, r.quota],
+  );
+  return { kept: Number(kept), reserved };
+}
+
+/** A new upload's row, in state 'uploading' (invisible to everything else); its key. */
+export async function insertUploadingFile(db: DataSource, userId: string, fileId: string): Promise<string> {
+  const [file] = await rows<{ id: string }>(
+    db,
+    `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count, state) VALUES ($1, $2, 0, 0, 'uploading') RETURNING id`,
+    [userId, fileId],
+  );
+  return String(file.id);
+}
+
+/** Writes the chunk `seq` of the upload `filePk`, which then holds `size` bytes. */
+export function writeChunk(db: DataSource, filePk: string, seq: number, data: Buffer, size: number): Promise<void> {
+  return execute(
+    db,
+    `WITH chunk AS (INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3))
+     UPDATE files SET size_in_bytes = $4, chunk_count = $2 + 1, touched_at = now() WHERE id = $1`,
+    [filePk, seq, data, size],
+  );
+}
+
+/** Marks the upload's row alive (a slow upload, so it is never taken for a stale one). */
+export async function touchFile(db: DataSource, filePk: string): Promise<void> {
+  await execute(db, 'UPDATE files SET touched_at = now() WHERE id = $1', [filePk]);
+}
+
+export async function deleteFileRow(db: Db, filePk: string): Promise<void> {
+  await execute(db, 'DELETE FROM files WHERE id = $1', [filePk]);
+}
+
+/** Deletes the rows of uploads untouched for `seconds`: their process was killed. */
+export async function deleteStaleUploads(db: DataSource, seconds: number): Promise<void> {
+  await execute(db, `DELETE FROM files WHERE state = 'uploading' AND touched_at < now() - make_interval(secs => $1)`, [seconds]);
+}
+
+/** Whether a dataset is being created from the user's stored file `fileId` (IN_USE_BY_ID). */
+export async function fileInUse(tx: EntityManager, userId: string, fileId: string): Promise<boolean> {
+  const [{ in_use }] = await rows<{ in_use: boolean }>(tx, `SELECT ${IN_USE_BY_ID} AS in_use`, [userId, fileId]);
+  return in_use;
+}
+
+/**
+ * The finished upload `filePk` (`size` bytes in `chunkCount` chunks) becomes the user's stored file `fileId`, in place
+ * of the one stored before; false when its row is gone (its user was deleted meanwhile).
+ */
+export async function replaceStoredFile(
+  tx: EntityManager,
+  f: { userId: string; fileId: string; filePk: string; size: number; chunkCount: number },
+): Promise<boolean> {
+  await execute(tx, `DELETE FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`, [f.userId, f.fileId]);
+  const done = await rows<{ id: string }>(
+    tx,
+    `UPDATE files SET state = 'stored', size_in_bytes = $2, chunk_count = $3, touched_at = now() WHERE id = $1 RETURNING id`,
+    [f.filePk, f.size, f.chunkCount],
+  );
+  return done.length > 0;
+}
+
+/** An uploaded file as `GET /files/:offset/:count` lists it (size_in_bytes a bigint, as text). */
+export interface FileListRow {
+  file_id: string;
+  size_in_bytes: string;
+  created_at: Date;
+  used: boolean;
+  in_use: boolean;
+}
+
+/** paginateSql's description of the user's stored files (FileListRow). */
+export function filesOfUser(userId: string): { table: string; columns: string; where: string; params: unknown[] } {
+  return {
+    table: 'files',
+    columns: `file_id, size_in_bytes, created_at,
+      EXISTS (SELECT 1 FROM tasks t JOIN datasets d ON d.id = t.dataset_id
+               WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text) AS used,
+      EXISTS (SELECT 1 FROM tasks t
+               WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text
+                 AND t.state IN ('pending', 'running')) AS in_use`,
+    where: `user_id = $1 AND state = 'stored'`,
+    params: [userId],
+  };
+}
+
+/** The user's stored file `fileId`, locked for a delete, and whether a dataset is being created from it. */
+export async function storedFileForDelete(
+  tx: EntityManager,
+  userId: string,
+  fileId: string,
+): Promise<{ id: string; size_in_bytes: string; in_use: boolean } | undefined> {
+  const [row] = await rows<{ id: string; size_in_bytes: string; in_use: boolean }>(
+    tx,
+    `SELECT id, size_in_bytes, ${IN_USE_BY_ID} AS in_use
+       FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored' FOR UPDATE`,
+    [userId, fileId],
+  );
+  return row;
+}
+
+/** The user's stored file `fileId` (size_in_bytes a bigint, as text). */
+export async function storedFile(
+  db: DataSource,
+  userId: string,
+  fileId: string,
+): Promise<{ id: string; size_in_bytes: string; chunk_count: number } | undefined> {
+  const [row] = await rows<{ id: string; size_in_bytes: string; chunk_count: number }>(
+    db,
+    `SELECT id, size_in_bytes, chunk_count FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`,
+    [userId, fileId],
+  );
+  return row;
+}
+
+/** The size of the file `filePk`, or undefined when it is gone. */
+export async function fileSize(db: DataSource, filePk: string): Promise<number | undefined> {
+  const [row] = await rows<{ size_in_bytes: string }>(db, 'SELECT size_in_bytes FROM files WHERE id = $1', [filePk]);
+  return row ? Number(row.size_in_bytes) : undefined;
+}
+
+/**
+ * Takes the lowest lane of the user's upload slots free among `max` (one statement; when two uploads take the same lane
+ * at once, the key lets one have it): the slot taken (id null: none), and whether a lane looked free.
+ */
+export async function takeSlot(
+  db: DataSource,
+  userId: string,
+  max: number,
+): Promise<{ free: boolean; id: string | null; lane: number | null }> {
+  const [row] = await rows<{ free: boolean; id: string | null; lane: number | null }>(
+    db,
+    `WITH free AS (
+       SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
+        WHERE NOT EXISTS (SELECT 1 FROM upload_slots s WHERE s.user_id = $1 AND s.lane = l.lane)
+        ORDER BY l.lane LIMIT 1),
+     taken AS (
+       INSERT INTO upload_slots (user_id, lane) SELECT $1, lane FROM free
+       ON CONFLICT (user_id, lane) DO NOTHING RETURNING id, lane)
+     SELECT EXISTS (SELECT 1 FROM free) AS free, (SELECT id FROM taken) AS id, (SELECT lane FROM taken) AS lane`,
+    [userId, max],
+  );
+  return row;
+}
+
+/** Deletes the slots untouched for `seconds`: their process was killed. */
+export async function deleteStaleSlots(db: DataSource, seconds: number): Promise<void> {
+  await execute(db, 'DELETE FROM upload_slots WHERE touched_at < now() - make_interval(secs => $1)', [seconds]);
+}
+
+export async function touchSlot(db: DataSource, id: string): Promise<void> {
+  await execute(db, 'UPDATE upload_slots SET touched_at = now() WHERE id = $1', [id]);
+}
+
+export async function deleteSlot(db: DataSource, id: string): Promise<void> {
+  await execute(db, 'DELETE FROM upload_slots WHERE id = $1', [id]);
+}

@@ -6,9 +6,10 @@ import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { paginateSql } from '../database/paginate';
-import { isForeignKeyViolation, returning } from '../database/sql';
+import { isForeignKeyViolation } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FinalJobError } from '../jobs/jobs.types';
+import * as queries from './datasets.queries';
 import { FILE_ID } from './dto/dataset.dto';
 import { SLOT_LIVE_SECONDS, UploadSlot, UploadSlots } from './upload-slots';
 
@@ -35,32 +36,6 @@ export interface FileView {
   /** A dataset is being created from it right now: it cannot be deleted until that ends. */
   inUse: boolean;
 }
-
-/**
- * Whether a dataset is being created from the stored file ($1 user, $2 file id): it is then neither deleted
- * nor replaced (conflict-115-5-1). Both check it under the user's files lock, which createDataset takes too.
- */
-const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>'filePk' = f.id::text
-  WHERE f.user_id = $1 AND f.file_id = $2 AND f.state = 'stored'
-    AND t.user_id = f.user_id AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))`;
-
-/**
- * The bytes user $1 keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress too,
- * but for the row $3; $2: the id of the stored file an upload replaces, which does not count), the datasets the
- * user's tasks made, the files of their dataset builds still running (each becomes a dataset), the images of their
- * image uploads not yet built (image_upload_bytes, kept by each add) and the images being added to them (reserved on
- * an upload slot live for $4 seconds, until their add commits). A file made into datasets counts once as a file and
- * once per dataset.
- */
-const KEPT = `(SELECT coalesce(sum(size_in_bytes), 0) FROM files
-                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
-            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
-            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
-                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
-            + (SELECT coalesce(sum(b.bytes), 0) FROM tasks t JOIN image_upload_bytes b ON b.task_id = t.id
-                WHERE t.user_id = $1 AND t.state IN ('pending', 'running'))
-            + (SELECT coalesce(sum(reserved_bytes), 0) FROM upload_slots
-                WHERE reserved_for = $1 AND touched_at >= now() - make_interval(secs => $4))`;
 
 /**
  * Uploaded files, private to their user, replaced by a second upload with the same id, at most
@@ -111,11 +86,7 @@ export class FilesService {
       const refused = Number.isFinite(announced) ? tooBig(announced) : undefined;
       if (refused) throw refused; // no need to read a body announced too big
 
-      const [file] = await this.db.query(
-        `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count, state) VALUES ($1, $2, 0, 0, 'uploading') RETURNING id`,
-        [userId, fileId],
-      );
-      filePk = String(file.id);
+      filePk = await queries.insertUploadingFile(this.db, userId, fileId);
       const pk = filePk;
       let size = 0;
       let seq = 0;
@@ -131,11 +102,7 @@ export class FilesService {
         pending = [];
         pendingBytes = 0;
         const previous = writing;
-        writing = this.db.query(
-          `WITH chunk AS (INSERT INTO file_chunks (file_pk, seq, data) VALUES ($1, $2, $3))
-           UPDATE files SET size_in_bytes = $4, chunk_count = $2 + 1, touched_at = now() WHERE id = $1`,
-          [pk, seq++, data, size],
-        );
+        writing = queries.writeChunk(this.db, pk, seq++, data, size);
         writing.catch(() => undefined); // raised where it is awaited
         touched = Date.now();
         await previous;
@@ -149,7 +116,7 @@ export class FilesService {
         if (pendingBytes >= CHUNK_BYTES) await flush();
         else if (Date.now() - touched > TOUCH_EVERY_MS) {
           touched = Date.now();
-          await this.db.query('UPDATE files SET touched_at = now() WHERE id = $1', [pk]);
+          await queries.touchFile(this.db, pk);
         }
       }
       await flush();
@@ -158,7 +125,7 @@ export class FilesService {
       return { fileId, sizeInBytes: size };
     } catch (e) {
       reader.abandon();
-      if (filePk) await this.db.query('DELETE FROM files WHERE id = $1', [filePk]).catch(() => undefined);
+      if (filePk) await queries.deleteFileRow(this.db, filePk).catch(() => undefined);
       // the user was deleted meanwhile (the row went with them)
       if (isForeignKeyViolation(e)) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
       throw e;
@@ -182,25 +149,18 @@ export class FilesService {
           throw new ApiError(Codes.StorageQuotaExceeded, `the upload would exceed your storage quota of ${quota} bytes`);
         }
       }
-      const [{ in_use }] = await tx.query(`SELECT ${IN_USE_BY_ID} AS in_use`, [userId, fileId]);
-      if (in_use) {
+      if (await queries.fileInUse(tx, userId, fileId)) {
         throw new ApiError(Codes.FileInUse, `a dataset is still being created from "${fileId}": replace it when that has ended`);
       }
-      await tx.query(`DELETE FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`, [userId, fileId]);
-      const done = await returning(
-        tx,
-        `UPDATE files SET state = 'stored', size_in_bytes = $2, chunk_count = $3, touched_at = now() WHERE id = $1 RETURNING id`,
-        [filePk, size, chunkCount],
-      );
+      const done = await queries.replaceStoredFile(tx, { userId, fileId, filePk, size, chunkCount });
       // the row is gone if its user was deleted meanwhile
-      if (!done.length) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+      if (!done) throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
     });
   }
 
-  /** The bytes the user keeps (KEPT): `replacing`, the stored file an upload replaces, and `uploadPk`, its own row, left out. */
-  private async bytesKept(manager: EntityManager, userId: string, replacing?: string, uploadPk?: string): Promise<number> {
-    const [{ kept }] = await manager.query(`SELECT ${KEPT} AS kept`, [userId, replacing ?? null, uploadPk ?? null, SLOT_LIVE_SECONDS]);
-    return Number(kept);
+  /** The bytes the user keeps (datasets.queries.ts's KEPT): `replacing`, the stored file an upload replaces, and `uploadPk`, its own row, left out. */
+  private bytesKept(manager: EntityManager, userId: string, replacing?: string, uploadPk?: string): Promise<number> {
+    return queries.bytesKept(manager, userId, SLOT_LIVE_SECONDS, replacing, uploadPk);
   }
 
   /**
@@ -225,22 +185,23 @@ export class FilesService {
     if (!quota) return;
     await this.db.transaction(async (tx) => {
       await this.lockFiles(tx, ownerId);
-      const [{ kept, reserved }] = await tx.query(
-        `WITH k AS (SELECT ${KEPT} AS kept),
-         r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
-         SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
-        [ownerId, null, null, SLOT_LIVE_SECONDS, slot.id, adding, quota],
-      );
+      const { kept, reserved } = await queries.reserveOnSlot(tx, {
+        userId: ownerId,
+        slotId: slot.id,
+        bytes: adding,
+        quota,
+        slotSeconds: SLOT_LIVE_SECONDS,
+      });
       if (reserved) return;
-      this.checkRoom(Number(kept), adding, what);
+      this.checkRoom(kept, adding, what);
       // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
       throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
     });
   }
 
   /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */
-  private async lockFiles(tx: EntityManager, userId: string): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+  private lockFiles(tx: EntityManager, userId: string): Promise<void> {
+    return queries.lockUserFiles(tx, userId);
   }
 
   private checkRoom(kept: number, adding: number, what: string): void {
@@ -255,36 +216,18 @@ export class FilesService {
 
   /** Rows of uploads whose process was killed: never touched again, invisible, swept here. */
   private async sweepStaleUploads(): Promise<void> {
-    await this.db.query(`DELETE FROM files WHERE state = 'uploading' AND touched_at < now() - make_interval(secs => $1)`, [
-      STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds,
-    ]);
+    await queries.deleteStaleUploads(this.db, STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds);
   }
 
   /** The caller's stored files, oldest first. */
   async list(userId: string, offset: number, count: number): Promise<Page<FileView>> {
-    return paginateSql(
-      this.db,
-      {
-        table: 'files',
-        columns: `file_id, size_in_bytes, created_at,
-          EXISTS (SELECT 1 FROM tasks t JOIN datasets d ON d.id = t.dataset_id
-                   WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text) AS used,
-          EXISTS (SELECT 1 FROM tasks t
-                   WHERE t.user_id = files.user_id AND t.kind = 'createDataset' AND t.payload->>'filePk' = files.id::text
-                     AND t.state IN ('pending', 'running')) AS in_use`,
-        where: `user_id = $1 AND state = 'stored'`,
-        params: [userId],
-      },
-      offset,
-      count,
-      (r: { file_id: string; size_in_bytes: string; created_at: Date; used: boolean; in_use: boolean }) => ({
-        fileId: r.file_id,
-        sizeInBytes: Number(r.size_in_bytes),
-        created: r.created_at.toISOString(),
-        usedByDataset: r.used,
-        inUse: r.in_use,
-      }),
-    );
+    return paginateSql(this.db, queries.filesOfUser(userId), offset, count, (r: queries.FileListRow) => ({
+      fileId: r.file_id,
+      sizeInBytes: Number(r.size_in_bytes),
+      created: r.created_at.toISOString(),
+      usedByDataset: r.used,
+      inUse: r.in_use,
+    }));
   }
 
   /**
@@ -295,34 +238,27 @@ export class FilesService {
     this.checkFileId(fileId);
     return this.db.transaction(async (tx) => {
       await this.lockFiles(tx, userId);
-      const rows = await tx.query(
-        `SELECT id, size_in_bytes, ${IN_USE_BY_ID} AS in_use
-           FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored' FOR UPDATE`,
-        [userId, fileId],
-      );
-      if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
-      if (rows[0].in_use) {
+      const file = await queries.storedFileForDelete(tx, userId, fileId);
+      if (!file) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+      if (file.in_use) {
         throw new ApiError(Codes.FileInUse, `a dataset is still being created from "${fileId}": delete it when that has ended`);
       }
-      await tx.query('DELETE FROM files WHERE id = $1', [rows[0].id]);
-      return { fileId, sizeInBytes: Number(rows[0].size_in_bytes) };
+      await queries.deleteFileRow(tx, String(file.id));
+      return { fileId, sizeInBytes: Number(file.size_in_bytes) };
     });
   }
 
   async find(userId: string, fileId: string): Promise<StoredFile> {
     this.checkFileId(fileId);
-    const rows = await this.db.query(
-      `SELECT id, size_in_bytes, chunk_count FROM files WHERE user_id = $1 AND file_id = $2 AND state = 'stored'`,
-      [userId, fileId],
-    );
-    if (!rows.length) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
-    return { id: String(rows[0].id), sizeInBytes: Number(rows[0].size_in_bytes), chunkCount: rows[0].chunk_count };
+    const file = await queries.storedFile(this.db, userId, fileId);
+    if (!file) throw new ApiError(Codes.FileOrTaskNotFound, `no uploaded file "${fileId}"`);
+    return { id: String(file.id), sizeInBytes: Number(file.size_in_bytes), chunkCount: file.chunk_count };
   }
 
   /** The stored file's size (a build's engine process reads its bytes: stored-file.ts). */
   async storedSize(filePk: string): Promise<number> {
-    const found = await this.db.query('SELECT size_in_bytes FROM files WHERE id = $1', [filePk]);
-    if (!found.length) throw new FinalJobError('the uploaded file was deleted before the dataset was created from it');
-    return Number(found[0].size_in_bytes);
+    const sizeInBytes = await queries.fileSize(this.db, filePk);
+    if (sizeInBytes === undefined) throw new FinalJobError('the uploaded file was deleted before the dataset was created from it');
+    return sizeInBytes;
   }
 }

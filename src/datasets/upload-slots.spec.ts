@@ -2,13 +2,14 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../database/database';
 import { freshDatabase } from '../../test/utils';
 import { ApiError } from '../common/api-error';
+import { rows } from '../database/sql';
 import { SLOT_LIVE_SECONDS, UploadSlots } from './upload-slots';
 
 describe('UploadSlots (in PostgreSQL, shared by every API process)', () => {
   let db: DataSource;
   let users: string[];
   const slotCount = async (userId: string): Promise<number> =>
-    (await db.query('SELECT count(*)::int AS n FROM upload_slots WHERE user_id = $1', [userId]))[0].n;
+    (await rows<{ n: number }>(db, 'SELECT count(*)::int AS n FROM upload_slots WHERE user_id = $1', [userId]))[0].n;
   const age = (seconds: number) => db.query(`UPDATE upload_slots SET touched_at = touched_at - make_interval(secs => $1)`, [seconds]);
   const refusal = (p: Promise<unknown>) =>
     p.then(
@@ -21,7 +22,7 @@ describe('UploadSlots (in PostgreSQL, shared by every API process)', () => {
     await db.initialize();
     users = [];
     for (const name of ['alice', 'bob']) {
-      const [row] = await db.query(`INSERT INTO users (username, password_hash) VALUES ($1, 'x') RETURNING id`, [name]);
+      const [row] = await rows<{ id: string }>(db, `INSERT INTO users (username, password_hash) VALUES ($1, 'x') RETURNING id`, [name]);
       users.push(String(row.id));
     }
   });
@@ -57,7 +58,10 @@ describe('UploadSlots (in PostgreSQL, shared by every API process)', () => {
   });
 
   it('needs no disk flush: the table is unlogged (a slot means nothing after a crash)', async () => {
-    const [{ persistence }] = await db.query(`SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'upload_slots'`);
+    const [{ persistence }] = await rows<{ persistence: string }>(
+      db,
+      `SELECT relpersistence AS persistence FROM pg_class WHERE relname = 'upload_slots'`,
+    );
     expect(persistence).toBe('u');
   });
 

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import * as queries from './datasets.queries';
 
 /** A running upload touches its slot this often... */
 export const SLOT_TOUCH_MS = 15_000;
@@ -37,23 +38,13 @@ export class UploadSlots {
   async take(userId: string): Promise<UploadSlot> {
     let swept = false;
     for (let attempt = 0; ; attempt++) {
-      const [row]: { free: boolean; id: string | null; lane: number | null }[] = await this.db.query(
-        `WITH free AS (
-           SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
-            WHERE NOT EXISTS (SELECT 1 FROM upload_slots s WHERE s.user_id = $1 AND s.lane = l.lane)
-            ORDER BY l.lane LIMIT 1),
-         taken AS (
-           INSERT INTO upload_slots (user_id, lane) SELECT $1, lane FROM free
-           ON CONFLICT (user_id, lane) DO NOTHING RETURNING id, lane)
-         SELECT EXISTS (SELECT 1 FROM free) AS free, (SELECT id FROM taken) AS id, (SELECT lane FROM taken) AS lane`,
-        [userId, this.max],
-      );
+      const row = await queries.takeSlot(this.db, userId, this.max);
       if (row.id !== null) return this.held(String(row.id), Number(row.lane));
       // another upload took the lane first: look again (each time, one more lane has been taken)
       if (row.free && attempt < this.max + 2) continue;
       // every lane is held, by live uploads or by the rows of killed processes: these go, then one more look
       if (swept) break;
-      await this.db.query('DELETE FROM upload_slots WHERE touched_at < now() - make_interval(secs => $1)', [SLOT_LIVE_SECONDS]);
+      await queries.deleteStaleSlots(this.db, SLOT_LIVE_SECONDS);
       swept = true;
     }
     throw new ApiError(Codes.TooManyUploads, `at most ${this.max} uploads at once per user: retry when one has ended`);
@@ -62,7 +53,7 @@ export class UploadSlots {
   /** The slot `id`, touched while it is held. */
   private held(id: string, lane: number): UploadSlot {
     const touch = setInterval(() => {
-      this.db.query('UPDATE upload_slots SET touched_at = now() WHERE id = $1', [id]).catch(() => undefined);
+      queries.touchSlot(this.db, id).catch(() => undefined);
     }, this.touchMs);
     touch.unref();
     let given = false;
@@ -71,7 +62,7 @@ export class UploadSlots {
       given = true;
       clearInterval(touch);
       // if this fails (database gone), the row stops counting after SLOT_LIVE_SECONDS
-      await this.db.query('DELETE FROM upload_slots WHERE id = $1', [id]).catch(() => undefined);
+      await queries.deleteSlot(this.db, id).catch(() => undefined);
     };
     return { id, lane, release };
   }

@@ -61,7 +61,7 @@ export class RememberingTest implements ConditionalIndependenceTest {
   test(x: number, z: readonly number[], below = -Infinity): IndependenceTestResult {
     const key = z.length === 1 ? String(z[0]) : [...z].sort((a, b) => a - b).join(',');
     let byX = this.results.get(key);
-    if (!byX) this.results.set(key, (byX = new Map()));
+    if (!byX) this.results.set(key, (byX = new Map<number, IndependenceTestResult>()));
     let r = byX.get(x);
     if (!r || (r.bound && !(r.logP < below))) {
       r = this.inner.test(x, z, below);

@@ -14,7 +14,16 @@ import { Rng } from './rng';
 import { Pipeline, runTask, TaskData } from './pipeline';
 import type { EngineDataset, ModelView, SavedPipeline } from './types';
 
-const R = JSON.parse(fs.readFileSync(path.join(TEST_REFERENCES, 'survival-references.json'), 'utf8')).cox;
+/** R's Cox fit on lung's complete cases (make-references.R): its coefficients, and survfit's survival at `times` and medians for `newdata`. */
+interface CoxReference {
+  features: string[];
+  coefficients: number[];
+  newdata: number[][];
+  times: number[];
+  survival: number[][];
+  median: number[];
+}
+const R = (JSON.parse(fs.readFileSync(path.join(TEST_REFERENCES, 'survival-references.json'), 'utf8')) as { cox: CoxReference }).cox;
 const FEATURES: string[] = R.features;
 
 /** lung without the samples missing time, status, age, sex or ph.ecog (R's complete cases). */
@@ -46,7 +55,7 @@ describe('survival predictions of a Cox model', () => {
   const { pipeline, view } = fitCox(data);
   const newdata: EngineDataset = {
     sampleCount: R.newdata.length,
-    columns: FEATURES.map((name, j) => ({ name, type: 'numerical', values: Float64Array.from(R.newdata, (r: number[]) => r[j]) })),
+    columns: FEATURES.map((name, j) => ({ name, type: 'numerical', values: Float64Array.from(R.newdata, (r) => r[j]) })),
   };
 
   it("has R's coxph coefficients on the original scale", () => {
@@ -93,8 +102,8 @@ describe('survival predictions of a Cox model', () => {
   });
 });
 
-describe('survival predictions of a random survival forest', () => {
-  // 80 samples whose first feature drives the hazard; whole-day times, so that some are tied
+/** 80 samples whose first feature drives the hazard; whole-day times, so that some are tied. */
+function forestSamples() {
   const n = 80;
   const gen = new Rng(3);
   const rowsX: number[][] = [];
@@ -107,6 +116,11 @@ describe('survival predictions of a random survival forest', () => {
     time[i] = Math.min(t, c);
     event[i] = t <= c ? 1 : 0;
   }
+  return { n, rowsX, time, event };
+}
+
+describe('survival predictions of a random survival forest', () => {
+  const { n, rowsX, time, event } = forestSamples();
   const X = design(rowsX);
   const target = { y: time, event };
   const eventTimes = distinctEventTimes(time, event);

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnModuleInit } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -14,6 +14,7 @@ import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { IMAGE_FEATURES } from './image-features';
 import type { MeasureRequest, MeasureResponse, MeasureSetup } from './image-features.worker';
+import * as queries from './image-upload.queries';
 import { parseSampleTableInWorker } from './sample-table';
 
 /** Images sent to the feature thread at once: at most this many, or this many bytes. */
@@ -36,12 +37,6 @@ export const IMAGE_DATASET_JOB: JobKind<{ taskId: string }> = {
   waitsAs: 'running',
 };
 
-/** Drops what an image upload holds (its sample table, its images and their byte counts); its task's status stays. */
-export async function dropUploadedImages(tx: EntityManager, taskId: string): Promise<void> {
-  await tx.query('DELETE FROM image_samples WHERE task_id = $1', [taskId]);
-  await tx.query('DELETE FROM image_uploads WHERE task_id = $1', [taskId]); // image_upload_bytes goes with it
-}
-
 /**
  * The imageDataset job: decode every image on worker threads, compute its img_ features, and store the
  * sample table's columns with them as a dataset. The uploaded images are dropped once the dataset exists
@@ -61,18 +56,15 @@ export class ImageDatasetJob implements OnModuleInit {
       execute: (payload, signal) => this.build(payload.taskId, signal),
       store: async (tx, payload, built) => {
         const datasetId = await this.columns.write(tx, built.target, built.table);
-        await dropUploadedImages(tx, payload.taskId);
+        await queries.dropUploadedImages(tx, payload.taskId);
         return { datasetId };
       },
-      onFailed: (tx, payload) => dropUploadedImages(tx, payload.taskId),
+      onFailed: (tx, payload) => queries.dropUploadedImages(tx, payload.taskId),
     });
   }
 
   private async build(taskId: string, signal: AbortSignal): Promise<{ target: DatasetTarget; table: TypedTable }> {
-    const [task]: { project_id: string; payload: ImageTaskPayload }[] = await this.db.query(
-      'SELECT project_id, payload FROM tasks WHERE id = $1',
-      [taskId],
-    );
+    const task = await queries.imageTaskOf<ImageTaskPayload>(this.db, taskId);
     // deleted meanwhile (with its project): its job row went with it, and the runner drops this run
     if (!task) throw new Error(`task ${taskId} is gone`);
     const table = await this.measure(taskId, signal);
@@ -81,19 +73,16 @@ export class ImageDatasetJob implements OnModuleInit {
   }
 
   private async measure(taskId: string, signal: AbortSignal): Promise<ParsedTable> {
-    const uploads = await this.db.query('SELECT csv, has_feature_headers FROM image_uploads WHERE task_id = $1', [taskId]);
-    if (!uploads.length) throw new JobFailure(Codes.ImageDatasetFailed, 'the uploaded sample table is gone');
+    const upload = await queries.sampleTableOf(this.db, taskId);
+    if (!upload) throw new JobFailure(Codes.ImageDatasetFailed, 'the uploaded sample table is gone');
     let sampleTable;
     try {
-      sampleTable = await parseSampleTableInWorker(uploads[0].csv as Buffer, uploads[0].has_feature_headers as boolean, signal);
+      sampleTable = await parseSampleTableInWorker(upload.csv, upload.has_feature_headers, signal);
     } catch (e) {
       if (e instanceof ApiError) throw new JobFailure(e.code, e.message);
       throw e;
     }
-    const samples: { idx: number; sample_id: string; size: number }[] = await this.db.query(
-      'SELECT idx, sample_id, coalesce(length(image), 0) AS size FROM image_samples WHERE task_id = $1 ORDER BY idx',
-      [taskId],
-    );
+    const samples = await queries.sampleSizes(this.db, taskId);
     const n = samples.length;
     if (n !== sampleTable.ids.length || samples.some((s, i) => s.idx !== i || s.sample_id !== sampleTable.ids[i])) {
       throw new JobFailure(Codes.ImageDatasetFailed, 'the stored samples do not match the sample table');
@@ -112,10 +101,7 @@ export class ImageDatasetJob implements OnModuleInit {
       start = end;
     }
     const read = async ([start, end]: [number, number]) => {
-      const rows: { sample_id: string; image: Buffer | null }[] = await this.db.query(
-        'SELECT sample_id, image FROM image_samples WHERE task_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx',
-        [taskId, start, end],
-      );
+      const rows = await queries.imagesOf(this.db, taskId, start, end);
       const missing = rows.find((r) => r.image === null);
       if (missing) throw new JobFailure(Codes.ImageDatasetFailed, `sample "${missing.sample_id}" has no image`);
       return rows.map((r) => ({ sampleId: r.sample_id, bytes: r.image as Buffer }));

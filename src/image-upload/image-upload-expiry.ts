@@ -5,7 +5,7 @@ import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { TASK_SUBJECT } from '../datasets/task.subject';
 import { JobsService } from '../jobs/jobs.service';
-import { dropUploadedImages } from './image-dataset.job';
+import { dropUploadedImages, expiredUploads } from './image-upload.queries';
 import { IMAGE_TASK_KIND } from './image-upload.service';
 
 /** How often a worker process looks for expired uploads. */
@@ -51,28 +51,18 @@ export class ImageUploadExpiry implements OnApplicationBootstrap, OnApplicationS
   /** Fails every expired upload; returns their task ids. */
   async sweep(): Promise<string[]> {
     const hours = this.config.imageUploadExpiryHours;
-    const expired = `t.kind = $1 AND t.state = 'pending' AND t.created_at < now() - make_interval(hours => $2)
-       AND NOT EXISTS (SELECT 1 FROM image_samples s WHERE s.task_id = t.id AND s.added_at >= now() - make_interval(hours => $2))`;
-    const candidates: { id: string }[] = await this.db.query(`SELECT t.id FROM tasks t WHERE ${expired} ORDER BY t.id`, [
-      IMAGE_TASK_KIND,
-      hours,
-    ]);
+    const candidates = await expiredUploads(this.db, IMAGE_TASK_KIND, hours);
     const failed: string[] = [];
-    for (const { id } of candidates) {
+    for (const id of candidates) {
       const done = await this.db.transaction(async (tx) => {
         // an add or a commit holding the task now: it is in use, look again at the next sweep
-        const rows = await tx.query(`SELECT t.id FROM tasks t WHERE t.id = $3 AND ${expired} FOR UPDATE SKIP LOCKED`, [
-          IMAGE_TASK_KIND,
-          hours,
-          id,
-        ]);
-        if (!rows.length) return false;
+        if (!(await expiredUploads(tx, IMAGE_TASK_KIND, hours, id)).length) return false;
         const error = expiredError(hours);
-        await this.jobs.states.fail(TASK_SUBJECT, String(id), { code: error.code, message: error.message }, tx);
-        await dropUploadedImages(tx, String(id));
+        await this.jobs.states.fail(TASK_SUBJECT, id, { code: error.code, message: error.message }, tx);
+        await dropUploadedImages(tx, id);
         return true;
       });
-      if (done) failed.push(String(id));
+      if (done) failed.push(id);
     }
     if (failed.length) this.logger.log(`image upload task(s) ${failed.join(', ')} expired (IMAGE_UPLOAD_EXPIRY_HOURS=${hours})`);
     return failed;

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import * as path from 'node:path';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { toId } from '../common/pipes';
@@ -22,6 +22,8 @@ import { checkImage } from './image-format';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
 import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
+import * as queries from './image-upload.queries';
+import type { ImageTaskRow } from './image-upload.queries';
 import { parseSampleTableInWorker } from './sample-table';
 
 export const IMAGE_TASK_KIND = 'imageUpload';
@@ -112,27 +114,13 @@ export class ImageUploadService implements OnModuleInit {
     const payload: ImageTaskPayload = { name: dto.name, description: dto.description ?? null, sampleCount: table.ids.length };
     return this.db.transaction(async (tx) => {
       await keepRow(tx, 'projects', projectId, new ApiError(Codes.ProjectNotFound)); // deleted while the body came in
-      const [task] = await tx.query(`INSERT INTO tasks (kind, user_id, project_id, payload) VALUES ($1, $2, $3, $4) RETURNING id`, [
-        IMAGE_TASK_KIND,
-        userId,
-        projectId,
-        JSON.stringify(payload),
-      ]);
-      await tx.query(`INSERT INTO image_uploads (task_id, csv, has_feature_headers) VALUES ($1, $2, $3)`, [
-        task.id,
-        csv,
-        hasFeatureHeaders,
-      ]);
-      for (let start = 0; start < table.ids.length; start += 10_000) {
-        const ids = table.ids.slice(start, start + 10_000);
-        await tx.query(
-          `INSERT INTO image_samples (task_id, idx, sample_id)
-           SELECT $1, $2 + ord - 1, sid FROM unnest($3::text[]) WITH ORDINALITY AS u(sid, ord)`,
-          [task.id, start, ids],
-        );
-      }
-      this.logger.log(`image upload task ${task.id} opened for ${table.ids.length} samples`);
-      return { taskId: String(task.id) };
+      const taskId = await queries.insertImageUpload(
+        tx,
+        { kind: IMAGE_TASK_KIND, userId, projectId, payload },
+        { csv, hasFeatureHeaders, sampleIds: table.ids },
+      );
+      this.logger.log(`image upload task ${taskId} opened for ${table.ids.length} samples`);
+      return { taskId };
     });
   }
 
@@ -174,22 +162,8 @@ export class ImageUploadService implements OnModuleInit {
     const header = await checkImage(image, filename, this.config.maxImagePixels);
     const task = await this.addableTask(taskId, id);
     await this.files.reserveRoom(slot, task.user_id, image.length, 'this image');
-    // FOR SHARE: adds run side by side, a commit (FOR UPDATE) waits for them and they for it. The image's bytes are
-    // counted on the slot's lane of the upload (no other live add of the caller writes that row), and the slot's
-    // reservation ends as they are.
-    const [{ added }] = await this.db.query(
-      `WITH task AS (SELECT state FROM tasks WHERE id = $1 FOR SHARE),
-       added AS (
-         UPDATE image_samples SET image = $3, mime = $4, added_at = now()
-          WHERE task_id = $1 AND sample_id = $2 AND image IS NULL AND (SELECT state FROM task) = 'pending'
-         RETURNING octet_length(image) AS bytes),
-       counted AS (
-         INSERT INTO image_upload_bytes (task_id, lane, bytes) SELECT $1, $5, bytes FROM added
-         ON CONFLICT (task_id, lane) DO UPDATE SET bytes = image_upload_bytes.bytes + excluded.bytes),
-       unreserved AS (UPDATE upload_slots SET reserved_bytes = 0 WHERE id = $6)
-       SELECT count(*)::int AS added FROM added`,
-      [taskId, id, image, header.mime, slot.lane, slot.id],
-    );
+    // storeImage: adds run side by side (FOR SHARE), a commit (FOR UPDATE) waits for them and they for it
+    const added = await queries.storeImage(this.db, { taskId, sampleId: id, image, mime: header.mime, slot });
     if (!added) {
       // a commit, an expiry or another add of this sample came first: say which
       await this.addableTask(taskId, id);
@@ -199,14 +173,8 @@ export class ImageUploadService implements OnModuleInit {
 
   /** The image upload task, when sample `id` may get its image now; else the error that says why not. */
   private async addableTask(taskId: string, id: string): Promise<ImageTaskRow> {
-    const rows: (ImageTaskRow & { has_image: boolean | null })[] = await this.db.query(
-      `SELECT kind, state, project_id, user_id, error,
-              (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image
-         FROM tasks WHERE id = $1`,
-      [taskId, id],
-    );
-    if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    const task = rows[0];
+    const task = await queries.taskWithSample(this.db, taskId, id);
+    if (!task || task.kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
     if (task.state !== 'pending') {
       assertNotExpired(task);
       throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
@@ -222,22 +190,15 @@ export class ImageUploadService implements OnModuleInit {
 
   private async queueBuild(taskId: string): Promise<Record<string, never>> {
     await this.db.transaction(async (tx) => {
-      const task = await this.imageTask(tx, taskId, 'FOR UPDATE');
+      const task = await queries.taskForUpdate(tx, taskId);
+      if (!task || task.kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
       if (task.state !== 'pending') assertNotExpired(task);
       if (task.state !== 'pending') throw new ApiError(Codes.AlreadyCommitted, `the upload is already committed (state ${task.state})`);
-      const [counts] = await tx.query(
-        `SELECT count(*)::int AS total, count(*) FILTER (WHERE image IS NULL)::int AS missing,
-                (SELECT array_agg(sample_id ORDER BY idx) FROM
-                   (SELECT sample_id, idx FROM image_samples WHERE task_id = $1 AND image IS NULL ORDER BY idx LIMIT 10) m) AS first
-           FROM image_samples WHERE task_id = $1`,
-        [taskId],
-      );
+      const counts = await queries.missingImages(tx, taskId);
       if (counts.missing > 0) {
-        const more = counts.missing > counts.first.length ? ', ...' : '';
-        throw new ApiError(
-          Codes.ImagesMissing,
-          `${counts.missing} of ${counts.total} samples have no image: ${(counts.first as string[]).join(', ')}${more}`,
-        );
+        const first = counts.first ?? [];
+        const more = counts.missing > first.length ? ', ...' : '';
+        throw new ApiError(Codes.ImagesMissing, `${counts.missing} of ${counts.total} samples have no image: ${first.join(', ')}${more}`);
       }
       // the task shows running from commit on (IMAGE_DATASET_JOB waits as running: pending means it still takes images)
       await this.jobs.enqueue(IMAGE_DATASET_JOB, { taskId }, { projectId: String(task.project_id), manager: tx });
@@ -256,21 +217,6 @@ export class ImageUploadService implements OnModuleInit {
     }
     return value as Record<string, unknown>;
   }
-
-  /** The image upload task, locked; other task kinds are unknown here. */
-  private async imageTask(tx: EntityManager, taskId: string, lock: 'FOR SHARE' | 'FOR UPDATE') {
-    const rows = await tx.query(`SELECT kind, state, project_id, user_id, error FROM tasks WHERE id = $1 ${lock}`, [taskId]);
-    if (!rows.length || rows[0].kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    return rows[0] as ImageTaskRow;
-  }
-}
-
-interface ImageTaskRow {
-  kind: string;
-  state: string;
-  project_id: string;
-  user_id: string;
-  error: { code: string; message: string } | null;
 }
 
 /** An upload that expired (image-upload-expiry.ts) answers an add or a commit with its own error, not "committed". */

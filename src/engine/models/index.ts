@@ -28,7 +28,26 @@ export function supports(spec: ModelSpec, task: Task): boolean {
   return task !== 'survival' || spec.kind === 'linear' || spec.kind === 'forest';
 }
 
-export function createModel(spec: ModelSpec, task: Task): Model {
+/**
+ * Every class of model, by the `type` its toJSON writes: modelFromJSON reads a saved model back through this table.
+ * createModel returns only instances of these (a SavedModel), so a new class of model is a compile error there until
+ * it has its entry here; the round-trip spec checks that each entry reads back what its class writes.
+ */
+const MODEL_CLASSES = {
+  logistic: LogisticRegression,
+  ridge: RidgeRegression,
+  cox: CoxRegression,
+  tree: DecisionTree,
+  forest: RandomForest,
+  svm: SVM,
+  svr: SVR,
+  constant: ConstantModel,
+} satisfies Record<string, { fromJSON(json: Record<string, unknown>): Model }>;
+
+/** A model that modelFromJSON can read back: an instance of one of MODEL_CLASSES. */
+export type SavedModel = InstanceType<(typeof MODEL_CLASSES)[keyof typeof MODEL_CLASSES]>;
+
+export function createModel(spec: ModelSpec, task: Task): SavedModel {
   switch (spec.kind) {
     case 'linear':
       if (task === 'classification') return new LogisticRegression(spec.lambda);
@@ -47,27 +66,10 @@ export function createModel(spec: ModelSpec, task: Task): Model {
   }
 }
 
-export function modelFromJSON(json: Record<string, unknown>): Model {
-  switch (json.type) {
-    case 'logistic':
-      return LogisticRegression.fromJSON(json);
-    case 'ridge':
-      return RidgeRegression.fromJSON(json);
-    case 'cox':
-      return CoxRegression.fromJSON(json);
-    case 'tree':
-      return DecisionTree.fromJSON(json);
-    case 'forest':
-      return RandomForest.fromJSON(json);
-    case 'svm':
-      return SVM.fromJSON(json);
-    case 'svr':
-      return SVR.fromJSON(json);
-    case 'constant':
-      return ConstantModel.fromJSON(json);
-    default:
-      throw new Error(`Unknown model type ${String(json.type)}`);
-  }
+export function modelFromJSON(json: Record<string, unknown>): SavedModel {
+  const type = json.type;
+  if (typeof type !== 'string' || !Object.hasOwn(MODEL_CLASSES, type)) throw new Error(`Unknown model type ${String(type)}`);
+  return MODEL_CLASSES[type as keyof typeof MODEL_CLASSES].fromJSON(json);
 }
 
 /** Human-readable text of a model, as the result's `model` field. */
