@@ -1,6 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ColumnStore } from '../src/datasets/column-store';
+import { PassThrough } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { BlobReader, PipedBytes } from '../src/common/blob-channel';
+import { copyIn } from '../src/database/copy-in';
+import { clientOf } from '../src/database/sql';
+import { ColumnStore, TypedTable } from '../src/datasets/column-store';
 import {
   API,
   createProject,
@@ -126,6 +131,100 @@ describe('parsing options', () => {
       .set('Authorization', owner.auth)
       .send({ projectId, name: 'abc', fileSizeInBytes: 1, featureTypes: { time: 'date' } });
     expectError(res, 'badRequest-110-3-3');
+  });
+});
+
+describe('the fast path and the strict reader', () => {
+  // 20,000 rows, about 0.5 MB
+  const rows = ['id,x,y,site,flag'];
+  for (let i = 0; i < 20_000; i++) {
+    rows.push(`s${i},${(i * 0.37 - 50).toFixed(4)},${i % 7 === 0 ? '' : i * 3},${['a', 'b', 'c'][i % 3]},${i % 2 ? 'yes' : 'no'}`);
+  }
+  const plain = rows.join('\n') + '\n';
+  // every cell quoted: the strict reader reads it all
+  const quoted =
+    rows
+      .map((r) =>
+        r
+          .split(',')
+          .map((c) => `"${c}"`)
+          .join(','),
+      )
+      .join('\n') + '\n';
+  // one quoted cell deep in the file: the fast path reads up to it, the strict reader the rest
+  const late = rows.map((r, i) => (i === 15_000 ? r.replace(/^([^,]*),/, '"$1",') : r)).join('\n') + '\n';
+
+  const storedColumns = (datasetId: string) =>
+    t.app.get(DataSource).query(
+      `SELECT idx, name, type, encoding, encode(sha256(data), 'hex') AS data, levels, missing_count, distinct_count
+         FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+      [datasetId],
+    );
+
+  it('store identical columns, bit for bit', async () => {
+    expect(late.indexOf('"')).toBeGreaterThan(300_000);
+    const ids = await Promise.all(
+      [plain, quoted, late].map((text) => uploadDataset(t, owner.auth, projectId, text, { hasSampleHeaders: true })),
+    );
+    const [a, b, c] = await Promise.all(ids.map(storedColumns));
+    expect(a.map((x: { name: string; type: string }) => [x.name, x.type])).toEqual([
+      ['id', 'identifier'],
+      ['x', 'numerical'],
+      ['y', 'numerical'],
+      ['site', 'categorical'],
+      ['flag', 'categorical'],
+    ]);
+    expect(a[2].missing_count).toBe(2858);
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  });
+});
+
+describe('a failure while the columns are written', () => {
+  it('leaves no dataset and no column when the engine process dies halfway through a column (its pipe closes)', async () => {
+    const db = t.app.get(DataSource);
+    const pipe = new PassThrough();
+    const cut = new PipedBytes(1 << 20, new BlobReader(pipe), Promise.resolve(), () => undefined);
+    const table: TypedTable = {
+      sampleCount: 131_072,
+      columns: [
+        { name: 'whole', type: 'numerical', encoding: 'f64', packed: Buffer.alloc(1000, 1), missingCount: 0, distinctCount: 1 },
+        { name: 'cut', type: 'numerical', encoding: 'f64', packed: cut, missingCount: 0, distinctCount: 1 },
+      ],
+    };
+    pipe.write(Buffer.alloc(300_000, 2));
+    setTimeout(() => pipe.destroy(), 100);
+    const name = 'cut-midway';
+    await expect(db.transaction((tx) => t.app.get(ColumnStore).write(tx, { projectId, name, description: null }, table))).rejects.toThrow(
+      'the data pipe closed',
+    );
+    expect(await db.query('SELECT count(*)::int AS n FROM datasets WHERE name = $1', [name])).toEqual([{ n: 0 }]);
+    expect(await db.query('SELECT count(*)::int AS n FROM dataset_columns WHERE name = $1', ['whole'])).toEqual([{ n: 0 }]);
+  });
+
+  it("rejects a COPY the server refuses with the server's error, and the connection serves its next query", async () => {
+    const db = t.app.get(DataSource);
+    const refused = db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE copied (n int NOT NULL)');
+      async function* rows() {
+        yield Buffer.from('1\n2\n');
+        yield Buffer.from('\\N\n'); // NULL into a NOT NULL column
+      }
+      await copyIn(clientOf(tx), 'COPY copied (n) FROM STDIN', rows());
+    });
+    await expect(refused).rejects.toThrow('null value');
+    const copied = await db.transaction(async (tx) => {
+      await tx.query('CREATE TEMP TABLE copied2 (n int NOT NULL)');
+      const n = await copyIn(
+        clientOf(tx),
+        'COPY copied2 (n) FROM STDIN',
+        (async function* () {
+          yield Buffer.from('1\n2\n3\n');
+        })(),
+      );
+      return { n, rows: await tx.query('SELECT sum(n)::int AS s FROM copied2') };
+    });
+    expect(copied).toEqual({ n: 3, rows: [{ s: 6 }] });
   });
 });
 

@@ -5,7 +5,7 @@ import type { Readable, Writable } from 'node:stream';
  * a small placeholder in their place, and their bytes go down a plain pipe. Serializing them into the IPC
  * message instead would copy them on the API's event loop (half a second for a 441 MB table) and send
  * them at a fraction of a pipe's speed. The receiving side copies each into a buffer of its own, which it
- * can then move to a worker thread without another copy.
+ * can then move to a worker thread without another copy, or (`stream`) hands its bytes on as they arrive.
  */
 
 /** Typed arrays smaller than this travel inside the message: a placeholder would cost more than it saves. */
@@ -91,63 +91,127 @@ export function writeBlobs(out: Writable, blobs: ArrayBufferView[]): Promise<voi
 /** The other side's pipe closed (it ended, or was killed): its exit says why. */
 export class PipeClosedError extends Error {}
 
-/** Reads byte blocks of given sizes from a stream, in order; each into an ArrayBuffer of its own. */
-export class BlobReader {
-  private queue: { buffer: Uint8Array; filled: number; resolve: (b: ArrayBuffer) => void; reject: (e: Error) => void }[] = [];
-  private spare: Buffer[] = [];
-  private closed: Error | undefined;
+/** Bytes a reader holds unread before it pauses its stream (a streamed blob's consumer may be slower than the pipe). */
+const HELD_BYTES = 4 * 1048576;
 
-  constructor(stream: Readable) {
+/** Reads byte blocks of given sizes from a stream, in order, one block at a time. */
+export class BlobReader {
+  private spare: Buffer[] = [];
+  private held = 0;
+  private closed: Error | undefined;
+  private wake: (() => void) | undefined;
+  private readonly ended: Promise<void>;
+
+  constructor(private readonly stream: Readable) {
+    let ended!: () => void;
+    this.ended = new Promise((resolve) => (ended = resolve));
     stream.on('data', (chunk: Buffer) => {
       this.spare.push(chunk);
-      this.fill();
+      this.held += chunk.length;
+      if (this.held >= HELD_BYTES) stream.pause();
+      this.wakeUp();
     });
     const close = () => {
       this.closed ??= new PipeClosedError('the data pipe closed');
-      for (const q of this.queue.splice(0)) q.reject(this.closed);
+      ended();
+      this.wakeUp();
     };
     stream.on('end', close);
     stream.on('close', close);
     stream.on('error', close);
   }
 
-  read(byteLength: number): Promise<ArrayBuffer> {
-    if (this.closed) return Promise.reject(this.closed);
-    return new Promise((resolve, reject) => {
-      this.queue.push({ buffer: new Uint8Array(byteLength), filled: 0, resolve, reject });
-      this.fill();
-    });
+  /** Resolves once the pipe has closed. */
+  whenClosed(): Promise<void> {
+    return this.ended;
   }
 
-  private fill(): void {
-    while (this.queue.length && this.spare.length) {
-      const q = this.queue[0];
-      const chunk = this.spare[0];
-      const take = Math.min(chunk.length, q.buffer.length - q.filled);
-      q.buffer.set(chunk.subarray(0, take), q.filled);
-      q.filled += take;
-      if (take === chunk.length) this.spare.shift();
-      else this.spare[0] = chunk.subarray(take);
-      if (q.filled === q.buffer.length) {
-        this.queue.shift();
-        q.resolve(q.buffer.buffer as ArrayBuffer);
+  /** The next `byteLength` bytes, copied into an ArrayBuffer of their own. */
+  async read(byteLength: number): Promise<ArrayBuffer> {
+    const buffer = new Uint8Array(byteLength);
+    let filled = 0;
+    for await (const piece of this.pieces(byteLength)) {
+      buffer.set(piece, filled);
+      filled += piece.length;
+    }
+    return buffer.buffer;
+  }
+
+  /**
+   * The next `byteLength` bytes as they arrive: views of the pipe's chunks, not copies. A block left half
+   * read leaves the pipe out of step: the reader then fails every later read, and closes its stream.
+   */
+  async *pieces(byteLength: number): AsyncGenerator<Buffer> {
+    let left = byteLength;
+    try {
+      while (left > 0) {
+        while (!this.spare.length) {
+          if (this.closed) throw this.closed;
+          await new Promise<void>((resolve) => (this.wake = resolve));
+        }
+        const chunk = this.spare[0];
+        const take = Math.min(chunk.length, left);
+        if (take === chunk.length) this.spare.shift();
+        else this.spare[0] = chunk.subarray(take);
+        this.held -= take;
+        left -= take;
+        if (this.held < HELD_BYTES && this.stream.isPaused()) this.stream.resume();
+        yield take === chunk.length ? chunk : chunk.subarray(0, take);
+      }
+    } finally {
+      if (left > 0 && !this.closed) {
+        this.closed = new PipeClosedError('a data block was left half read');
+        this.stream.destroy();
       }
     }
-    // a zero-length read finishes at once
-    while (this.queue.length && this.queue[0].buffer.length === 0) this.queue.shift()!.resolve(new ArrayBuffer(0));
+  }
+
+  private wakeUp(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}
+
+/**
+ * A large typed array of a message left in the pipe (EngineWorker's `streamBlobs`): its bytes are read as
+ * they arrive, after those of the message's earlier blobs, by whoever consumes them (e.g. a COPY to
+ * PostgreSQL), and never held whole here.
+ */
+export class PipedBytes {
+  private taken = false;
+
+  constructor(
+    readonly byteLength: number,
+    private readonly reader: BlobReader,
+    /** Resolves once the blob before this one in the pipe is read. */
+    private readonly after: Promise<void>,
+    private readonly read: () => void,
+  ) {}
+
+  /** Its bytes, in pieces (views of the pipe's chunks): once, and after the blobs before it. */
+  async *pieces(): AsyncGenerator<Buffer> {
+    if (this.taken) throw new Error('piped bytes are read once');
+    this.taken = true;
+    await this.after;
+    yield* this.reader.pieces(this.byteLength);
+    this.read();
   }
 }
 
 /**
  * The message with its placeholders replaced by the arrays read from `reader` (in the order they were
- * written), and the buffers under them: owned by nobody else, so they can be moved to a thread.
+ * written), and the buffers under them: owned by nobody else, so they can be moved to a thread. With
+ * `stream`, each placeholder becomes a PipedBytes instead, and `drained` resolves once they are all read
+ * (or the pipe closed): the reader's next message must wait for it.
  */
 export async function restoreBlobs(
   skeleton: unknown,
   count: number,
   reader: BlobReader,
-): Promise<{ message: unknown; buffers: ArrayBuffer[] }> {
-  if (count === 0) return { message: skeleton, buffers: [] };
+  stream = false,
+): Promise<{ message: unknown; buffers: ArrayBuffer[]; drained: Promise<void> }> {
+  if (count === 0) return { message: skeleton, buffers: [], drained: Promise.resolve() };
   const places: Placeholder[] = [];
   const find = (v: unknown, depth: number): void => {
     if (v === null || typeof v !== 'object' || depth > 8 || ArrayBuffer.isView(v)) return;
@@ -158,9 +222,17 @@ export async function restoreBlobs(
   };
   find(skeleton, 0);
   if (places.length !== count) throw new Error(`the message holds ${places.length} data blocks, ${count} were announced`);
-  const arrays: ArrayBufferView[] = [];
+  const arrays: (ArrayBufferView | PipedBytes)[] = [];
   const buffers: ArrayBuffer[] = [];
+  let previous: Promise<void> = Promise.resolve();
   for (const p of places) {
+    if (stream) {
+      let read!: () => void;
+      const done = new Promise<void>((resolve) => (read = resolve));
+      arrays.push(new PipedBytes(p.byteLength, reader, previous, read));
+      previous = done;
+      continue;
+    }
     const buffer = await reader.read(p.byteLength);
     buffers.push(buffer);
     arrays.push(p.type === 'Buffer' ? Buffer.from(buffer) : new TYPES[p.type](buffer));
@@ -174,5 +246,5 @@ export async function restoreBlobs(
     for (const [k, x] of Object.entries(v)) out[k] = put(x, depth + 1);
     return out;
   };
-  return { message: put(skeleton, 0), buffers };
+  return { message: put(skeleton, 0), buffers, drained: Promise.race([previous, reader.whenClosed()]) };
 }

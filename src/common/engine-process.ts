@@ -85,7 +85,11 @@ export class EngineWorker extends EventEmitter {
   /** Messages are restored one after another (their data in pipe order); the exit waits for them. */
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(script: string, options: { workerData?: unknown } = {}) {
+  /**
+   * `streamBlobs`: the large typed arrays of the thread's messages are left in the data pipe as PipedBytes
+   * (blob-channel.ts), for the receiver to hand on as they arrive; the next message waits until they are read.
+   */
+  constructor(script: string, options: { workerData?: unknown; streamBlobs?: boolean } = {}) {
     super();
     const { nice, maxMemoryMb } = settings;
     const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
@@ -112,9 +116,12 @@ export class EngineWorker extends EventEmitter {
     this.child.on('message', (m: HostMessage) => {
       if (m.type === 'message') {
         this.chain = this.chain
-          .then(() => restoreBlobs(m.message, m.blobs, this.fromHost))
+          .then(() => restoreBlobs(m.message, m.blobs, this.fromHost, options.streamBlobs))
           .then(
-            ({ message }) => void this.emit('message', message),
+            ({ message, drained }) => {
+              this.emit('message', message);
+              return drained;
+            },
             (e: Error) => {
               // a message that cannot be read (not a closed pipe: that is the process ending) ends the process
               if (e instanceof PipeClosedError) return;

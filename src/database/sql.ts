@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -55,6 +55,20 @@ export async function prepared<T>(db: DataSource, text: string, values: unknown[
 /** The node-postgres pool under TypeORM's connection: for what TypeORM cannot do (prepared statements, COPY). */
 export function poolOf(db: DataSource): Pool {
   return (db.driver as PostgresDriver).master as Pool;
+}
+
+/** The node-postgres client under a transaction's EntityManager: for what TypeORM cannot do there (COPY). */
+export function clientOf(tx: EntityManager): PoolClient {
+  const client = (tx.queryRunner as { databaseConnection?: PoolClient } | undefined)?.databaseConnection;
+  if (!client) throw new Error('not in a transaction of its own connection');
+  return client;
+}
+
+/** The connection URL of the service's database (engine processes that read or write it open their own connections). */
+export function urlOf(db: DataSource): string {
+  const url = (db.options as { url?: string }).url;
+  if (!url) throw new Error('the database has no connection URL');
+  return url;
 }
 
 /** Tables whose rows other rows refer to, as keepRow locks them. */

@@ -1,3 +1,5 @@
+import type { PipedBytes } from '../common/blob-channel';
+
 /** Missing-value tokens (decisions.md): empty cell, NA, NaN, ?, null, case-insensitive. */
 export function isMissing(raw: string): boolean {
   const s = raw.trim();
@@ -112,10 +114,13 @@ export interface ParsedColumn {
   missingCount: number;
   distinctCount: number;
   /**
-   * The column as stored (packColumn's deflate of `values` or `codes`), when it was packed where it was
-   * parsed; `values` and `codes` are then gone, and `negative` says whether a number column holds a value < 0.
+   * The column as stored (packColumn's deflate of `values` or `codes`, or with `raw` their bytes as they are,
+   * stored as deflate's stored blocks), when it was packed where it was parsed; `values` and `codes` are then
+   * gone, and `negative` says whether a number column holds a value < 0. A build's table has it still in the
+   * engine process's pipe (PipedBytes), to be read once, in column order.
    */
-  packed?: Uint8Array;
+  packed?: Uint8Array | PipedBytes;
+  raw?: boolean;
   negative?: boolean;
 }
 

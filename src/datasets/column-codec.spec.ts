@@ -1,6 +1,6 @@
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ParsedColumn } from './column-builder';
-import { impossibleType, packColumn, packTable, unpackColumn } from './column-codec';
+import { impossibleType, packColumn, packTable, storedForm, storedFrames, unpackColumn } from './column-codec';
 
 /** 200,000 measurements with 10 significant digits (what repeated-string search cannot shrink). */
 function measurements(n: number): Float64Array {
@@ -11,35 +11,65 @@ function measurements(n: number): Float64Array {
 
 describe('packColumn / unpackColumn', () => {
   it.each([
-    ['measurements (packed without the search for repeats)', measurements(200_000)],
+    ['measurements (stored as they are)', measurements(200_000)],
     ['a few levels repeated (packed with it)', Float64Array.from({ length: 200_000 }, (_, i) => [0.5, 1.25, NaN, 3][i % 4])],
     ['a short column', Float64Array.from([1, -0, NaN, 2.5])],
   ])('gives back the same values, bit for bit: %s', async (_, values) => {
-    const packed = await packColumn({ encoding: 'f64', values });
+    const packed = await storedForm(await packColumn({ encoding: 'f64', values }));
     const back = await unpackColumn('f64', packed, values.length);
     expect(Buffer.from(back.buffer).equals(Buffer.from(values.buffer))).toBe(true);
   });
 
-  it('packs measurements within 2% of the size deflate reaches with its search for repeats', async () => {
+  it('stores measurements that deflate barely shrinks as they are (stored blocks): deflate would save under a tenth', async () => {
     const values = measurements(200_000);
-    const packed = await packColumn({ encoding: 'f64', values });
+    const kept = await packColumn({ encoding: 'f64', values });
+    // kept raw, not copied: its frames are written around its bytes
+    expect(kept.raw).toBe(true);
+    expect(kept.data.buffer).toBe(values.buffer);
+    const packed = await storedForm(kept);
+    // 5 bytes of header per stored block of up to 65,535 bytes, nothing else
+    expect(packed.length).toBe(values.byteLength + 5 * Math.ceil(values.byteLength / 65535));
     const searched = deflateRawSync(Buffer.from(values.buffer), { level: 1 }).length;
-    expect(packed.length).toBeLessThan(searched * 1.02);
+    expect(packed.length).toBeLessThan(searched / 0.9);
   });
 
   it('still finds repeats in a long column that has them', async () => {
     const values = Float64Array.from({ length: 200_000 }, (_, i) => [0.1, 0.2, 0.3][i % 3]);
     const packed = await packColumn({ encoding: 'f64', values });
-    expect(packed.length).toBeLessThan(values.byteLength / 100);
+    expect(packed.raw).toBe(false);
+    expect(packed.data.length).toBeLessThan(values.byteLength / 100);
   });
 
   it('packs only the view of a column whose array has spare room', async () => {
     const room = new Float64Array(1100);
     room.set([1, 2, 3]);
     const view = room.subarray(0, 1000);
-    const back = await unpackColumn('f64', await packColumn({ encoding: 'f64', values: view }), 1000);
+    const back = await unpackColumn('f64', await storedForm(await packColumn({ encoding: 'f64', values: view })), 1000);
     expect(back.length).toBe(1000);
     expect(Array.from(back.slice(0, 4))).toEqual([1, 2, 3, 0]);
+  });
+});
+
+describe('storedFrames', () => {
+  it.each([3, 65_535, 65_536, 100_000, 1 << 20])('frames the bytes as stored blocks whatever the pieces (%i bytes each)', async (size) => {
+    const bytes = Buffer.from(Float64Array.from({ length: 20_000 }, (_, i) => i * 1.5).buffer);
+    const pieces = [];
+    for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.subarray(i, i + size));
+    const parts = [];
+    for await (const p of storedFrames(pieces, bytes.length)) parts.push(p);
+    const stream = Buffer.concat(parts);
+    expect(stream.length).toBe(bytes.length + 5 * Math.ceil(bytes.length / 65_535));
+    expect(inflateRawSync(stream).equals(bytes)).toBe(true);
+  });
+
+  it('frames an empty column as one empty final block, and fails when the pieces fall short', async () => {
+    const parts = [];
+    for await (const p of storedFrames([], 0)) parts.push(p);
+    expect(inflateRawSync(Buffer.concat(parts)).length).toBe(0);
+    const short = async () => {
+      for await (const p of storedFrames([Buffer.alloc(10)], 20)) void p;
+    };
+    await expect(short()).rejects.toThrow('fewer bytes');
   });
 });
 
@@ -59,18 +89,20 @@ describe('packTable (a build packs its columns where it parsed them)', () => {
         distinctCount: 2,
       },
     ];
-    const expected = await Promise.all(columns.map((c) => packColumn(c)));
+    const expected = await Promise.all(columns.map(async (c) => storedForm(await packColumn(c))));
     await packTable({ sampleCount: 4, columns }, 2);
-    columns.forEach((c, i) => {
+    expect(columns.map((c) => !!c.raw)).toEqual([true, false, false, false]);
+    for (const [i, c] of columns.entries()) {
       expect(c.values).toBeUndefined();
-      expect(Buffer.from(c.packed as Uint8Array).equals(expected[i])).toBe(true);
+      expect((await storedForm({ data: c.packed as Uint8Array, raw: !!c.raw })).equals(expected[i])).toBe(true);
       // a plain Uint8Array that owns its memory or a large zlib buffer: it can move to another thread and down the data pipe
       expect(c.packed!.constructor).toBe(Uint8Array);
-    });
+    }
     expect(
-      Buffer.from((await unpackColumn('f64', Buffer.from(columns[0].packed as Uint8Array), big.length)).buffer as ArrayBuffer).equals(
-        Buffer.from(big.buffer),
-      ),
+      Buffer.from(
+        (await unpackColumn('f64', await storedForm({ data: columns[0].packed as Uint8Array, raw: true }), big.length))
+          .buffer as ArrayBuffer,
+      ).equals(Buffer.from(big.buffer)),
     ).toBe(true);
     expect(impossibleType(columns[1], 'timeToEvent')).toBeUndefined();
     expect(impossibleType(columns[2], 'timeToEvent')).toBe('"delta" has negative values, so it cannot be a time to event');

@@ -9,9 +9,10 @@ import { JobFailure } from '../jobs/jobs.types';
 import type { EngineDataset, FeatureType } from '../engine/types';
 import { ParsedColumn } from './column-builder';
 import { columnType, impossibleType, packColumn, toEngineColumn, unpackColumn } from './column-codec';
+import { ColumnRow, columnRows } from './column-copy';
 import * as queries from './datasets.queries';
 import { ParsedTable } from './table-parser';
-import { batchesOf, inLanes } from './write-batches';
+import { batchesOf } from './write-batches';
 
 /** A parsed table whose columns have their feature types: ready to be written. */
 export interface TypedTable {
@@ -81,30 +82,12 @@ export class ColumnStore {
 
   /**
    * Writes the dataset and its columns inside `tx` and returns its id. Throws a JobFailure when the name
-   * was taken meanwhile. The columns' typed arrays are let go as they are packed.
+   * was taken meanwhile. The columns go in one binary COPY: those packed where they were parsed (a tabular
+   * build) straight from the engine process's pipe, the others (an image build) packed here, each on libuv's
+   * pool while the ones before are written, their typed arrays let go as they are packed.
    */
   async write(tx: EntityManager, target: DatasetTarget, table: TypedTable): Promise<string> {
     const stored = table.columns;
-    // Columns go in batches of up to 1,000 columns or 16 MiB: few round trips for wide (omics) tables, bounded
-    // buffers for long ones. A batch is deflated (large columns on libuv's thread pool, one lane per core;
-    // small ones right here) while the transaction writes the one before: at most two batches are held
-    // packed. Each typed array is let go once packed. A tabular build's columns come packed already (packTable,
-    // in the engine process): they are only written.
-    const batches = batchesOf(stored.map((c) => (c.packed ?? c.values ?? c.codes)?.byteLength ?? 0));
-    const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
-    const pack = (batch: number[]): Promise<Buffer[]> =>
-      inLanes(batch, lanes, async (i) => {
-        const c = stored[i];
-        try {
-          // packed where it was parsed (a tabular build), or here
-          return c.packed ? Buffer.from(c.packed.buffer, c.packed.byteOffset, c.packed.byteLength) : await packColumn(c);
-        } finally {
-          c.values = undefined;
-          c.codes = undefined;
-          c.packed = undefined;
-        }
-      });
-
     let datasetId: string;
     try {
       datasetId = await queries.insertDataset(tx, { ...target, sampleCount: table.sampleCount, featureCount: stored.length });
@@ -115,20 +98,11 @@ export class ColumnStore {
       throw e;
     }
     let size = 0;
-    let next: Promise<Buffer[]> | undefined = batches.length ? pack(batches[0]) : undefined;
-    for (let b = 0; next; b++) {
-      const packed: Buffer[] = await next;
-      next = b + 1 < batches.length ? pack(batches[b + 1]) : undefined;
-      next?.catch(() => undefined); // raised where it is awaited
-      const columns = batches[b].map((i, k): queries.NewColumn => {
-        const c = stored[i];
-        const levels = c.levels ? JSON.stringify(c.levels) : null;
-        size += packed[k].length + (levels ? Buffer.byteLength(levels) : 0);
-        const { name, type, encoding, missingCount, distinctCount } = c;
-        return { idx: i, name, type, encoding, data: packed[k], levels, missingCount, distinctCount };
-      });
-      await queries.insertColumns(tx, datasetId, columns);
-    }
+    const lanes = Math.max(1, Math.min(4, os.availableParallelism()));
+    await queries.copyColumns(
+      tx,
+      columnRows(datasetId, packedAhead(stored, lanes), (bytes) => (size += bytes)),
+    );
     await queries.setDatasetSize(tx, datasetId, size);
     this.logger.log(`dataset ${datasetId} "${target.name}" written: ${table.sampleCount} samples x ${stored.length} features`);
     return datasetId;
@@ -213,5 +187,33 @@ export class ColumnStore {
       }
       return { sampleCount, columns };
     });
+  }
+}
+
+/**
+ * The columns as COPY rows, in order: a column packed already as it is, another packed here (packColumn, on
+ * libuv's pool) up to `lanes` columns ahead of the one taken; each typed array is let go once packed.
+ */
+async function* packedAhead(columns: TypedTable['columns'], lanes: number): AsyncGenerator<ColumnRow> {
+  const pack = async (c: TypedTable['columns'][number]): Promise<ColumnRow> => {
+    try {
+      const { data, raw } = c.packed ? { data: c.packed, raw: c.raw } : await packColumn(c);
+      const { name, type, encoding, levels, missingCount, distinctCount } = c;
+      return { name, type, encoding, data, raw, levels, missingCount, distinctCount };
+    } finally {
+      c.values = undefined;
+      c.codes = undefined;
+      c.packed = undefined;
+    }
+  };
+  const ahead: Promise<ColumnRow>[] = [];
+  let next = 0;
+  while (next < columns.length || ahead.length) {
+    while (ahead.length < lanes && next < columns.length) {
+      const packing = pack(columns[next++]);
+      packing.catch(() => undefined); // raised where it is awaited
+      ahead.push(packing);
+    }
+    yield await (ahead.shift() as Promise<ColumnRow>);
   }
 }

@@ -1,5 +1,7 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { Codes } from '../common/error-codes';
+import { urlOf } from '../database/sql';
 import type { FeatureType } from '../engine/types';
 import type { JobKind } from '../jobs/job-kinds';
 import { JobsService } from '../jobs/jobs.service';
@@ -7,7 +9,7 @@ import { JobFailure } from '../jobs/jobs.types';
 import { textColumnsOf } from './column-codec';
 import { ColumnStore, TypedTable } from './column-store';
 import { FilesService } from './files.service';
-import { parseTableInWorker } from './parse-in-worker';
+import { parseStoredTable } from './parse-in-worker';
 import { TableError } from './table-parser';
 import { TASK_SUBJECT } from './task.subject';
 
@@ -34,12 +36,22 @@ export const CREATE_DATASET_JOB: JobKind<CreateDatasetPayload> = {
   waitsAs: 'pending',
 };
 
-/** The createDataset job: parse the stored file and pack its columns on a worker thread, type them; store them as a dataset. */
+/** A parsed file, typed, whose columns' data waits in the engine process that parsed it until written. */
+interface BuiltTable {
+  table: TypedTable;
+  release: () => void;
+}
+
+/**
+ * The createDataset job: an engine process reads the stored file from the database, parses it and packs its
+ * columns; they are typed here and written as a dataset straight from that process's pipe.
+ */
 @Injectable()
 export class CreateDatasetJob implements OnModuleInit {
   private readonly logger = new Logger('Datasets');
 
   constructor(
+    private readonly db: DataSource,
     private readonly jobs: JobsService,
     private readonly files: FilesService,
     private readonly columns: ColumnStore,
@@ -48,29 +60,34 @@ export class CreateDatasetJob implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register(CREATE_DATASET_JOB, {
       execute: (payload, signal) => this.parse(payload, signal),
-      store: async (tx, payload, table) => ({ datasetId: await this.columns.write(tx, payload, table) }),
+      store: async (tx, payload, built) => ({ datasetId: await this.columns.write(tx, payload, built.table) }),
+      release: (built) => built.release(),
     });
   }
 
-  private async parse(job: CreateDatasetPayload, signal: AbortSignal): Promise<TypedTable> {
+  private async parse(job: CreateDatasetPayload, signal: AbortSignal): Promise<BuiltTable> {
     const overrides = job.featureTypes;
-    const textColumns = textColumnsOf(overrides);
     const started = Date.now();
     try {
-      const file = await this.files.open(job.filePk);
+      const sizeInBytes = await this.files.storedSize(job.filePk);
+      const source = { databaseUrl: urlOf(this.db), filePk: job.filePk, sizeInBytes };
       const options = {
         separator: job.separator,
         hasFeatureHeaders: job.hasFeatureHeaders,
         hasSampleHeaders: job.hasSampleHeaders,
         hasSamplesInRows: job.hasSamplesInRows,
-        textColumns,
-        sizeInBytes: file.sizeInBytes,
-        pack: true,
+        textColumns: textColumnsOf(overrides),
+        sizeInBytes,
       };
-      // parsed, and packed as stored, on a worker thread of an engine process while this one reads the file from PostgreSQL
-      const table = await parseTableInWorker(file.chunks, options, signal, file.release);
+      // read, parsed and packed by an engine process (at its lower priority): this process never holds the bytes
+      const parsed = await parseStoredTable(source, options, signal);
       this.logger.log(`task ${job.taskId}: parsed in ${(Date.now() - started) / 1000} s`);
-      return this.columns.typeColumns(table, overrides);
+      try {
+        return { table: this.columns.typeColumns(parsed.table, overrides), release: parsed.release };
+      } catch (e) {
+        parsed.release();
+        throw e;
+      }
     } catch (e) {
       if (e instanceof TableError) throw new JobFailure(Codes.UnreadableTable, e.message);
       throw e;

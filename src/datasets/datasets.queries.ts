@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { Db, execute, prepared, rows } from '../database/sql';
+import { copyIn } from '../database/copy-in';
+import { clientOf, Db, execute, prepared, rows } from '../database/sql';
 import type { FeatureType } from '../engine/types';
 import type { StatusRow } from '../jobs/job-state';
 
@@ -105,31 +106,16 @@ export async function insertDataset(
   return String(row.id);
 }
 
-/** A stored column, packed (deflated data; a dictionary column's levels as JSON text). */
-export interface NewColumn {
-  idx: number;
-  name: string;
-  type: FeatureType;
-  encoding: 'f64' | 'dict';
-  data: Buffer;
-  levels: string | null;
-  missingCount: number;
-  distinctCount: number;
-}
-
-/** Inserts a batch of columns in one statement. */
-export async function insertColumns(tx: EntityManager, datasetId: string, columns: NewColumn[]): Promise<void> {
-  const params: unknown[] = [];
-  const tuples = columns.map((c) => {
-    const p = params.length;
-    params.push(datasetId, c.idx, c.name, c.type, c.encoding, c.data, c.levels, c.missingCount, c.distinctCount);
-    return `(${Array.from({ length: 9 }, (_, q) => `$${p + q + 1}`).join(', ')})`;
-  });
-  await execute(
-    tx,
-    `INSERT INTO dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count)
-     VALUES ${tuples.join(', ')}`,
-    params,
+/**
+ * Writes a dataset's columns: one binary COPY whose data is `tuples` (column-copy.ts's columnRows: for each
+ * column dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count). Resolves with
+ * the rows written; a failure of `tuples` cancels the COPY, and the transaction must roll back.
+ */
+export function copyColumns(tx: EntityManager, tuples: AsyncIterable<Uint8Array>): Promise<number> {
+  return copyIn(
+    clientOf(tx),
+    'COPY dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count) FROM STDIN (FORMAT binary)',
+    tuples,
   );
 }
 
@@ -174,6 +160,14 @@ export async function storedColumnsWithLevels(
  */
 export function levelsCopy(datasetId: string, idx: number): string {
   return `SELECT convert_to(levels::text, 'UTF8') FROM dataset_columns WHERE dataset_id = ${Number(datasetId)} AND idx = ${Number(idx)}`;
+}
+
+/**
+ * The text of a binary COPY of a stored file's chunks in order (copy-bytes.ts runs it on a connection of its own:
+ * raw bytes). The key is a number the caller checked.
+ */
+export function fileChunksCopy(filePk: string): string {
+  return `SELECT data FROM file_chunks WHERE file_pk = ${Number(filePk)} ORDER BY seq`;
 }
 
 /** `length` bytes of one column's deflated data from byte `from` (0-based). */

@@ -6,8 +6,7 @@ import { ApiError } from '../common/api-error';
 import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { paginateSql } from '../database/paginate';
-import { copyBytes } from '../database/copy-bytes';
-import { isForeignKeyViolation, poolOf } from '../database/sql';
+import { isForeignKeyViolation } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FinalJobError } from '../jobs/jobs.types';
 import * as queries from './datasets.queries';
@@ -15,9 +14,6 @@ import { FILE_ID } from './dto/dataset.dto';
 import { SLOT_LIVE_SECONDS, UploadSlot, UploadSlots } from './upload-slots';
 
 export const CHUNK_BYTES = 1024 * 1024;
-
-/** A stored file is read back (to build a dataset) in pieces of this size: fewer, larger messages to the parser. */
-const READ_PIECE_BYTES = 4 * 1024 * 1024;
 
 /** An upload row not touched for this long was left by a killed process: it is swept. */
 const STALE_UPLOAD_SECONDS = 3600;
@@ -259,37 +255,10 @@ export class FilesService {
     return { id: String(file.id), sizeInBytes: Number(file.size_in_bytes), chunkCount: file.chunk_count };
   }
 
-  /** The stored file: its size, and its bytes piece by piece (one look-up of the file for both). */
-  async open(filePk: string): Promise<{ sizeInBytes: number; chunks: AsyncGenerator<Buffer>; release: (chunk: Buffer) => void }> {
+  /** The stored file's size (a build's engine process reads its bytes: stored-file.ts). */
+  async storedSize(filePk: string): Promise<number> {
     const sizeInBytes = await queries.fileSize(this.db, filePk);
     if (sizeInBytes === undefined) throw new FinalJobError('the uploaded file was deleted before the dataset was created from it');
-    const spare: Buffer[] = [];
-    // a piece the caller no longer needs is filled again (a shorter last piece is simply let go)
-    const release = (chunk: Buffer) => {
-      if (chunk.length === READ_PIECE_BYTES && spare.length < 8) spare.push(chunk);
-    };
-    return { sizeInBytes, chunks: this.chunks(filePk, sizeInBytes, spare), release };
-  }
-
-  /**
-   * The file's bytes in order, in pieces of READ_PIECE_BYTES: one binary COPY of its chunks (copy-bytes.ts:
-   * raw bytes, where a SELECT gives bytea as hex text), one snapshot for the whole file; the next pieces are
-   * read while the caller works on these, into the `spare` ones it released.
-   */
-  private async *chunks(filePk: string, sizeInBytes: number, spare: Buffer[]): AsyncGenerator<Buffer> {
-    if (!/^\d+$/.test(filePk)) throw new Error(`not a file key: ${filePk}`);
-    const pool = poolOf(this.db);
-    let read = 0;
-    for await (const piece of copyBytes(
-      pool,
-      `SELECT data FROM file_chunks WHERE file_pk = ${filePk} ORDER BY seq`,
-      READ_PIECE_BYTES,
-      2,
-      spare,
-    )) {
-      read += piece.length;
-      yield piece;
-    }
-    if (read !== sizeInBytes) throw new Error(`file ${filePk} holds ${read} bytes, not ${sizeInBytes}: it lost chunks`);
+    return sizeInBytes;
   }
 }

@@ -33,6 +33,19 @@ describe('parseTable', () => {
     );
     await expect(parseTable(chunked('a\n1\n2,3\n', 3), OPTIONS)).rejects.toThrow(/^line 3: 2 fields where the first row has 1/);
   });
+
+  it.each([
+    ['on the fast path', 'a,b\n1,2\n'],
+    ['in the strict reader', 'a,"b"\n1,2\n'],
+  ])('throws a failure of the chunks themselves as it is, not as a fault of the file (%s)', async (_, head) => {
+    async function* lost(): AsyncGenerator<Buffer> {
+      yield Buffer.from(head);
+      throw new Error('file 7 lost chunks after 1');
+    }
+    const failure = parseTable(lost(), OPTIONS);
+    await expect(failure).rejects.toThrow('file 7 lost chunks after 1');
+    await expect(failure).rejects.not.toBeInstanceOf(TableError);
+  });
 });
 
 describe('parseTable with the file size known', () => {

@@ -88,7 +88,12 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     },
     (line) => new TableError(`line ${line}: a field is too large`),
   );
-  const reading = readChunks(chunks, options, lines, parser, consume).catch((e: Error) => void parser.destroy(e));
+  // a failure of `chunks` themselves (a lost connection, a lost chunk): not a fault of the file, thrown as it is
+  let sourceFailure: Error | undefined;
+  const reading = readChunks(chunks, options, lines, parser, consume).catch((e: Error) => {
+    if (!(e instanceof TableError)) sourceFailure = e;
+    parser.destroy(e);
+  });
 
   try {
     // with `info`, each record carries the line it ends on (parser.info.lines may already be past it)
@@ -97,6 +102,7 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     }
   } catch (e) {
     await reading;
+    if (sourceFailure) throw sourceFailure;
     if (e instanceof TableError) throw e;
     const err = e as Error & { code?: string; lines?: number };
     if (err.lines !== undefined) err.lines += lines.count;

@@ -281,6 +281,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     const states = this.jobs.states;
     const progress = new ThrottledProgress((p) => states.progress(kind.subject, subjectId, p), PROGRESS_WRITE_MS);
     const began = Date.now();
+    /** What execute gave, handed to the handler's release once stored or not. */
+    let result: { value: unknown } | undefined;
     try {
       if (!(await states.start(kind.subject, subjectId))) {
         // the subject is settled (or gone with its job row): nothing to run
@@ -288,12 +290,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       }
       this.logger.log(this.fields(job, 'job.started'), `${this.describe(job)} started, attempt ${job.attempts} of ${job.maxAttempts}`);
       // a handler that does not heed the abort (a bug) still frees its cores when its job is cancelled
-      const result = await untilAborted(handler.execute(job.payload, signal, progress.report), signal);
+      result = { value: await untilAborted(handler.execute(job.payload, signal, progress.report), signal) };
       progress.stop();
       signal.throwIfAborted();
+      const executed = result.value;
       const stored = await this.db.transaction(async (tx) => {
         if (!(await states.lockRunning(tx, kind.subject, subjectId))) return false;
-        const finished = (await handler.store(tx, job.payload, result)) ?? {};
+        const finished = (await handler.store(tx, job.payload, executed)) ?? {};
         await states.finish(tx, kind.subject, subjectId, finished);
         // another worker took the job over: its run stores the result, this one's is rolled back
         if (!(await queries.markDone(tx, job.id, this.workerId, true))) throw new Cancelled('the job was taken over');
@@ -311,6 +314,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     } catch (e) {
       progress.stop();
       return this.ended(job, signal, e);
+    } finally {
+      if (result) handler?.release?.(result.value);
     }
   }
 

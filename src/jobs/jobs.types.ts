@@ -29,6 +29,11 @@ export interface JobHandler<P, R = unknown> {
    */
   store(tx: EntityManager, payload: P, result: R): Promise<Finished | void>;
   /**
+   * Lets go of what `execute` gave once the runner is done with it, stored or not (a result that holds a
+   * process or its data: a build's columns waiting in an engine process).
+   */
+  release?(result: R): void;
+  /**
    * Clean-up when the job fails for good (e.g. uploaded images no longer needed), inside the runner's transaction that
    * marks the job and its subject failed: a client never sees the failure before the clean-up, nor one without the other.
    */

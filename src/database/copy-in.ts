@@ -1,0 +1,137 @@
+import type { ClientBase } from 'pg';
+import type { Writable } from 'node:stream';
+
+/** Largest CopyData message sent: a longer piece goes as several (views, not copies). */
+const MESSAGE_BYTES = 1 << 20;
+
+/** The part of node-postgres's Connection a COPY FROM STDIN writes to. */
+interface CopyConnection {
+  stream: Writable;
+  query(text: string): void;
+  endCopyFrom(): void;
+  sendCopyFail(message: string): void;
+}
+
+/**
+ * Runs `sql`, a `COPY ... FROM STDIN`, on `client` (inside its transaction when it is in one) with the bytes
+ * of `source` as its data, in order: each piece goes to the socket as it is (a CopyData message's header is
+ * written before it, the piece itself is not copied), and the next is taken once the socket has room. A
+ * failure of `source` cancels the COPY (CopyFail): it rejects with that error, the connection stays usable,
+ * and its transaction must roll back. Resolves with the rows copied.
+ */
+export function copyIn(client: ClientBase, sql: string, source: AsyncIterable<Uint8Array>): Promise<number> {
+  const copy = new CopyIn(sql, source);
+  void client.query(copy as never);
+  return copy.result;
+}
+
+/**
+ * A node-postgres Submittable for COPY FROM STDIN. It settles only once its writer has stopped, so that no
+ * CopyData of it can follow a later query on the connection.
+ */
+class CopyIn {
+  readonly result: Promise<number>;
+  private settle!: { resolve: (rows: number) => void; reject: (e: Error) => void };
+  private writing: Promise<void> = Promise.resolve();
+  /** The server's error (the COPY failed there, or the connection broke): the writer stops sending. */
+  private serverFailure: Error | undefined;
+  /** The source's error: the COPY was cancelled with it. */
+  private sourceFailure: Error | undefined;
+  private rows = 0;
+  private settled = false;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly text: string,
+    private readonly source: AsyncIterable<Uint8Array>,
+  ) {
+    this.result = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
+  }
+
+  submit(connection: CopyConnection): void {
+    connection.query(this.text);
+  }
+
+  handleCopyInResponse(connection: CopyConnection): void {
+    this.writing = this.write(connection);
+  }
+
+  handleCommandComplete(msg: { text?: string }): void {
+    this.rows = Number(/(\d+)$/.exec(msg.text ?? '')?.[1] ?? 0);
+  }
+
+  handleReadyForQuery(): void {
+    this.finish();
+  }
+
+  handleError(e: Error): void {
+    this.serverFailure ??= e;
+    this.wake?.();
+    // the server answers an error in a COPY with ReadyForQuery, a broken connection never does: either way
+    // this settles once the writer has stopped
+    this.finish();
+  }
+
+  // not part of a COPY FROM: answered as the failures they would be
+  handleRowDescription(): void {
+    this.serverFailure ??= new Error('not a COPY FROM');
+  }
+  handleDataRow(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyData(): void {
+    this.serverFailure ??= new Error('not a COPY FROM');
+  }
+
+  private finish(): void {
+    if (this.settled) return;
+    this.settled = true;
+    void this.writing.then(() => {
+      const failure = this.sourceFailure ?? this.serverFailure;
+      if (failure) this.settle.reject(failure);
+      else this.settle.resolve(this.rows);
+    });
+  }
+
+  private async write(connection: CopyConnection): Promise<void> {
+    const stream = connection.stream;
+    try {
+      for await (const piece of this.source) {
+        for (let from = 0; from < piece.length && !this.serverFailure; from += MESSAGE_BYTES) {
+          const part = piece.subarray(from, from + MESSAGE_BYTES);
+          const header = Buffer.allocUnsafe(5);
+          header[0] = 0x64; // 'd', CopyData
+          header.writeInt32BE(part.length + 4, 1);
+          stream.cork();
+          stream.write(header);
+          stream.write(part);
+          stream.uncork();
+          if (stream.writableNeedDrain) await this.drained(stream);
+          if (stream.destroyed) this.serverFailure ??= new Error('the connection closed during a COPY');
+        }
+        if (this.serverFailure) return; // it drops whatever else comes for this COPY
+      }
+      connection.endCopyFrom();
+    } catch (e) {
+      this.sourceFailure = e instanceof Error ? e : new Error(String(e));
+      // the server logs this text: the reason stays here
+      if (!this.serverFailure) connection.sendCopyFail('the data source failed');
+    }
+  }
+
+  /** Resolves when `stream` has room again, or when the COPY cannot go on (the server failed it, or the socket closed). */
+  private drained(stream: Writable): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        stream.off('drain', done);
+        stream.off('close', done);
+        this.wake = undefined;
+        resolve();
+      };
+      this.wake = done;
+      stream.on('drain', done);
+      stream.on('close', done);
+      if (stream.destroyed) done();
+    });
+  }
+}
