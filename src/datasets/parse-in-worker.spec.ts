@@ -139,7 +139,7 @@ describe('parseStoredTable (the engine process reads the stored file from the da
     const bytes = Buffer.from(text, 'utf8');
     const chunks = Math.ceil(bytes.length / chunkBytes);
     const [file] = (
-      await client.query(
+      await client.query<{ id: string }>(
         `INSERT INTO files (user_id, file_id, size_in_bytes, chunk_count) SELECT id, md5(random()::text), $1, $2 FROM users RETURNING id`,
         [bytes.length, chunks],
       )
