@@ -137,9 +137,9 @@ export class ImageUploadService implements OnModuleInit {
   }
 
   /**
-   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image streams to a spool
-   * file under one of the caller's upload slots and the idle timeout, at most MAX_IMAGE_BYTES); it is read
-   * from there once the whole body has arrived.
+   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image arrives in memory, or
+   * in a spool file when it is large, under one of the caller's upload slots and the idle timeout, at most
+   * MAX_IMAGE_BYTES); it is read once the whole body has arrived.
    */
   async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
     const slot = await this.files.slots.take(userId);
@@ -152,7 +152,7 @@ export class ImageUploadService implements OnModuleInit {
       try {
         const { sampleId } = parseBody(ImageAddFieldsDto, { ...form.fields });
         if (!form.file) throw new ApiError(Codes.MissingField, 'the file part (the image) is required');
-        const image = await fs.promises.readFile(form.file.path);
+        const image = await form.file.read();
         await this.store(slot, taskId, sampleId.trim(), image, form.file.name);
         return { taskId };
       } finally {
