@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 
@@ -18,20 +18,31 @@ export async function returning<T>(db: DataSource | EntityManager, sql: string, 
 /** Statement names by text: each distinct text of `prepared` gets one name, the same in every connection. */
 const statementNames = new Map<string, string>();
 
-/**
- * A read that requests make all the time, as a named prepared statement: each pooled connection parses and
- * plans it once instead of on every call (on two cores shared by the API, PostgreSQL and the engine, that is
- * a fifth of the database's work per request). `text` must be fixed SQL (the code's own, with $n parameters
- * for every value): each distinct text stays prepared on every connection. Outside any transaction (it takes
- * its own pooled connection).
- */
-export async function prepared<T>(db: DataSource, text: string, values: unknown[] = []): Promise<T[]> {
+function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) {
     name = `signet_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     statementNames.set(text, name);
   }
-  return (await poolOf(db).query({ name, text, values })).rows as T[];
+  return name;
+}
+
+/**
+ * A statement that requests make all the time, as a named prepared statement: each pooled connection parses and
+ * plans it once instead of on every call (on two cores shared by the API, PostgreSQL and the engine, that is
+ * a fifth of the database's work per request). `text` must be fixed SQL (the code's own, with $n parameters
+ * for every value): each distinct text stays prepared on every connection. Outside any transaction (it takes
+ * its own pooled connection); preparedIn runs one inside a transaction.
+ */
+export async function prepared<T>(db: DataSource, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await poolOf(db).query({ name: statementName(text), text, values })).rows as T[];
+}
+
+/** `prepared`, on the connection of the transaction `tx`. */
+export async function preparedIn<T>(tx: EntityManager, text: string, values: unknown[] = []): Promise<T[]> {
+  if (!tx.queryRunner) throw new Error('preparedIn runs in a transaction');
+  const client = (await tx.queryRunner.connect()) as PoolClient;
+  return (await client.query({ name: statementName(text), text, values })).rows as T[];
 }
 
 /** The node-postgres pool under TypeORM's connection: for what TypeORM cannot do (prepared statements, COPY). */

@@ -7,7 +7,7 @@ import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { paginateSql } from '../common/paginate';
 import { copyBytes } from '../database/copy-bytes';
-import { isForeignKeyViolation, poolOf, returning } from '../database/sql';
+import { isForeignKeyViolation, poolOf, preparedIn, returning } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FinalJobError } from '../jobs/jobs.types';
 import { FILE_ID } from './dto/dataset.dto';
@@ -222,14 +222,16 @@ export class FilesService {
    * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in a
    * short transaction of its own under the owner's files lock (it writes the unlogged slot only: its commit waits for
    * no flush). From then on every quota check counts them, while the caller writes them in a transaction that holds
-   * no lock and sets the slot's reservation back to 0 as it commits; a reservation also ends with its slot.
+   * no lock and ends the reservation as it commits (an image add deletes the slot); a reservation also ends with its slot.
    */
   async reserveRoom(slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
     const quota = this.config.userStorageQuotaBytes;
     if (!quota) return;
     await this.db.transaction(async (tx) => {
       await this.lockFiles(tx, ownerId);
-      const [{ kept, reserved }] = await tx.query(
+      // prepared: an image add runs it on every image
+      const [{ kept, reserved }] = await preparedIn<{ kept: string; reserved: boolean }>(
+        tx,
         `WITH k AS (SELECT ${KEPT} AS kept),
          r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
          SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
@@ -244,7 +246,7 @@ export class FilesService {
 
   /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */
   private async lockFiles(tx: EntityManager, userId: string): Promise<void> {
-    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+    await preparedIn(tx, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
   }
 
   private checkRoom(kept: number, adding: number, what: string): void {

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import { prepared } from '../database/sql';
 
 /** A running upload touches its slot this often... */
 export const SLOT_TOUCH_MS = 15_000;
@@ -14,6 +15,11 @@ export interface UploadSlot {
   lane: number;
   /** Gives the slot back, once (later calls do nothing). */
   release: () => Promise<void>;
+  /**
+   * Says that a statement of the upload deleted the slot's row as it committed (an image add's write): the slot is
+   * no longer touched, and release does nothing.
+   */
+  ended: () => void;
 }
 
 /**
@@ -37,7 +43,8 @@ export class UploadSlots {
   async take(userId: string): Promise<UploadSlot> {
     let swept = false;
     for (let attempt = 0; ; attempt++) {
-      const [row]: { free: boolean; id: string | null; lane: number | null }[] = await this.db.query(
+      const [row] = await prepared<{ free: boolean; id: string | null; lane: number | null }>(
+        this.db,
         `WITH free AS (
            SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
             WHERE NOT EXISTS (SELECT 1 FROM upload_slots s WHERE s.user_id = $1 AND s.lane = l.lane)
@@ -66,13 +73,16 @@ export class UploadSlots {
     }, this.touchMs);
     touch.unref();
     let given = false;
-    const release = async () => {
-      if (given) return;
+    const ended = () => {
       given = true;
       clearInterval(touch);
-      // if this fails (database gone), the row stops counting after SLOT_LIVE_SECONDS
-      await this.db.query('DELETE FROM upload_slots WHERE id = $1', [id]).catch(() => undefined);
     };
-    return { id, lane, release };
+    const release = async () => {
+      if (given) return;
+      ended();
+      // if this fails (database gone), the row stops counting after SLOT_LIVE_SECONDS
+      await prepared(this.db, 'DELETE FROM upload_slots WHERE id = $1', [id]).catch(() => undefined);
+    };
+    return { id, lane, release, ended };
   }
 }
