@@ -671,6 +671,45 @@ describe('the storage quota counts datasets and images too', () => {
     expectSuccess(await add('s2', 1500));
   });
 
+  it("an add reserves its room under the owner's files lock, the one file uploads and dataset builds take", async () => {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, 'locked scans');
+    const init = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', user.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'locked' }))
+      .attach('file', Buffer.from('sampleId\na\n'), 'init.csv');
+    const { taskId } = expectSuccess(init);
+    const runner = t.db.createQueryRunner();
+    await runner.startTransaction();
+    let answered = false;
+    try {
+      // the lock as createDataset takes it (datasets.service.ts)
+      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${user.userId}`]);
+      const add = t
+        .http()
+        .post(`${API}/image/${taskId}/add`)
+        .set('Authorization', user.auth)
+        .field('sampleId', 'a')
+        .attach('file', pngOfSize(500), 'x.png')
+        .then((res) => {
+          answered = true;
+          return res;
+        });
+      // the add waits for that lock, and answers once it is free
+      await until(
+        async () => (await t.db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n === 1,
+      );
+      expect(answered).toBe(false);
+      await runner.commitTransaction();
+      expectSuccess(await add);
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
   it('lets exactly as many images in as fit when adds race (each reserves its room before it writes, with no lock held)', async () => {
     const user = await createUser(t);
     const projectId = await createProject(t, user.auth, 'racing scans');

@@ -7,7 +7,7 @@ import { BodyReader } from '../common/body-reader';
 import { Codes } from '../common/error-codes';
 import { paginateSql } from '../common/paginate';
 import { copyBytes } from '../database/copy-bytes';
-import { isForeignKeyViolation, poolOf, preparedIn, returning } from '../database/sql';
+import { isForeignKeyViolation, poolOf, prepared, returning } from '../database/sql';
 import type { Page } from '../common/pipes';
 import { FinalJobError } from '../jobs/jobs.types';
 import { FILE_ID } from './dto/dataset.dto';
@@ -47,6 +47,14 @@ export interface FileView {
 const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>'filePk' = f.id::text
   WHERE f.user_id = $1 AND f.file_id = $2 AND f.state = 'stored'
     AND t.user_id = f.user_id AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))`;
+
+/**
+ * SQL: takes the files lock of the user whose id is the bigint expression `userId`, for the rest of the transaction.
+ * Whoever checks or reserves the user's quota holds it; an image add takes it in the statement that reads its task.
+ */
+export function filesLock(userId: string): string {
+  return `pg_advisory_xact_lock(hashtext('files:' || ${userId}))`;
+}
 
 /**
  * The bytes user $1 keeps, all counted against USER_STORAGE_QUOTA_BYTES: uploaded files (uploads in progress too,
@@ -218,35 +226,38 @@ export class FilesService {
     this.checkRoom(await this.bytesKept(tx, userId), adding, what);
   }
 
+  /** Whether a storage quota is set (USER_STORAGE_QUOTA_BYTES above 0): without one, reserveRoom has nothing to do. */
+  get quotaSet(): boolean {
+    return this.config.userStorageQuotaBytes > 0;
+  }
+
   /**
-   * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in a
-   * short transaction of its own under the owner's files lock (it writes the unlogged slot only: its commit waits for
-   * no flush). From then on every quota check counts them, while the caller writes them in a transaction that holds
-   * no lock and ends the reservation as it commits (an image add deletes the slot); a reservation also ends with its slot.
+   * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in
+   * the caller's short transaction `tx`, which holds the owner's files lock (filesLock) and writes nothing else: its
+   * commit waits for no flush (the slot is unlogged). From then on every quota check counts them, while the caller
+   * writes them in a transaction that holds no lock and ends the reservation as it commits (an image add deletes the
+   * slot); a reservation also ends with its slot.
    */
-  async reserveRoom(slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
+  async reserveRoom(tx: EntityManager, slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
     const quota = this.config.userStorageQuotaBytes;
     if (!quota) return;
-    await this.db.transaction(async (tx) => {
-      await this.lockFiles(tx, ownerId);
-      // prepared: an image add runs it on every image
-      const [{ kept, reserved }] = await preparedIn<{ kept: string; reserved: boolean }>(
-        tx,
-        `WITH k AS (SELECT ${KEPT} AS kept),
-         r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
-         SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
-        [ownerId, null, null, SLOT_LIVE_SECONDS, slot.id, adding, quota],
-      );
-      if (reserved) return;
-      this.checkRoom(Number(kept), adding, what);
-      // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
-      throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
-    });
+    // prepared: an image add runs it on every image
+    const [{ kept, reserved }] = await prepared<{ kept: string; reserved: boolean }>(
+      tx,
+      `WITH k AS (SELECT ${KEPT} AS kept),
+       r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
+       SELECT k.kept, EXISTS (SELECT 1 FROM r) AS reserved FROM k`,
+      [ownerId, null, null, SLOT_LIVE_SECONDS, slot.id, adding, quota],
+    );
+    if (reserved) return;
+    this.checkRoom(Number(kept), adding, what);
+    // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
+    throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
   }
 
   /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */
   private async lockFiles(tx: EntityManager, userId: string): Promise<void> {
-    await preparedIn(tx, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+    await prepared(tx, `SELECT ${filesLock('$1::bigint')}`, [userId]);
   }
 
   private checkRoom(kept: number, adding: number, what: string): void {

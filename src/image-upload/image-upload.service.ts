@@ -14,7 +14,7 @@ import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
 import { keepRow, prepared } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
-import { FilesService } from '../datasets/files.service';
+import { FilesService, filesLock } from '../datasets/files.service';
 import type { UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
 import { ImageTaskPayload } from './image-dataset.job';
@@ -172,8 +172,16 @@ export class ImageUploadService implements OnModuleInit {
   private async store(slot: UploadSlot, taskId: string, id: string, image: Buffer, filename: string): Promise<void> {
     // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
     const header = await checkImage(image, filename, this.config.maxImagePixels);
-    const task = await this.addableTask(taskId, id);
-    await this.files.reserveRoom(slot, task.user_id, image.length, 'this image');
+    // the task is checked and its owner's room reserved in a short transaction under the owner's files lock (the
+    // statement that reads the task takes it); without a quota, the check alone
+    if (this.files.quotaSet) {
+      await this.db.transaction(async (tx) => {
+        const task = await this.addableTask(tx, taskId, id);
+        await this.files.reserveRoom(tx, slot, task.user_id, image.length, 'this image');
+      });
+    } else {
+      await this.addableTask(this.db, taskId, id);
+    }
     // FOR SHARE: adds run side by side, a commit (FOR UPDATE) waits for them and they for it. The image's bytes are
     // counted on the slot's lane of the upload (no other live add of the caller writes that row), and the slot (with
     // its reservation) ends as they are. Prepared, as are the add's other statements: parsing and planning them was a
@@ -195,17 +203,21 @@ export class ImageUploadService implements OnModuleInit {
     slot.ended();
     if (!added) {
       // a commit, an expiry or another add of this sample came first: say which
-      await this.addableTask(taskId, id);
+      await this.addableTask(this.db, taskId, id);
       throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
     }
   }
 
-  /** The image upload task, when sample `id` may get its image now; else the error that says why not. */
-  private async addableTask(taskId: string, id: string): Promise<ImageTaskRow> {
+  /**
+   * The image upload task, when sample `id` may get its image now; else the error that says why not. Takes the files
+   * lock of the task's owner for the rest of the transaction `db` is in (FilesService.reserveRoom needs it held).
+   */
+  private async addableTask(db: DataSource | EntityManager, taskId: string, id: string): Promise<ImageTaskRow> {
     const rows = await prepared<ImageTaskRow & { has_image: boolean | null }>(
-      this.db,
+      db,
       `SELECT kind, state, project_id, user_id, error,
-              (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image
+              (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image,
+              ${filesLock('user_id')} AS locked
          FROM tasks WHERE id = $1`,
       [taskId, id],
     );
