@@ -1,7 +1,8 @@
 import { Matrix, solve } from 'ml-matrix';
 import { solveCholesky } from '../linalg';
 import type { Design } from './common';
-import { crossProducts, rowsTimesHeads } from './dense';
+import { crossProducts, rowsTimesVector } from './dense';
+import { SoftmaxKernels } from './simd-kernels';
 
 /**
  * In-place Cholesky factorization of the symmetric positive definite P x P matrix `a` (lower triangle read and
@@ -28,9 +29,10 @@ function cholesky(a: Float64Array, P: number): boolean {
 /**
  * The ridge logistic objective of one fit (see LogisticRegression): (1/n) sum log p(y_i | x_i) - (1/2) sum
  * penalty_q w_q^2 over the weights w (heads x (1 + d): intercept then slopes; one sigmoid head for two classes,
- * one softmax head per class otherwise), with its gradient and the negative Hessian. The design is copied once,
- * column-major with a leading column of ones (for the gradient and the Hessian's cross products); the linear
- * predictors read the caller's row-major design. Every buffer is allocated here, once per fit.
+ * one softmax head per class otherwise), with its gradient and the negative Hessian. Two classes: the sigmoid's
+ * passes in JavaScript over the caller's row-major design and a column-major copy (dense.ts). More: the softmax's
+ * passes in WebAssembly SIMD over the kernels' own copy of the design (simd-kernels.ts). Every buffer is
+ * allocated here, once per fit.
  */
 export class SoftmaxObjective {
   readonly n: number;
@@ -43,14 +45,12 @@ export class SoftmaxObjective {
   /** the design, row-major n x d (the caller's) */
   private readonly xr: Float64Array;
   private readonly d: number;
-  /** the design with a leading column of ones, column-major: xc[a * n + i] */
-  private readonly xc: Float64Array;
-  /** the slopes transposed (d x H) and the intercepts, for the linear predictors */
-  private readonly wt: Float64Array;
-  private readonly bias: Float64Array;
-  /** per head (h * n + i): the linear predictor, then the probability of the head's class */
-  readonly prob: Float64Array;
-  /** per head: 1[y_i = class of h] - probability, from the last `value` */
+  /** the design with a leading column of ones, column-major: xc[a * n + i] (two classes: made here; more: by the first `hessian`) */
+  private xc = new Float64Array(0);
+  /** more than two classes: the kernels' workspace */
+  private readonly kernels: SoftmaxKernels | null;
+  /** two classes: the probability of the second class, then 1[y_i = 1] - probability, from the last `value` */
+  private readonly prob: Float64Array;
   private readonly resid: Float64Array;
   /** the weighted columns of one Hessian block, allocated by the first `hessian` */
   private scratch = new Float64Array(0);
@@ -72,13 +72,22 @@ export class SoftmaxObjective {
     this.penalty = Float64Array.from({ length: this.P }, (_, q) => (q % D === 0 ? (this.H > 1 ? 1e-6 : 0) : lambda));
     this.xr = data;
     this.d = d;
-    this.xc = new Float64Array(D * n);
-    this.xc.fill(1, 0, n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) this.xc[(j + 1) * n + i] = data[i * d + j];
-    this.wt = new Float64Array(d * this.H);
-    this.bias = new Float64Array(this.H);
-    this.prob = new Float64Array(this.H * n);
-    this.resid = new Float64Array(this.H * n);
+    const binary = this.H === 1;
+    this.kernels = binary ? null : new SoftmaxKernels(data, n, d, this.H, this.y);
+    if (binary) this.columnMajor();
+    this.prob = new Float64Array(binary ? n : 0);
+    this.resid = new Float64Array(binary ? n : 0);
+  }
+
+  /** The column-major copy of the design with its column of ones (once). */
+  private columnMajor(): Float64Array {
+    if (this.xc.length > 0) return this.xc;
+    const { n, d, xr } = this;
+    const xc = new Float64Array(this.D * n);
+    xc.fill(1, 0, n);
+    for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) xc[(j + 1) * n + i] = xr[i * d + j];
+    this.xc = xc;
+    return xc;
   }
 
   /** The starting weights: the intercepts of the class frequencies (log-odds; for softmax heads, centred log-frequencies). */
@@ -98,50 +107,31 @@ export class SoftmaxObjective {
 
   /** The objective at w; keeps the probabilities and residuals for `gradient` and `hessian`. */
   value(w: Float64Array): number {
-    const { n, D, H, y, prob, resid } = this;
-    const d = this.d;
-    for (let h = 0; h < H; h++) {
-      this.bias[h] = w[h * D];
-      for (let j = 0; j < d; j++) this.wt[j * H + h] = w[h * D + 1 + j];
-    }
-    rowsTimesHeads(this.xr, n, d, this.wt, this.bias, H, prob);
-    let ll = 0;
-    if (H === 1) {
-      for (let i = 0; i < n; i++) {
-        const p = 1 / (1 + Math.exp(-prob[i]));
-        const positive = y[i] === 1;
-        ll += Math.log(Math.max(positive ? p : 1 - p, 1e-300));
-        prob[i] = p;
-        resid[i] = (positive ? 1 : 0) - p;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        let m = -Infinity;
-        for (let h = 0, o = i; h < H; h++, o += n) if (prob[o] > m) m = prob[o];
-        let z = 0;
-        for (let h = 0, o = i; h < H; h++, o += n) {
-          const e = Math.exp(prob[o] - m);
-          prob[o] = e;
-          z += e;
-        }
-        const yi = y[i];
-        ll += Math.log(Math.max(prob[yi * n + i] / z, 1e-300));
-        for (let h = 0, o = i; h < H; h++, o += n) {
-          const p = prob[o] / z;
-          prob[o] = p;
-          resid[o] = (h === yi ? 1 : 0) - p;
-        }
-      }
-    }
+    const ll = this.kernels ? this.kernels.logLikelihood(w) : this.binaryLogLikelihood(w);
     let pen = 0;
     for (let q = 0; q < w.length; q++) pen += this.penalty[q] * w[q] * w[q];
-    return ll / n - pen / 2;
+    return ll / this.n - pen / 2;
+  }
+
+  private binaryLogLikelihood(w: Float64Array): number {
+    const { n, y, prob, resid } = this;
+    rowsTimesVector(this.xr, n, this.d, w.subarray(1), w[0], prob);
+    let ll = 0;
+    for (let i = 0; i < n; i++) {
+      const p = 1 / (1 + Math.exp(-prob[i]));
+      const positive = y[i] === 1;
+      ll += Math.log(Math.max(positive ? p : 1 - p, 1e-300));
+      prob[i] = p;
+      resid[i] = (positive ? 1 : 0) - p;
+    }
+    return ll;
   }
 
   /** The objective's gradient at the w of the last `value`, into g. */
   gradient(w: Float64Array, g: Float64Array): void {
-    const { n, D, H } = this;
-    crossProducts(this.resid, this.xc, n, H, D, false, g, 0, D);
+    const { n, D } = this;
+    if (this.kernels) this.kernels.residualCrossProducts(g);
+    else crossProducts(this.resid, this.xc, n, 1, D, false, g, 0, D);
     for (let q = 0; q < g.length; q++) g[q] = g[q] / n - this.penalty[q] * w[q];
   }
 
@@ -151,18 +141,19 @@ export class SoftmaxObjective {
    * penalty on the diagonal.
    */
   hessian(hd: Float64Array): void {
-    const { n, D, H, P, prob, xc } = this;
+    const { n, D, H, P } = this;
+    const xc = this.columnMajor();
+    const { data: prob, offset, stride } = this.kernels ? this.kernels.probabilities() : { data: this.prob, offset: 0, stride: n };
     if (this.scratch.length === 0) this.scratch = new Float64Array(D * n);
     const z = this.scratch;
     hd.fill(0);
     for (let h = 0; h < H; h++)
       for (let l = 0; l <= h; l++) {
+        const ph = offset + h * stride;
+        const pl = offset + l * stride;
         for (let a = 0; a < D; a++) {
           const xa = a * n;
-          for (let i = 0; i < n; i++) {
-            const ph = prob[h * n + i];
-            z[xa + i] = ph * ((h === l ? 1 : 0) - prob[l * n + i]) * xc[xa + i];
-          }
+          for (let i = 0; i < n; i++) z[xa + i] = prob[ph + i] * ((h === l ? 1 : 0) - prob[pl + i]) * xc[xa + i];
         }
         crossProducts(z, xc, n, D, D, h === l, hd, h * D * P + l * D, P);
       }

@@ -1,0 +1,113 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import wabtModule from 'wabt';
+import { Rng } from '../rng';
+import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
+import { SoftmaxKernels } from './simd-kernels';
+
+/** The log-likelihood, residual cross products (H x (1 + d)) and probabilities (H x n) in plain JavaScript. */
+function reference(x: Float64Array, n: number, d: number, H: number, y: Int32Array, w: Float64Array) {
+  const D = d + 1;
+  const prob = new Float64Array(H * n);
+  const g = new Float64Array(H * D);
+  let ll = 0;
+  for (let i = 0; i < n; i++) {
+    const z = Array.from({ length: H }, (_, h) => {
+      let s = w[h * D];
+      for (let j = 0; j < d; j++) s += w[h * D + 1 + j] * x[i * d + j];
+      return s;
+    });
+    const m = Math.max(...z);
+    const sum = z.reduce((a, v) => a + Math.exp(v - m), 0);
+    ll += z[y[i]] - m - Math.log(sum);
+    for (let h = 0; h < H; h++) {
+      const p = Math.exp(z[h] - m) / sum;
+      prob[h * n + i] = p;
+      const r = (h === y[i] ? 1 : 0) - p;
+      g[h * D] += r;
+      for (let j = 0; j < d; j++) g[h * D + 1 + j] += r * x[i * d + j];
+    }
+  }
+  return { ll, g, prob };
+}
+
+function problem(n: number, d: number, H: number, seed: number, scale = 1) {
+  const rng = new Rng(seed);
+  const x = Float64Array.from({ length: n * d }, () => rng.normal());
+  const y = Int32Array.from({ length: n }, () => rng.int(H));
+  const w = Float64Array.from({ length: H * (d + 1) }, () => rng.normal() * scale);
+  return { x, y, w };
+}
+
+function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance: number): void {
+  expect(actual.length).toBe(expected.length);
+  let worst = 0;
+  for (let k = 0; k < expected.length; k++) worst = Math.max(worst, Math.abs(actual[k] - expected[k]) / Math.max(1, Math.abs(expected[k])));
+  expect(worst).toBeLessThan(tolerance);
+}
+
+describe('SIMD kernels of the multinomial likelihood', () => {
+  it('the committed module is simd-kernels.wat assembled (npm run build:wasm)', async () => {
+    const wabt = await wabtModule();
+    const file = path.join(__dirname, 'simd-kernels.wat');
+    const module = wabt.parseWat('simd-kernels.wat', fs.readFileSync(file, 'utf8'), { simd: true });
+    const bytes = Buffer.from(module.toBinary({}).buffer);
+    module.destroy();
+    expect(bytes.toString('base64')).toBe(SIMD_KERNELS_WASM);
+  });
+
+  it.each([
+    [13, 5, 3],
+    [40, 8, 10],
+    [1, 1, 4],
+  ])('n %i, d %i, %i heads: log-likelihood, residual cross products and probabilities as computed directly', (n, d, H) => {
+    const { x, y, w } = problem(n, d, H, n + d + H);
+    const ref = reference(x, n, d, H, y, w);
+    const k = new SoftmaxKernels(x, n, d, H, y);
+    expect(k.logLikelihood(w)).toBeCloseTo(ref.ll, 10);
+    const g = new Float64Array(H * (d + 1));
+    k.residualCrossProducts(g);
+    expectClose(g, ref.g, 1e-12);
+    const { data, offset, stride } = k.probabilities();
+    expectClose(
+      Float64Array.from({ length: H * n }, (_, q) => data[offset + Math.floor(q / n) * stride + (q % n)]),
+      ref.prob,
+      1e-14,
+    );
+  });
+
+  it('predictors hundreds apart: probabilities as accurate as the predictors, tiny ones positive', () => {
+    const n = 64;
+    const { x, y, w } = problem(n, 6, 5, 7, 60);
+    const ref = reference(x, n, 6, 5, y, w);
+    const k = new SoftmaxKernels(x, n, 6, 5, y);
+    expect(k.logLikelihood(w)).toBeCloseTo(ref.ll, 8);
+    const { data, offset, stride } = k.probabilities();
+    let worst = 0;
+    for (let h = 0; h < 5; h++)
+      for (let i = 0; i < n; i++) {
+        const p = data[offset + h * stride + i];
+        const q = ref.prob[h * n + i];
+        expect(p).toBeGreaterThanOrEqual(0);
+        expect(p).toBeLessThanOrEqual(1);
+        // below exp(-700) the kernel keeps exp(-700); such a probability is 0 for every sum it enters
+        if (q > 1e-300) worst = Math.max(worst, Math.abs(p - q) / q);
+      }
+    expect(worst).toBeLessThan(1e-12);
+  });
+
+  it('workspaces sharing the memory in any order each see their own data', () => {
+    const a = problem(30, 4, 3, 1);
+    const b = problem(50, 7, 6, 2);
+    const ka = new SoftmaxKernels(a.x, 30, 4, 3, a.y);
+    const kb = new SoftmaxKernels(b.x, 50, 7, 6, b.y);
+    const llA = ka.logLikelihood(a.w);
+    expect(kb.logLikelihood(b.w)).toBeCloseTo(reference(b.x, 50, 7, 6, b.y, b.w).ll, 10);
+    // a's residuals were overwritten by b's evaluation: a recomputes them
+    const g = new Float64Array(3 * 5);
+    ka.residualCrossProducts(g);
+    const ref = reference(a.x, 30, 4, 3, a.y, a.w);
+    expectClose(g, ref.g, 1e-12);
+    expect(ka.logLikelihood(a.w)).toBe(llA);
+  });
+});
