@@ -601,6 +601,27 @@ describe('the storage quota counts datasets and images too', () => {
     await t.close();
   });
 
+  /** A new user's image upload of `ids`, and an add to it of a sound PNG padded to `size` bytes (every byte counts). */
+  async function openUpload(name: string, ids: string[]) {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, name);
+    const init = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', user.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name }))
+      .attach('file', Buffer.from(`sampleId\n${ids.join('\n')}\n`), 'init.csv');
+    const { taskId } = expectSuccess<{ taskId: string }>(init);
+    const add = (sampleId: string, size: number) =>
+      t
+        .http()
+        .post(`${API}/image/${taskId}/add`)
+        .set('Authorization', user.auth)
+        .field('sampleId', sampleId)
+        .attach('file', pngOfSize(size), 'x.png');
+    return { user, taskId, add };
+  }
+
   it('refuses a dataset that would take the user over USER_STORAGE_QUOTA_BYTES (one upload made into copies without end)', async () => {
     const user = await createUser(t);
     const projectId = await createProject(t, user.auth, 'copies');
@@ -646,24 +667,7 @@ describe('the storage quota counts datasets and images too', () => {
   }, 60_000);
 
   it("refuses an image that would take the upload's owner over the quota", async () => {
-    const user = await createUser(t);
-    const projectId = await createProject(t, user.auth, 'scans');
-    const init = await t
-      .http()
-      .post(`${API}/image/initUpload`)
-      .set('Authorization', user.auth)
-      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
-      .attach('file', Buffer.from('sampleId\ns1\ns2\ns3\n'), 'init.csv');
-    const { taskId } = expectSuccess(init);
-    // a sound PNG padded to `size` bytes: every byte counts as the image's
-    const image = (size: number) => pngOfSize(size);
-    const add = (sampleId: string, size: number) =>
-      t
-        .http()
-        .post(`${API}/image/${taskId}/add`)
-        .set('Authorization', user.auth)
-        .field('sampleId', sampleId)
-        .attach('file', image(size), 'x.png');
+    const { add } = await openUpload('scans', ['s1', 's2', 's3']);
     expectSuccess(await add('s1', 6000));
     const refused = await add('s2', 2500);
     expectError(refused, 'badRequest-115-0-3');
@@ -672,31 +676,17 @@ describe('the storage quota counts datasets and images too', () => {
   });
 
   it("an add reserves its room under the owner's files lock, the one file uploads and dataset builds take", async () => {
-    const user = await createUser(t);
-    const projectId = await createProject(t, user.auth, 'locked scans');
-    const init = await t
-      .http()
-      .post(`${API}/image/initUpload`)
-      .set('Authorization', user.auth)
-      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'locked' }))
-      .attach('file', Buffer.from('sampleId\na\n'), 'init.csv');
-    const { taskId } = expectSuccess(init);
+    const { user, add: addImage } = await openUpload('locked scans', ['a']);
     const runner = t.db.createQueryRunner();
     await runner.startTransaction();
     let answered = false;
     try {
       // the lock as createDataset takes it (datasets.service.ts)
       await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${user.userId}`]);
-      const add = t
-        .http()
-        .post(`${API}/image/${taskId}/add`)
-        .set('Authorization', user.auth)
-        .field('sampleId', 'a')
-        .attach('file', pngOfSize(500), 'x.png')
-        .then((res) => {
-          answered = true;
-          return res;
-        });
+      const add = addImage('a', 500).then((res) => {
+        answered = true;
+        return res;
+      });
       // the add waits for that lock, and answers once it is free
       await until(
         async () => (await t.db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n === 1,
@@ -711,23 +701,9 @@ describe('the storage quota counts datasets and images too', () => {
   });
 
   it('lets exactly as many images in as fit when adds race (each reserves its room before it writes, with no lock held)', async () => {
-    const user = await createUser(t);
-    const projectId = await createProject(t, user.auth, 'racing scans');
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-    const init = await t
-      .http()
-      .post(`${API}/image/initUpload`)
-      .set('Authorization', user.auth)
-      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'racing' }))
-      .attach('file', Buffer.from(`sampleId\n${ids.join('\n')}\n`), 'init.csv');
-    const { taskId } = expectSuccess(init);
-    const add = (sampleId: string) =>
-      t
-        .http()
-        .post(`${API}/image/${taskId}/add`)
-        .set('Authorization', user.auth)
-        .field('sampleId', sampleId)
-        .attach('file', pngOfSize(2500), 'x.png');
+    const { user, taskId, add: addImage } = await openUpload('racing scans', ids);
+    const add = (sampleId: string) => addImage(sampleId, 2500);
     // 8000 bytes hold three images of 2500: of eight sent four at a time (MAX_UPLOADS_PER_USER), three are kept
     const outcomes: string[] = [];
     for (let i = 0; i < ids.length; i += 4) {

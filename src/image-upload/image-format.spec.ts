@@ -1,14 +1,6 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
+import { pngChunk as chunk } from '../../test/utils';
 import { INFLATE_AT_ONCE_BYTES, pngDataBytes, pngProblem } from './image-format';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
 
 /** A width x height gray 8-bit PNG whose IDAT chunks hold `idat` (split in two when asked). */
 function png(width: number, height: number, idat: Buffer, split = false): Buffer {
