@@ -15,6 +15,7 @@ import {
   createUser,
   expectError,
   expectSuccess,
+  pngOfSize,
   pollUntil,
   TestApp,
   uploadDataset,
@@ -406,6 +407,17 @@ describe('add and commit errors', () => {
     expectError(await add(owner.auth, taskId, 's1', png), 'conflict-130-2-3');
     const [row] = await t.db.query(`SELECT mime FROM image_samples WHERE task_id = $1 AND sample_id = 's1'`, [taskId]);
     expect(row.mime).toBe('image/bmp');
+  });
+
+  it('stores an image byte for byte, whether it arrived in memory or (over 1 MiB) in a spool file, which is removed', async () => {
+    const taskId = await openTask(projectId);
+    const images = { s1: pngOfSize(20_000), s2: pngOfSize(1_500_000) };
+    for (const [sampleId, png] of Object.entries(images)) {
+      expectSuccess(await add(owner.auth, taskId, sampleId, png));
+      const [row] = await t.db.query('SELECT image FROM image_samples WHERE task_id = $1 AND sample_id = $2', [taskId, sampleId]);
+      expect(Buffer.compare(row.image as Buffer, png)).toBe(0);
+    }
+    expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
   });
 
   it('refuses crafted PNGs before anything decodes them: a second IHDR past the pixel limit, data inflating beyond its header (a zlib bomb)', async () => {

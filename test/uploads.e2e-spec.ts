@@ -3,18 +3,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import {
-  API,
-  createProject,
-  createTestApp,
-  createUser,
-  expectError,
-  expectSuccess,
-  pngHeader,
-  pngOfSize,
-  pollUntil,
-  TestApp,
-} from './utils';
+import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngOfSize, pollUntil, TestApp } from './utils';
 
 /**
  * Uploads under hostile clients: slow ones must not stall the service, silent ones are cut, one user
@@ -215,7 +204,7 @@ describe('upload limits', () => {
     }
   });
 
-  it('an image add streams under the upload slots and the idle timeout: one missing its last byte is cut (it stayed open 50 s, the image held in memory)', async () => {
+  it('an image add streams under the upload slots and the idle timeout: one missing its last byte is cut (it stayed open 50 s, the image held in memory); one over 1 MiB goes to a spool file, removed', async () => {
     const user = await createUser(t);
     const projectId = await createProject(t, user.auth, 'stalled-adds');
     const { taskId } = expectSuccess(
@@ -227,16 +216,17 @@ describe('upload limits', () => {
         .attach('file', Buffer.from('id\ns1\ns2\n'), 'init.csv'),
     );
     const slots = async () => (await t.db.query('SELECT count(*)::int AS n FROM upload_slots WHERE user_id = $1', [user.userId]))[0].n;
-    const image = Buffer.concat([pngHeader(4, 4), Buffer.alloc(20_000, 7)]);
-    const body = Buffer.concat([
-      Buffer.from(
-        '--x\r\nContent-Disposition: form-data; name="sampleId"\r\n\r\ns1\r\n' +
-          '--x\r\nContent-Disposition: form-data; name="file"; filename="s1.png"\r\nContent-Type: image/png\r\n\r\n',
-      ),
-      image,
-      Buffer.from('\r\n--x--\r\n'),
-    ]);
-    const stalledAdd = () =>
+    const spool = path.join(t.config.dataDir, 'spool');
+    const body = (sampleId: string, image: Buffer) =>
+      Buffer.concat([
+        Buffer.from(
+          `--x\r\nContent-Disposition: form-data; name="sampleId"\r\n\r\n${sampleId}\r\n` +
+            `--x\r\nContent-Disposition: form-data; name="file"; filename="${sampleId}.png"\r\nContent-Type: image/png\r\n\r\n`,
+        ),
+        image,
+        Buffer.from('\r\n--x--\r\n'),
+      ]);
+    const stalledAdd = (sent: Buffer) =>
       new Promise<SlowUpload>((resolve) => {
         const socket = net.connect(port, '127.0.0.1');
         let data = '';
@@ -246,14 +236,15 @@ describe('upload limits', () => {
         socket.on('connect', () => {
           socket.write(
             `POST ${API}/image/${taskId}/add HTTP/1.1\r\nHost: localhost\r\nAuthorization: ${user.auth}\r\n` +
-              `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${body.length}\r\n\r\n`,
+              `Content-Type: multipart/form-data; boundary=x\r\nContent-Length: ${sent.length}\r\n\r\n`,
           );
-          socket.write(body.subarray(0, body.length - 1), () => resolve({ socket, received: () => data, closed }));
+          socket.write(sent.subarray(0, sent.length - 1), () => resolve({ socket, received: () => data, closed }));
         });
       });
     const started = Date.now();
-    const open = [await stalledAdd(), await stalledAdd()];
-    await until(async () => (await slots()) === 2);
+    // a small image is held in memory as it arrives, one over IN_MEMORY_IMAGE_BYTES (1 MiB) goes to a spool file
+    const open = [await stalledAdd(body('s1', pngOfSize(20_000))), await stalledAdd(body('s2', pngOfSize(1_500_000)))];
+    await until(async () => (await slots()) === 2 && fs.readdirSync(spool).length === 1);
     // the two adds fill the user's slots: a third upload waits its turn
     expectError(await t.http().post(`${API}/file/c/upload`).set('Authorization', user.auth).send(Buffer.from('1,2\n')), 'tooMany-115-0-2');
     await Promise.all(open.map((o) => o.closed));
@@ -262,7 +253,7 @@ describe('upload limits', () => {
     expect(await slots()).toBe(0);
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM image_samples WHERE task_id = $1 AND image IS NOT NULL', [taskId]);
     expect(n).toBe(0);
-    expect(fs.readdirSync(path.join(t.config.dataDir, 'spool'))).toEqual([]);
+    expect(fs.readdirSync(spool)).toEqual([]);
   });
 
   it('refuses an upload that would exceed USER_STORAGE_QUOTA_BYTES (badRequest-115-0-3); a replacement counts once', async () => {
@@ -610,6 +601,27 @@ describe('the storage quota counts datasets and images too', () => {
     await t.close();
   });
 
+  /** A new user's image upload of `ids`, and an add to it of a sound PNG padded to `size` bytes (every byte counts). */
+  async function openUpload(name: string, ids: string[]) {
+    const user = await createUser(t);
+    const projectId = await createProject(t, user.auth, name);
+    const init = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', user.auth)
+      .field('attributes', JSON.stringify({ projectId: Number(projectId), name }))
+      .attach('file', Buffer.from(`sampleId\n${ids.join('\n')}\n`), 'init.csv');
+    const { taskId } = expectSuccess<{ taskId: string }>(init);
+    const add = (sampleId: string, size: number) =>
+      t
+        .http()
+        .post(`${API}/image/${taskId}/add`)
+        .set('Authorization', user.auth)
+        .field('sampleId', sampleId)
+        .attach('file', pngOfSize(size), 'x.png');
+    return { user, taskId, add };
+  }
+
   it('refuses a dataset that would take the user over USER_STORAGE_QUOTA_BYTES (one upload made into copies without end)', async () => {
     const user = await createUser(t);
     const projectId = await createProject(t, user.auth, 'copies');
@@ -655,24 +667,7 @@ describe('the storage quota counts datasets and images too', () => {
   }, 60_000);
 
   it("refuses an image that would take the upload's owner over the quota", async () => {
-    const user = await createUser(t);
-    const projectId = await createProject(t, user.auth, 'scans');
-    const init = await t
-      .http()
-      .post(`${API}/image/initUpload`)
-      .set('Authorization', user.auth)
-      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'scans' }))
-      .attach('file', Buffer.from('sampleId\ns1\ns2\ns3\n'), 'init.csv');
-    const { taskId } = expectSuccess(init);
-    // a sound PNG padded to `size` bytes: every byte counts as the image's
-    const image = (size: number) => pngOfSize(size);
-    const add = (sampleId: string, size: number) =>
-      t
-        .http()
-        .post(`${API}/image/${taskId}/add`)
-        .set('Authorization', user.auth)
-        .field('sampleId', sampleId)
-        .attach('file', image(size), 'x.png');
+    const { add } = await openUpload('scans', ['s1', 's2', 's3']);
     expectSuccess(await add('s1', 6000));
     const refused = await add('s2', 2500);
     expectError(refused, 'badRequest-115-0-3');
@@ -680,24 +675,35 @@ describe('the storage quota counts datasets and images too', () => {
     expectSuccess(await add('s2', 1500));
   });
 
+  it("an add reserves its room under the owner's files lock, the one file uploads and dataset builds take", async () => {
+    const { user, add: addImage } = await openUpload('locked scans', ['a']);
+    const runner = t.db.createQueryRunner();
+    await runner.startTransaction();
+    let answered = false;
+    try {
+      // the lock as createDataset takes it (datasets.service.ts)
+      await runner.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${user.userId}`]);
+      const add = addImage('a', 500).then((res) => {
+        answered = true;
+        return res;
+      });
+      // the add waits for that lock, and answers once it is free
+      await until(
+        async () => (await t.db.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`))[0].n === 1,
+      );
+      expect(answered).toBe(false);
+      await runner.commitTransaction();
+      expectSuccess(await add);
+    } finally {
+      if (runner.isTransactionActive) await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
   it('lets exactly as many images in as fit when adds race (each reserves its room before it writes, with no lock held)', async () => {
-    const user = await createUser(t);
-    const projectId = await createProject(t, user.auth, 'racing scans');
     const ids = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
-    const init = await t
-      .http()
-      .post(`${API}/image/initUpload`)
-      .set('Authorization', user.auth)
-      .field('attributes', JSON.stringify({ projectId: Number(projectId), name: 'racing' }))
-      .attach('file', Buffer.from(`sampleId\n${ids.join('\n')}\n`), 'init.csv');
-    const { taskId } = expectSuccess(init);
-    const add = (sampleId: string) =>
-      t
-        .http()
-        .post(`${API}/image/${taskId}/add`)
-        .set('Authorization', user.auth)
-        .field('sampleId', sampleId)
-        .attach('file', pngOfSize(2500), 'x.png');
+    const { user, taskId, add: addImage } = await openUpload('racing scans', ids);
+    const add = (sampleId: string) => addImage(sampleId, 2500);
     // 8000 bytes hold three images of 2500: of eight sent four at a time (MAX_UPLOADS_PER_USER), three are kept
     const outcomes: string[] = [];
     for (let i = 0; i < ids.length; i += 4) {

@@ -36,20 +36,28 @@ export const returning = rows;
 /** Statement names by text: each distinct text of `prepared` gets one name, the same in every connection. */
 const statementNames = new Map<string, string>();
 
-/**
- * A read that requests make all the time, as a named prepared statement: each pooled connection parses and
- * plans it once instead of on every call (on two cores shared by the API, PostgreSQL and the engine, that is
- * a fifth of the database's work per request). `text` must be fixed SQL (the code's own, with $n parameters
- * for every value): each distinct text stays prepared on every connection. Outside any transaction (it takes
- * its own pooled connection).
- */
-export async function prepared<T>(db: DataSource, text: string, values: unknown[] = []): Promise<T[]> {
+function statementName(text: string): string {
   let name = statementNames.get(text);
   if (!name) {
     name = `signet_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
     statementNames.set(text, name);
   }
-  return (await poolOf(db).query({ name, text, values })).rows as T[];
+  return name;
+}
+
+/**
+ * A statement that requests make all the time, as a named prepared statement: each pooled connection parses and
+ * plans it once instead of on every call (on two cores shared by the API, PostgreSQL and the engine, that is
+ * a fifth of the database's work per request). `text` must be fixed SQL (the code's own, with $n parameters
+ * for every value): each distinct text stays prepared on every connection. On the connection of the transaction
+ * `db` is one of, or else on a pooled connection of its own.
+ */
+export async function prepared<T>(db: DataSource | EntityManager, text: string, values: unknown[] = []): Promise<T[]> {
+  const query = { name: statementName(text), text, values };
+  const runner = db instanceof EntityManager ? db.queryRunner : undefined;
+  if (!runner) return (await poolOf(db instanceof EntityManager ? db.connection : db).query(query)).rows as T[];
+  const client = (await runner.connect()) as PoolClient;
+  return (await client.query(query)).rows as T[];
 }
 
 /** The node-postgres pool under TypeORM's connection: for what TypeORM cannot do (prepared statements, COPY). */

@@ -220,7 +220,15 @@ export async function setTaskPayload(tx: EntityManager, taskId: string, payload:
  * a file and the storage quota's checks take turns on it.
  */
 export async function lockUserFiles(tx: EntityManager, userId: string): Promise<void> {
-  await execute(tx, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`files:${userId}`]);
+  await prepared(tx, `SELECT ${filesLock('$1::bigint')}`, [userId]);
+}
+
+/**
+ * SQL: takes the files lock (lockUserFiles) of the user whose id is the bigint expression `userId`, for the rest of the
+ * transaction; an image add takes it in the statement that reads its task.
+ */
+export function filesLock(userId: string): string {
+  return `pg_advisory_xact_lock(hashtext('files:' || ${userId}))`;
 }
 
 /** Whether the uploaded file `filePk` is still stored (not deleted or replaced). */
@@ -271,7 +279,8 @@ export async function reserveOnSlot(
   tx: EntityManager,
   r: { userId: string; slotId: string; bytes: number; quota: number; slotSeconds: number },
 ): Promise<{ kept: number; reserved: boolean }> {
-  const [{ kept, reserved }] = await rows<{ kept: string; reserved: boolean }>(
+  // prepared: an image add runs it on every image
+  const [{ kept, reserved }] = await prepared<{ kept: string; reserved: boolean }>(
     tx,
     `WITH k AS (SELECT ${KEPT} AS kept),
      r AS (UPDATE upload_slots SET reserved_for = $1, reserved_bytes = $6 FROM k WHERE id = $5 AND k.kept + $6 <= $7 RETURNING id)
@@ -406,7 +415,8 @@ export async function takeSlot(
   userId: string,
   max: number,
 ): Promise<{ free: boolean; id: string | null; lane: number | null }> {
-  const [row] = await rows<{ free: boolean; id: string | null; lane: number | null }>(
+  // prepared: an image add runs it on every image
+  const [row] = await prepared<{ free: boolean; id: string | null; lane: number | null }>(
     db,
     `WITH free AS (
        SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
@@ -431,5 +441,5 @@ export async function touchSlot(db: DataSource, id: string): Promise<void> {
 }
 
 export async function deleteSlot(db: DataSource, id: string): Promise<void> {
-  await execute(db, 'DELETE FROM upload_slots WHERE id = $1', [id]);
+  await prepared(db, 'DELETE FROM upload_slots WHERE id = $1', [id]);
 }

@@ -174,29 +174,32 @@ export class FilesService {
     this.checkRoom(await this.bytesKept(tx, userId), adding, what);
   }
 
+  /** Whether a storage quota is set (USER_STORAGE_QUOTA_BYTES above 0): without one, reserveRoom has nothing to do. */
+  get quotaSet(): boolean {
+    return this.config.userStorageQuotaBytes > 0;
+  }
+
   /**
-   * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in a
-   * short transaction of its own under the owner's files lock (it writes the unlogged slot only: its commit waits for
-   * no flush). From then on every quota check counts them, while the caller writes them in a transaction that holds
-   * no lock and sets the slot's reservation back to 0 as it commits; a reservation also ends with its slot.
+   * Reserves `adding` bytes of `ownerId`'s quota on the upload slot `slot`, or refuses them (badRequest-115-0-3), in
+   * the caller's short transaction `tx`, which holds the owner's files lock (queries.filesLock) and writes nothing
+   * else: its commit waits for no flush (the slot is unlogged). From then on every quota check counts them, while the
+   * caller writes them in a transaction that holds no lock and ends the reservation as it commits (an image add
+   * deletes the slot); a reservation also ends with its slot.
    */
-  async reserveRoom(slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
+  async reserveRoom(tx: EntityManager, slot: UploadSlot, ownerId: string, adding: number, what: string): Promise<void> {
     const quota = this.config.userStorageQuotaBytes;
     if (!quota) return;
-    await this.db.transaction(async (tx) => {
-      await this.lockFiles(tx, ownerId);
-      const { kept, reserved } = await queries.reserveOnSlot(tx, {
-        userId: ownerId,
-        slotId: slot.id,
-        bytes: adding,
-        quota,
-        slotSeconds: SLOT_LIVE_SECONDS,
-      });
-      if (reserved) return;
-      this.checkRoom(kept, adding, what);
-      // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
-      throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+    const { kept, reserved } = await queries.reserveOnSlot(tx, {
+      userId: ownerId,
+      slotId: slot.id,
+      bytes: adding,
+      quota,
+      slotSeconds: SLOT_LIVE_SECONDS,
     });
+    if (reserved) return;
+    this.checkRoom(kept, adding, what);
+    // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
+    throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
   }
 
   /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */

@@ -15,6 +15,11 @@ export interface UploadSlot {
   lane: number;
   /** Gives the slot back, once (later calls do nothing). */
   release: () => Promise<void>;
+  /**
+   * Says that a statement of the upload deleted the slot's row as it committed (an image add's write): the slot is
+   * no longer touched, and release does nothing.
+   */
+  ended: () => void;
 }
 
 /**
@@ -57,13 +62,16 @@ export class UploadSlots {
     }, this.touchMs);
     touch.unref();
     let given = false;
-    const release = async () => {
-      if (given) return;
+    const ended = () => {
       given = true;
       clearInterval(touch);
+    };
+    const release = async () => {
+      if (given) return;
+      ended();
       // if this fails (database gone), the row stops counting after SLOT_LIVE_SECONDS
       await queries.deleteSlot(this.db, id).catch(() => undefined);
     };
-    return { id, lane, release };
+    return { id, lane, release, ended };
   }
 }

@@ -3,23 +3,30 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { spoolPath } from '../common/spool';
-import { MultipartRead, openMultipart } from './multipart';
+import { FileStream, MultipartRead, openMultipart } from './multipart';
 
 const MAX_FIELD_BYTES = 64 * 1024;
+
+/**
+ * An image of up to this many bytes is kept in memory as it arrives; the bytes of a larger one go to a spool file
+ * from the first byte past it. Writing, reading back and removing a spool file cost an add of a 256 x 256 image more
+ * CPU than its database writes; a stalled body holds at most this much memory, under the user's upload slots.
+ */
+export const IN_MEMORY_IMAGE_BYTES = 1024 * 1024;
 
 export interface AddFormOptions {
   /** Bytes the `file` part may have (badRequest-1-0-3 beyond). */
   fileLimit: number;
   /** A body that sends nothing for this long is cut (badRequest-1-0-8). */
   idleMs: number;
-  /** Where the file part is spooled while the body arrives. */
+  /** Where a file part over IN_MEMORY_IMAGE_BYTES is spooled while the body arrives. */
   spoolDir: string;
 }
 
-/** The fields of the form, and its file part spooled to disk (remove it with `discard`). */
+/** The fields of the form, and its file part, in memory or spooled to disk (remove the spool file with `discard`). */
 export interface AddForm {
   fields: Record<string, string>;
-  file?: { path: string; name: string; size: number };
+  file?: { name: string; read: () => Promise<Buffer> };
   discard: () => Promise<void>;
 }
 
@@ -32,18 +39,71 @@ function busboyFault(e: unknown): string {
 }
 
 /**
+ * The file part as it arrives: in memory up to IN_MEMORY_IMAGE_BYTES, then in the spool file `spool` (the bytes
+ * held so far written first, the part paused while the file catches up). `done` settles when the part has ended and
+ * its bytes are all held or written.
+ */
+class FilePart {
+  size = 0;
+  out?: fs.WriteStream;
+  readonly done: Promise<void>;
+  private chunks: Buffer[] = [];
+
+  constructor(
+    part: FileStream,
+    private readonly spool: string,
+    onSpool: (out: fs.WriteStream) => void,
+  ) {
+    this.done = new Promise<void>((resolve, reject) => {
+      part.on('error', reject);
+      part.on('data', (d: Buffer) => {
+        this.size += d.length;
+        if (!this.out && this.size <= IN_MEMORY_IMAGE_BYTES) {
+          this.chunks.push(d);
+          return;
+        }
+        if (!this.out) {
+          this.out = fs.createWriteStream(spool, { flags: 'wx', mode: 0o600 });
+          this.out.on('error', reject);
+          onSpool(this.out);
+          for (const held of this.chunks) this.out.write(held);
+          this.chunks = [];
+        }
+        if (!this.out.write(d)) {
+          part.pause();
+          this.out.once('drain', () => part.resume());
+        }
+      });
+      part.on('end', () => {
+        if (!this.out) return resolve();
+        this.out.on('finish', resolve);
+        this.out.end();
+      });
+    });
+  }
+
+  read(): Promise<Buffer> {
+    if (this.out) return fs.promises.readFile(this.spool);
+    return Promise.resolve(this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.size));
+  }
+}
+
+/**
  * Reads the multipart body of `POST /image/:taskId/add` (busboy, as readInitForm does): its fields in memory
- * (64 KiB each at most), its file part streamed to a spool file, so an image is never held in memory while it
- * arrives; a body silent for `idleMs` is cut, a file over `fileLimit` refused as it streams. The caller reads
- * the spool file once the body is complete, and removes it with `discard`.
+ * (64 KiB each at most), its file part in memory up to IN_MEMORY_IMAGE_BYTES and streamed to a spool file beyond,
+ * so a large image is never held in memory while it arrives; a body silent for `idleMs` is cut, a file over
+ * `fileLimit` refused as it streams. The caller reads the image once the body is complete, and removes a spool
+ * file with `discard`.
  */
 export async function readAddForm(req: IncomingMessage, options: AddFormOptions): Promise<AddForm> {
   const parser = openMultipart(req, { files: 1, fields: 4, fieldSize: MAX_FIELD_BYTES, parts: 6, fileSize: options.fileLimit });
   const spool = spoolPath(options.spoolDir, 'add');
-  const discard = () => fs.promises.rm(spool, { force: true });
+  let part: FilePart | undefined;
+  const discard = async () => {
+    if (part?.out) await fs.promises.rm(spool, { force: true });
+  };
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let file: AddForm['file'];
-  let spooled: Promise<void> | undefined;
   let read!: MultipartRead;
   const parsed = new Promise<void>((resolve, reject) => {
     read = new MultipartRead(req, parser, options.idleMs, reject);
@@ -58,22 +118,16 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
         stream.resume();
         return fail(new ApiError(Codes.MalformedBody, 'a file part must be named file'));
       }
-      if (spooled) {
+      if (part) {
         stream.resume();
         return fail(new ApiError(Codes.MalformedBody, 'send one file part only'));
       }
       stream.on('limit', () => fail(new ApiError(Codes.BodyTooLarge, `the image is larger than ${options.fileLimit} bytes`)));
-      const out = fs.createWriteStream(spool, { flags: 'wx', mode: 0o600 });
-      read.streams = { part: stream, out };
-      file = { path: spool, name: info?.filename ?? 'image', size: 0 };
-      stream.on('data', (d: Buffer) => (file!.size += d.length));
-      spooled = new Promise<void>((done, broke) => {
-        out.on('finish', done);
-        out.on('error', broke);
-        stream.on('error', broke);
-      });
-      spooled.catch((e: unknown) => fail(new ApiError(Codes.MalformedBody, busboyFault(e))));
-      stream.pipe(out);
+      read.streams = { part: stream };
+      const held = new FilePart(stream, spool, (out) => (read.streams = { part: stream, out }));
+      part = held;
+      file = { name: info?.filename ?? 'image', read: () => held.read() };
+      held.done.catch((e: unknown) => fail(new ApiError(Codes.MalformedBody, busboyFault(e))));
     });
     parser.on('filesLimit', () => fail(new ApiError(Codes.MalformedBody, 'send one file part only')));
     parser.on('fieldsLimit', () => fail(new ApiError(Codes.MalformedBody, 'the multipart body has too many fields')));
@@ -84,7 +138,7 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
   });
   try {
     await parsed;
-    if (spooled) await spooled;
+    if (part) await part.done;
     return { fields, file, discard };
   } catch (e) {
     await discard();

@@ -12,7 +12,7 @@ import { parseBody } from '../common/validation';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
-import { keepRow } from '../database/sql';
+import { Db, keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import type { UploadSlot } from '../datasets/upload-slots';
@@ -125,9 +125,9 @@ export class ImageUploadService implements OnModuleInit {
   }
 
   /**
-   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image streams to a spool
-   * file under one of the caller's upload slots and the idle timeout, at most MAX_IMAGE_BYTES); it is read
-   * from there once the whole body has arrived.
+   * Adds the image of one sample from the multipart body of `req` (readAddForm: the image arrives in memory, or
+   * in a spool file when it is large, under one of the caller's upload slots and the idle timeout, at most
+   * MAX_IMAGE_BYTES); it is read once the whole body has arrived.
    */
   async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
     const slot = await this.files.slots.take(userId);
@@ -140,7 +140,7 @@ export class ImageUploadService implements OnModuleInit {
       try {
         const { sampleId } = parseBody(ImageAddFieldsDto, { ...form.fields });
         if (!form.file) throw new ApiError(Codes.MissingField, 'the file part (the image) is required');
-        const image = await fs.promises.readFile(form.file.path);
+        const image = await form.file.read();
         await this.store(slot, taskId, sampleId.trim(), image, form.file.name);
         return { taskId };
       } finally {
@@ -155,25 +155,38 @@ export class ImageUploadService implements OnModuleInit {
    * Stores the image of sample `id`. Adds run side by side, each in one statement of its own that holds no lock a
    * sibling add waits for, so that their commits share the disk flushes: what makes them exclusive is checked before
    * (the task takes images, the sample exists and has none; the task's owner has room for it, reserved on the slot),
-   * and again by that statement, which writes the image only where it still holds.
+   * and again by that statement, which writes the image only where it still holds, and gives the slot back.
    */
   private async store(slot: UploadSlot, taskId: string, id: string, image: Buffer, filename: string): Promise<void> {
     // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
     const header = await checkImage(image, filename, this.config.maxImagePixels);
-    const task = await this.addableTask(taskId, id);
-    await this.files.reserveRoom(slot, task.user_id, image.length, 'this image');
-    // storeImage: adds run side by side (FOR SHARE), a commit (FOR UPDATE) waits for them and they for it
+    // the task is checked and its owner's room reserved in a short transaction under the owner's files lock (the
+    // statement that reads the task takes it); without a quota, the check alone
+    if (this.files.quotaSet) {
+      await this.db.transaction(async (tx) => {
+        const task = await this.addableTask(tx, taskId, id);
+        await this.files.reserveRoom(tx, slot, task.user_id, image.length, 'this image');
+      });
+    } else {
+      await this.addableTask(this.db, taskId, id);
+    }
+    // storeImage: adds run side by side (FOR SHARE), a commit (FOR UPDATE) waits for them and they for it; its
+    // statement deletes the slot as it commits
     const added = await queries.storeImage(this.db, { taskId, sampleId: id, image, mime: header.mime, slot });
+    slot.ended();
     if (!added) {
       // a commit, an expiry or another add of this sample came first: say which
-      await this.addableTask(taskId, id);
+      await this.addableTask(this.db, taskId, id);
       throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
     }
   }
 
-  /** The image upload task, when sample `id` may get its image now; else the error that says why not. */
-  private async addableTask(taskId: string, id: string): Promise<ImageTaskRow> {
-    const task = await queries.taskWithSample(this.db, taskId, id);
+  /**
+   * The image upload task, when sample `id` may get its image now; else the error that says why not. Takes the files
+   * lock of the task's owner for the rest of the transaction `db` is in (FilesService.reserveRoom needs it held).
+   */
+  private async addableTask(db: Db, taskId: string, id: string): Promise<ImageTaskRow> {
+    const task = await queries.taskWithSample(db, taskId, id);
     if (!task || task.kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
     if (task.state !== 'pending') {
       assertNotExpired(task);

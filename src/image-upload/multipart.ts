@@ -36,11 +36,11 @@ export function openMultipart(
 /**
  * What the image forms share while busboy reads a body: the cut of a body silent for `idleMs`
  * (badRequest-1-0-8), and `fail`, which ends the read once: it stops the parser, closes the file part's spool
- * stream (never finished: the caller removes the file), lets the rest of the body drain and rejects.
+ * stream if it has one (never finished: the caller removes the file), lets the rest of the body drain and rejects.
  */
 export class MultipartRead {
-  /** the file part and its spool stream, once a file part has started */
-  streams?: { part: FileStream; out: fs.WriteStream };
+  /** the file part once it has started, and its spool stream once it has one */
+  streams?: { part: FileStream; out?: fs.WriteStream };
   private idle?: NodeJS.Timeout;
   private failed = false;
 
@@ -66,9 +66,10 @@ export class MultipartRead {
     this.req.unpipe(this.parser);
     this.parser.removeAllListeners('file');
     this.parser.removeAllListeners('field');
-    this.streams?.part.unpipe(this.streams.out);
+    this.streams?.part.unpipe();
+    this.streams?.part.removeAllListeners('data');
     this.streams?.part.resume();
-    this.streams?.out.destroy();
+    this.streams?.out?.destroy();
     new BodyReader(this.req, this.idleMs).abandon();
     this.reject(e instanceof Error ? e : new Error(String(e)));
   };
