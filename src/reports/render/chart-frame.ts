@@ -83,6 +83,17 @@ export function shorten(label: string, max = 26): string {
   return label.length <= max ? label : `${label.slice(0, max - 1)}\u2026`;
 }
 
+/** `label` in lines of at most `max` characters, broken at spaces (a word longer than a line keeps a line of its own). */
+export function labelLines(label: string, max: number): string[] {
+  const lines: string[] = [];
+  for (const word of label.split(/\s+/).filter((w) => w !== '')) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= max) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines.length ? lines : [''];
+}
+
 /** The `<svg>` element of a chart: its size in CSS pixels (the stylesheet narrows it to a small screen), titled (its accessible name). */
 export function svgFrame(width: number, height: number, title: string, body: Content): Markup {
   return markup`<svg

@@ -1,5 +1,5 @@
 import { activeParts, flat, marksOf, ONERROR, QUOTES, SCRIPT } from '../../../test/report-markup';
-import { niceDomain, ticks } from './chart-frame';
+import { labelLines, niceDomain, ticks } from './chart-frame';
 import { barChart, boxChart, heatMap, scatterChart, stepChart, xyChart } from './charts';
 import { duration, interval, num, pct, pValue } from './format';
 import { escapeHtml, join, markup, Markup } from './html';
@@ -86,6 +86,18 @@ describe('charts', () => {
     expect(rects[1][0] + rects[1][1]).toBeCloseTo(rects[0][0], 0);
     expect(table).toContain('<td>\u22125.0%</td><td>\u221210.0%\u20132.0%</td>');
     expect(table).toContain('<td>10.0%</td><td>n/a</td>');
+  });
+
+  it('wraps an axis label too long for the chart at spaces, and makes room for its lines', () => {
+    const chart = (label: string) =>
+      flat(barChart({ title: 'I', bars: [{ label: 'a', value: 0.2 }], axis: { label }, labelHeader: 'f' }).svg);
+    const height = (svg: string) => Number(/height="(\d+)"/.exec(svg)?.[1]);
+    const long = 'Relative drop of Mean Area Under the ROC Curve without the feature';
+    const lines = [...chart(long).matchAll(/<tspan[^>]*>([^<]*)<\/tspan>/g)].map((m) => m[1]);
+    expect(lines).toEqual(['Relative drop of Mean Area Under the ROC Curve without the', 'feature']);
+    expect(height(chart(long)) - height(chart('drop'))).toBe(15);
+    expect(labelLines('a bb ccc', 4)).toEqual(['a bb', 'ccc']);
+    expect(labelLines('averyveryverylongword x', 5)).toEqual(['averyveryverylongword', 'x']);
   });
 
   it('draws steps that hold each value until the next time, with a band closed back along its lower edge', () => {

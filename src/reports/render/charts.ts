@@ -11,6 +11,7 @@ import {
   ChartParts,
   colorOf,
   dataTable,
+  labelLines,
   legend,
   linear,
   niceDomain,
@@ -59,18 +60,30 @@ function rowText(y: number, label: string, value: Content, valueChars: number): 
     ><text class="value" x="${ROWS_WIDTH - 8}" y="${y + 14}" text-anchor="end">${value}</text>`;
 }
 
-/** Grid lines and tick labels of a horizontal value axis under rows. */
+/** Characters of a bold axis label that fit across the bar and box charts; a longer one wraps. */
+const AXIS_LABEL_CHARS = Math.floor((ROWS_WIDTH - 16) / 7.4);
+const AXIS_LINE = 15;
+
+/** Height under the rows of a bar or box chart: the tick labels and the axis label's lines. */
+function rowsAxisHeight(axis: Axis): number {
+  return 44 + (labelLines(axis.label, AXIS_LABEL_CHARS).length - 1) * AXIS_LINE;
+}
+
+/** Grid lines and tick labels of a horizontal value axis under rows, and its label (wrapped when long). */
 function rowsAxis(x: Scale, domain: [number, number], top: number, bottom: number, axis: Axis): Markup {
+  const lines = labelLines(axis.label, AXIS_LABEL_CHARS);
   return markup`${ticks(...domain).map((t) =>
     tick([x(t), top, x(t), bottom], [x(t), bottom + 14, 'middle'], tickLabel(t, axis.percent)),
-  )}<text class="axis-label" x="${ROWS_WIDTH / 2}" y="${bottom + 34}" text-anchor="middle">${axis.label}</text>`;
+  )}<text class="axis-label" x="${ROWS_WIDTH / 2}" y="${bottom + 34}" text-anchor="middle">${lines.map(
+    (line, i) => markup`<tspan x="${ROWS_WIDTH / 2}" dy="${i ? AXIS_LINE : 0}">${line}</tspan>`,
+  )}</text>`;
 }
 
 /** Horizontal bars from the base (0) to each value, the 95% interval as a whisker; each bar's label and value above it. */
 export function barChart(o: BarChartOptions): ChartParts {
   const top = 4;
   const plotH = Math.max(1, o.bars.length) * ROW;
-  const height = top + plotH + 44;
+  const height = top + plotH + rowsAxisHeight(o.axis);
   const base = o.base ?? 0;
   const values = o.bars.flatMap((b) => [b.value, ...(b.cis ?? [])]);
   const domain = o.axis.domain ?? niceDomain(values, [base, ...(o.reference !== undefined ? [o.reference] : [])]);
@@ -352,7 +365,7 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
     );
     y += ROW;
   });
-  const height = y + 44;
+  const height = y + rowsAxisHeight(o.axis);
   const svg = svgFrame(ROWS_WIDTH, height, o.title, markup`${rowsAxis(x, domain, top + 18, y, o.axis)}${rows}`);
   const table = dataTable(
     o.title,
