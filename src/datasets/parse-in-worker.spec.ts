@@ -1,122 +1,16 @@
 import { Client } from 'pg';
 import { freshDatabase } from '../../test/utils';
 import { PipedBytes } from '../common/blob-channel';
-import { liveParserThreads, parseStoredTable, parseTableInWorker } from './parse-in-worker';
-import { ParsedTable, parseTable, TableError } from './table-parser';
+import { liveParserThreads, parseStoredTable } from './parse-in-worker';
+import { TableError } from './table-parser';
 
 const OPTIONS = { separator: ',', hasFeatureHeaders: true, hasSampleHeaders: false, hasSamplesInRows: true };
-
-async function* chunked(text: string, size: number): AsyncGenerator<Buffer> {
-  const bytes = Buffer.from(text, 'utf8');
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-/** `count` chunks of one line each after a header; `pulled.n` says how many the consumer asked for. */
-function counting(count: number, header = 'a,b\n', line = '1,2\n'): { source: AsyncGenerator<Buffer>; pulled: { n: number } } {
-  const pulled = { n: 0 };
-  async function* source(): AsyncGenerator<Buffer> {
-    for (let i = 0; i < count; i++) {
-      pulled.n++;
-      yield Buffer.from(i === 0 ? header : line.repeat(1000));
-    }
-  }
-  return { source: source(), pulled };
-}
 
 /** Waits (up to 2 s) for every parser thread to have exited. */
 async function threadsEnded(): Promise<number> {
   for (let i = 0; i < 200 && liveParserThreads() > 0; i++) await new Promise((r) => setTimeout(r, 10));
   return liveParserThreads();
 }
-
-describe('parseTableInWorker', () => {
-  afterEach(async () => {
-    expect(await threadsEnded()).toBe(0);
-  });
-
-  it('gives the table parseTable gives, typed arrays included, for plain and quoted text', async () => {
-    const rows = Array.from({ length: 5000 }, (_, i) => `${i * 0.25},${i % 3 ? 'x' : '"y, z"'},${i % 7 === 0 ? 'NA' : i}`);
-    const text = `num,cat,"with ""quotes"""\n${rows.join('\n')}\n`;
-    const inline = await parseTable(chunked(text, 4096), OPTIONS);
-    const threaded = await parseTableInWorker(chunked(text, 4096), OPTIONS);
-    // the arrays arrive built in Node's realm, not jest's: compare their kinds by name and their contents
-    const plain = (t: ParsedTable) => ({
-      ...t,
-      columns: t.columns.map((c) => ({ ...c, values: c.values && Array.from(c.values), codes: c.codes && Array.from(c.codes) })),
-    });
-    expect(plain(threaded)).toEqual(plain(inline));
-    expect(threaded.columns[0].values?.constructor.name).toBe('Float64Array');
-    expect(threaded.columns[1].codes?.constructor.name).toBe('Int32Array');
-    expect(threaded.columns[2].name).toBe('with "quotes"');
-  });
-
-  it("sends Buffers that view a shared pool as copies, leaving the caller's bytes intact", async () => {
-    const small = [Buffer.from('a,b\n'), Buffer.from('1,2\n'), Buffer.from('3,4\n')]; // pooled slices
-    const table = await parseTableInWorker(
-      (async function* () {
-        yield* small;
-      })(),
-      OPTIONS,
-    );
-    expect(Array.from(table.columns[1].values ?? [])).toEqual([2, 4]);
-    expect(small.map(String)).toEqual(['a,b\n', '1,2\n', '3,4\n']);
-  });
-
-  it('rejects with the TableError the parser found, naming the line, and stops reading the file', async () => {
-    const { source, pulled } = counting(10_000, 'a,b\n', '1,2,3\n');
-    const failure = parseTableInWorker(source, OPTIONS);
-    await expect(failure).rejects.toThrow(TableError);
-    await expect(failure).rejects.toThrow(/^line 2: 3 fields where the first row has 2/);
-    expect(pulled.n).toBeLessThan(100); // a few chunks in flight, not the whole file
-  });
-
-  it('rejects with the error of the chunk source (a lost chunk) and ends the thread', async () => {
-    async function* broken(): AsyncGenerator<Buffer> {
-      yield Buffer.from('a,b\n1,2\n');
-      throw new Error('file 7 lost chunks after 4');
-    }
-    await expect(parseTableInWorker(broken(), OPTIONS)).rejects.toThrow('file 7 lost chunks after 4');
-  });
-
-  it('stops when its signal is aborted, before or during the parse', async () => {
-    const before = new AbortController();
-    before.abort(new Error('lease lost'));
-    await expect(parseTableInWorker(counting(3).source, OPTIONS, before.signal)).rejects.toThrow('lease lost');
-
-    const during = new AbortController();
-    const { pulled } = { pulled: { n: 0 } };
-    async function* slow(): AsyncGenerator<Buffer> {
-      yield Buffer.from('a,b\n');
-      for (;;) {
-        pulled.n++;
-        if (pulled.n === 3) during.abort(new Error('shutting down'));
-        await new Promise((r) => setTimeout(r, 5));
-        yield Buffer.from('1,2\n');
-      }
-    }
-    await expect(parseTableInWorker(slow(), OPTIONS, during.signal)).rejects.toThrow('shutting down');
-    expect(pulled.n).toBeLessThan(10);
-  });
-
-  it('stops when its signal is aborted after the whole file was sent, while the thread still parses it', async () => {
-    const after = new AbortController();
-    async function* whole(): AsyncGenerator<Buffer> {
-      yield Buffer.from('a,b\n');
-      for (let i = 0; i < 4; i++) yield Buffer.from('1,2\n'.repeat(500_000));
-      // the last chunk is sent: abort once the caller waits for the table
-      setImmediate(() => after.abort(new Error('its subject was deleted')));
-    }
-    await expect(parseTableInWorker(whole(), OPTIONS, after.signal)).rejects.toThrow('its subject was deleted');
-  });
-
-  it('rejects at once on a quote in the middle of a field, with more lines after it (it used to wait for ever)', async () => {
-    for (const text of ['a,b\n1,x"y\n2,y\n', 'a,b\n1,"x"y\n2,y\n']) {
-      const failure = parseTableInWorker(chunked(text, 1 << 20), OPTIONS);
-      await expect(failure).rejects.toThrow(TableError);
-      await expect(failure).rejects.toThrow(/^line 2: .*quote/);
-    }
-  });
-});
 
 describe('parseStoredTable (the engine process reads the stored file from the database)', () => {
   let url: string;
@@ -187,6 +81,14 @@ describe('parseStoredTable (the engine process reads the stored file from the da
     await expect(parseStoredTable({ databaseUrl: url, ...ragged }, OPTIONS)).rejects.toThrow(TableError);
     const lost = await stored(`a,b\n${'1,2\n'.repeat(1000)}`, 1000, 1);
     await expect(parseStoredTable({ databaseUrl: url, ...lost }, OPTIONS)).rejects.toThrow(/lost chunks/);
+  });
+
+  it('rejects at once on a quote in the middle of a field, with more lines after it, naming the line', async () => {
+    for (const text of ['a,b\n1,x"y\n2,y\n', 'a,b\n1,"x"y\n2,y\n']) {
+      const failure = parseStoredTable({ databaseUrl: url, ...(await stored(text, 1 << 20)) }, OPTIONS);
+      await expect(failure).rejects.toThrow(TableError);
+      await expect(failure).rejects.toThrow(/^line 2: .*quote/);
+    }
   });
 
   it('ends the engine process when its signal aborts while it parses', async () => {

@@ -1,13 +1,10 @@
 import { EngineWorker } from '../common/engine-process';
 import { workerScript } from '../common/worker-thread';
 import { ParsedTable, TableError, TableOptions } from './table-parser';
-import type { ParseInput, ParseOutput, ParserThreadOptions } from './table-parser.worker';
+import type { ParseOutput, ParserThreadOptions } from './table-parser.worker';
 import type { StoredFileSource } from './stored-file';
 
 const SCRIPT = workerScript(__dirname, __filename, 'table-parser.worker');
-
-/** Chunks sent to the parser thread and not yet taken by it: bounds the memory between the two threads. */
-const IN_FLIGHT = 4;
 
 let live = 0;
 
@@ -17,13 +14,12 @@ export function liveParserThreads(): number {
 }
 
 /** The parser thread in an engine process (engine-process.ts, at a lower priority), and its answer. */
-function startParser(options: ParserThreadOptions, streamBlobs: boolean): { worker: EngineWorker; result: Promise<ParsedTable> } {
-  const worker = new EngineWorker(SCRIPT, { workerData: options, streamBlobs });
+function startParser(options: ParserThreadOptions): { worker: EngineWorker; result: Promise<ParsedTable> } {
+  const worker = new EngineWorker(SCRIPT, { workerData: options, streamBlobs: true });
   live++;
   worker.once('exit', () => live--);
   const result = new Promise<ParsedTable>((resolve, reject) => {
     worker.on('message', (m: ParseOutput) => {
-      if ('taken' in m) return;
       if (m.ok) resolve(m.table);
       else reject(m.tableError ? new TableError(m.message) : new Error(m.message));
     });
@@ -54,7 +50,7 @@ export interface PipedTable {
  */
 export async function parseStoredTable(source: StoredFileSource, options: TableOptions, signal?: AbortSignal): Promise<PipedTable> {
   signal?.throwIfAborted();
-  const { worker, result } = startParser({ ...options, source, pack: true }, true);
+  const { worker, result } = startParser({ ...options, source, pack: true });
   let aborted: (e: Error) => void = () => undefined;
   const abort = new Promise<never>((_, reject) => (aborted = reject));
   const onAbort = () => {
@@ -71,70 +67,5 @@ export async function parseStoredTable(source: StoredFileSource, options: TableO
   } catch (e) {
     release();
     throw e;
-  }
-}
-
-/**
- * parseTable on a worker thread of an engine process, from chunks this thread reads and sends: at most
- * IN_FLIGHT chunks wait in between, and the event loop stays free. The columns come back on the engine
- * process's data pipe. A fault in the file rejects with TableError; aborting `signal`, or a failure of
- * `chunks`, stops the thread. `release` gets each chunk back once the thread has taken it (its bytes are past
- * the pipe): it may be reused.
- */
-export async function parseTableInWorker(
-  chunks: AsyncIterable<Buffer>,
-  options: ParserThreadOptions,
-  signal?: AbortSignal,
-  release?: (chunk: Buffer) => void,
-): Promise<ParsedTable> {
-  signal?.throwIfAborted();
-  const { worker, result } = startParser(options, false);
-  let inFlight = 0;
-  /** The chunks sent and not yet taken, in order: each is handed to `release` once taken (past the pipe). */
-  const sent: Buffer[] = [];
-  let space: (() => void) | undefined;
-  /** Why this side stopped the thread (an abort, a failure of `chunks`), or that the thread ended first. */
-  let failed: Error | undefined;
-  let ended = false;
-  worker.on('message', (m: ParseOutput) => {
-    if (!('taken' in m)) return;
-    inFlight--;
-    const chunk = sent.shift();
-    if (chunk) release?.(chunk);
-    space?.();
-    space = undefined;
-  });
-  const stop = (e: Error) => {
-    failed ??= e;
-    space?.();
-    void worker.terminate();
-  };
-  const onAbort = () => stop(reasonOf(signal));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  // a fault found early: stop reading
-  result.catch(() => {
-    ended = true;
-    space?.();
-  });
-
-  try {
-    for await (const chunk of chunks) {
-      while (inFlight >= IN_FLIGHT && !failed && !ended) await new Promise<void>((r) => (space = r));
-      if (failed || ended) break;
-      inFlight++;
-      if (release) sent.push(chunk);
-      // only the chunk's own bytes go to the engine process, whatever buffer it is a view of
-      worker.postMessage({ chunk } satisfies ParseInput);
-    }
-    if (!failed && !ended) worker.postMessage({ end: true } satisfies ParseInput);
-  } catch (e) {
-    stop(e as Error);
-  }
-  try {
-    return await result.catch((e: Error) => Promise.reject(failed ?? e));
-  } finally {
-    // only now: an abort while the thread parses the last chunks must stop it too
-    signal?.removeEventListener('abort', onAbort);
-    void worker.terminate();
   }
 }

@@ -8,40 +8,20 @@ import { StoredFileSource, storedFileBytes } from './stored-file';
 
 /**
  * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), and
- * `source`: the stored file this thread reads from the database itself (else the main thread sends the chunks).
+ * `source`: the stored file this thread reads from the database itself.
  */
-export type ParserThreadOptions = TableOptions & { pack?: boolean; source?: StoredFileSource };
-/** From the main thread: the file's chunks in order, then the end. (A failure to read them ends the thread.) */
-export type ParseInput = { chunk: Uint8Array } | { end: true };
-/** To the main thread: one `taken` per chunk consumed (flow control), then the table or the fault. */
-export type ParseOutput = { taken: true } | { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
+export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource };
+/** To the main thread: the table or the fault. */
+export type ParseOutput = { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
 
 /** The stored file is read in pieces of this size: each is parsed while it is still in the core's cache. */
 const PIECE_BYTES = 1 << 20;
 
 const port = parentPort!;
-const queue: ParseInput[] = [];
-let wake: (() => void) | undefined;
-port.on('message', (m: ParseInput) => {
-  queue.push(m);
-  wake?.();
-  wake = undefined;
-});
 
-async function* sentChunks(): AsyncGenerator<Buffer> {
-  for (;;) {
-    while (!queue.length) await new Promise<void>((r) => (wake = r));
-    const m = queue.shift()!;
-    if ('end' in m) return;
-    port.postMessage({ taken: true } satisfies ParseOutput);
-    yield Buffer.from(m.chunk.buffer, m.chunk.byteOffset, m.chunk.byteLength);
-  }
-}
-
-/** The table of the file, from the database (`source`) or from the main thread's chunks. */
+/** The table of the stored file, read from the database. */
 async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
-  if (!source) return parseTable(sentChunks(), options);
   const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
   try {
