@@ -152,18 +152,12 @@ export async function sampleSizes(db: DataSource, taskId: string): Promise<{ idx
   );
 }
 
-/** The images of the samples `start` to `end` (excluded), in order. */
-export async function imagesOf(
-  db: DataSource,
-  taskId: string,
-  start: number,
-  end: number,
-): Promise<{ sample_id: string; image: Buffer | null }[]> {
-  return rows<{ sample_id: string; image: Buffer | null }>(
-    db,
-    'SELECT sample_id, image FROM image_samples WHERE task_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx',
-    [taskId, start, end],
-  );
+/**
+ * The text of a binary COPY of the images of the samples `start` to `end` (excluded), in order (copy-bytes.ts runs it
+ * on a connection of its own: raw bytes, never hex text). The numbers are the caller's, checked here.
+ */
+export function imagesCopy(taskId: string, start: number, end: number): string {
+  return `SELECT image FROM image_samples WHERE task_id = ${Number(taskId)} AND idx >= ${Number(start)} AND idx < ${Number(end)} ORDER BY idx`;
 }
 
 /**
