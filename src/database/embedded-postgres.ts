@@ -59,8 +59,9 @@ function socketDirFor(pgDir: string, port: number): string | undefined {
 function urlFor(password: string, port: number, pgDir: string) {
   const socket = socketDirFor(pgDir, port);
   const viaSocket = socket !== undefined && fs.existsSync(path.join(socket, `.s.PGSQL.${port}`));
+  // the socket's directory as the `host` parameter, which node-postgres takes over the URL's host
   return (database: string) =>
-    `postgresql://${USER}:${encodeURIComponent(password)}@${viaSocket ? 'localhost' : '127.0.0.1'}:${port}/${encodeURIComponent(database)}` +
+    `postgresql://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${encodeURIComponent(database)}` +
     (viaSocket ? `?host=${encodeURIComponent(socket)}` : '');
 }
 
