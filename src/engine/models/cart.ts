@@ -70,24 +70,58 @@ export function rankColumns(X: Design): RankedColumns {
   return { rank, values };
 }
 
+/** Scratch of orderByRank, sized once per tree grower: `bucket` holds max(R, 2^RADIX_BITS) + 1 counters. */
+export interface RankOrderScratch {
+  bucket: Int32Array;
+  rowsTmp: Int32Array;
+  rankTmp: Int32Array;
+}
+
+/** Nodes of at most this many rows are ordered by insertion sort. */
+const INSERTION_ROWS = 24;
+/** Widest digit of the radix sort (2^RADIX_BITS counters per pass). */
+export const RADIX_BITS = 8;
+
 /**
  * Fills sorted[0, n) with rows[lo, hi) ordered by their rank in a column of R distinct values (ties in their
- * order), sortedRank alike: a counting sort into `bucket` (R + 1 counters) when R is at most 4n, else a sort of
- * packed keys rank * n + position in `keys`.
+ * order), sortedRank alike. Every way here is stable, so all give the same order: an insertion sort for small
+ * nodes; a counting sort over the R ranks (R + 1 counters) when R is small next to the node; otherwise a least
+ * significant digit radix sort of the ranks in as few passes of at most RADIX_BITS bits as the ranks need
+ * (a 1,440-row column of distinct values: two passes of 64 counters instead of 1,441 counters for a node of 30 rows).
  */
-function orderByRank(
+export function orderByRank(
   rank: Int32Array,
   R: number,
   rows: Int32Array,
   lo: number,
   hi: number,
-  bucket: Int32Array,
-  keys: Float64Array,
+  scratch: RankOrderScratch,
   sorted: Int32Array,
   sortedRank: Int32Array,
 ): void {
   const n = hi - lo;
-  if (R <= 4 * n) {
+  if (n <= INSERTION_ROWS) {
+    for (let m = 0; m < n; m++) {
+      const r = rows[lo + m];
+      const q = rank[r];
+      let j = m;
+      while (j > 0 && sortedRank[j - 1] > q) {
+        sorted[j] = sorted[j - 1];
+        sortedRank[j] = sortedRank[j - 1];
+        j--;
+      }
+      sorted[j] = r;
+      sortedRank[j] = q;
+    }
+    return;
+  }
+  const { bucket } = scratch;
+  const bits = 32 - Math.clz32(Math.max(1, R - 1));
+  const passes = Math.ceil(bits / RADIX_BITS);
+  const digit = Math.ceil(bits / passes);
+  const B = 1 << digit;
+  // about what each way costs: clearing and summing counters, then counting and scattering the rows
+  if (2 * R + 3 * n <= passes * (2 * B + 3 * n)) {
     bucket.fill(0, 0, R + 1);
     for (let k = lo; k < hi; k++) bucket[rank[rows[k]] + 1]++;
     for (let q = 1; q <= R; q++) bucket[q] += bucket[q - 1];
@@ -100,14 +134,37 @@ function orderByRank(
     }
     return;
   }
-  // rank * n + position: distinct exact doubles, ordered by rank then position
-  const kv = keys.subarray(0, n);
-  for (let m = 0; m < n; m++) kv[m] = rank[rows[lo + m]] * n + m;
-  kv.sort();
-  for (let m = 0; m < n; m++) {
-    const q = Math.floor(kv[m] / n);
-    sorted[m] = rows[lo + kv[m] - q * n];
-    sortedRank[m] = q;
+  // each pass scatters stably by one digit; the buffers alternate so that the last pass fills sorted
+  const mask = B - 1;
+  const { rowsTmp, rankTmp } = scratch;
+  for (let p = 0; p < passes; p++) {
+    const shift = p * digit;
+    const toSorted = (passes - 1 - p) % 2 === 0;
+    const outRows = toSorted ? sorted : rowsTmp;
+    const outRank = toSorted ? sortedRank : rankTmp;
+    bucket.fill(0, 0, B + 1);
+    if (p === 0) {
+      for (let k = lo; k < hi; k++) bucket[((rank[rows[k]] >> shift) & mask) + 1]++;
+      for (let q = 1; q <= B; q++) bucket[q] += bucket[q - 1];
+      for (let k = lo; k < hi; k++) {
+        const r = rows[k];
+        const q = rank[r];
+        const at = bucket[(q >> shift) & mask]++;
+        outRows[at] = r;
+        outRank[at] = q;
+      }
+    } else {
+      const inRows = toSorted ? rowsTmp : sorted;
+      const inRank = toSorted ? rankTmp : sortedRank;
+      for (let m = 0; m < n; m++) bucket[((inRank[m] >> shift) & mask) + 1]++;
+      for (let q = 1; q <= B; q++) bucket[q] += bucket[q - 1];
+      for (let m = 0; m < n; m++) {
+        const q = inRank[m];
+        const at = bucket[(q >> shift) & mask]++;
+        outRows[at] = inRows[m];
+        outRank[at] = q;
+      }
+    }
   }
 }
 
@@ -118,8 +175,7 @@ function orderByRank(
  * kept in that order gives exactly the order of a presort with ties by row index: sums run in the same order.
  *
  * Per drawn feature, Gini counts classes per distinct value (a histogram) when the column has few distinct values
- * for the node's size; otherwise both criteria order the node's rows by rank (counting sort, or a sort of
- * packed rank keys when the column has many more distinct values than the node has rows) and scan them.
+ * for the node's size; otherwise both criteria order the node's rows by rank (orderByRank) and scan them.
  * Gini's scores are sums of squared integer counts, so both ways give the same numbers to the bit.
  */
 function cartRule(
@@ -138,8 +194,11 @@ function cartRule(
   for (const v of ranked.values) maxDistinct = Math.max(maxDistinct, v.length);
   const sorted = new Int32Array(size);
   const sortedRank = new Int32Array(size);
-  const keys = new Float64Array(size);
-  const bucket = new Int32Array(maxDistinct + 1);
+  const scratch: RankOrderScratch = {
+    bucket: new Int32Array(Math.max(maxDistinct, 1 << RADIX_BITS) + 1),
+    rowsTmp: new Int32Array(size),
+    rankTmp: new Int32Array(size),
+  };
   const hist = criterion === 'gini' ? new Int32Array(maxDistinct * K) : new Int32Array(0);
   const totals = new Float64Array(K);
   const left = new Float64Array(K);
@@ -148,7 +207,7 @@ function cartRule(
   let bestScore = -Infinity;
 
   const order = (rows: Int32Array, lo: number, hi: number, f: number): void =>
-    orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, bucket, keys, sorted, sortedRank);
+    orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, scratch, sorted, sortedRank);
 
   const consider = (f: number, score: number, a: number, b: number, threshold: number, values: Float64Array): void => {
     if (score > threshold && score > bestScore) {
