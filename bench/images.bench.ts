@@ -77,6 +77,17 @@ function post(agent: http.Agent, url: string, auth: string, body: { body: Buffer
   });
 }
 
+/** CPU seconds of this process's children that have ended (the engine processes of a job, once it is done; Linux /proc). */
+function endedChildrenCpuSeconds(): number {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime in USER_HZ
+  } catch {
+    return 0;
+  }
+}
+
 /** CPU seconds of the PostgreSQL server this process started and of its backends (Linux /proc; 0 elsewhere). */
 function postgresCpuSeconds(): number {
   const ticks = 100; // USER_HZ on Linux
@@ -171,6 +182,9 @@ async function main(): Promise<void> {
         `service and client, ${(((postgresCpuSeconds() - pgAdd) * 1000) / n).toFixed(1)} ms in PostgreSQL)`,
     );
 
+    const cpuBuild = process.cpuUsage();
+    const pgBuild = postgresCpuSeconds();
+    const engineBuild = endedChildrenCpuSeconds();
     const t1 = performance.now();
     await call(server, 'GET', `/image/${taskId}/commit`);
     let status: { state: string; datasetId?: string; error?: unknown };
@@ -179,11 +193,13 @@ async function main(): Promise<void> {
       status = await call(server, 'GET', `/image/${taskId}/status`);
     } while (status.state === 'running' || status.state === 'pending');
     const buildSeconds = (performance.now() - t1) / 1000;
+    const buildCpu = [cpuSeconds(cpuBuild), endedChildrenCpuSeconds() - engineBuild, postgresCpuSeconds() - pgBuild];
     if (status.state !== 'finished') throw new Error(`the task ended ${JSON.stringify(status)}`);
     const ds = await call<{ sampleCount: number; featureCount: number }>(server, 'GET', `/dataset/${status.datasetId}`);
     console.log(
       `featurised from commit to dataset: ${(n / buildSeconds).toFixed(0)} images/s (${buildSeconds.toFixed(2)} s wall; ` +
-        `dataset ${ds.sampleCount} samples x ${ds.featureCount} features)`,
+        `dataset ${ds.sampleCount} samples x ${ds.featureCount} features; CPU: ${buildCpu[0].toFixed(2)} s in this process, ` +
+        `${buildCpu[1].toFixed(2)} s in engine processes, ${buildCpu[2].toFixed(2)} s in PostgreSQL)`,
     );
     console.log(load());
   } finally {

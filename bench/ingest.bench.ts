@@ -123,11 +123,11 @@ function pidsMentioning(needle: string): number[] {
   return pids;
 }
 
-/** A PostgreSQL child process's role, from its title ("postgres: user db host(port) COPY" for a backend). */
+/** A PostgreSQL child process's role, from its title ("postgres: user db host(port) COPY" or "... [local] COPY" for a backend). */
 function pgRole(pid: number): 'backend' | 'background' {
   try {
     const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    return /\(\d+\)/.test(title) ? 'backend' : 'background';
+    return /\(\d+\)|\[local\]/.test(title) ? 'backend' : 'background';
   } catch {
     return 'background';
   }

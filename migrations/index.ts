@@ -15,6 +15,7 @@ import { KeptWork1763801300000 } from './1763801300000-kept-work';
 import { TokenLastUsed1763801450000 } from './1763801450000-token-last-used';
 import { ResultDepth1763801500000 } from './1763801500000-result-depth';
 import { ImageAddQuota1763801600000 } from './1763801600000-image-add-quota';
+import { ImageAddReserve1763801700000 } from './1763801700000-image-add-reserve';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   TokenLastUsed1763801450000,
   ResultDepth1763801500000,
   ImageAddQuota1763801600000,
+  ImageAddReserve1763801700000,
 ];

@@ -253,17 +253,9 @@ const IN_USE_BY_ID = `EXISTS (SELECT 1 FROM files f JOIN tasks t ON t.payload->>
  * user's tasks made, the files of their dataset builds still running (each becomes a dataset), the images of their
  * image uploads not yet built (image_upload_bytes, kept by each add) and the images being added to them (reserved on
  * an upload slot live for $4 seconds, until their add commits). A file made into datasets counts once as a file and
- * once per dataset.
+ * once per dataset. A function of the database: an image add's reservation (signet_image_add_reserve) counts it too.
  */
-const KEPT = `(SELECT coalesce(sum(size_in_bytes), 0) FROM files
-                WHERE user_id = $1 AND NOT (state = 'stored' AND file_id IS NOT DISTINCT FROM $2) AND id IS DISTINCT FROM $3)
-            + (SELECT coalesce(sum(d.size_in_bytes), 0) FROM tasks t JOIN datasets d ON d.id = t.dataset_id WHERE t.user_id = $1)
-            + (SELECT coalesce(sum(f.size_in_bytes), 0) FROM tasks t JOIN files f ON f.id = (t.payload->>'filePk')::bigint
-                WHERE t.user_id = $1 AND t.kind = 'createDataset' AND t.state IN ('pending', 'running'))
-            + (SELECT coalesce(sum(b.bytes), 0) FROM tasks t JOIN image_upload_bytes b ON b.task_id = t.id
-                WHERE t.user_id = $1 AND t.state IN ('pending', 'running'))
-            + (SELECT coalesce(sum(reserved_bytes), 0) FROM upload_slots
-                WHERE reserved_for = $1 AND touched_at >= now() - make_interval(secs => $4))`;
+const KEPT = `signet_bytes_kept($1, $2, $3, $4)`; // its SQL: migrations/1763801700000-image-add-reserve.ts
 
 /** The bytes the user keeps (KEPT), slots live for `slotSeconds`: `replacing`, the stored file an upload replaces, and `uploadPk`, its own row, left out. */
 export async function bytesKept(db: Db, userId: string, slotSeconds: number, replacing?: string, uploadPk?: string): Promise<number> {
@@ -407,26 +399,28 @@ export async function fileSize(db: DataSource, filePk: string): Promise<number |
 }
 
 /**
- * Takes the lowest lane of the user's upload slots free among `max` (one statement; when two uploads take the same lane
- * at once, the key lets one have it): the slot taken (id null: none), and whether a lane looked free.
+ * Takes the first lane of the user's upload slots free among `lanes`, in that order (one statement; when two uploads
+ * take the same lane at once, the key lets one have it): the slot taken (id null: none), and whether a lane looked
+ * free. The lanes come as an array, not a range from parameters: PostgreSQL planned a generate_series($1, $2) afresh on
+ * every call, its generic plan costed for 1000 rows.
  */
 export async function takeSlot(
   db: DataSource,
   userId: string,
-  max: number,
+  lanes: number[],
 ): Promise<{ free: boolean; id: string | null; lane: number | null }> {
   // prepared: an image add runs it on every image
   const [row] = await prepared<{ free: boolean; id: string | null; lane: number | null }>(
     db,
     `WITH free AS (
-       SELECT l.lane FROM generate_series(0, $2 - 1) AS l(lane)
+       SELECT l.lane FROM unnest($2::int[]) WITH ORDINALITY AS l(lane, ord)
         WHERE NOT EXISTS (SELECT 1 FROM upload_slots s WHERE s.user_id = $1 AND s.lane = l.lane)
-        ORDER BY l.lane LIMIT 1),
+        ORDER BY l.ord LIMIT 1),
      taken AS (
        INSERT INTO upload_slots (user_id, lane) SELECT $1, lane FROM free
        ON CONFLICT (user_id, lane) DO NOTHING RETURNING id, lane)
      SELECT EXISTS (SELECT 1 FROM free) AS free, (SELECT id FROM taken) AS id, (SELECT lane FROM taken) AS lane`,
-    [userId, max],
+    [userId, lanes],
   );
   return row;
 }

@@ -196,10 +196,23 @@ export class FilesService {
       quota,
       slotSeconds: SLOT_LIVE_SECONDS,
     });
+    this.assertReserved({ kept, reserved }, adding, what);
+  }
+
+  /**
+   * Whether a reservation of `adding` bytes was made (reserveRoom's, or the one an image add's statement makes): if
+   * not, the error that says why (over the quota, or the slot was swept).
+   */
+  assertReserved({ kept, reserved }: { kept: number; reserved: boolean }, adding: number, what: string): void {
     if (reserved) return;
     this.checkRoom(kept, adding, what);
     // there was room but no slot: it was swept as a killed process's (untouched for SLOT_LIVE_SECONDS)
     throw new ApiError(Codes.MalformedBody, 'the upload was interrupted');
+  }
+
+  /** USER_STORAGE_QUOTA_BYTES (0: none). */
+  get quota(): number {
+    return this.config.userStorageQuotaBytes;
   }
 
   /** The user's files lock, for the rest of `tx`: whoever checks or reserves the user's quota holds it. */

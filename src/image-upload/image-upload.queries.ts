@@ -1,6 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Db, execute, prepared, rows } from '../database/sql';
-import { filesLock } from '../datasets/datasets.queries';
 import type { SubjectError, SubjectState } from '../jobs/job-state';
 
 /** The image-upload module's SQL: image upload tasks, their sample tables, their images and the bytes they count. */
@@ -77,10 +76,7 @@ export async function storeImage(db: DataSource, a: AddedImage): Promise<boolean
   return added > 0;
 }
 
-/**
- * The task `taskId` and whether its sample `sampleId` has an image (null: no such sample). Takes the files lock of the
- * task's owner for the rest of the transaction `db` is in (FilesService.reserveRoom needs it held).
- */
+/** The task `taskId` and whether its sample `sampleId` has an image (null: no such sample). */
 export async function taskWithSample(
   db: Db,
   taskId: string,
@@ -89,12 +85,30 @@ export async function taskWithSample(
   const [row] = await prepared<ImageTaskRow & { has_image: boolean | null }>(
     db,
     `SELECT kind, state, project_id, user_id, error,
-            (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image,
-            ${filesLock('user_id')} AS locked
+            (SELECT image IS NOT NULL FROM image_samples WHERE task_id = $1 AND sample_id = $2) AS has_image
        FROM tasks WHERE id = $1`,
     [taskId, sampleId],
   );
   return row;
+}
+
+/**
+ * What an image add checks before it stores the image, in one statement (signet_image_add_reserve, in the migrations):
+ * the task `taskId` and whether its sample `sampleId` has an image (null: no such sample), as taskWithSample reads
+ * them; and when the task is of `kind`, pending, and the sample has no image yet, the bytes its owner keeps, counted
+ * under the owner's files lock, and whether `bytes` were reserved on the upload slot `slotId` (they fit under `quota`).
+ * Undefined: no such task.
+ */
+export async function reserveImageAdd(
+  db: DataSource,
+  r: { taskId: string; sampleId: string; kind: string; slotId: string; bytes: number; quota: number; slotSeconds: number },
+): Promise<(ImageTaskRow & { has_image: boolean | null; kept: number; reserved: boolean }) | undefined> {
+  const [row] = await prepared<ImageTaskRow & { has_image: boolean | null; kept: string | null; reserved: boolean }>(
+    db,
+    'SELECT * FROM signet_image_add_reserve($1, $2, $3, $4, $5, $6, $7)',
+    [r.taskId, r.sampleId, r.kind, r.slotId, r.bytes, r.quota, r.slotSeconds],
+  );
+  return row && { ...row, kept: Number(row.kept ?? 0) };
 }
 
 /** The task `taskId`, locked (FOR UPDATE) to the end of `tx`. */
@@ -152,18 +166,12 @@ export async function sampleSizes(db: DataSource, taskId: string): Promise<{ idx
   );
 }
 
-/** The images of the samples `start` to `end` (excluded), in order. */
-export async function imagesOf(
-  db: DataSource,
-  taskId: string,
-  start: number,
-  end: number,
-): Promise<{ sample_id: string; image: Buffer | null }[]> {
-  return rows<{ sample_id: string; image: Buffer | null }>(
-    db,
-    'SELECT sample_id, image FROM image_samples WHERE task_id = $1 AND idx >= $2 AND idx < $3 ORDER BY idx',
-    [taskId, start, end],
-  );
+/**
+ * The text of a binary COPY of the images of the samples `start` to `end` (excluded), in order (copy-bytes.ts runs it
+ * on a connection of its own: raw bytes, never hex text). The numbers are the caller's, checked here.
+ */
+export function imagesCopy(taskId: string, start: number, end: number): string {
+  return `SELECT image FROM image_samples WHERE task_id = ${Number(taskId)} AND idx >= ${Number(start)} AND idx < ${Number(end)} ORDER BY idx`;
 }
 
 /**

@@ -15,9 +15,9 @@ import { Permission } from '../auth/permission';
 import { Db, keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
-import type { UploadSlot } from '../datasets/upload-slots';
+import { SLOT_LIVE_SECONDS, UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
-import { IMAGE_DATASET_JOB, ImageTaskPayload } from './image-dataset.job';
+import { FEATURE_PROCESSES, IMAGE_DATASET_JOB, ImageTaskPayload } from './image-dataset.job';
 import { checkImage } from './image-format';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
@@ -160,13 +160,20 @@ export class ImageUploadService implements OnModuleInit {
   private async store(slot: UploadSlot, taskId: string, id: string, image: Buffer, filename: string): Promise<void> {
     // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
     const header = await checkImage(image, filename, this.config.maxImagePixels);
-    // the task is checked and its owner's room reserved in a short transaction under the owner's files lock (the
-    // statement that reads the task takes it); without a quota, the check alone
+    // the task is checked and its owner's room reserved in one statement, which takes the owner's files lock once the
+    // task is found addable (reserveImageAdd); without a quota, the check alone
     if (this.files.quotaSet) {
-      await this.db.transaction(async (tx) => {
-        const task = await this.addableTask(tx, taskId, id);
-        await this.files.reserveRoom(tx, slot, task.user_id, image.length, 'this image');
+      const checked = await queries.reserveImageAdd(this.db, {
+        taskId,
+        sampleId: id,
+        kind: IMAGE_TASK_KIND,
+        slotId: slot.id,
+        bytes: image.length,
+        quota: this.files.quota,
+        slotSeconds: SLOT_LIVE_SECONDS,
       });
+      assertAddable(checked, id);
+      this.files.assertReserved(checked, image.length, 'this image');
     } else {
       await this.addableTask(this.db, taskId, id);
     }
@@ -181,19 +188,10 @@ export class ImageUploadService implements OnModuleInit {
     }
   }
 
-  /**
-   * The image upload task, when sample `id` may get its image now; else the error that says why not. Takes the files
-   * lock of the task's owner for the rest of the transaction `db` is in (FilesService.reserveRoom needs it held).
-   */
+  /** The image upload task, when sample `id` may get its image now (without a quota, or after a refused write); else the error that says why not. */
   private async addableTask(db: Db, taskId: string, id: string): Promise<ImageTaskRow> {
     const task = await queries.taskWithSample(db, taskId, id);
-    if (!task || task.kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
-    if (task.state !== 'pending') {
-      assertNotExpired(task);
-      throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
-    }
-    if (task.has_image === null) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
-    if (task.has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
+    assertAddable(task, id);
     return task;
   }
 
@@ -214,7 +212,7 @@ export class ImageUploadService implements OnModuleInit {
         throw new ApiError(Codes.ImagesMissing, `${counts.missing} of ${counts.total} samples have no image: ${first.join(', ')}${more}`);
       }
       // the task shows running from commit on (IMAGE_DATASET_JOB waits as running: pending means it still takes images)
-      await this.jobs.enqueue(IMAGE_DATASET_JOB, { taskId }, { projectId: String(task.project_id), manager: tx });
+      await this.jobs.enqueue(IMAGE_DATASET_JOB, { taskId }, { projectId: String(task.project_id), manager: tx, cost: FEATURE_PROCESSES });
     });
     return {};
   }
@@ -230,6 +228,17 @@ export class ImageUploadService implements OnModuleInit {
     }
     return value as Record<string, unknown>;
   }
+}
+
+/** Throws the error that says why sample `id` of `task` (undefined: none) may not get its image now, if it may not. */
+function assertAddable<T extends ImageTaskRow & { has_image: boolean | null }>(task: T | undefined, id: string): asserts task is T {
+  if (!task || task.kind !== IMAGE_TASK_KIND) throw new ApiError(Codes.ImageTaskNotFound);
+  if (task.state !== 'pending') {
+    assertNotExpired(task);
+    throw new ApiError(Codes.AddAfterCommit, `the upload is already committed (state ${task.state}): no more images can be added`);
+  }
+  if (task.has_image === null) throw new ApiError(Codes.BadSampleId, `sample id "${id.slice(0, 60)}" is not in the init file`);
+  if (task.has_image) throw new ApiError(Codes.ImageAlreadyAdded, `sample "${id.slice(0, 60)}" already has an image`);
 }
 
 /** An upload that expired (image-upload-expiry.ts) answers an add or a commit with its own error, not "committed". */
