@@ -16,6 +16,7 @@ interface Exports {
   predictors(x: number, w: number, z: number, pairs: number, dp: number, hp: number): void;
   crossProducts(r: number, x: number, g: number, pairs: number, dp: number, hp: number): void;
   softmax(z: number, prob: number, y: number, s: number, pairs: number, h: number): number;
+  rbfRow(x: number, sq: number, i: number, rows: number, dp: number, gamma: number, out: number): void;
 }
 
 /** An instance of the kernels and the workspace whose data its memory holds. */
@@ -155,5 +156,82 @@ export class SoftmaxKernels {
   /** The probabilities of the last evaluation: p_ih at data[offset + h * stride + i] (a view valid until the next call). */
   probabilities(): { data: Float64Array; offset: number; stride: number } {
     return { data: this.current(), offset: this.at.prob / 8, stride: this.rows };
+  }
+}
+
+/** An instance of the kernels for kernel rows (per thread, up to SHARED_MAX_BYTES) and the RbfRows whose data it holds. */
+let sharedRows: { exports: Exports; holder: RbfRows | null } | undefined;
+
+/**
+ * Rows of an RBF kernel matrix exp(-gamma |x_i - x_k|^2) = exp(-gamma max(0, |x_i|^2 + |x_k|^2 - 2 x_i . x_k)) in
+ * WebAssembly SIMD (rbfRow in simd-kernels.wat): the samples copied once into the kernels' memory, padded to an
+ * even number of features and of rows; a row is computed there and copied out. The squared norms are summed here in
+ * the order of the kernels' dot products (even terms, odd terms, then both), so a sample's distance to itself is
+ * exactly 0 and the rows are symmetric to the bit. Several RbfRows of a thread share one instance's memory: one that
+ * finds another's samples there copies its own back in.
+ */
+export class RbfRows {
+  /** squared norms of the samples */
+  readonly sq: Float64Array;
+  private readonly dp: number;
+  private readonly rows: number;
+  private readonly instance: { exports: Exports; holder: RbfRows | null };
+  private readonly at: { x: number; sq: number; out: number; end: number };
+  private f64 = new Float64Array(0);
+
+  constructor(
+    private readonly data: Float64Array,
+    readonly n: number,
+    private readonly d: number,
+  ) {
+    this.dp = roundUp(Math.max(d, 1), 2);
+    this.rows = roundUp(Math.max(n, 1), 4);
+    const x = 0;
+    const sq = x + this.rows * this.dp * 8;
+    const out = sq + this.rows * 8;
+    this.at = { x, sq, out, end: out + this.rows * 8 };
+    this.sq = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      let even = 0;
+      let odd = 0;
+      for (let j = 0; j < d; j += 2) {
+        const v = data[i * d + j];
+        even += v * v;
+        if (j + 1 < d) {
+          const w = data[i * d + j + 1];
+          odd += w * w;
+        }
+      }
+      this.sq[i] = even + odd;
+    }
+    const own = this.at.end > SHARED_MAX_BYTES;
+    this.instance = own
+      ? { exports: instantiate().exports, holder: null }
+      : (sharedRows ??= { exports: instantiate().exports, holder: null });
+  }
+
+  /** The memory as doubles, holding these samples (copied in when another's were there). */
+  private claim(): Float64Array {
+    const inst = this.instance;
+    const memory = inst.exports.memory;
+    if (inst.holder === this && this.f64.buffer === memory.buffer) return this.f64;
+    if (memory.buffer.byteLength < this.at.end) memory.grow(Math.ceil((this.at.end - memory.buffer.byteLength) / PAGE));
+    this.f64 = new Float64Array(memory.buffer);
+    if (inst.holder === this) return this.f64;
+    inst.holder = this;
+    const { n, d, dp, rows, data } = this;
+    const f = this.f64;
+    f.fill(0, 0, (this.at.out + rows * 8) / 8);
+    for (let i = 0; i < n; i++) f.set(data.subarray(i * d, (i + 1) * d), i * dp);
+    f.set(this.sq, this.at.sq / 8);
+    return f;
+  }
+
+  /** out[k] = K(x_i, x_k) for k < n. */
+  row(i: number, gamma: number, out: Float64Array): void {
+    const f = this.claim();
+    this.instance.exports.rbfRow(this.at.x, this.at.sq, i, this.rows, this.dp, gamma, this.at.out);
+    const o = this.at.out / 8;
+    out.set(f.subarray(o, o + this.n));
   }
 }

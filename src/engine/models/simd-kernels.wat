@@ -1,6 +1,6 @@
 ;; WebAssembly SIMD kernels of the multinomial logistic fit (softmax-fit.ts through simd-kernels.ts): the
-;; linear predictors X W', the softmax with its residuals, and the residuals' cross products with the design,
-;; two doubles per instruction (f64x2). `npm run build:wasm` assembles this file into generated/simd-kernels-wasm.ts
+;; linear predictors X W', the softmax with its residuals, and the residuals' cross products with the design;
+;; and the rows of the kernel SVMs' RBF kernel matrix; two doubles per instruction (f64x2). `npm run build:wasm` assembles this file into generated/simd-kernels-wasm.ts
 ;; (a test checks that the two agree).
 ;;
 ;; Layout in memory (byte offsets passed by the caller; every block a multiple of 16 bytes):
@@ -10,6 +10,11 @@
 ;;   z     hp x rows: the linear predictors, replaced by softmax with the residuals 1[y = h] - p
 ;;   prob  hp x rows: the probabilities; y: rows class codes as doubles (-1 for padding rows); s: rows sums
 ;;   g     hp x dp: cross products
+;;
+;; And one row of an RBF kernel matrix (KernelRows in kernel-expansion.ts through RbfRows in simd-kernels.ts):
+;;   x     rows x dp, each sample's features padded with zeros to dp (even); rows a multiple of 4 (zero rows pad)
+;;   sq    rows: the samples' squared norms, summed as rbfRow sums a dot product (even terms, odd terms, then both)
+;;   out   rows: the row
 (module
   (memory (export "memory") 1)
 
@@ -216,4 +221,66 @@
         (local.set $p (i32.add (local.get $p) (i32.const 16)))
         (br $ploop)))
     (f64.add (f64x2.extract_lane 0 (local.get $acc)) (f64x2.extract_lane 1 (local.get $acc))))
+
+  ;; out[k] = exp(-g max(0, sq[i] + sq[k] - 2 x_i . x_k)) for k < rows (a multiple of 4): first the exponents, four
+  ;; samples per pass (four independent sums), each dot product as two lanes (the even and the odd terms, in order)
+  ;; added at the end, so x_i . x_k and x_k . x_i are the same products summed in the same order (the row's entries
+  ;; are the matrix's, symmetric to the bit); then exp over the row, whose passes do not wait on one another
+  (func (export "rbfRow") (param $x i32) (param $sq i32) (param $i i32) (param $rows i32) (param $dp i32) (param $g f64) (param $out i32)
+    (local $stride i32) (local $xi i32) (local $xk i32) (local $j i32) (local $o i32) (local $end i32)
+    (local $si v128) (local $ng v128) (local $v v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $dot v128)
+    (local.set $stride (i32.shl (local.get $dp) (i32.const 3)))
+    (local.set $xi (i32.add (local.get $x) (i32.mul (local.get $i) (local.get $stride))))
+    (local.set $si (v128.load64_splat (i32.add (local.get $sq) (i32.shl (local.get $i) (i32.const 3)))))
+    (local.set $ng (f64x2.splat (f64.neg (local.get $g))))
+    (local.set $xk (local.get $x))
+    (local.set $o (i32.const 0))
+    (local.set $end (i32.shl (local.get $rows) (i32.const 3)))
+    (block $kdone
+      (loop $kloop
+        (br_if $kdone (i32.ge_u (local.get $o) (local.get $end)))
+        (local.set $a0 (v128.const f64x2 0 0))
+        (local.set $a1 (v128.const f64x2 0 0))
+        (local.set $a2 (v128.const f64x2 0 0))
+        (local.set $a3 (v128.const f64x2 0 0))
+        (local.set $j (i32.const 0))
+        (block $jdone
+          (loop $jloop
+            (br_if $jdone (i32.ge_u (local.get $j) (local.get $stride)))
+            (local.set $v (v128.load (i32.add (local.get $xi) (local.get $j))))
+            (local.set $a0 (f64x2.add (local.get $a0) (f64x2.mul (local.get $v) (v128.load (i32.add (local.get $xk) (local.get $j))))))
+            (local.set $a1 (f64x2.add (local.get $a1)
+              (f64x2.mul (local.get $v) (v128.load (i32.add (i32.add (local.get $xk) (local.get $stride)) (local.get $j))))))
+            (local.set $a2 (f64x2.add (local.get $a2)
+              (f64x2.mul (local.get $v) (v128.load (i32.add (i32.add (local.get $xk) (i32.shl (local.get $stride) (i32.const 1))) (local.get $j))))))
+            (local.set $a3 (f64x2.add (local.get $a3)
+              (f64x2.mul (local.get $v) (v128.load (i32.add (i32.add (local.get $xk) (i32.mul (local.get $stride) (i32.const 3))) (local.get $j))))))
+            (local.set $j (i32.add (local.get $j) (i32.const 16)))
+            (br $jloop)))
+        ;; samples k, k + 1: (a0 even + a0 odd, a1 even + a1 odd); then k + 2, k + 3 from a2, a3
+        (local.set $dot (f64x2.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a0) (local.get $a1))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a0) (local.get $a1))))
+        (v128.store (i32.add (local.get $out) (local.get $o))
+          (f64x2.mul (local.get $ng) (f64x2.pmax (f64x2.sub
+            (f64x2.add (local.get $si) (v128.load (i32.add (local.get $sq) (local.get $o))))
+            (f64x2.add (local.get $dot) (local.get $dot))) (v128.const f64x2 0 0))))
+        (local.set $dot (f64x2.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a2) (local.get $a3))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a2) (local.get $a3))))
+        (v128.store offset=16 (i32.add (local.get $out) (local.get $o))
+          (f64x2.mul (local.get $ng) (f64x2.pmax (f64x2.sub
+            (f64x2.add (local.get $si) (v128.load offset=16 (i32.add (local.get $sq) (local.get $o))))
+            (f64x2.add (local.get $dot) (local.get $dot))) (v128.const f64x2 0 0))))
+        (local.set $xk (i32.add (local.get $xk) (i32.shl (local.get $stride) (i32.const 2))))
+        (local.set $o (i32.add (local.get $o) (i32.const 32)))
+        (br $kloop)))
+    (local.set $o (i32.const 0))
+    (block $edone
+      (loop $eloop
+        (br_if $edone (i32.ge_u (local.get $o) (local.get $end)))
+        (v128.store (i32.add (local.get $out) (local.get $o)) (call $exp (v128.load (i32.add (local.get $out) (local.get $o)))))
+        (local.set $o (i32.add (local.get $o) (i32.const 16)))
+        (br $eloop))))
 )

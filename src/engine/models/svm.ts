@@ -62,19 +62,21 @@ export class SVM implements Model {
       for (let i = 0; i < n; i++) coef[i] = alpha[i] * y[i];
       return expansion(X, this.kernel, coef, rho);
     });
+    K.release();
     return this;
   }
 
   /**
    * More than two classes with a kernel: one machine per pair of classes on the samples of those two, as LIBSVM
    * (and scikit-learn's SVC) do; each solves a problem of about 2n / K samples instead of n, so K classes cost about
-   * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once and shared by the pairs.
+   * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once, as first needed, and shared by the pairs.
    */
   private fitPairs(X: Design, target: Target): this {
     const n = X.rows;
     this.scheme = 'ovo';
     this.pairs = [];
     this.machines = [];
+    const K = new KernelRows(X, this.kernel, this.gamma);
     for (let a = 0; a < this.classCount; a++)
       for (let b = a + 1; b < this.classCount; b++) {
         const idx: number[] = [];
@@ -83,18 +85,18 @@ export class SVM implements Model {
         const coef = new Float64Array(n);
         let rho: number;
         if (y.includes(1) && y.includes(-1)) {
-          // the pair's own kernel rows, over its samples only: short rows that stay in cache
-          const d = X.cols;
-          const data = new Float64Array(idx.length * d);
-          idx.forEach((i, k) => data.set(X.data.subarray(i * d, (i + 1) * d), k * d));
-          const pairK = new KernelRows({ rows: idx.length, cols: d, data }, this.kernel, this.gamma);
+          // the pair's own kernel rows, over its samples only (short rows that stay in cache), gathered from the rows
+          // of all samples: a sample's row is computed once for the K - 1 pairs of its class
+          const pairK = K.restricted(Int32Array.from(idx));
           const fitted = smo(idx.length, idx.length, (i) => pairK.row(i), pairK.diagonal, new Float64Array(idx.length).fill(-1), y, this.C);
+          pairK.release();
           idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
           rho = fitted.rho;
         } else rho = y.includes(1) ? -1 : 1; // a class absent from these rows: the pair always votes for the other
         this.machines.push(expansion(X, this.kernel, coef, rho));
         this.pairs.push([a, b]);
       }
+    K.release();
     return this;
   }
 
@@ -226,6 +228,7 @@ export class SVR implements Model {
       QD[i] = QD[i + n] = K.diagonal[i];
     }
     const { alpha, rho } = smo(l, n, (i) => K.row(i), QD, p, y, this.C);
+    K.release();
     const coef = new Float64Array(n);
     for (let i = 0; i < n; i++) coef[i] = alpha[i] - alpha[i + n];
     this.machine = expansion(X, this.kernel, coef, rho);
