@@ -13,6 +13,8 @@ const TAU = 1e-12;
 /** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
 interface SmoState {
   l: number;
+  /** the number of samples (kernel rows' length): l for classification, l / 2 for regression */
+  n: number;
   /** base[t]: the sample of variable t (t mod n), the index into kernel rows */
   base: Int32Array;
   kRow: (i: number) => Float64Array;
@@ -68,9 +70,16 @@ function reconstructGradient(st: SmoState): void {
 
 /** G_bar_t += c Q_tu for every t (u reached the upper bound: c = C; left it: c = -C). */
 function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): void {
-  const { l, base, y, Gbar } = st;
+  const { l, n, y, Gbar } = st;
   const cu = c * y[u];
-  for (let t = 0; t < l; t++) Gbar[t] += cu * y[t] * Ku[base[t]];
+  // y_t = +-1: y_t (cu K_ut) is (cu y_t) K_ut to the bit; variables t and t + n (regression) share K_ut
+  if (l === n) for (let t = 0; t < n; t++) Gbar[t] += y[t] * (cu * Ku[t]);
+  else
+    for (let k = 0; k < n; k++) {
+      const w = cu * Ku[k];
+      Gbar[k] += y[k] * w;
+      Gbar[k + n] += y[k + n] * w;
+    }
 }
 
 /** LIBSVM's do_shrinking: variables at a bound beyond the largest violations leave the active set. */
@@ -222,6 +231,36 @@ function updateGradient(st: SmoState, Ki: Float64Array, ci: number, Kj: Float64A
   let Gmax = -Infinity;
   let next = -1;
   const permuted = st.permuted;
+  const n = st.n;
+  if (!permuted && activeSize === 2 * n) {
+    // SVR before any shrinking: t and t + n share a kernel entry (the same products, the same sums as below); the
+    // largest of each half, the second half's on a tie (it comes later in the order of t)
+    let Gmax2 = -Infinity;
+    let next2 = -1;
+    for (let k = 0; k < n; k++) {
+      const u = Ki[k] * ci;
+      const v = Kj[k] * cj;
+      const Fa = F[k] + u + v;
+      F[k] = Fa;
+      if (up[k] && -Fa >= Gmax) {
+        Gmax = -Fa;
+        next = k;
+      }
+      const Fb = F[k + n] + u + v;
+      F[k + n] = Fb;
+      if (up[k + n] && -Fb >= Gmax2) {
+        Gmax2 = -Fb;
+        next2 = k + n;
+      }
+    }
+    if (next2 >= 0 && Gmax2 >= Gmax) {
+      Gmax = Gmax2;
+      next = next2;
+    }
+    st.nextI = next;
+    st.nextGmax = Gmax;
+    return;
+  }
   for (let s = 0; s < activeSize; s++) {
     const t = permuted ? active[s] : s;
     const b = base[t];
@@ -281,6 +320,7 @@ export function smo(
   const alpha = new Float64Array(l);
   const st: SmoState = {
     l,
+    n,
     base: Int32Array.from({ length: l }, (_, t) => t % n),
     kRow,
     p,
