@@ -165,19 +165,19 @@ export function expansion(X: Design, kernel: Kernel, coefAll: Float64Array, rho:
   return { coef, sv, w: null, rho };
 }
 
+/** Decision values of one machine into out[i * stride + offset]; RBF kernels between a row and the support vectors in WebAssembly SIMD. */
 export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number, out: Float64Array, stride: number, offset: number): void {
   const d = X.cols;
   const m = e.coef.length;
+  const rows = e.w ? null : new RbfRows(e.sv, m, d);
+  const kv = new Float64Array(m);
   for (let i = 0; i < X.rows; i++) {
     let s = -e.rho;
     if (e.w) {
       for (let j = 0; j < d; j++) s += e.w[j] * X.data[i * d + j];
     } else {
-      for (let k = 0; k < m; k++) {
-        let dist = 0;
-        for (let j = 0; j < d; j++) dist += (X.data[i * d + j] - e.sv[k * d + j]) ** 2;
-        s += e.coef[k] * Math.exp(-gamma * dist);
-      }
+      rows?.rowFor(X.data, i * d, gamma, kv);
+      for (let k = 0; k < m; k++) s += e.coef[k] * kv[k];
     }
     out[i * stride + offset] = s;
   }
@@ -186,7 +186,8 @@ export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number,
 /**
  * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
  * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
- * vector once, then each machine's sum over its own. Equal to `decision` per machine, K / 2 times cheaper or so.
+ * vector once, then each machine's sum over its own. Equal to `decision` per machine (the same kernel values), K / 2 times
+ * cheaper or so.
  */
 export function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
   const d = X.cols;
@@ -211,17 +212,9 @@ export function sharedDecisions(machines: Expansion[], X: Design, gamma: number,
   const sv = new Float64Array(u * d);
   unique.forEach((v, k) => sv.set(v, k * d));
   const kv = new Float64Array(u);
+  const rows = new RbfRows(sv, u, d);
   for (let i = 0; i < X.rows; i++) {
-    const xi = i * d;
-    for (let k = 0; k < u; k++) {
-      let dist = 0;
-      const sk = k * d;
-      for (let j = 0; j < d; j++) {
-        const t = X.data[xi + j] - sv[sk + j];
-        dist += t * t;
-      }
-      kv[k] = Math.exp(-gamma * dist);
-    }
+    rows.rowFor(X.data, i * d, gamma, kv);
     for (let c = 0; c < m; c++) {
       const e = machines[c];
       const r = refs[c];

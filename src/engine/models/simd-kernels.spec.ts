@@ -136,6 +136,15 @@ describe('RBF kernel rows in WebAssembly SIMD', () => {
         expect(K[i][k]).toBe(K[k][i]);
       }
     }
+    // a vector that is not one of the samples (a row to predict), from an offset into its array
+    const v = Float64Array.from({ length: d + 2 }, () => rng.normal());
+    const out = new Float64Array(n);
+    rows.rowFor(v, 2, gamma, out);
+    for (let k = 0; k < n; k++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += (v[2 + j] - x[k * d + j]) ** 2;
+      expect(Math.abs(out[k] - Math.exp(-gamma * s))).toBeLessThan(1e-15);
+    }
   });
 
   it('row sets sharing the memory in any order each see their own samples', () => {

@@ -16,7 +16,7 @@ interface Exports {
   predictors(x: number, w: number, z: number, pairs: number, dp: number, hp: number): void;
   crossProducts(r: number, x: number, g: number, pairs: number, dp: number, hp: number): void;
   softmax(z: number, prob: number, y: number, s: number, pairs: number, h: number): number;
-  rbfRow(x: number, sq: number, i: number, rows: number, dp: number, gamma: number, out: number): void;
+  rbfRow(x: number, sq: number, xi: number, sqi: number, rows: number, dp: number, gamma: number, out: number): void;
 }
 
 /** An instance of the kernels and the workspace whose data its memory holds. */
@@ -176,7 +176,7 @@ export class RbfRows {
   private readonly dp: number;
   private readonly rows: number;
   private readonly instance: { exports: Exports; holder: RbfRows | null };
-  private readonly at: { x: number; sq: number; out: number; end: number };
+  private readonly at: { x: number; sq: number; out: number; v: number; end: number };
   private f64 = new Float64Array(0);
 
   constructor(
@@ -189,21 +189,9 @@ export class RbfRows {
     const x = 0;
     const sq = x + this.rows * this.dp * 8;
     const out = sq + this.rows * 8;
-    this.at = { x, sq, out, end: out + this.rows * 8 };
-    this.sq = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      let even = 0;
-      let odd = 0;
-      for (let j = 0; j < d; j += 2) {
-        const v = data[i * d + j];
-        even += v * v;
-        if (j + 1 < d) {
-          const w = data[i * d + j + 1];
-          odd += w * w;
-        }
-      }
-      this.sq[i] = even + odd;
-    }
+    const v = out + this.rows * 8;
+    this.at = { x, sq, out, v, end: v + this.dp * 8 };
+    this.sq = Float64Array.from({ length: n }, (_, i) => squaredNorm(data, i * d, d));
     const own = this.at.end > SHARED_MAX_BYTES;
     this.instance = own
       ? { exports: instantiate().exports, holder: null }
@@ -219,9 +207,9 @@ export class RbfRows {
     this.f64 = new Float64Array(memory.buffer);
     if (inst.holder === this) return this.f64;
     inst.holder = this;
-    const { n, d, dp, rows, data } = this;
+    const { n, d, dp, data } = this;
     const f = this.f64;
-    f.fill(0, 0, (this.at.out + rows * 8) / 8);
+    f.fill(0, 0, this.at.end / 8);
     for (let i = 0; i < n; i++) f.set(data.subarray(i * d, (i + 1) * d), i * dp);
     f.set(this.sq, this.at.sq / 8);
     return f;
@@ -230,8 +218,32 @@ export class RbfRows {
   /** out[k] = K(x_i, x_k) for k < n. */
   row(i: number, gamma: number, out: Float64Array): void {
     const f = this.claim();
-    this.instance.exports.rbfRow(this.at.x, this.at.sq, i, this.rows, this.dp, gamma, this.at.out);
-    const o = this.at.out / 8;
-    out.set(f.subarray(o, o + this.n));
+    const { at, dp } = this;
+    this.instance.exports.rbfRow(at.x, at.sq, at.x + i * dp * 8, this.sq[i], this.rows, dp, gamma, at.out);
+    out.set(f.subarray(at.out / 8, at.out / 8 + this.n));
   }
+
+  /** out[k] = K(v, x_k) for k < n, v the d values of `data` from `offset` (a sample to predict). */
+  rowFor(data: Float64Array, offset: number, gamma: number, out: Float64Array): void {
+    const f = this.claim();
+    const { at, dp, d } = this;
+    f.set(data.subarray(offset, offset + d), at.v / 8);
+    this.instance.exports.rbfRow(at.x, at.sq, at.v, squaredNorm(data, offset, d), this.rows, dp, gamma, at.out);
+    out.set(f.subarray(at.out / 8, at.out / 8 + this.n));
+  }
+}
+
+/** The squared norm of data[offset, offset + d) summed as rbfRow sums a dot product: even terms, odd terms, then both. */
+function squaredNorm(data: Float64Array, offset: number, d: number): number {
+  let even = 0;
+  let odd = 0;
+  for (let j = 0; j < d; j += 2) {
+    const v = data[offset + j];
+    even += v * v;
+    if (j + 1 < d) {
+      const w = data[offset + j + 1];
+      odd += w * w;
+    }
+  }
+  return even + odd;
 }

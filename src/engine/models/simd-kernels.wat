@@ -222,17 +222,17 @@
         (br $ploop)))
     (f64.add (f64x2.extract_lane 0 (local.get $acc)) (f64x2.extract_lane 1 (local.get $acc))))
 
-  ;; out[k] = exp(-g max(0, sq[i] + sq[k] - 2 x_i . x_k)) for k < rows (a multiple of 4): first the exponents, four
+  ;; out[k] = exp(-g max(0, si + sq[k] - 2 v . x_k)) for k < rows (a multiple of 4), v the dp doubles at byte
+  ;; offset xi (a sample's row of x, or another vector) and si its squared norm: first the exponents, four
   ;; samples per pass (four independent sums), each dot product as two lanes (the even and the odd terms, in order)
   ;; added at the end, so x_i . x_k and x_k . x_i are the same products summed in the same order (the row's entries
   ;; are the matrix's, symmetric to the bit); then exp over the row, whose passes do not wait on one another
-  (func (export "rbfRow") (param $x i32) (param $sq i32) (param $i i32) (param $rows i32) (param $dp i32) (param $g f64) (param $out i32)
-    (local $stride i32) (local $xi i32) (local $xk i32) (local $j i32) (local $o i32) (local $end i32)
+  (func (export "rbfRow") (param $x i32) (param $sq i32) (param $xi i32) (param $sqi f64) (param $rows i32) (param $dp i32) (param $g f64) (param $out i32)
+    (local $stride i32) (local $xk i32) (local $j i32) (local $o i32) (local $end i32)
     (local $si v128) (local $ng v128) (local $v v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local $dot v128)
     (local.set $stride (i32.shl (local.get $dp) (i32.const 3)))
-    (local.set $xi (i32.add (local.get $x) (i32.mul (local.get $i) (local.get $stride))))
-    (local.set $si (v128.load64_splat (i32.add (local.get $sq) (i32.shl (local.get $i) (i32.const 3)))))
+    (local.set $si (f64x2.splat (local.get $sqi)))
     (local.set $ng (f64x2.splat (f64.neg (local.get $g))))
     (local.set $xk (local.get $x))
     (local.set $o (i32.const 0))
