@@ -9,6 +9,8 @@ module.exports = {
   testEnvironment: 'node',
   globalSetup: '<rootDir>/test/global-setup.ts',
   globalTeardown: '<rootDir>/test/global-teardown.ts',
+  // the longest files first (test/sequencer.js), so that the workers end together
+  testSequencer: '<rootDir>/test/sequencer.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };
