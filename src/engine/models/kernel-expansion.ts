@@ -12,6 +12,9 @@ export interface Expansion {
   rho: number;
 }
 
+/** Up to this many samples KernelRows keeps every row it computes (at most 72 MB); above, a cache of recent rows. */
+export const KEPT_ROWS_MAX = 3000;
+
 /** Kept-row storage of fits that ended, for the next fit of the thread; larger buffers are not kept. */
 const POOL_MAX_DOUBLES = 1 << 22;
 const pool: Float64Array[] = [];
@@ -60,7 +63,7 @@ export class KernelRows {
     private readonly X: Design,
     private readonly kernel: Kernel,
     private readonly gamma: number,
-    private readonly maxFull = 3000,
+    private readonly maxFull = KEPT_ROWS_MAX,
     sub?: { parent: KernelRows; subset: Int32Array },
   ) {
     const { rows: n, cols: d, data } = X;

@@ -7,6 +7,7 @@ import {
   expansionFromJSON,
   expansionToJSON,
   Kernel,
+  KEPT_ROWS_MAX,
   KernelRows,
   sharedDecisions,
 } from './kernel-expansion';
@@ -77,16 +78,19 @@ export class SVM implements Model {
     this.pairs = [];
     this.machines = [];
     // the rows of all samples over the samples in class order: a pair's entries of a row are then two runs of it
-    // (read from memory once, where gathered from all over a row they cost a third of computing it)
+    // (read from memory once, where gathered from all over a row they cost a third of computing it). Too many
+    // samples to keep every row: each pair computes its own (a cache of recent rows of all samples would compute
+    // rows K / 2 times longer, and again when they fall out)
     const d = X.cols;
+    const rowsOf = (idx: ArrayLike<number>): Design => {
+      const data = new Float64Array(idx.length * d);
+      for (let k = 0; k < idx.length; k++) data.set(X.data.subarray(idx[k] * d, (idx[k] + 1) * d), k * d);
+      return { rows: idx.length, cols: d, data };
+    };
     const order = Int32Array.from({ length: n }, (_, i) => i).sort((i, j) => target.y[i] - target.y[j] || i - j);
     const at = new Int32Array(n);
-    const sorted = new Float64Array(n * d);
-    order.forEach((i, p) => {
-      at[i] = p;
-      sorted.set(X.data.subarray(i * d, (i + 1) * d), p * d);
-    });
-    const K = new KernelRows({ rows: n, cols: d, data: sorted }, this.kernel, this.gamma);
+    order.forEach((i, p) => (at[i] = p));
+    const K = n <= KEPT_ROWS_MAX ? new KernelRows(rowsOf(order), this.kernel, this.gamma) : null;
     for (let a = 0; a < this.classCount; a++)
       for (let b = a + 1; b < this.classCount; b++) {
         const idx: number[] = [];
@@ -97,7 +101,7 @@ export class SVM implements Model {
         if (y.includes(1) && y.includes(-1)) {
           // the pair's own kernel rows, over its samples only (short rows that stay in cache), gathered from the rows
           // of all samples: a sample's row is computed once for the K - 1 pairs of its class
-          const pairK = K.restricted(Int32Array.from(idx, (i) => at[i]));
+          const pairK = K ? K.restricted(Int32Array.from(idx, (i) => at[i])) : new KernelRows(rowsOf(idx), this.kernel, this.gamma);
           const fitted = smo(idx.length, idx.length, (i) => pairK.row(i), pairK.diagonal, new Float64Array(idx.length).fill(-1), y, this.C);
           pairK.release();
           idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
@@ -106,7 +110,7 @@ export class SVM implements Model {
         this.machines.push(expansion(X, this.kernel, coef, rho));
         this.pairs.push([a, b]);
       }
-    K.release();
+    K?.release();
     return this;
   }
 
