@@ -22,7 +22,27 @@ interface Exports {
 /** An instance of the kernels and the workspace whose data its memory holds. */
 interface Instance {
   exports: Exports;
-  holder: SoftmaxKernels | null;
+  /** whose data the memory holds */
+  holder: Holder | null;
+}
+
+/** A user of an instance's memory: copies its data in when it finds another's there (`previous`, or none). */
+interface Holder {
+  load(f: Float64Array, previous: Holder | null): void;
+}
+
+/** The instance's memory as doubles for `holder`, grown to at least `end` bytes, its data loaded unless it is there. */
+function claimMemory(inst: Instance, holder: Holder, end: number, view: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const memory = inst.exports.memory;
+  if (inst.holder === holder && view.buffer === memory.buffer) return view;
+  if (memory.buffer.byteLength < end) memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE));
+  const f = new Float64Array(memory.buffer);
+  if (inst.holder !== holder) {
+    const previous = inst.holder;
+    inst.holder = holder;
+    holder.load(f, previous);
+  }
+  return f;
 }
 
 /** Workspaces up to this size share one instance per thread; a larger one gets its own, freed with it. */
@@ -96,17 +116,15 @@ export class SoftmaxKernels {
 
   /** The memory as doubles, holding this workspace's design and class codes (copied in when another's were there). */
   private claim(): Float64Array {
-    const inst = this.instance;
-    const memory = inst.exports.memory;
-    if (inst.holder === this && this.f64.buffer === memory.buffer) return this.f64;
-    if (memory.buffer.byteLength < this.at.end) memory.grow(Math.ceil((this.at.end - memory.buffer.byteLength) / PAGE));
-    this.f64 = new Float64Array(memory.buffer);
-    if (inst.holder === this) return this.f64;
-    if (inst.holder) inst.holder.evaluated = false;
-    inst.holder = this;
+    this.f64 = claimMemory(this.instance, this, this.at.end, this.f64);
+    return this.f64;
+  }
+
+  /** Copies the design and class codes in; the workspace whose data were there must evaluate again. */
+  load(f: Float64Array, previous: Holder | null): void {
+    if (previous instanceof SoftmaxKernels) previous.evaluated = false;
     this.evaluated = false;
     const { n, d, dp, xr } = this;
-    const f = this.f64;
     const x = this.at.x / 8;
     f.fill(0, x, x + this.rows * dp);
     for (let i = 0; i < n; i++) {
@@ -117,7 +135,6 @@ export class SoftmaxKernels {
     }
     const y = this.at.y / 8;
     for (let i = 0; i < this.rows; i++) f[y + i] = i < n ? this.y[i] : -1;
-    return f;
   }
 
   /** The log-likelihood sum_i log p(y_i | x_i) at the weights w (H x D, intercept first); keeps the residuals and probabilities. */
@@ -160,7 +177,7 @@ export class SoftmaxKernels {
 }
 
 /** An instance of the kernels for kernel rows (per thread, up to SHARED_MAX_BYTES) and the RbfRows whose data it holds. */
-let sharedRows: { exports: Exports; holder: RbfRows | null } | undefined;
+let sharedRows: Instance | undefined;
 
 /**
  * Rows of an RBF kernel matrix exp(-gamma |x_i - x_k|^2) = exp(-gamma max(0, |x_i|^2 + |x_k|^2 - 2 x_i . x_k)) in
@@ -175,7 +192,7 @@ export class RbfRows {
   readonly sq: Float64Array;
   private readonly dp: number;
   private readonly rows: number;
-  private readonly instance: { exports: Exports; holder: RbfRows | null };
+  private readonly instance: Instance;
   private readonly at: { x: number; sq: number; out: number; v: number; end: number };
   private f64 = new Float64Array(0);
 
@@ -193,26 +210,21 @@ export class RbfRows {
     this.at = { x, sq, out, v, end: v + this.dp * 8 };
     this.sq = Float64Array.from({ length: n }, (_, i) => squaredNorm(data, i * d, d));
     const own = this.at.end > SHARED_MAX_BYTES;
-    this.instance = own
-      ? { exports: instantiate().exports, holder: null }
-      : (sharedRows ??= { exports: instantiate().exports, holder: null });
+    this.instance = own ? instantiate() : (sharedRows ??= instantiate());
   }
 
   /** The memory as doubles, holding these samples (copied in when another's were there). */
   private claim(): Float64Array {
-    const inst = this.instance;
-    const memory = inst.exports.memory;
-    if (inst.holder === this && this.f64.buffer === memory.buffer) return this.f64;
-    if (memory.buffer.byteLength < this.at.end) memory.grow(Math.ceil((this.at.end - memory.buffer.byteLength) / PAGE));
-    this.f64 = new Float64Array(memory.buffer);
-    if (inst.holder === this) return this.f64;
-    inst.holder = this;
+    this.f64 = claimMemory(this.instance, this, this.at.end, this.f64);
+    return this.f64;
+  }
+
+  /** Copies the samples and their squared norms in. */
+  load(f: Float64Array): void {
     const { n, d, dp, data } = this;
-    const f = this.f64;
     f.fill(0, 0, this.at.end / 8);
     for (let i = 0; i < n; i++) f.set(data.subarray(i * d, (i + 1) * d), i * dp);
     f.set(this.sq, this.at.sq / 8);
-    return f;
   }
 
   /** out[k] = K(x_i, x_k) for k < n. */
