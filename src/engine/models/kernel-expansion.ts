@@ -50,30 +50,18 @@ export class KernelRows {
   /** n <= maxFull: the n x n matrix's storage (row i at i * n), null once released */
   private store: Float64Array | null;
   private readonly cache = new Map<number, Float64Array>();
-  /** RBF: the rows in WebAssembly SIMD; linear or a subset: null */
+  /** RBF: the rows in WebAssembly SIMD; linear: null */
   private readonly rbf: RbfRows | null;
-  /** a subset: the rows of these samples of `parent` (a row's entries gathered from the parent's row) */
-  private readonly parent: KernelRows | null = null;
-  private readonly subset: Int32Array | null = null;
-  /** the number of samples */
-  private readonly n: number;
   readonly diagonal: Float64Array;
 
   constructor(
     private readonly X: Design,
     private readonly kernel: Kernel,
     private readonly gamma: number,
-    private readonly maxFull = KEPT_ROWS_MAX,
-    sub?: { parent: KernelRows; subset: Int32Array },
+    maxFull = KEPT_ROWS_MAX,
   ) {
     const { rows: n, cols: d, data } = X;
-    this.n = sub ? sub.subset.length : n;
-    if (sub) {
-      this.parent = sub.parent;
-      this.subset = sub.subset;
-      this.rbf = null;
-      this.diagonal = Float64Array.from(sub.subset, (i) => sub.parent.diagonal[i]);
-    } else if (kernel === 'rbf') {
+    if (kernel === 'rbf') {
       this.rbf = new RbfRows(data, n, d);
       this.diagonal = new Float64Array(n).fill(1);
     } else {
@@ -86,19 +74,9 @@ export class KernelRows {
         this.diagonal[i] = s;
       }
     }
-    const m = this.n;
     const none = new Float64Array(0);
-    this.kept = m <= maxFull ? Array.from({ length: m }, () => none) : null;
-    this.store = this.kept ? takeStorage(m * m) : null;
-  }
-
-  /**
-   * The rows of some of the samples (one-vs-one: the two classes of a pair), each gathered from this one's row of
-   * the same sample: equal to a KernelRows of those samples' design, and a sample's row is computed once for every
-   * subset that asks for it. Index k of the subset's rows is sample subset[k].
-   */
-  restricted(subset: Int32Array): KernelRows {
-    return new KernelRows(this.X, this.kernel, this.gamma, this.maxFull, { parent: this, subset });
+    this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
+    this.store = this.kept ? takeStorage(n * n) : null;
   }
 
   /** Gives the matrix's storage back to the pool for the next fit: no row may be asked for, nor one asked for before used, after this. */
@@ -109,12 +87,6 @@ export class KernelRows {
   }
 
   private fill(i: number, out: Float64Array): void {
-    if (this.parent && this.subset) {
-      const idx = this.subset;
-      const r = this.parent.row(idx[i]);
-      for (let k = 0; k < idx.length; k++) out[k] = r[idx[k]];
-      return;
-    }
     if (this.rbf) {
       this.rbf.row(i, this.gamma, out);
       return;
@@ -125,7 +97,7 @@ export class KernelRows {
   }
 
   row(i: number): Float64Array {
-    const n = this.n;
+    const n = this.X.rows;
     if (this.kept) {
       let r = this.kept[i];
       if (r.length === 0) {

@@ -15,8 +15,10 @@ interface SmoState {
   l: number;
   /** the number of samples (kernel rows' length): l for classification, l / 2 for regression */
   n: number;
-  /** base[t]: the sample of variable t (t mod n), the index into kernel rows */
+  /** base[t]: the sample of variable t (t mod n, or the caller's index), the index into kernel rows */
   base: Int32Array;
+  /** base[t] = t mod n (no index given): the passes that read K_it at t itself */
+  direct: boolean;
   kRow: (i: number) => Float64Array;
   p: Float64Array;
   y: Int8Array;
@@ -73,7 +75,8 @@ function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): vo
   const { l, n, y, Gbar } = st;
   const cu = c * y[u];
   // y_t = +-1: y_t (cu K_ut) is (cu y_t) K_ut to the bit; variables t and t + n (regression) share K_ut
-  if (l === n) for (let t = 0; t < n; t++) Gbar[t] += y[t] * (cu * Ku[t]);
+  if (!st.direct) for (let t = 0; t < l; t++) Gbar[t] += y[t] * (cu * Ku[st.base[t]]);
+  else if (l === n) for (let t = 0; t < n; t++) Gbar[t] += y[t] * (cu * Ku[t]);
   else
     for (let k = 0; k < n; k++) {
       const w = cu * Ku[k];
@@ -232,7 +235,7 @@ function updateGradient(st: SmoState, Ki: Float64Array, ci: number, Kj: Float64A
   let next = -1;
   const permuted = st.permuted;
   const n = st.n;
-  if (!permuted && activeSize === 2 * n) {
+  if (st.direct && !permuted && activeSize === 2 * n) {
     // SVR before any shrinking: t and t + n share a kernel entry (the same products, the same sums as below); the
     // largest of each half, the second half's on a tie (it comes later in the order of t)
     let Gmax2 = -Infinity;
@@ -304,7 +307,9 @@ function offset(st: SmoState): number {
  * Q_st = y_s y_t K(s mod n, t mod n) over the n samples' kernel rows `kRow` (l = n for classification, 2n for
  * regression). Every min(l, 1000) iterations, variables at a bound that the largest violations say will stay
  * there leave the active set; their gradients are rebuilt (from G_bar, the upper-bound variables' share)
- * before the solution is declared optimal on all l (`shrinking` false: never). Returns alpha and rho.
+ * before the solution is declared optimal on all l (`shrinking` false: never). `index`: the sample of each
+ * variable (its index into kernel rows) when it is not t mod n (one-vs-one: a pair's samples in rows of all
+ * samples). Returns alpha and rho.
  */
 export function smo(
   l: number,
@@ -316,12 +321,14 @@ export function smo(
   C: number,
   eps = 1e-3,
   shrinking = true,
+  index?: Int32Array,
 ): { alpha: Float64Array; rho: number } {
   const alpha = new Float64Array(l);
   const st: SmoState = {
     l,
     n,
-    base: Int32Array.from({ length: l }, (_, t) => t % n),
+    base: index ?? Int32Array.from({ length: l }, (_, t) => t % n),
+    direct: !index,
     kRow,
     p,
     y,

@@ -78,9 +78,9 @@ export class SVM implements Model {
     this.pairs = [];
     this.machines = [];
     // the rows of all samples over the samples in class order: a pair's entries of a row are then two runs of it
-    // (read from memory once, where gathered from all over a row they cost a third of computing it). Too many
-    // samples to keep every row: each pair computes its own (a cache of recent rows of all samples would compute
-    // rows K / 2 times longer, and again when they fall out)
+    // (where spread over all of a row they missed the processor's cache). Too many samples to keep every row: each
+    // pair computes its own (a cache of recent rows of all samples would compute rows K / 2 times longer, and
+    // again when they fall out)
     const d = X.cols;
     const rowsOf = (idx: ArrayLike<number>): Design => {
       const data = new Float64Array(idx.length * d);
@@ -99,11 +99,20 @@ export class SVM implements Model {
         const coef = new Float64Array(n);
         let rho: number;
         if (y.includes(1) && y.includes(-1)) {
-          // the pair's own kernel rows, over its samples only (short rows that stay in cache), gathered from the rows
-          // of all samples: a sample's row is computed once for the K - 1 pairs of its class
-          const pairK = K ? K.restricted(Int32Array.from(idx, (i) => at[i])) : new KernelRows(rowsOf(idx), this.kernel, this.gamma);
-          const fitted = smo(idx.length, idx.length, (i) => pairK.row(i), pairK.diagonal, new Float64Array(idx.length).fill(-1), y, this.C);
-          pairK.release();
+          // the rows of all samples, read at the pair's samples (two runs of a row): a sample's row is computed
+          // once for the K - 1 pairs of its class
+          const l = idx.length;
+          const p = new Float64Array(l).fill(-1);
+          let fitted: { alpha: Float64Array; rho: number };
+          if (K) {
+            const index = Int32Array.from(idx, (i) => at[i]);
+            const QD = Float64Array.from(index, (q) => K.diagonal[q]);
+            fitted = smo(l, n, (q) => K.row(q), QD, p, y, this.C, 1e-3, true, index);
+          } else {
+            const pairK = new KernelRows(rowsOf(idx), this.kernel, this.gamma);
+            fitted = smo(l, l, (i) => pairK.row(i), pairK.diagonal, p, y, this.C);
+            pairK.release();
+          }
           idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
           rho = fitted.rho;
         } else rho = y.includes(1) ? -1 : 1; // a class absent from these rows: the pair always votes for the other
