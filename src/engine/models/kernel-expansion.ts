@@ -133,10 +133,11 @@ export function expansion(X: Design, kernel: Kernel, coefAll: Float64Array, rho:
   }
   const sv = new Float64Array(keep.length * d);
   const coef = new Float64Array(keep.length);
-  keep.forEach((i, k) => {
+  for (let k = 0; k < keep.length; k++) {
+    const i = keep[k];
     coef[k] = coefAll[i];
-    sv.set(X.data.subarray(i * d, (i + 1) * d), k * d);
-  });
+    for (let j = 0; j < d; j++) sv[k * d + j] = X.data[i * d + j];
+  }
   return { coef, sv, w: null, rho };
 }
 

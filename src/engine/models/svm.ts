@@ -84,7 +84,7 @@ export class SVM implements Model {
     const d = X.cols;
     const rowsOf = (idx: ArrayLike<number>): Design => {
       const data = new Float64Array(idx.length * d);
-      for (let k = 0; k < idx.length; k++) data.set(X.data.subarray(idx[k] * d, (idx[k] + 1) * d), k * d);
+      for (let k = 0; k < idx.length; k++) for (let j = 0; j < d; j++) data[k * d + j] = X.data[idx[k] * d + j];
       return { rows: idx.length, cols: d, data };
     };
     const order = Int32Array.from({ length: n }, (_, i) => i).sort((i, j) => target.y[i] - target.y[j] || i - j);
