@@ -141,27 +141,29 @@
         (br $hloop))))
 
   ;; exp of both lanes: 2^k e^r with k = round(t / ln 2), |r| <= ln 2 / 2, e^r by its Taylor polynomial to r^13
-  ;; (relative error below 1e-16 there); t clamped to [-700, 700]
+  ;; (relative error below 1e-16 there) evaluated by Estrin's scheme (pairs of terms, then pairs of pairs by r^2, r^4,
+  ;; r^8: a chain of 6 dependent steps instead of Horner's 13, so the exps of a row overlap); t clamped to [-700, 700]
   (func $exp (param $t v128) (result v128)
-    (local $k v128) (local $r v128) (local $p v128)
+    (local $k v128) (local $r v128) (local $p v128) (local $r2 v128) (local $r4 v128) (local $lo v128) (local $hi v128)
     (local.set $t (f64x2.pmax (f64x2.pmin (local.get $t) (v128.const f64x2 700 700)) (v128.const f64x2 -700 -700)))
     (local.set $k (f64x2.nearest (f64x2.mul (local.get $t) (v128.const f64x2 1.4426950408889634 1.4426950408889634))))
     (local.set $r (f64x2.sub (local.get $t) (f64x2.mul (local.get $k) (v128.const f64x2 0.6931471803691238 0.6931471803691238))))
     (local.set $r (f64x2.sub (local.get $r) (f64x2.mul (local.get $k) (v128.const f64x2 1.9082149292705877e-10 1.9082149292705877e-10))))
-    (local.set $p (v128.const f64x2 1.6059043836821613e-10 1.6059043836821613e-10))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 2.08767569878681e-9 2.08767569878681e-9)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 2.505210838544172e-8 2.505210838544172e-8)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 2.755731922398589e-7 2.755731922398589e-7)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 2.7557319223985893e-6 2.7557319223985893e-6)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 2.48015873015873e-5 2.48015873015873e-5)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 1.984126984126984e-4 1.984126984126984e-4)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 1.388888888888889e-3 1.388888888888889e-3)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 8.333333333333333e-3 8.333333333333333e-3)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 4.1666666666666664e-2 4.1666666666666664e-2)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 0.16666666666666666 0.16666666666666666)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 0.5 0.5)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 1 1)))
-    (local.set $p (f64x2.add (f64x2.mul (local.get $p) (local.get $r)) (v128.const f64x2 1 1)))
+    (local.set $r2 (f64x2.mul (local.get $r) (local.get $r)))
+    (local.set $r4 (f64x2.mul (local.get $r2) (local.get $r2)))
+    ;; lo = c0 + c1 r + (c2 + c3 r) r^2 + (c4 + c5 r + (c6 + c7 r) r^2) r^4; hi the same of c8 .. c13; p = lo + hi r^8
+    (local.set $lo (f64x2.add
+      (f64x2.add (f64x2.add (v128.const f64x2 1 1) (f64x2.mul (v128.const f64x2 1 1) (local.get $r)))
+        (f64x2.mul (f64x2.add (v128.const f64x2 0.5 0.5) (f64x2.mul (v128.const f64x2 0.16666666666666666 0.16666666666666666) (local.get $r))) (local.get $r2)))
+      (f64x2.mul
+        (f64x2.add (f64x2.add (v128.const f64x2 4.1666666666666664e-2 4.1666666666666664e-2) (f64x2.mul (v128.const f64x2 8.333333333333333e-3 8.333333333333333e-3) (local.get $r)))
+          (f64x2.mul (f64x2.add (v128.const f64x2 1.388888888888889e-3 1.388888888888889e-3) (f64x2.mul (v128.const f64x2 1.984126984126984e-4 1.984126984126984e-4) (local.get $r))) (local.get $r2)))
+        (local.get $r4))))
+    (local.set $hi (f64x2.add
+      (f64x2.add (f64x2.add (v128.const f64x2 2.48015873015873e-5 2.48015873015873e-5) (f64x2.mul (v128.const f64x2 2.7557319223985893e-6 2.7557319223985893e-6) (local.get $r)))
+        (f64x2.mul (f64x2.add (v128.const f64x2 2.755731922398589e-7 2.755731922398589e-7) (f64x2.mul (v128.const f64x2 2.505210838544172e-8 2.505210838544172e-8) (local.get $r))) (local.get $r2)))
+      (f64x2.mul (f64x2.add (v128.const f64x2 2.08767569878681e-9 2.08767569878681e-9) (f64x2.mul (v128.const f64x2 1.6059043836821613e-10 1.6059043836821613e-10) (local.get $r))) (local.get $r4))))
+    (local.set $p (f64x2.add (local.get $lo) (f64x2.mul (local.get $hi) (f64x2.mul (local.get $r4) (local.get $r4)))))
     ;; times 2^k: k added to the exponent bits
     (i64x2.add (local.get $p)
       (i64x2.shl (i64x2.extend_low_i32x4_s (i32x4.trunc_sat_f64x2_s_zero (local.get $k))) (i32.const 52))))
