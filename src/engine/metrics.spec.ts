@@ -54,6 +54,31 @@ describe('metrics', () => {
     );
   });
 
+  it('weighted AUC equals the weighted count of ordered pairs exactly, with and without tied scores', () => {
+    // bootstrap weights are counts: every sum is an integer or a half, so the evaluator's value is exact
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (const ties of [false, true]) {
+      const n = 300;
+      const score = Float64Array.from({ length: n }, () => (ties ? Math.floor(next() * 20) / 20 : next()));
+      const y = Float64Array.from({ length: n }, (_, i) => (next() < 0.3 + 0.4 * score[i] ? 1 : 0));
+      const pred = Float64Array.from(Array.from(score).flatMap((s) => [1 - s, s]));
+      const evaluate = makeEvaluator(AUC, pred, { y }, 2);
+      for (let b = 0; b < 5; b++) {
+        const w = Float64Array.from({ length: n }, () => Math.floor(next() * 3));
+        let num = 0;
+        let pairs = 0;
+        for (let i = 0; i < n; i++)
+          for (let j = 0; j < n; j++)
+            if (y[i] === 1 && y[j] === 0) {
+              pairs += w[i] * w[j];
+              num += w[i] * w[j] * (score[i] > score[j] ? 1 : score[i] === score[j] ? 0.5 : 0);
+            }
+        expect(evaluate(w)).toBe(num / pairs);
+      }
+    }
+  });
+
   it('regression metrics', () => {
     const y = Float64Array.from([1, 2, 3, 4]);
     const pred = Float64Array.from([1.5, 2, 2.5, 4]);

@@ -1,7 +1,7 @@
 import type { Rng } from '../rng';
 import { Design, Model, Target } from './common';
 import { logrankRule } from './survival-tree';
-import type { NodeRule } from './tree-rule';
+import { NodeRule, NumberList } from './tree-rule';
 
 /** Split criterion: Gini (classification), squared error (regression), log-rank (survival). */
 export type Criterion = 'gini' | 'mse' | 'logrank';
@@ -70,24 +70,58 @@ export function rankColumns(X: Design): RankedColumns {
   return { rank, values };
 }
 
+/** Scratch of orderByRank, sized once per tree grower: `bucket` holds max(R, 2^RADIX_BITS) + 1 counters. */
+export interface RankOrderScratch {
+  bucket: Int32Array;
+  rowsTmp: Int32Array;
+  rankTmp: Int32Array;
+}
+
+/** Nodes of at most this many rows are ordered by insertion sort. */
+const INSERTION_ROWS = 24;
+/** Widest digit of the radix sort (2^RADIX_BITS counters per pass). */
+export const RADIX_BITS = 8;
+
 /**
  * Fills sorted[0, n) with rows[lo, hi) ordered by their rank in a column of R distinct values (ties in their
- * order), sortedRank alike: a counting sort into `bucket` (R + 1 counters) when R is at most 4n, else a sort of
- * packed keys rank * n + position in `keys`.
+ * order), sortedRank alike. Every way here is stable, so all give the same order: an insertion sort for small
+ * nodes; a counting sort over the R ranks (R + 1 counters) when R is small next to the node; otherwise a least
+ * significant digit radix sort of the ranks in as few passes of at most RADIX_BITS bits as the ranks need
+ * (a 1,440-row column of distinct values: two passes of 64 counters instead of 1,441 counters for a node of 30 rows).
  */
-function orderByRank(
+export function orderByRank(
   rank: Int32Array,
   R: number,
   rows: Int32Array,
   lo: number,
   hi: number,
-  bucket: Int32Array,
-  keys: Float64Array,
+  scratch: RankOrderScratch,
   sorted: Int32Array,
   sortedRank: Int32Array,
 ): void {
   const n = hi - lo;
-  if (R <= 4 * n) {
+  if (n <= INSERTION_ROWS) {
+    for (let m = 0; m < n; m++) {
+      const r = rows[lo + m];
+      const q = rank[r];
+      let j = m;
+      while (j > 0 && sortedRank[j - 1] > q) {
+        sorted[j] = sorted[j - 1];
+        sortedRank[j] = sortedRank[j - 1];
+        j--;
+      }
+      sorted[j] = r;
+      sortedRank[j] = q;
+    }
+    return;
+  }
+  const { bucket } = scratch;
+  const bits = 32 - Math.clz32(Math.max(1, R - 1));
+  const passes = Math.ceil(bits / RADIX_BITS);
+  const digit = Math.ceil(bits / passes);
+  const B = 1 << digit;
+  // about what each way costs: clearing and summing counters, then counting and scattering the rows
+  if (2 * R + 3 * n <= passes * (2 * B + 3 * n)) {
     bucket.fill(0, 0, R + 1);
     for (let k = lo; k < hi; k++) bucket[rank[rows[k]] + 1]++;
     for (let q = 1; q <= R; q++) bucket[q] += bucket[q - 1];
@@ -100,29 +134,51 @@ function orderByRank(
     }
     return;
   }
-  // rank * n + position: distinct exact doubles, ordered by rank then position
-  const kv = keys.subarray(0, n);
-  for (let m = 0; m < n; m++) kv[m] = rank[rows[lo + m]] * n + m;
-  kv.sort();
-  for (let m = 0; m < n; m++) {
-    const q = Math.floor(kv[m] / n);
-    sorted[m] = rows[lo + kv[m] - q * n];
-    sortedRank[m] = q;
+  // each pass scatters stably by one digit; the buffers alternate so that the last pass fills sorted
+  const mask = B - 1;
+  const { rowsTmp, rankTmp } = scratch;
+  for (let p = 0; p < passes; p++) {
+    const shift = p * digit;
+    const toSorted = (passes - 1 - p) % 2 === 0;
+    const outRows = toSorted ? sorted : rowsTmp;
+    const outRank = toSorted ? sortedRank : rankTmp;
+    bucket.fill(0, 0, B + 1);
+    if (p === 0) {
+      for (let k = lo; k < hi; k++) bucket[((rank[rows[k]] >> shift) & mask) + 1]++;
+      for (let q = 1; q <= B; q++) bucket[q] += bucket[q - 1];
+      for (let k = lo; k < hi; k++) {
+        const r = rows[k];
+        const q = rank[r];
+        const at = bucket[(q >> shift) & mask]++;
+        outRows[at] = r;
+        outRank[at] = q;
+      }
+    } else {
+      const inRows = toSorted ? rowsTmp : sorted;
+      const inRank = toSorted ? rankTmp : sortedRank;
+      for (let m = 0; m < n; m++) bucket[((inRank[m] >> shift) & mask) + 1]++;
+      for (let q = 1; q <= B; q++) bucket[q] += bucket[q - 1];
+      for (let m = 0; m < n; m++) {
+        const q = inRank[m];
+        const at = bucket[(q >> shift) & mask]++;
+        outRows[at] = inRows[m];
+        outRank[at] = q;
+      }
+    }
   }
 }
 
 /**
  * Gini (classification: class proportions in leaves) or squared error (regression: means), over every
  * threshold between distinct values of the node. `size` is the root's row count (scratch buffers are sized once
- * and reused by every node). The node's rows come in ascending row order, so ordering them by a column with ties
+ * and reused by every node, and by every tree of a forest grown with the same rule). The node's rows come in ascending row order, so ordering them by a column with ties
  * kept in that order gives exactly the order of a presort with ties by row index: sums run in the same order.
  *
  * Per drawn feature, Gini counts classes per distinct value (a histogram) when the column has few distinct values
- * for the node's size; otherwise both criteria order the node's rows by rank (counting sort, or a sort of
- * packed rank keys when the column has many more distinct values than the node has rows) and scan them.
+ * for the node's size; otherwise both criteria order the node's rows by rank (orderByRank) and scan them.
  * Gini's scores are sums of squared integer counts, so both ways give the same numbers to the bit.
  */
-function cartRule(
+export function cartRule(
   X: Design,
   target: Target,
   criterion: 'gini' | 'mse',
@@ -138,23 +194,29 @@ function cartRule(
   for (const v of ranked.values) maxDistinct = Math.max(maxDistinct, v.length);
   const sorted = new Int32Array(size);
   const sortedRank = new Int32Array(size);
-  const keys = new Float64Array(size);
-  const bucket = new Int32Array(maxDistinct + 1);
+  const scratch: RankOrderScratch = {
+    bucket: new Int32Array(Math.max(maxDistinct, 1 << RADIX_BITS) + 1),
+    rowsTmp: new Int32Array(size),
+    rankTmp: new Int32Array(size),
+  };
   const hist = criterion === 'gini' ? new Int32Array(maxDistinct * K) : new Int32Array(0);
   const totals = new Float64Array(K);
   const left = new Float64Array(K);
   let bestFeature = -1;
-  let bestThreshold = 0;
+  // the best split's threshold lies between these ranks of its feature's values (midpoint once the search ends)
+  let bestBelow = 0;
+  let bestAbove = 0;
   let bestScore = -Infinity;
 
   const order = (rows: Int32Array, lo: number, hi: number, f: number): void =>
-    orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, bucket, keys, sorted, sortedRank);
+    orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, scratch, sorted, sortedRank);
 
-  const consider = (f: number, score: number, a: number, b: number, threshold: number, values: Float64Array): void => {
+  const consider = (f: number, score: number, a: number, b: number, threshold: number): void => {
     if (score > threshold && score > bestScore) {
       bestScore = score;
       bestFeature = f;
-      bestThreshold = midpoint(values[a], values[b]);
+      bestBelow = a;
+      bestAbove = b;
     }
   };
 
@@ -179,7 +241,7 @@ function cartRule(
       let cnt = 0;
       for (let c = 0; c < K; c++) cnt += hist[base + c];
       if (cnt === 0) continue;
-      if (prev >= 0 && nL >= minLeaf && n - nL >= minLeaf) consider(f, sqL / nL + sqR / (n - nL), prev, q, parentScore + 1e-12, values);
+      if (prev >= 0 && nL >= minLeaf && n - nL >= minLeaf) consider(f, sqL / nL + sqR / (n - nL), prev, q, parentScore + 1e-12);
       for (let c = 0; c < K; c++) {
         const h = hist[base + c];
         if (h === 0) continue;
@@ -241,7 +303,7 @@ function cartRule(
             left[c]++;
             const nL = m + 1;
             if (sortedRank[m] === sortedRank[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
-            consider(f, sqL / nL + sqR / (n - nL), sortedRank[m], sortedRank[m + 1], parentScore + 1e-12, values);
+            consider(f, sqL / nL + sqR / (n - nL), sortedRank[m], sortedRank[m + 1], parentScore + 1e-12);
           }
         } else {
           let sL = 0;
@@ -251,19 +313,82 @@ function cartRule(
             const nL = m + 1;
             if (sortedRank[m] === sortedRank[m + 1] || nL < minLeaf || n - nL < minLeaf) continue;
             const sR = totalSum - sL;
-            consider(f, (sL * sL) / nL + (sR * sR) / (n - nL), sortedRank[m], sortedRank[m + 1], threshold, values);
+            consider(f, (sL * sL) / nL + (sR * sR) / (n - nL), sortedRank[m], sortedRank[m + 1], threshold);
           }
         }
       }
-      return bestFeature < 0 ? null : { feature: bestFeature, threshold: bestThreshold, score: bestScore };
+      if (bestFeature < 0) return null;
+      const values = ranked.values[bestFeature];
+      return { feature: bestFeature, threshold: midpoint(values[bestBelow], values[bestAbove]), score: bestScore };
     },
   };
 }
 
 /**
+ * A tree's nodes while it grows, in typed arrays that grow by doubling (a forest reuses one for all its trees);
+ * `toTree` copies them out into one buffer.
+ */
+export class NodeLists {
+  count = 0;
+  feature = new Int32Array(64);
+  threshold = new Float64Array(64);
+  left = new Int32Array(64);
+  right = new Int32Array(64);
+  value = new NumberList();
+
+  /** A new node, a leaf until it is split: its id. */
+  add(): number {
+    if (this.count === this.feature.length) {
+      const grow = <A extends Int32Array | Float64Array>(a: A): A => {
+        const b = new (a.constructor as new (n: number) => A)(2 * a.length);
+        b.set(a);
+        return b;
+      };
+      this.feature = grow(this.feature);
+      this.threshold = grow(this.threshold);
+      this.left = grow(this.left);
+      this.right = grow(this.right);
+    }
+    const id = this.count++;
+    this.feature[id] = -1;
+    this.threshold[id] = 0;
+    this.left[id] = -1;
+    this.right[id] = -1;
+    return id;
+  }
+
+  toTree(width: number): TreeArrays {
+    const n = this.count;
+    const v = this.value.length;
+    // the doubles first, so that every view is aligned
+    const buffer = new ArrayBuffer(8 * (n + v) + 4 * 3 * n);
+    const threshold = new Float64Array(buffer, 0, n);
+    const value = new Float64Array(buffer, 8 * n, v);
+    const feature = new Int32Array(buffer, 8 * (n + v), n);
+    const left = new Int32Array(buffer, 8 * (n + v) + 4 * n, n);
+    const right = new Int32Array(buffer, 8 * (n + v) + 8 * n, n);
+    threshold.set(this.threshold.subarray(0, n));
+    value.set(this.value.data.subarray(0, v));
+    feature.set(this.feature.subarray(0, n));
+    left.set(this.left.subarray(0, n));
+    right.set(this.right.subarray(0, n));
+    return { feature, threshold, left, right, value, width };
+  }
+}
+
+/**
+ * What the trees of one forest share: the CART rule (a cartRule sized for at least as many rows as a tree is grown
+ * on, with its scratch buffers) and the lists each tree's nodes are built in before they are copied out.
+ */
+export interface SharedTreeScratch {
+  cart?: NodeRule;
+  nodes: NodeLists;
+}
+
+/**
  * Grows one tree on the rows `idx` (rows may repeat, as in a bootstrap). Survival: `idx` sorted by time.
- * Classification and regression: `idx` sorted ascending; splits use the columns' ranks (`ranked`, computed when
- * absent). Every node keeps its rows in idx's order: a split partitions the node's range of one row buffer stably.
+ * Classification and regression: `idx` sorted ascending; splits use the columns' ranks through `shared.cart`
+ * (built here when absent). Every node keeps its rows in idx's order: a split partitions the node's range of one row buffer stably.
  */
 export function growTree(
   X: Design,
@@ -273,34 +398,31 @@ export function growTree(
   params: TreeParams,
   rng: Rng,
   eventTimes: Float64Array = new Float64Array(0),
-  ranked?: RankedColumns,
+  shared?: SharedTreeScratch,
 ): TreeArrays {
   const m = idx.length;
   const rule =
     criterion === 'logrank'
       ? logrankRule(X, target, params, rng, eventTimes)
-      : cartRule(X, target, criterion, params.minLeaf, m, ranked ?? rankColumns(X));
-  const feature: number[] = [];
-  const threshold: number[] = [];
-  const leftArr: number[] = [];
-  const rightArr: number[] = [];
-  const value: number[] = [];
+      : (shared?.cart ?? cartRule(X, target, criterion, params.minLeaf, m, rankColumns(X)));
+  const nodes = shared?.nodes ?? new NodeLists();
+  nodes.count = 0;
+  const value = nodes.value;
+  value.length = 0;
   const d = X.cols;
   const data = X.data;
   const y = target.y;
   const allFeatures = Int32Array.from({ length: d }, (_, j) => j);
   const mtry = params.mtry > 0 && params.mtry < d ? params.mtry : d;
   const pool = Int32Array.from(allFeatures);
+  // a view of the pool's first mtry entries, which each node redraws in place
+  const drawn = pool.subarray(0, mtry);
   const minNode = 2 * Math.max(1, params.minLeaf);
   const rows = Int32Array.from(idx);
   const tmp = new Int32Array(m);
 
   const grow = (lo: number, hi: number, depth: number): number => {
-    const id = feature.length;
-    feature.push(-1);
-    threshold.push(0);
-    leftArr.push(-1);
-    rightArr.push(-1);
+    const id = nodes.add();
     rule.leafValue(rows, lo, hi, value);
     if (depth >= params.maxDepth || hi - lo < minNode) return id;
     if (criterion === 'gini') {
@@ -317,7 +439,7 @@ export function growTree(
         pool[k] = pool[j];
         pool[j] = t;
       }
-      features = pool.subarray(0, mtry);
+      features = drawn;
     }
     const split = rule.bestSplit(rows, lo, hi, features);
     if (!split) return id;
@@ -334,23 +456,16 @@ export function growTree(
     const nLeft = a - lo;
     for (let k = 0; k < b; k++) rows[a + k] = tmp[k];
     if (nLeft === 0 || nLeft === hi - lo) return id;
-    feature[id] = f;
-    threshold[id] = thr;
+    nodes.feature[id] = f;
+    nodes.threshold[id] = thr;
     const l = grow(lo, lo + nLeft, depth + 1);
     const r = grow(lo + nLeft, hi, depth + 1);
-    leftArr[id] = l;
-    rightArr[id] = r;
+    nodes.left[id] = l;
+    nodes.right[id] = r;
     return id;
   };
   grow(0, m, 0);
-  return {
-    feature: Int32Array.from(feature),
-    threshold: Float64Array.from(threshold),
-    left: Int32Array.from(leftArr),
-    right: Int32Array.from(rightArr),
-    value: Float64Array.from(value),
-    width: rule.width,
-  };
+  return nodes.toTree(rule.width);
 }
 
 /** Adds each row's leaf value, times `scale`, to `out` (n x width). */

@@ -1,5 +1,16 @@
 import { Rng } from '../rng';
-import { accumulateTree, Criterion, growTree, rankColumns, TreeArrays, treeFromJSON, treeToJSON } from './cart';
+import {
+  accumulateTree,
+  cartRule,
+  Criterion,
+  growTree,
+  NodeLists,
+  rankColumns,
+  SharedTreeScratch,
+  TreeArrays,
+  treeFromJSON,
+  treeToJSON,
+} from './cart';
 import { Design, Model, Target } from './common';
 import {
   ForestSurvival,
@@ -11,6 +22,23 @@ import {
   survivalGrid,
 } from './forest-survival';
 import { distinctEventTimes, sortByTime, timeQuartiles } from './survival-tree';
+
+/**
+ * A bootstrap sample of n rows drawn with `rng`, sorted ascending (survival: by `time`, sortByTime), with `counts` (n
+ * zeros, left zeroed) as scratch: the sorted sample is each row as many times as it was drawn.
+ */
+function bootstrap(n: number, rng: Rng, counts: Int32Array, time?: Float64Array): Int32Array {
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = rng.int(n);
+  if (time) return sortByTime(idx, time);
+  for (let i = 0; i < n; i++) counts[idx[i]]++;
+  let at = 0;
+  for (let row = 0; row < n; row++) {
+    for (let c = counts[row]; c > 0; c--) idx[at++] = row;
+    counts[row] = 0;
+  }
+  return idx;
+}
 
 export type ForestTask = 'classification' | 'regression' | 'survival';
 
@@ -47,16 +75,18 @@ export class RandomForest implements Model {
     const eventTimes: Float64Array | undefined =
       this.task === 'survival' ? distinctEventTimes(target.y, target.event as Float64Array) : undefined;
     const seed = Math.floor(rng.next() * 4294967296);
-    const ranked = this.task === 'survival' ? undefined : rankColumns(X);
+    const shared: SharedTreeScratch = {
+      cart: criterion === 'logrank' ? undefined : cartRule(X, target, criterion, this.minLeaf, n, rankColumns(X)),
+      nodes: new NodeLists(),
+    };
+    const counts = new Int32Array(n);
     this.trees = [];
     const grid = eventTimes && survivalGrid(eventTimes);
     this.survivalKept = grid && { grid, hazards: [], timeQuartiles: timeQuartiles(target.y) };
     for (let t = 0; t < this.treeCount; t++) {
       const treeRng = new Rng(seed, t);
-      let idx: Int32Array = new Int32Array(n);
-      for (let i = 0; i < n; i++) idx[i] = treeRng.int(n);
-      idx = this.task === 'survival' ? sortByTime(idx, target.y) : idx.sort();
-      const tree = growTree(X, target, idx, criterion, params, treeRng, eventTimes, ranked);
+      const idx = bootstrap(n, treeRng, counts, this.task === 'survival' ? target.y : undefined);
+      const tree = growTree(X, target, idx, criterion, params, treeRng, eventTimes, shared);
       this.trees.push(tree);
       this.survivalKept?.hazards.push(leafHazards(tree, X, target, idx, this.survivalKept.grid));
     }

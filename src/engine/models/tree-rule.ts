@@ -18,6 +18,21 @@ export interface Split {
 export interface NodeRule {
   /** numbers per leaf */
   width: number;
-  leafValue(rows: Int32Array, lo: number, hi: number, out: number[]): void;
+  leafValue(rows: Int32Array, lo: number, hi: number, out: NumberList): void;
   bestSplit(rows: Int32Array, lo: number, hi: number, features: Int32Array): Split | null;
+}
+
+/** A list of numbers that grows in a Float64Array (a tree's leaf values, built node by node). */
+export class NumberList {
+  data = new Float64Array(256);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Float64Array(2 * this.length);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = v;
+  }
 }
