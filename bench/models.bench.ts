@@ -323,7 +323,7 @@ function main(): void {
         {
           id: `svm rbf C=1 ${name}`,
           matrix: name,
-          sklearn: { model: 'svm-rbf', params: { C: 1, gammaFactor: 1, classCount: matrices[name].target.classCount ?? 2 } },
+          sklearn: { model: 'svm-rbf', params: { C: 1, gammaFactor: 1 } },
           make: () => new SVM('rbf', 1, 1),
           reps: rs(name === ten ? 3 : 11),
         },

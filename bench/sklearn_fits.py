@@ -33,7 +33,6 @@ def digits(out):
 def make(model, p, n, d):
     from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
     from sklearn.linear_model import LogisticRegression, Ridge
-    from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import SVC, SVR, LinearSVC
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -60,9 +59,8 @@ def make(model, p, n, d):
         # the same solver as ours: LIBLINEAR's L1-loss dual coordinate descent, bias as a feature, one-vs-rest
         return LinearSVC(loss="hinge", dual=True, C=p["C"], tol=1e-3, max_iter=1000, random_state=1)
     if model == "svm-rbf":
-        svc = SVC(kernel="rbf", C=p["C"], gamma=p["gammaFactor"] / d, tol=1e-3)
-        # ours is one-vs-rest on all rows (SVC alone would be one-vs-one)
-        return svc if p["classCount"] == 2 else OneVsRestClassifier(svc)
+        # more than two classes: one-vs-one, as ours (SVC's own scheme, LIBSVM's)
+        return SVC(kernel="rbf", C=p["C"], gamma=p["gammaFactor"] / d, tol=1e-3)
     if model == "svr":
         return SVR(kernel=p["kernel"], C=p["C"], epsilon=p["epsilon"], gamma=p["gammaFactor"] / d, tol=1e-3)
     raise ValueError(f"unknown model {model}")

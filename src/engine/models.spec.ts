@@ -216,6 +216,22 @@ describe('trees, forests and SVMs', () => {
     for (let i = 0; i < X.rows; i++) expect(two[i * 3 + 2]).toBeLessThan(Math.max(two[i * 3], two[i * 3 + 1]));
   });
 
+  it('one-vs-one pairs on rows shared by all pairs give the machines of separate two-class fits', () => {
+    // a fit before, whose kernel-row storage the next fits reuse
+    new SVR('rbf', 1, 0.1, 1).fit(X, { y: Float64Array.from(y, (v, i) => v + X.data[i * 4]) });
+    const ovo = new SVM('rbf', 1, 1).fit(X, target, new Rng(1));
+    ovo.pairs.forEach(([a, b], k) => {
+      const rows = Array.from(y.keys()).filter((i) => y[i] === a || y[i] === b);
+      const Xp = design(rows.map((i) => Array.from(X.data.subarray(i * 4, i * 4 + 4))));
+      // class a as the positive class of a binary fit (its column 1)
+      const yp = Float64Array.from(rows, (i) => (y[i] === a ? 1 : 0));
+      const alone = new SVM('rbf', 1, 1).fit(Xp, { y: yp, classCount: 2 }, new Rng(1)).machines[0];
+      expect(Array.from(ovo.machines[k].coef)).toEqual(Array.from(alone.coef));
+      expect(Array.from(ovo.machines[k].sv)).toEqual(Array.from(alone.sv));
+      expect(ovo.machines[k].rho).toBe(alone.rho);
+    });
+  });
+
   it('kernel rows computed on demand (large n) equal the precomputed matrix', () => {
     const full = new KernelRows(X, 'rbf', 0.25);
     const lazy = new KernelRows(X, 'rbf', 0.25, 0);

@@ -1,5 +1,6 @@
 import type { Design } from './common';
 import { rowsTimesVector } from './dense';
+import { RbfRows } from './simd-kernels';
 
 export type Kernel = 'linear' | 'rbf';
 
@@ -11,64 +12,88 @@ export interface Expansion {
   rho: number;
 }
 
+/** Up to this many samples KernelRows keeps every row it computes (at most 72 MB); above, a cache of recent rows. */
+export const KEPT_ROWS_MAX = 3000;
+
+/** Kept-row storage of fits that ended, for the next fit of the thread; larger buffers are not kept. */
+const POOL_MAX_DOUBLES = 1 << 22;
+const pool: Float64Array[] = [];
+
+/**
+ * A buffer of at least `doubles` from the pool (the smallest that fits) or new. A fresh buffer costs a page fault per
+ * 4 KB when first written (1.3 ms of a 2 ms fit on breast_cancer), a reused one nothing.
+ */
+function takeStorage(doubles: number): Float64Array {
+  let best = -1;
+  for (let k = 0; k < pool.length; k++) if (pool[k].length >= doubles && (best < 0 || pool[k].length < pool[best].length)) best = k;
+  return best >= 0 ? pool.splice(best, 1)[0] : new Float64Array(doubles);
+}
+
+function returnStorage(buffer: Float64Array): void {
+  if (buffer.length > POOL_MAX_DOUBLES) return;
+  pool.push(buffer);
+  // two at most (one-vs-one uses two at a time: all samples' rows and a pair's); the smallest goes
+  pool.sort((a, b) => a.length - b.length);
+  if (pool.length > 2) pool.shift();
+}
+
 /**
  * Kernel rows K(i, .) of the training samples, computed when first asked for: into one n x n matrix when it is
  * small (n <= 3000, at most 72 MB), otherwise into a cache of recent rows, so memory stays bounded for large n.
- * Rows are kept in blocks of about 64 KB allocated as first needed, rather than a buffer per row (each typed
- * array's own buffer is memory outside the JavaScript heap that the garbage collector tracks one by one) or one
- * n x n buffer (fresh pages to fault in on every fit).
+ * The matrix's storage comes from a pool of the thread's earlier fits (`release` gives it back) and its rows are
+ * written only when computed, so a fit touches the memory of the rows it asks for, and pages that a fit before it
+ * faulted in already.
  */
 export class KernelRows {
   /** n <= maxFull: each row's view (empty: not computed yet); else null */
   private readonly kept: Float64Array[] | null;
-  /** n <= maxFull: the blocks of ROWS_PER_BLOCK rows */
-  private readonly blocks: Float64Array[] = [];
-  private readonly rowsPerBlock: number;
-  /** n <= maxFull: 1 for the rows computed (kept); else empty */
-  private readonly done: Uint8Array;
+  /** n <= maxFull: the n x n matrix's storage (row i at i * n), null once released */
+  private store: Float64Array | null;
   private readonly cache = new Map<number, Float64Array>();
-  private readonly sq: Float64Array;
+  /** RBF: the rows in WebAssembly SIMD; linear: null */
+  private readonly rbf: RbfRows | null;
   readonly diagonal: Float64Array;
 
   constructor(
     private readonly X: Design,
     private readonly kernel: Kernel,
     private readonly gamma: number,
-    maxFull = 3000,
+    maxFull = KEPT_ROWS_MAX,
   ) {
     const { rows: n, cols: d, data } = X;
-    this.sq = new Float64Array(n);
-    // summed in the order of the rows' dot products (fill), so that a row's distance to itself is exactly 0
-    for (let i = 0; i < n; i++) {
-      let s = 0;
-      for (let j = 0; j < d; j++) s += data[i * d + j] * data[i * d + j];
-      this.sq[i] = s;
+    if (kernel === 'rbf') {
+      this.rbf = new RbfRows(data, n, d);
+      this.diagonal = new Float64Array(n).fill(1);
+    } else {
+      this.rbf = null;
+      // summed in the order of the rows' dot products (fill)
+      this.diagonal = new Float64Array(n);
+      for (let i = 0; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += data[i * d + j] * data[i * d + j];
+        this.diagonal[i] = s;
+      }
     }
-    this.diagonal = Float64Array.from(this.sq, (v) => (kernel === 'linear' ? v : 1));
     const none = new Float64Array(0);
     this.kept = n <= maxFull ? Array.from({ length: n }, () => none) : null;
-    this.done = new Uint8Array(this.kept ? n : 0);
-    // the cache path (no kept rows) fills a row per call: one row per 'block'
-    this.rowsPerBlock = this.kept ? Math.max(1, Math.floor(8192 / Math.max(1, n))) : Math.max(1, n);
+    this.store = this.kept ? takeStorage(n * n) : null;
+  }
+
+  /** Gives the matrix's storage back to the pool for the next fit: no row may be asked for, nor one asked for before used, after this. */
+  release(): void {
+    if (this.store) returnStorage(this.store);
+    this.store = null;
+    this.kept?.fill(new Float64Array(0));
   }
 
   private fill(i: number, out: Float64Array): void {
+    if (this.rbf) {
+      this.rbf.row(i, this.gamma, out);
+      return;
+    }
     const { rows: n, cols: d, data } = this.X;
     // the dot products with every row, four rows at a time (symmetric: x_k . x_i sums the same products in the same order)
     rowsTimesVector(data, n, d, data.subarray(i * d, (i + 1) * d), 0, out);
-    if (this.kernel !== 'rbf') return;
-    const g = this.gamma;
-    const sq = this.sq;
-    const si = sq[i];
-    const done = this.done;
-    const per = this.rowsPerBlock;
-    for (let b = 0, k0 = 0; k0 < n; b++, k0 += per) {
-      const k1 = Math.min(n, k0 + per);
-      // K is symmetric: a row computed before (of this block) already holds this entry, and spares an exp
-      const block = done.length > 0 ? this.blocks[b] : undefined;
-      for (let k = k0; k < k1; k++)
-        out[k] = block && done[k] ? block[(k - k0) * n + i] : Math.exp(-g * Math.max(0, si + sq[k] - 2 * out[k]));
-    }
   }
 
   row(i: number): Float64Array {
@@ -76,13 +101,10 @@ export class KernelRows {
     if (this.kept) {
       let r = this.kept[i];
       if (r.length === 0) {
-        const b = Math.floor(i / this.rowsPerBlock);
-        this.blocks[b] ??= new Float64Array(this.rowsPerBlock * n);
-        const at = (i - b * this.rowsPerBlock) * n;
-        r = this.blocks[b].subarray(at, at + n);
+        if (!this.store) throw new Error('kernel rows asked for after release');
+        r = this.store.subarray(i * n, (i + 1) * n);
         this.fill(i, r);
         this.kept[i] = r;
-        this.done[i] = 1;
       }
       return r;
     }
@@ -111,26 +133,27 @@ export function expansion(X: Design, kernel: Kernel, coefAll: Float64Array, rho:
   }
   const sv = new Float64Array(keep.length * d);
   const coef = new Float64Array(keep.length);
-  keep.forEach((i, k) => {
+  for (let k = 0; k < keep.length; k++) {
+    const i = keep[k];
     coef[k] = coefAll[i];
-    sv.set(X.data.subarray(i * d, (i + 1) * d), k * d);
-  });
+    for (let j = 0; j < d; j++) sv[k * d + j] = X.data[i * d + j];
+  }
   return { coef, sv, w: null, rho };
 }
 
+/** Decision values of one machine into out[i * stride + offset]; RBF kernels between a row and the support vectors in WebAssembly SIMD. */
 export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number, out: Float64Array, stride: number, offset: number): void {
   const d = X.cols;
   const m = e.coef.length;
+  const rows = e.w ? null : new RbfRows(e.sv, m, d);
+  const kv = new Float64Array(m);
   for (let i = 0; i < X.rows; i++) {
     let s = -e.rho;
     if (e.w) {
       for (let j = 0; j < d; j++) s += e.w[j] * X.data[i * d + j];
     } else {
-      for (let k = 0; k < m; k++) {
-        let dist = 0;
-        for (let j = 0; j < d; j++) dist += (X.data[i * d + j] - e.sv[k * d + j]) ** 2;
-        s += e.coef[k] * Math.exp(-gamma * dist);
-      }
+      rows?.rowFor(X.data, i * d, gamma, kv);
+      for (let k = 0; k < m; k++) s += e.coef[k] * kv[k];
     }
     out[i * stride + offset] = s;
   }
@@ -139,7 +162,8 @@ export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number,
 /**
  * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
  * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
- * vector once, then each machine's sum over its own. Equal to `decision` per machine, K / 2 times cheaper or so.
+ * vector once, then each machine's sum over its own. Equal to `decision` per machine (the same kernel values), K / 2 times
+ * cheaper or so.
  */
 export function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
   const d = X.cols;
@@ -164,17 +188,9 @@ export function sharedDecisions(machines: Expansion[], X: Design, gamma: number,
   const sv = new Float64Array(u * d);
   unique.forEach((v, k) => sv.set(v, k * d));
   const kv = new Float64Array(u);
+  const rows = new RbfRows(sv, u, d);
   for (let i = 0; i < X.rows; i++) {
-    const xi = i * d;
-    for (let k = 0; k < u; k++) {
-      let dist = 0;
-      const sk = k * d;
-      for (let j = 0; j < d; j++) {
-        const t = X.data[xi + j] - sv[sk + j];
-        dist += t * t;
-      }
-      kv[k] = Math.exp(-gamma * dist);
-    }
+    rows.rowFor(X.data, i * d, gamma, kv);
     for (let c = 0; c < m; c++) {
       const e = machines[c];
       const r = refs[c];

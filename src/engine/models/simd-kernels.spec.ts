@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import wabtModule from 'wabt';
 import { Rng } from '../rng';
 import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
-import { SoftmaxKernels } from './simd-kernels';
+import { RbfRows, SoftmaxKernels } from './simd-kernels';
 
 /** The log-likelihood, residual cross products (H x (1 + d)) and probabilities (H x n) in plain JavaScript. */
 function reference(x: Float64Array, n: number, d: number, H: number, y: Int32Array, w: Float64Array) {
@@ -109,5 +109,54 @@ describe('SIMD kernels of the multinomial likelihood', () => {
     const ref = reference(a.x, 30, 4, 3, a.y, a.w);
     expectClose(g, ref.g, 1e-12);
     expect(ka.logLikelihood(a.w)).toBe(llA);
+  });
+});
+
+describe('RBF kernel rows in WebAssembly SIMD', () => {
+  it.each([
+    [1, 1],
+    [7, 3],
+    [30, 10],
+  ])('n %i, d %i: exp(-gamma |x_i - x_k|^2) to 1e-15, symmetric to the bit, 1 on the diagonal', (n, d) => {
+    const rng = new Rng(n * d);
+    const x = Float64Array.from({ length: n * d }, () => rng.normal());
+    const gamma = 0.7 / d;
+    const rows = new RbfRows(x, n, d);
+    const K = Array.from({ length: n }, (_, i) => {
+      const out = new Float64Array(n);
+      rows.row(i, gamma, out);
+      return out;
+    });
+    for (let i = 0; i < n; i++) {
+      expect(K[i][i]).toBe(1);
+      for (let k = 0; k < n; k++) {
+        let s = 0;
+        for (let j = 0; j < d; j++) s += (x[i * d + j] - x[k * d + j]) ** 2;
+        expect(Math.abs(K[i][k] - Math.exp(-gamma * s))).toBeLessThan(1e-15);
+        expect(K[i][k]).toBe(K[k][i]);
+      }
+    }
+    // a vector that is not one of the samples (a row to predict), from an offset into its array
+    const v = Float64Array.from({ length: d + 2 }, () => rng.normal());
+    const out = new Float64Array(n);
+    rows.rowFor(v, 2, gamma, out);
+    for (let k = 0; k < n; k++) {
+      let s = 0;
+      for (let j = 0; j < d; j++) s += (v[2 + j] - x[k * d + j]) ** 2;
+      expect(Math.abs(out[k] - Math.exp(-gamma * s))).toBeLessThan(1e-15);
+    }
+  });
+
+  it('row sets sharing the memory in any order each see their own samples', () => {
+    const a = new RbfRows(Float64Array.from([0, 0, 1, 0, 0, 2]), 3, 2);
+    const b = new RbfRows(Float64Array.from([5, 5, 5]), 1, 3);
+    const out = new Float64Array(3);
+    const one = new Float64Array(1);
+    a.row(0, 1, out);
+    b.row(0, 1, one);
+    expect(one[0]).toBe(1);
+    a.row(0, 1, out);
+    expect(Math.abs(out[1] - Math.exp(-1))).toBeLessThan(1e-16);
+    expect(Math.abs(out[2] - Math.exp(-4))).toBeLessThan(1e-16);
   });
 });

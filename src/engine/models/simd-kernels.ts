@@ -16,12 +16,33 @@ interface Exports {
   predictors(x: number, w: number, z: number, pairs: number, dp: number, hp: number): void;
   crossProducts(r: number, x: number, g: number, pairs: number, dp: number, hp: number): void;
   softmax(z: number, prob: number, y: number, s: number, pairs: number, h: number): number;
+  rbfRow(x: number, sq: number, xi: number, sqi: number, rows: number, dp: number, gamma: number, out: number): void;
 }
 
 /** An instance of the kernels and the workspace whose data its memory holds. */
 interface Instance {
   exports: Exports;
-  holder: SoftmaxKernels | null;
+  /** whose data the memory holds */
+  holder: Holder | null;
+}
+
+/** A user of an instance's memory: copies its data in when it finds another's there (`previous`, or none). */
+interface Holder {
+  load(f: Float64Array, previous: Holder | null): void;
+}
+
+/** The instance's memory as doubles for `holder`, grown to at least `end` bytes, its data loaded unless it is there. */
+function claimMemory(inst: Instance, holder: Holder, end: number, view: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const memory = inst.exports.memory;
+  if (inst.holder === holder && view.buffer === memory.buffer) return view;
+  if (memory.buffer.byteLength < end) memory.grow(Math.ceil((end - memory.buffer.byteLength) / PAGE));
+  const f = new Float64Array(memory.buffer);
+  if (inst.holder !== holder) {
+    const previous = inst.holder;
+    inst.holder = holder;
+    holder.load(f, previous);
+  }
+  return f;
 }
 
 /** Workspaces up to this size share one instance per thread; a larger one gets its own, freed with it. */
@@ -95,17 +116,15 @@ export class SoftmaxKernels {
 
   /** The memory as doubles, holding this workspace's design and class codes (copied in when another's were there). */
   private claim(): Float64Array {
-    const inst = this.instance;
-    const memory = inst.exports.memory;
-    if (inst.holder === this && this.f64.buffer === memory.buffer) return this.f64;
-    if (memory.buffer.byteLength < this.at.end) memory.grow(Math.ceil((this.at.end - memory.buffer.byteLength) / PAGE));
-    this.f64 = new Float64Array(memory.buffer);
-    if (inst.holder === this) return this.f64;
-    if (inst.holder) inst.holder.evaluated = false;
-    inst.holder = this;
+    this.f64 = claimMemory(this.instance, this, this.at.end, this.f64);
+    return this.f64;
+  }
+
+  /** Copies the design and class codes in; the workspace whose data were there must evaluate again. */
+  load(f: Float64Array, previous: Holder | null): void {
+    if (previous instanceof SoftmaxKernels) previous.evaluated = false;
     this.evaluated = false;
     const { n, d, dp, xr } = this;
-    const f = this.f64;
     const x = this.at.x / 8;
     f.fill(0, x, x + this.rows * dp);
     for (let i = 0; i < n; i++) {
@@ -116,7 +135,6 @@ export class SoftmaxKernels {
     }
     const y = this.at.y / 8;
     for (let i = 0; i < this.rows; i++) f[y + i] = i < n ? this.y[i] : -1;
-    return f;
   }
 
   /** The log-likelihood sum_i log p(y_i | x_i) at the weights w (H x D, intercept first); keeps the residuals and probabilities. */
@@ -156,4 +174,88 @@ export class SoftmaxKernels {
   probabilities(): { data: Float64Array; offset: number; stride: number } {
     return { data: this.current(), offset: this.at.prob / 8, stride: this.rows };
   }
+}
+
+/** An instance of the kernels for kernel rows (per thread, up to SHARED_MAX_BYTES) and the RbfRows whose data it holds. */
+let sharedRows: Instance | undefined;
+
+/**
+ * Rows of an RBF kernel matrix exp(-gamma |x_i - x_k|^2) = exp(-gamma max(0, |x_i|^2 + |x_k|^2 - 2 x_i . x_k)) in
+ * WebAssembly SIMD (rbfRow in simd-kernels.wat): the samples copied once into the kernels' memory, padded to an
+ * even number of features and of rows; a row is computed there and copied out. The squared norms are summed here in
+ * the order of the kernels' dot products (even terms, odd terms, then both), so a sample's distance to itself is
+ * exactly 0 and the rows are symmetric to the bit. Several RbfRows of a thread share one instance's memory: one that
+ * finds another's samples there copies its own back in.
+ */
+export class RbfRows {
+  /** squared norms of the samples */
+  readonly sq: Float64Array;
+  private readonly dp: number;
+  private readonly rows: number;
+  private readonly instance: Instance;
+  private readonly at: { x: number; sq: number; out: number; v: number; end: number };
+  private f64 = new Float64Array(0);
+
+  constructor(
+    private readonly data: Float64Array,
+    readonly n: number,
+    private readonly d: number,
+  ) {
+    this.dp = roundUp(Math.max(d, 1), 2);
+    this.rows = roundUp(Math.max(n, 1), 4);
+    const x = 0;
+    const sq = x + this.rows * this.dp * 8;
+    const out = sq + this.rows * 8;
+    const v = out + this.rows * 8;
+    this.at = { x, sq, out, v, end: v + this.dp * 8 };
+    this.sq = Float64Array.from({ length: n }, (_, i) => squaredNorm(data, i * d, d));
+    const own = this.at.end > SHARED_MAX_BYTES;
+    this.instance = own ? instantiate() : (sharedRows ??= instantiate());
+  }
+
+  /** The memory as doubles, holding these samples (copied in when another's were there). */
+  private claim(): Float64Array {
+    this.f64 = claimMemory(this.instance, this, this.at.end, this.f64);
+    return this.f64;
+  }
+
+  /** Copies the samples and their squared norms in. */
+  load(f: Float64Array): void {
+    const { n, d, dp, data } = this;
+    f.fill(0, 0, this.at.end / 8);
+    for (let i = 0; i < n; i++) f.set(data.subarray(i * d, (i + 1) * d), i * dp);
+    f.set(this.sq, this.at.sq / 8);
+  }
+
+  /** out[k] = K(x_i, x_k) for k < n. */
+  row(i: number, gamma: number, out: Float64Array): void {
+    const f = this.claim();
+    const { at, dp } = this;
+    this.instance.exports.rbfRow(at.x, at.sq, at.x + i * dp * 8, this.sq[i], this.rows, dp, gamma, at.out);
+    out.set(f.subarray(at.out / 8, at.out / 8 + this.n));
+  }
+
+  /** out[k] = K(v, x_k) for k < n, v the d values of `data` from `offset` (a sample to predict). */
+  rowFor(data: Float64Array, offset: number, gamma: number, out: Float64Array): void {
+    const f = this.claim();
+    const { at, dp, d } = this;
+    f.set(data.subarray(offset, offset + d), at.v / 8);
+    this.instance.exports.rbfRow(at.x, at.sq, at.v, squaredNorm(data, offset, d), this.rows, dp, gamma, at.out);
+    out.set(f.subarray(at.out / 8, at.out / 8 + this.n));
+  }
+}
+
+/** The squared norm of data[offset, offset + d) summed as rbfRow sums a dot product: even terms, odd terms, then both. */
+function squaredNorm(data: Float64Array, offset: number, d: number): number {
+  let even = 0;
+  let odd = 0;
+  for (let j = 0; j < d; j += 2) {
+    const v = data[offset + j];
+    even += v * v;
+    if (j + 1 < d) {
+      const w = data[offset + j + 1];
+      odd += w * w;
+    }
+  }
+  return even + odd;
 }

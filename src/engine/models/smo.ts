@@ -13,8 +13,12 @@ const TAU = 1e-12;
 /** The state of `smo` that its occasional steps (shrinking, rebuilding gradients) share with the main loop. */
 interface SmoState {
   l: number;
-  /** base[t]: the sample of variable t (t mod n), the index into kernel rows */
+  /** the number of samples (kernel rows' length): l for classification, l / 2 for regression */
+  n: number;
+  /** base[t]: the sample of variable t (t mod n, or the caller's index), the index into kernel rows */
   base: Int32Array;
+  /** base[t] = t mod n (no index given): the passes that read K_it at t itself */
+  direct: boolean;
   kRow: (i: number) => Float64Array;
   p: Float64Array;
   y: Int8Array;
@@ -68,9 +72,17 @@ function reconstructGradient(st: SmoState): void {
 
 /** G_bar_t += c Q_tu for every t (u reached the upper bound: c = C; left it: c = -C). */
 function addUpperBound(st: SmoState, u: number, c: number, Ku: Float64Array): void {
-  const { l, base, y, Gbar } = st;
+  const { l, n, y, Gbar } = st;
   const cu = c * y[u];
-  for (let t = 0; t < l; t++) Gbar[t] += cu * y[t] * Ku[base[t]];
+  // y_t = +-1: y_t (cu K_ut) is (cu y_t) K_ut to the bit; variables t and t + n (regression) share K_ut
+  if (!st.direct) for (let t = 0; t < l; t++) Gbar[t] += y[t] * (cu * Ku[st.base[t]]);
+  else if (l === n) for (let t = 0; t < n; t++) Gbar[t] += y[t] * (cu * Ku[t]);
+  else
+    for (let k = 0; k < n; k++) {
+      const w = cu * Ku[k];
+      Gbar[k] += y[k] * w;
+      Gbar[k + n] += y[k + n] * w;
+    }
 }
 
 /** LIBSVM's do_shrinking: variables at a bound beyond the largest violations leave the active set. */
@@ -222,6 +234,36 @@ function updateGradient(st: SmoState, Ki: Float64Array, ci: number, Kj: Float64A
   let Gmax = -Infinity;
   let next = -1;
   const permuted = st.permuted;
+  const n = st.n;
+  if (st.direct && !permuted && activeSize === 2 * n) {
+    // SVR before any shrinking: t and t + n share a kernel entry (the same products, the same sums as below); the
+    // largest of each half, the second half's on a tie (it comes later in the order of t)
+    let Gmax2 = -Infinity;
+    let next2 = -1;
+    for (let k = 0; k < n; k++) {
+      const u = Ki[k] * ci;
+      const v = Kj[k] * cj;
+      const Fa = F[k] + u + v;
+      F[k] = Fa;
+      if (up[k] && -Fa >= Gmax) {
+        Gmax = -Fa;
+        next = k;
+      }
+      const Fb = F[k + n] + u + v;
+      F[k + n] = Fb;
+      if (up[k + n] && -Fb >= Gmax2) {
+        Gmax2 = -Fb;
+        next2 = k + n;
+      }
+    }
+    if (next2 >= 0 && Gmax2 >= Gmax) {
+      Gmax = Gmax2;
+      next = next2;
+    }
+    st.nextI = next;
+    st.nextGmax = Gmax;
+    return;
+  }
   for (let s = 0; s < activeSize; s++) {
     const t = permuted ? active[s] : s;
     const b = base[t];
@@ -265,7 +307,9 @@ function offset(st: SmoState): number {
  * Q_st = y_s y_t K(s mod n, t mod n) over the n samples' kernel rows `kRow` (l = n for classification, 2n for
  * regression). Every min(l, 1000) iterations, variables at a bound that the largest violations say will stay
  * there leave the active set; their gradients are rebuilt (from G_bar, the upper-bound variables' share)
- * before the solution is declared optimal on all l (`shrinking` false: never). Returns alpha and rho.
+ * before the solution is declared optimal on all l (`shrinking` false: never). `index`: the sample of each
+ * variable (its index into kernel rows) when it is not t mod n (one-vs-one: a pair's samples in rows of all
+ * samples). Returns alpha and rho.
  */
 export function smo(
   l: number,
@@ -277,11 +321,14 @@ export function smo(
   C: number,
   eps = 1e-3,
   shrinking = true,
+  index?: Int32Array,
 ): { alpha: Float64Array; rho: number } {
   const alpha = new Float64Array(l);
   const st: SmoState = {
     l,
-    base: Int32Array.from({ length: l }, (_, t) => t % n),
+    n,
+    base: index ?? Int32Array.from({ length: l }, (_, t) => t % n),
+    direct: !index,
     kRow,
     p,
     y,

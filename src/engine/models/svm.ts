@@ -7,6 +7,7 @@ import {
   expansionFromJSON,
   expansionToJSON,
   Kernel,
+  KEPT_ROWS_MAX,
   KernelRows,
   sharedDecisions,
 } from './kernel-expansion';
@@ -62,19 +63,34 @@ export class SVM implements Model {
       for (let i = 0; i < n; i++) coef[i] = alpha[i] * y[i];
       return expansion(X, this.kernel, coef, rho);
     });
+    K.release();
     return this;
   }
 
   /**
    * More than two classes with a kernel: one machine per pair of classes on the samples of those two, as LIBSVM
    * (and scikit-learn's SVC) do; each solves a problem of about 2n / K samples instead of n, so K classes cost about
-   * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once and shared by the pairs.
+   * K / 2 times less than one-vs-rest. The kernel rows of all samples are computed once, as first needed, and shared by the pairs.
    */
   private fitPairs(X: Design, target: Target): this {
     const n = X.rows;
     this.scheme = 'ovo';
     this.pairs = [];
     this.machines = [];
+    // the rows of all samples over the samples in class order: a pair's entries of a row are then two runs of it
+    // (where spread over all of a row they missed the processor's cache). Too many samples to keep every row: each
+    // pair computes its own (a cache of recent rows of all samples would compute rows K / 2 times longer, and
+    // again when they fall out)
+    const d = X.cols;
+    const rowsOf = (idx: ArrayLike<number>): Design => {
+      const data = new Float64Array(idx.length * d);
+      for (let k = 0; k < idx.length; k++) for (let j = 0; j < d; j++) data[k * d + j] = X.data[idx[k] * d + j];
+      return { rows: idx.length, cols: d, data };
+    };
+    const order = Int32Array.from({ length: n }, (_, i) => i).sort((i, j) => target.y[i] - target.y[j] || i - j);
+    const at = new Int32Array(n);
+    order.forEach((i, p) => (at[i] = p));
+    const K = n <= KEPT_ROWS_MAX ? new KernelRows(rowsOf(order), this.kernel, this.gamma) : null;
     for (let a = 0; a < this.classCount; a++)
       for (let b = a + 1; b < this.classCount; b++) {
         const idx: number[] = [];
@@ -83,18 +99,27 @@ export class SVM implements Model {
         const coef = new Float64Array(n);
         let rho: number;
         if (y.includes(1) && y.includes(-1)) {
-          // the pair's own kernel rows, over its samples only: short rows that stay in cache
-          const d = X.cols;
-          const data = new Float64Array(idx.length * d);
-          idx.forEach((i, k) => data.set(X.data.subarray(i * d, (i + 1) * d), k * d));
-          const pairK = new KernelRows({ rows: idx.length, cols: d, data }, this.kernel, this.gamma);
-          const fitted = smo(idx.length, idx.length, (i) => pairK.row(i), pairK.diagonal, new Float64Array(idx.length).fill(-1), y, this.C);
+          // the rows of all samples, read at the pair's samples (two runs of a row): a sample's row is computed
+          // once for the K - 1 pairs of its class
+          const l = idx.length;
+          const p = new Float64Array(l).fill(-1);
+          let fitted: { alpha: Float64Array; rho: number };
+          if (K) {
+            const index = Int32Array.from(idx, (i) => at[i]);
+            const QD = Float64Array.from(index, (q) => K.diagonal[q]);
+            fitted = smo(l, n, (q) => K.row(q), QD, p, y, this.C, 1e-3, true, index);
+          } else {
+            const pairK = new KernelRows(rowsOf(idx), this.kernel, this.gamma);
+            fitted = smo(l, l, (i) => pairK.row(i), pairK.diagonal, p, y, this.C);
+            pairK.release();
+          }
           idx.forEach((i, k) => (coef[i] = fitted.alpha[k] * y[k]));
           rho = fitted.rho;
         } else rho = y.includes(1) ? -1 : 1; // a class absent from these rows: the pair always votes for the other
         this.machines.push(expansion(X, this.kernel, coef, rho));
         this.pairs.push([a, b]);
       }
+    K?.release();
     return this;
   }
 
@@ -226,6 +251,7 @@ export class SVR implements Model {
       QD[i] = QD[i + n] = K.diagonal[i];
     }
     const { alpha, rho } = smo(l, n, (i) => K.row(i), QD, p, y, this.C);
+    K.release();
     const coef = new Float64Array(n);
     for (let i = 0; i < n; i++) coef[i] = alpha[i] - alpha[i + n];
     this.machine = expansion(X, this.kernel, coef, rho);
