@@ -1,3 +1,5 @@
+import { firstDropFold } from './analysis/cross-validation';
+import { DROP_EARLY_SAMPLES } from './analysis/run';
 import { bbcEstimate, bootstrapWeights, configurationsToDrop, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
 import { ACCURACY, BALANCED_ACCURACY, makeEvaluator } from './metrics';
 import { Rng } from './rng';
@@ -185,5 +187,16 @@ describe('BBCD-CV dropping (configurationsToDrop)', () => {
       const alone = await configurationsToDrop([[winner], [loser], [close]], [[0, 1, 2]], ACCURACY, ctx, judged, 200, 0.99, new Rng(3));
       expect([...alone]).toEqual([1]);
     });
+  });
+});
+
+describe('when BBCD-CV starts dropping (firstDropFold)', () => {
+  const assignment = (n: number, k: number): Int32Array => Int32Array.from({ length: n }, (_, i) => i % k);
+  it('after the third fold, or after the second once the first two hold DROP_EARLY_SAMPLES samples', () => {
+    expect(firstDropFold(assignment(569, 10))).toBe(2);
+    expect(firstDropFold(assignment(1400, 10))).toBe(2); // 280 samples in folds 0 and 1
+    expect(firstDropFold(assignment(1500, 10))).toBe(1); // 300
+    expect(firstDropFold(assignment(DROP_EARLY_SAMPLES * 5, 10))).toBe(1);
+    expect(firstDropFold(assignment(DROP_EARLY_SAMPLES * 5 - 10, 10))).toBe(2);
   });
 });

@@ -3,7 +3,7 @@ import { foldRows } from '../folds';
 import type { TaskSpec } from '../pipeline';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
-import { AnalysisRun, DROP_BOOTSTRAPS, DROP_MIN_CONFIGURATIONS, DROP_THRESHOLD, SelectionBatch, selectionBatch } from './run';
+import { AnalysisRun, DROP_BOOTSTRAPS, DROP_EARLY_SAMPLES, DROP_MIN_CONFIGURATIONS, DROP_THRESHOLD, SelectionBatch, selectionBatch } from './run';
 
 /** What cross-validation leaves: every configuration's out-of-fold predictions and what BBCD-CV dropped. */
 export interface CrossValidation {
@@ -19,7 +19,8 @@ export interface CrossValidation {
 
 /**
  * 1. Cross-validation of every configuration on the same folds, fold by fold, with BBCD-CV dropping of the
- * configurations that lose with probability above DROP_THRESHOLD (grids of DROP_MIN_CONFIGURATIONS or more).
+ * configurations that lose with probability above DROP_THRESHOLD (grids of DROP_MIN_CONFIGURATIONS or more), from the
+ * third fold of the first repeat on (from the second when it has DROP_EARLY_SAMPLES predictions: firstDropFold).
  *
  * Pipelined: the selection of the next fold runs in the same batch as the models of this one, so the pool's threads
  * stay busy while a long selection task (SES on wide data) runs, instead of one thread waiting for it fold after
@@ -45,6 +46,7 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
       1,
       configs.length,
     );
+  const firstDrop = firstDropFold(plan.assignment[0]);
   let chosen = selectionOf(0);
   await run.runner.run(chosen.specs, (res) => {
     chosen.collect(res);
@@ -76,12 +78,22 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
       progress.emit();
     });
     run.fits += specs.length;
-    if (configs.length >= DROP_MIN_CONFIGURATIONS && r === 0 && k >= 2 && (k < plan.k - 1 || plan.repeats > 1)) {
+    if (configs.length >= DROP_MIN_CONFIGURATIONS && r === 0 && k >= firstDrop && (k < plan.k - 1 || plan.repeats > 1)) {
       await dropLosers(run, cv, k);
     }
     if (next) chosen = next;
   }
   return cv;
+}
+
+/**
+ * The first fold of the first repeat after which BBCD-CV may drop: the third (k = 2), or the second when the first
+ * two hold at least DROP_EARLY_SAMPLES samples. `assignment`: each sample's fold in that repeat.
+ */
+export function firstDropFold(assignment: ArrayLike<number>): number {
+  let early = 0;
+  for (let i = 0; i < assignment.length; i++) if (assignment[i] <= 1) early++;
+  return early >= DROP_EARLY_SAMPLES ? 1 : 2;
 }
 
 /**
