@@ -3,7 +3,15 @@ import { foldRows } from '../folds';
 import type { TaskSpec } from '../pipeline';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
-import { AnalysisRun, DROP_BOOTSTRAPS, DROP_EARLY_SAMPLES, DROP_MIN_CONFIGURATIONS, DROP_THRESHOLD, SelectionBatch, selectionBatch } from './run';
+import {
+  AnalysisRun,
+  DROP_BOOTSTRAPS,
+  DROP_EARLY_SAMPLES,
+  DROP_MIN_CONFIGURATIONS,
+  DROP_THRESHOLD,
+  SelectionBatch,
+  selectionBatch,
+} from './run';
 
 /** What cross-validation leaves: every configuration's out-of-fold predictions and what BBCD-CV dropped. */
 export interface CrossValidation {
