@@ -1,6 +1,6 @@
 /**
  * Image datasets end to end (issue 26: at least 200 images added and 200 featurised per second for 256 x 256).
- *   npm run bench:images -- [--images 500] [--size 256] [--concurrency 4]
+ *   npm run bench:images -- [--images 500] [--size 256] [--concurrency 4] [--own-process]
  * Makes `images` photograph-like colour images (bench/synthetic-images.ts; half PNG, half JPEG), then:
  * 1. featurises them in this process, one after another and four at a time (decode + features, no database);
  * 2. starts the real service (its own embedded PostgreSQL, 127.0.0.1 only), opens an image upload, adds every
@@ -8,6 +8,8 @@
  *    commits, and waits for the dataset: images added per second (with the CPU time of this process, which is the
  *    service and the client, and of PostgreSQL), and images featurised per second from the commit to the finished
  *    dataset (engine process, database reads and the dataset's write included).
+ * `--own-process` runs the service as `npm start` does, in a process of its own (as its clients, other programs, see
+ * it), and gives the CPU time of the service process and of this one (the client) apart.
  * The client posts each add's multipart body, built in memory, with node:http over kept-alive connections, as a
  * script or curl would: fetch with FormData and Blob parts spent as much CPU as the service, on the same two cores.
  */
@@ -17,7 +19,7 @@ import * as os from 'node:os';
 import { Rng } from '../src/engine/rng';
 import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { measureImage } from '../src/image-upload/image-decode';
-import { call, startServer } from './server';
+import { BenchService, call, startServer, startService } from './server';
 import { encodedImage, IMAGE_CLASSES } from './synthetic-images';
 
 const arg = (name: string, d: number) => {
@@ -77,19 +79,24 @@ function post(agent: http.Agent, url: string, auth: string, body: { body: Buffer
   });
 }
 
-/** CPU seconds of this process's children that have ended (the engine processes of a job, once it is done; Linux /proc). */
-function endedChildrenCpuSeconds(): number {
+/** CPU seconds of process `pid` itself and of its children that have ended (the engine processes of a job, once it is done; Linux /proc). */
+function processCpuSeconds(pid: number | 'self'): { own: number; endedChildren: number } {
   try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[13]) + Number(f[14])) / 100; // cutime, cstime in USER_HZ
+    // utime, stime; cutime, cstime in USER_HZ
+    return { own: (Number(f[11]) + Number(f[12])) / 100, endedChildren: (Number(f[13]) + Number(f[14])) / 100 };
   } catch {
-    return 0;
+    return { own: 0, endedChildren: 0 };
   }
 }
 
-/** CPU seconds of the PostgreSQL server this process started and of its backends (Linux /proc; 0 elsewhere). */
-function postgresCpuSeconds(): number {
+function endedChildrenCpuSeconds(pid: number | 'self'): number {
+  return processCpuSeconds(pid).endedChildren;
+}
+
+/** CPU seconds of the PostgreSQL server that process `parent` started and of its backends (Linux /proc; 0 elsewhere). */
+function postgresCpuSeconds(parent: number): number {
   const ticks = 100; // USER_HZ on Linux
   const procs: { pid: number; ppid: number; name: string; cpu: number; reaped: number }[] = [];
   let dirs: string[];
@@ -113,7 +120,7 @@ function postgresCpuSeconds(): number {
       // ended meanwhile
     }
   }
-  const servers = new Set(procs.filter((p) => p.name === 'postgres' && p.ppid === process.pid).map((p) => p.pid));
+  const servers = new Set(procs.filter((p) => p.name === 'postgres' && p.ppid === parent).map((p) => p.pid));
   // a server's own time, that of its live processes, and that of those which ended (reaped by the server)
   return procs
     .filter((p) => servers.has(p.pid) || servers.has(p.ppid))
@@ -154,7 +161,13 @@ async function main(): Promise<void> {
   }
 
   // 2. through the API
-  const server = await startServer({ MAX_UPLOADS_PER_USER: String(Math.max(4, concurrency)) });
+  const ownProcess = process.argv.includes('--own-process');
+  const settings = { MAX_UPLOADS_PER_USER: String(Math.max(4, concurrency)) };
+  const server = ownProcess ? await startService(settings) : await startServer(settings);
+  // the process that runs the service (and is the parent of its PostgreSQL and engine processes)
+  const servicePid = ownProcess ? (server as BenchService).pid : process.pid;
+  const serviceCpu = (): number => (ownProcess ? processCpuSeconds(servicePid).own : 0);
+  const where = ownProcess ? 'the service process' : 'this process, service and client';
   try {
     const { projectId } = await call<{ projectId: string }>(server, 'POST', '/createProject', { name: 'images-bench' });
     const csv = 'id,label\n' + images.map((im) => `${im.id},${im.label}`).join('\n') + '\n';
@@ -168,7 +181,8 @@ async function main(): Promise<void> {
     const bodies = images.map((im) => multipart({ sampleId: im.id }, { name: im.name, bytes: im.bytes }));
     const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
     const cpuAdd = process.cpuUsage();
-    const pgAdd = postgresCpuSeconds();
+    const serviceAdd = serviceCpu();
+    const pgAdd = postgresCpuSeconds(servicePid);
     const t0 = performance.now();
     await inParallel(bodies, concurrency, async (body, i) => {
       const json = await post(agent, `${server.base}/image/${taskId}/add`, server.auth, body);
@@ -178,13 +192,17 @@ async function main(): Promise<void> {
     agent.destroy();
     console.log(
       `added through the API, ${concurrency} requests in flight: ${(n / addSeconds).toFixed(0)} images/s ` +
-        `(${addSeconds.toFixed(2)} s wall; CPU per image: ${((cpuSeconds(cpuAdd) * 1000) / n).toFixed(1)} ms in this process, ` +
-        `service and client, ${(((postgresCpuSeconds() - pgAdd) * 1000) / n).toFixed(1)} ms in PostgreSQL)`,
+        `(${addSeconds.toFixed(2)} s wall; CPU per image: ` +
+        (ownProcess
+          ? `${(((serviceCpu() - serviceAdd) * 1000) / n).toFixed(1)} ms in the service process, ${((cpuSeconds(cpuAdd) * 1000) / n).toFixed(1)} ms in the client, `
+          : `${((cpuSeconds(cpuAdd) * 1000) / n).toFixed(1)} ms in this process, service and client, `) +
+        `${(((postgresCpuSeconds(servicePid) - pgAdd) * 1000) / n).toFixed(1)} ms in PostgreSQL)`,
     );
 
     const cpuBuild = process.cpuUsage();
-    const pgBuild = postgresCpuSeconds();
-    const engineBuild = endedChildrenCpuSeconds();
+    const serviceBuild = serviceCpu();
+    const pgBuild = postgresCpuSeconds(servicePid);
+    const engineBuild = endedChildrenCpuSeconds(ownProcess ? servicePid : 'self');
     const t1 = performance.now();
     await call(server, 'GET', `/image/${taskId}/commit`);
     let status: { state: string; datasetId?: string; error?: unknown };
@@ -193,12 +211,16 @@ async function main(): Promise<void> {
       status = await call(server, 'GET', `/image/${taskId}/status`);
     } while (status.state === 'running' || status.state === 'pending');
     const buildSeconds = (performance.now() - t1) / 1000;
-    const buildCpu = [cpuSeconds(cpuBuild), endedChildrenCpuSeconds() - engineBuild, postgresCpuSeconds() - pgBuild];
+    const buildCpu = [
+      ownProcess ? serviceCpu() - serviceBuild : cpuSeconds(cpuBuild),
+      endedChildrenCpuSeconds(ownProcess ? servicePid : 'self') - engineBuild,
+      postgresCpuSeconds(servicePid) - pgBuild,
+    ];
     if (status.state !== 'finished') throw new Error(`the task ended ${JSON.stringify(status)}`);
     const ds = await call<{ sampleCount: number; featureCount: number }>(server, 'GET', `/dataset/${status.datasetId}`);
     console.log(
       `featurised from commit to dataset: ${(n / buildSeconds).toFixed(0)} images/s (${buildSeconds.toFixed(2)} s wall; ` +
-        `dataset ${ds.sampleCount} samples x ${ds.featureCount} features; CPU: ${buildCpu[0].toFixed(2)} s in this process, ` +
+        `dataset ${ds.sampleCount} samples x ${ds.featureCount} features; CPU: ${buildCpu[0].toFixed(2)} s in ${where}, ` +
         `${buildCpu[1].toFixed(2)} s in engine processes, ${buildCpu[2].toFixed(2)} s in PostgreSQL)`,
     );
     console.log(load());
