@@ -1,5 +1,5 @@
 import { Rng } from '../rng';
-import { orderByRank, RADIX_BITS, RankOrderScratch } from './cart';
+import { orderByRank, RADIX_BITS, RankOrderScratch } from './rank-order';
 
 describe('orderByRank', () => {
   // node sizes around the insertion sort's limit, and columns whose ranks take a counting sort or one to three radix passes

@@ -1,17 +1,7 @@
 import { Rng } from '../rng';
-import {
-  accumulateTree,
-  cartRule,
-  Criterion,
-  growTree,
-  NodeLists,
-  rankColumns,
-  SharedTreeScratch,
-  TreeArrays,
-  treeFromJSON,
-  treeToJSON,
-} from './cart';
+import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
+import { rankColumns } from './rank-order';
 import {
   ForestSurvival,
   forestSurvival,
