@@ -100,7 +100,9 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
   const spool = spoolPath(options.spoolDir, 'add');
   let part: FilePart | undefined;
   const discard = async () => {
-    if (part?.out) await fs.promises.rm(spool, { force: true });
+    if (!part?.out) return;
+    await read.release();
+    await fs.promises.rm(spool, { force: true });
   };
   const fields: Record<string, string> = Object.create(null) as Record<string, string>;
   let file: AddForm['file'];

@@ -80,6 +80,7 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
     return { checked, file: await fs.promises.readFile(spool) };
   } finally {
     read.stop();
+    await read.release();
     await fs.promises.rm(spool, { force: true });
   }
 }

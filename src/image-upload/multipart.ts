@@ -86,4 +86,16 @@ export class MultipartRead {
   stop(): void {
     clearTimeout(this.idle);
   }
+
+  /**
+   * Ends the spool file's stream, if one was opened, and resolves once the file is closed: a stream destroyed while
+   * its file is still being opened creates the file after that, so a removal must wait for this.
+   */
+  async release(): Promise<void> {
+    const out = this.streams?.out;
+    if (!out || out.closed) return;
+    const closed = new Promise<void>((resolve) => out.once('close', () => resolve()));
+    out.destroy();
+    await closed;
+  }
 }
