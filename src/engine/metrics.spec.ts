@@ -58,8 +58,13 @@ describe('metrics', () => {
     // bootstrap weights are counts: every sum is an integer or a half, so the evaluator's value is exact
     let seed = 7;
     const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (const ties of [false, true]) {
-      const n = 300;
+    // sizes that leave 0 to 3 samples after the last whole quarter of the fast path
+    for (const [ties, n] of [
+      [false, 300],
+      [false, 301],
+      [false, 303],
+      [true, 302],
+    ] as const) {
       const score = Float64Array.from({ length: n }, () => (ties ? Math.floor(next() * 20) / 20 : next()));
       const y = Float64Array.from({ length: n }, (_, i) => (next() < 0.3 + 0.4 * score[i] ? 1 : 0));
       const pred = Float64Array.from(Array.from(score).flatMap((s) => [1 - s, s]));
