@@ -1,4 +1,5 @@
 import {
+  sortedOrder,
   auc,
   computeMetrics,
   concordanceIndex,
@@ -123,5 +124,25 @@ describe('metrics', () => {
     const y3 = Float64Array.from([0, 1, 2, 2]);
     const pred3 = Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1]);
     expect(makeEvaluator(BALANCED_ACCURACY, pred3, { y: y3 }, 3)(Float64Array.from([1, 1, 0, 0]))).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('sortedOrder', () => {
+  it('orders by ascending score, ties (-0 and 0 among them) by index, as a comparison sort does, NaN included', () => {
+    let seed = 11;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const bySort = (s: Float64Array): number[] => Array.from(s.keys()).sort((a, b) => s[a] - s[b] || a - b);
+    const cases = [
+      new Float64Array(0),
+      Float64Array.from([0.5]),
+      Float64Array.from({ length: 500 }, () => next()),
+      Float64Array.from({ length: 500 }, () => Math.floor(next() * 7) - 3),
+      Float64Array.from([0, -0, 1e-300, -1e-300, 0, -0, Infinity, -Infinity, 2, 2, -0]),
+    ];
+    for (const s of cases) expect(Array.from(sortedOrder(s))).toEqual(bySort(s));
+    const withNaN = Float64Array.from([3, NaN, 1, 2]);
+    expect(Array.from(sortedOrder(withNaN))).toEqual(
+      Array.from(Int32Array.from([0, 1, 2, 3]).sort((a, b) => withNaN[a] - withNaN[b] || a - b)),
+    );
   });
 });
