@@ -373,20 +373,22 @@ export class LinearDualKernels implements DualPasses {
   }
 
   svc(active: number, C: number, pgMaxOld: number, pgMinOld: number, out: Float64Array): number {
-    const { at } = this;
-    const k = this.instance.exports;
-    const left = k.svcPass(at.x, this.dp, this.d, at.w, at.a, at.qd, at.y, at.index, active, C, pgMaxOld, pgMinOld, at.out);
-    out[0] = this.f64[at.out / 8];
-    out[1] = this.f64[at.out / 8 + 1];
-    return left;
+    const { at, dp, d } = this;
+    const left = this.instance.exports.svcPass(at.x, dp, d, at.w, at.a, at.qd, at.y, at.index, active, C, pgMaxOld, pgMinOld, at.out);
+    return this.passed(left, out);
   }
 
   svr(active: number, C: number, epsilon: number, gmaxOld: number, out: Float64Array): number {
-    const { at } = this;
-    const k = this.instance.exports;
-    const left = k.svrPass(at.x, this.dp, this.d, at.w, at.a, at.qd, at.y, at.index, active, C, epsilon, gmaxOld, at.out);
-    out[0] = this.f64[at.out / 8];
-    out[1] = this.f64[at.out / 8 + 1];
+    const { at, dp, d } = this;
+    const left = this.instance.exports.svrPass(at.x, dp, d, at.w, at.a, at.qd, at.y, at.index, active, C, epsilon, gmaxOld, at.out);
+    return this.passed(left, out);
+  }
+
+  /** The active count `left` after a pass, its two figures copied to `out`. */
+  private passed(left: number, out: Float64Array): number {
+    const o = this.at.out / 8;
+    out[0] = this.f64[o];
+    out[1] = this.f64[o + 1];
     return left;
   }
 }
