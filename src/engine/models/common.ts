@@ -43,3 +43,31 @@ export function design(data: ArrayLike<number>[]): Design {
   for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out[i * cols + j] = data[i][j];
   return { data: out, rows, cols };
 }
+
+/** The arrays of a linear dual coordinate descent (linear-dual.ts) over n samples of d features. */
+export interface DualArrays {
+  /** d + 1 weights, the bias last */
+  w: Float64Array;
+  /** the dual variables (the SVR's beta) */
+  alpha: Float64Array;
+  /** the diagonal 1 + |x_i|^2 */
+  QD: Float64Array;
+  /** the labels +-1 (the SVR's targets) */
+  y: Float64Array;
+  /** the order of the next pass, the active samples first */
+  index: Int32Array;
+}
+
+/**
+ * Where a dual coordinate descent keeps its arrays and runs its passes, each over the active samples
+ * index[0, active) in that order: in WebAssembly (LinearDualKernels in simd-kernels.ts) or here (JsDualPasses), to
+ * the same bits.
+ */
+export interface DualPasses {
+  /** The arrays for a new fit: w and alpha zero, index 0 .. n - 1, QD and y for the caller to fill; valid until the next start. */
+  start(): DualArrays;
+  /** One pass of the SVM (linearDualCD): returns the active count after it; out = (largest, smallest projected gradient). */
+  svc(active: number, C: number, pgMaxOld: number, pgMinOld: number, out: Float64Array): number;
+  /** One pass of the SVR (linearSvrDualCD): returns the active count after it; out = (largest violation, their sum). */
+  svr(active: number, C: number, epsilon: number, gmaxOld: number, out: Float64Array): number;
+}

@@ -1,6 +1,6 @@
 import { Rng } from '../rng';
-import type { Design } from './common';
-import { type DualArrays, type DualPasses, dualPasses, JsDualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
+import type { Design, DualArrays, DualPasses } from './common';
+import { dualPasses, JsDualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
 import { LinearDualKernels } from './simd-kernels';
 
 function design(n: number, d: number, seed: number): Design {

@@ -1,6 +1,6 @@
 import { dotAt } from '../linalg';
 import type { Rng } from '../rng';
-import type { Design } from './common';
+import type { Design, DualArrays, DualPasses } from './common';
 import type { Expansion } from './kernel-expansion';
 import { LinearDualKernels } from './simd-kernels';
 
@@ -28,34 +28,6 @@ function shuffle(index: Int32Array, active: number, rng: Rng): void {
     index[k] = index[j];
     index[j] = t;
   }
-}
-
-/** The arrays of a dual coordinate descent over n samples of d features. */
-export interface DualArrays {
-  /** d + 1 weights, the bias last */
-  w: Float64Array;
-  /** the dual variables (the SVR's beta) */
-  alpha: Float64Array;
-  /** the diagonal 1 + |x_i|^2 */
-  QD: Float64Array;
-  /** the labels +-1 (the SVR's targets) */
-  y: Float64Array;
-  /** the order of the next pass, the active samples first */
-  index: Int32Array;
-}
-
-/**
- * Where a dual coordinate descent keeps its arrays and runs its passes, each over the active samples
- * index[0, active) in that order: in WebAssembly (LinearDualKernels in simd-kernels.ts) or here (JsDualPasses), to
- * the same bits.
- */
-export interface DualPasses {
-  /** The arrays for a new fit: w and alpha zero, index 0 .. n - 1, QD and y for the caller to fill; valid until the next start. */
-  start(): DualArrays;
-  /** One pass of the SVM (linearDualCD): returns the active count after it; out = (largest, smallest projected gradient). */
-  svc(active: number, C: number, pgMaxOld: number, pgMinOld: number, out: Float64Array): number;
-  /** One pass of the SVR (linearSvrDualCD): returns the active count after it; out = (largest violation, their sum). */
-  svr(active: number, C: number, epsilon: number, gmaxOld: number, out: Float64Array): number;
 }
 
 /** The passes in JavaScript: the reference of the WebAssembly ones, and for designs too large for those. */

@@ -1,5 +1,5 @@
 import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
-import type { DualArrays, DualPasses } from './linear-dual';
+import type { DualArrays, DualPasses } from './common';
 
 // the parts of the WebAssembly JavaScript API used here (the project's type libraries leave it out)
 interface WasmMemory {
