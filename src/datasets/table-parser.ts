@@ -4,6 +4,7 @@ import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
 import { PlainLines } from './plain-lines';
+import type { TableLayout, TablePart, TableSplit } from './table-split';
 import type { Writable } from 'node:stream';
 
 export interface TableOptions {
@@ -51,9 +52,34 @@ function checkNames(names: string[], what: string, allowEmptyFirst: boolean): vo
  * Reads a delimited text table from a stream of byte chunks into typed columns. UTF-8 only (with or
  * without BOM), quoted fields may hold separators and newlines, CRLF or LF. Faults (bad bytes, ragged
  * rows, bad quotes, duplicate or empty names, no data) throw TableError naming the line or column.
- * Nothing but the columns being built is held in memory.
+ * Nothing but the columns being built is held in memory. With `split`, `chunks` are the file's first part
+ * (ending with a whole line), and the rest is read elsewhere meanwhile (TableSplit): the result is the same.
  */
-export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOptions): Promise<ParsedTable> {
+export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOptions, split?: TableSplit): Promise<ParsedTable> {
+  const consume = options.hasSamplesInRows ? rowsConsumer(options, split) : columnsConsumer(options);
+  await readTable(chunks, options, consume, split);
+  return consume.finish();
+}
+
+/**
+ * The lines of a later part of a file (whole lines, none of them a header) with the columns of `layout`, as
+ * parseTable would read them after the lines before. Throws (a TableError) at a quote or any fault: the
+ * part is then read again in order, where the fault is reported with its line.
+ */
+export async function parseTablePart(chunks: AsyncIterable<Buffer>, options: TableOptions, layout: TableLayout): Promise<TablePart> {
+  const consume = rowsConsumer(options, undefined, layout);
+  const bytes = await readTable(chunks, options, consume, undefined, layout);
+  return { ...consume.part!(), bytes };
+}
+
+/** parseTable's reading (and parseTablePart's, with `layout`) into `consume`; resolves with the bytes read. */
+async function readTable(
+  chunks: AsyncIterable<Buffer>,
+  options: TableOptions,
+  consume: Consumer,
+  split?: TableSplit,
+  layout?: TableLayout,
+): Promise<number> {
   const maxField = options.maxFieldLength ?? 10_000_000;
   const parser: Parser = parse({
     delimiter: options.separator,
@@ -63,12 +89,11 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     relax_column_count: false,
     max_record_size: maxField,
   });
-  const consume = options.hasSamplesInRows ? rowsConsumer(options) : columnsConsumer(options);
   const sep = options.separator;
   const sepBytes = Buffer.from(sep, 'utf8');
 
   // Every record must have as many fields as the first, whichever path read it.
-  let width: number | undefined;
+  let width: number | undefined = layout?.width;
   const record = (fields: string[], line: number) => {
     width ??= fields.length;
     if (fields.length !== width) {
@@ -87,12 +112,14 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
       record(bytes.toString('utf8', from, end).split(sep), line);
     },
     (line) => new TableError(`line ${line}: a field is too large`),
+    !layout,
   );
   // a failure of `chunks` themselves (a lost connection, a lost chunk): not a fault of the file, thrown as it is
   let sourceFailure: Error | undefined;
-  const reading = readChunks(chunks, options, lines, parser, consume).catch((e: Error) => {
+  const reading = readChunks(chunks, options, lines, parser, consume, split, !!layout).catch((e: Error) => {
     if (!(e instanceof TableError)) sourceFailure = e;
     parser.destroy(e);
+    return 0;
   });
 
   try {
@@ -108,17 +135,26 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     if (err.lines !== undefined) err.lines += lines.count;
     throw new TableError(describeCsvError(err, options.separator));
   }
-  await reading;
-  return consume.finish();
+  return reading;
 }
 
 /**
  * Feeds the file's chunks to `lines` while it has no quote character (the fast path: the bytes are only checked to be
  * UTF-8), and from the line of its first quote on to `parser` as text (the strict path), then ends the parser. A
- * fault found here rejects; parseTable then destroys the parser with it.
+ * fault found here rejects; parseTable then destroys the parser with it. With `split`, the rest of the file follows
+ * `chunks` (TableSplit). A `part` (parseTablePart) has no strict path: a quote is a fault there. Resolves with the bytes read.
  */
-async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, lines: PlainLines, parser: Parser, consume: Consumer) {
+async function readChunks(
+  chunks: AsyncIterable<Buffer>,
+  options: TableOptions,
+  lines: PlainLines,
+  parser: Parser,
+  consume: Consumer,
+  split: TableSplit | undefined,
+  part: boolean,
+): Promise<number> {
   let fast = options.separator !== '"' && options.separator !== '\n' && options.separator !== '\r';
+  if (part && !fast) throw new TableError('a part of a file is read on the fast path only');
   // While the fast path reads bytes, this decoder only checks them: an ASCII chunk needs no check, unless the
   // chunk before it ended inside a character (`unsure`: the last chunk checked was not ASCII).
   const checker = new TextDecoder('utf-8', { fatal: true });
@@ -127,7 +163,8 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const where = () => (fast ? lines.count + 1 : lines.count + parser.info.lines);
   let offset = 0;
-  for await (const chunk of chunks) {
+  /** Reads one chunk; false once the parser is destroyed (parseTable reports its error). */
+  const step = async (chunk: Buffer): Promise<boolean> => {
     const badBytes = () =>
       new TableError(
         `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${where()}); save it as UTF-8`,
@@ -150,8 +187,9 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
       offset += chunk.length;
       if (chunk.indexOf(34) < 0) {
         lines.push(chunk, false);
-        continue;
+        return true;
       }
+      if (part) throw new TableError('a quote in a part of a file');
       // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
       fast = false;
       text = decoder.decode(lines.rest(chunk), { stream: true });
@@ -166,7 +204,12 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
     }
     // a fault found in this text destroys the parser, which then never drains: stop at its close too
     if (!parser.write(text)) await drainedOrClosed(parser);
-    if (parser.destroyed) return; // parseTable reports the parser's error
+    return !parser.destroyed;
+  };
+  for await (const chunk of chunks) if (!(await step(chunk))) return offset;
+  if (split) {
+    const rest = await split.rest(fast && lines.atLineStart ? (p) => consume.adopt!(p) : undefined);
+    if (rest) for await (const chunk of rest) if (!(await step(chunk))) return offset;
   }
   try {
     if (!fast) decoder.decode();
@@ -176,6 +219,7 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
   }
   if (fast) lines.push(Buffer.alloc(0), true);
   parser.end();
+  return offset;
 }
 
 /** Resolves when `stream` can take more writes, or is closed (destroyed by an error: no 'drain' comes then). */
@@ -277,6 +321,10 @@ interface Consumer {
    * bytes of `separator`; false otherwise, when the caller must fail (some of its fields may have been taken).
    */
   line?(bytes: Buffer, start: number, end: number, separator: Buffer, width: number): boolean;
+  /** Appends the columns of the lines after those read (TableSplit); false, having changed nothing, when it cannot. */
+  adopt?(part: TablePart): boolean;
+  /** The lines read, as a part of a file (parseTablePart). */
+  part?(): Omit<TablePart, 'bytes'>;
   finish(): ParsedTable;
 }
 
@@ -290,8 +338,11 @@ function startsAt(bytes: Buffer, k: number, end: number, separator: Buffer): boo
   return true;
 }
 
-/** Samples in rows: the usual table, one column per feature. */
-function rowsConsumer(o: TableOptions): Consumer {
+/**
+ * Samples in rows: the usual table, one column per feature. `split` is told the columns once the first line is
+ * read; with `layout`, the lines are a later part of a file (no header), in those columns.
+ */
+function rowsConsumer(o: TableOptions, split?: TableSplit, layout?: TableLayout): Consumer {
   let builders: ColumnBuilder[] | undefined;
   let names: string[] | undefined;
   let rows = 0;
@@ -312,7 +363,9 @@ function rowsConsumer(o: TableOptions): Consumer {
       names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
     }
     const capacity = expected ? capacityFor(expected.lines, width, expected.size) : defaultCapacity(width);
-    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity));
+    const text = layout?.text ?? names.map((n, i) => (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n));
+    builders = names.map((n, i) => new ColumnBuilder(n, text[i], capacity));
+    split?.started({ width, text });
   };
   return {
     expect(lines, size) {
@@ -328,6 +381,7 @@ function rowsConsumer(o: TableOptions): Consumer {
       rows++;
     },
     line(bytes, start, end, separator, width) {
+      if (!builders && layout) setUp(layout.width);
       if (!builders || builders.length !== width) return false;
       if (separator.length === 1 && !NUMBER_BYTES.has(separator[0])) {
         // each cell read up to the separator in one pass (its number parsed on the way)
@@ -364,6 +418,16 @@ function rowsConsumer(o: TableOptions): Consumer {
       }
       rows++;
       return true;
+    },
+    adopt(part) {
+      const b = builders;
+      if (!b || part.columns.length !== b.length || !part.columns.every((c, j) => b[j].canAppend(c))) return false;
+      part.columns.forEach((c, j) => b[j].append(c));
+      rows += part.rows;
+      return true;
+    },
+    part() {
+      return { rows, columns: (builders ?? []).map((b) => b.part()) };
     },
     finish() {
       if (!builders) throw new TableError('the file is empty');

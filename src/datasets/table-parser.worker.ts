@@ -3,14 +3,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
-import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
-import { StoredFileSource, storedFileBytes } from './stored-file';
+import { parseStoredFile } from './split-parse';
+import type { StoredFileSource } from './stored-file';
+import { ParsedTable, TableError, TableOptions } from './table-parser';
 
 /**
  * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), and
- * `source`: the stored file this thread reads from the database itself.
+ * `source`: the stored file this thread reads from the database itself; from `splitBytes` on (split-parse.ts's
+ * SPLIT_BYTES unless given) in two halves at once.
  */
-export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource };
+export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource; splitBytes?: number };
 /** To the main thread: the table or the fault. */
 export type ParseOutput = { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
 
@@ -25,7 +27,7 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
   try {
-    return await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), options);
+    return await parseStoredFile(pool, source, options, PIECE_BYTES, options.splitBytes);
   } finally {
     await pool.end();
   }
