@@ -1,4 +1,5 @@
 import {
+  sortedOrder,
   auc,
   computeMetrics,
   concordanceIndex,
@@ -58,8 +59,13 @@ describe('metrics', () => {
     // bootstrap weights are counts: every sum is an integer or a half, so the evaluator's value is exact
     let seed = 7;
     const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    for (const ties of [false, true]) {
-      const n = 300;
+    // sizes that leave 0 to 3 samples after the last whole quarter of the fast path
+    for (const [ties, n] of [
+      [false, 300],
+      [false, 301],
+      [false, 303],
+      [true, 302],
+    ] as const) {
       const score = Float64Array.from({ length: n }, () => (ties ? Math.floor(next() * 20) / 20 : next()));
       const y = Float64Array.from({ length: n }, (_, i) => (next() < 0.3 + 0.4 * score[i] ? 1 : 0));
       const pred = Float64Array.from(Array.from(score).flatMap((s) => [1 - s, s]));
@@ -118,5 +124,25 @@ describe('metrics', () => {
     const y3 = Float64Array.from([0, 1, 2, 2]);
     const pred3 = Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1]);
     expect(makeEvaluator(BALANCED_ACCURACY, pred3, { y: y3 }, 3)(Float64Array.from([1, 1, 0, 0]))).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('sortedOrder', () => {
+  it('orders by ascending score, ties (-0 and 0 among them) by index, as a comparison sort does, NaN included', () => {
+    let seed = 11;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const bySort = (s: Float64Array): number[] => Array.from(s.keys()).sort((a, b) => s[a] - s[b] || a - b);
+    const cases = [
+      new Float64Array(0),
+      Float64Array.from([0.5]),
+      Float64Array.from({ length: 500 }, () => next()),
+      Float64Array.from({ length: 500 }, () => Math.floor(next() * 7) - 3),
+      Float64Array.from([0, -0, 1e-300, -1e-300, 0, -0, Infinity, -Infinity, 2, 2, -0]),
+    ];
+    for (const s of cases) expect(Array.from(sortedOrder(s))).toEqual(bySort(s));
+    const withNaN = Float64Array.from([3, NaN, 1, 2]);
+    expect(Array.from(sortedOrder(withNaN))).toEqual(
+      Array.from(Int32Array.from([0, 1, 2, 3]).sort((a, b) => withNaN[a] - withNaN[b] || a - b)),
+    );
   });
 });

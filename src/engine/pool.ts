@@ -3,9 +3,26 @@ import { Worker } from 'node:worker_threads';
 import { EngineAbortError } from './errors';
 import { clearTaskCache, runTask, TaskData, TaskResult, TaskSpec } from './pipeline';
 
+/**
+ * Work queued ahead (TaskRunner.prefetch): its tasks run only on threads that no batch needs, until `done` asks for
+ * them.
+ */
+export interface Prefetch {
+  /** Runs the tasks not started yet at once, ahead of queued batch work; resolves when each kept task has given its result. */
+  done(): Promise<void>;
+  /** Leaves out the tasks `unwanted` accepts: those not started never run, the result of one running is ignored. */
+  drop(unwanted: (t: TaskSpec) => boolean): void;
+}
+
 /** Runs batches of tasks, on worker threads or inline; results may arrive in any order. */
 export interface TaskRunner {
   run(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Promise<void>;
+  /**
+   * Queues `tasks` behind every batch's: a thread takes one only when no batch task waits, so work that is likely
+   * needed later (the next folds' selections) fills threads that would otherwise wait for a batch's last long task.
+   * Results are identical whenever a task runs (its seed depends on its spec alone).
+   */
+  prefetch(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Prefetch;
   close(): Promise<void>;
   /** threads currently alive (0 inline) */
   readonly liveWorkers: number;
@@ -48,6 +65,17 @@ class InlineRunner implements TaskRunner {
     }
   }
 
+  /** No thread is ever idle here: the tasks run when `done` asks for them. */
+  prefetch(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Prefetch {
+    let kept = tasks;
+    return {
+      done: () => this.run(kept, onResult),
+      drop: (unwanted) => {
+        kept = kept.filter((t) => !unwanted(t));
+      },
+    };
+  }
+
   async close(): Promise<void> {
     clearTaskCache();
   }
@@ -60,12 +88,53 @@ interface WorkerMessage {
   error?: string;
 }
 
-/** A fixed pool of worker threads sharing the data matrix (SharedArrayBuffer). Aborting terminates them. */
+/** Tasks whose results one caller awaits together (a batch, or a prefetch). */
+class Group {
+  pending: number;
+  readonly promise: Promise<void>;
+  resolve!: () => void;
+  reject!: (e: Error) => void;
+
+  constructor(
+    size: number,
+    readonly onResult: (r: TaskResult) => void,
+  ) {
+    this.pending = size;
+    this.promise = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    // a prefetch nobody awaits in the end must not fail the process when the pool fails
+    this.promise.catch(() => undefined);
+    if (size === 0) this.resolve();
+  }
+
+  /** One task of the group has finished (or left it). */
+  settle(): void {
+    if (--this.pending === 0) this.resolve();
+  }
+}
+
+interface Job {
+  spec: TaskSpec;
+  group: Group;
+  /** true until its result is delivered, or until it is dropped (a result that comes then is ignored) */
+  wanted: boolean;
+}
+
+/**
+ * A fixed pool of worker threads sharing the data matrix (SharedArrayBuffer), fed from two queues: batch tasks first,
+ * prefetched ones when no batch task waits. Aborting terminates the threads.
+ */
 class WorkerPool implements TaskRunner {
   private workers: Worker[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly running = new Map<Worker, Job>();
+  private readonly queue: Job[] = [];
+  private readonly ahead: Job[] = [];
+  private readonly groups = new Set<Group>();
   private failure: Error | null = null;
   private closed = false;
-  private current: { reject: (e: Error) => void } | null = null;
   private readonly onAbort = (): void => {
     this.fail(abortError());
   };
@@ -84,7 +153,9 @@ class WorkerPool implements TaskRunner {
         this.workers = this.workers.filter((x) => x !== w);
         if (code !== 0 && !this.failure && !this.closed) this.fail(new Error(`Engine worker exited with code ${code}`));
       });
+      w.on('message', (m: WorkerMessage) => this.finished(w, m));
       this.workers.push(w);
+      this.idle.push(w);
     }
     signal?.addEventListener('abort', this.onAbort);
   }
@@ -93,67 +164,105 @@ class WorkerPool implements TaskRunner {
     return this.workers.length;
   }
 
-  /** Terminates every worker, then rejects the running batch. */
+  /** Terminates every worker, then rejects every group still waiting. */
   private fail(e: Error): void {
     if (this.failure) return;
     this.failure = e;
-    const current = this.current;
+    const waiting = [...this.groups];
+    this.groups.clear();
+    this.queue.length = 0;
+    this.ahead.length = 0;
     void Promise.all(this.workers.map((w) => w.terminate().finally(() => live.delete(w)))).then(
-      () => current?.reject(e),
-      () => current?.reject(e),
+      () => waiting.forEach((g) => g.reject(e)),
+      () => waiting.forEach((g) => g.reject(e)),
     );
+  }
+
+  private group(tasks: TaskSpec[], onResult: (r: TaskResult) => void): { group: Group; jobs: Job[] } {
+    const group = new Group(tasks.length, onResult);
+    if (this.failure) group.reject(this.failure);
+    else if (tasks.length > 0) {
+      this.groups.add(group);
+      void group.promise.finally(() => this.groups.delete(group)).catch(() => undefined);
+    }
+    return { group, jobs: tasks.map((spec) => ({ spec, group, wanted: true })) };
+  }
+
+  /** Gives queued jobs to idle threads: batch jobs first. */
+  private dispatch(): void {
+    while (this.idle.length > 0 && !this.failure) {
+      const job = this.queue.shift() ?? this.ahead.shift();
+      if (!job) return;
+      const w = this.idle.shift() as Worker;
+      this.running.set(w, job);
+      w.postMessage(job.spec);
+    }
+  }
+
+  private finished(w: Worker, m: WorkerMessage): void {
+    const job = this.running.get(w);
+    this.running.delete(w);
+    if (this.failure || !job) return;
+    if (!m.ok || !m.result) {
+      this.fail(new Error(`Engine task ${m.id} failed: ${m.error}`));
+      return;
+    }
+    this.idle.push(w);
+    if (job.wanted) {
+      job.wanted = false;
+      try {
+        job.group.onResult(m.result);
+      } catch (e) {
+        this.fail(e as Error);
+        return;
+      }
+      job.group.settle();
+    }
+    this.dispatch();
   }
 
   run(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Promise<void> {
     if (this.signal?.aborted) this.fail(abortError());
-    if (this.failure) return Promise.reject(this.failure);
-    if (tasks.length === 0) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      let next = 0;
-      let pending = tasks.length;
-      const listeners = new Map<Worker, (m: WorkerMessage) => void>();
-      const cleanup = (): void => {
-        for (const [w, l] of listeners) w.off('message', l);
-        this.current = null;
-      };
-      this.current = {
-        reject: (e) => {
-          cleanup();
-          reject(e);
-        },
-      };
-      const feed = (w: Worker): void => {
-        if (next < tasks.length) w.postMessage(tasks[next++]);
-      };
-      for (const w of [...this.workers]) {
-        const l = (m: WorkerMessage): void => {
-          if (this.failure) return;
-          if (!m.ok || !m.result) {
-            this.fail(new Error(`Engine task ${m.id} failed: ${m.error}`));
-            return;
-          }
-          try {
-            onResult(m.result);
-          } catch (e) {
-            this.fail(e as Error);
-            return;
-          }
-          pending--;
-          if (pending === 0) {
-            cleanup();
-            resolve();
-          } else feed(w);
-        };
-        listeners.set(w, l);
-        w.on('message', l);
-        feed(w);
-      }
-    });
+    const { group, jobs } = this.group(tasks, onResult);
+    if (!this.failure) {
+      this.queue.push(...jobs);
+      this.dispatch();
+    }
+    return group.promise;
+  }
+
+  prefetch(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Prefetch {
+    const { group, jobs } = this.group(tasks, onResult);
+    if (!this.failure) {
+      this.ahead.push(...jobs);
+      this.dispatch();
+    }
+    const unstarted = (job: Job): boolean => this.ahead.includes(job);
+    return {
+      done: () => {
+        if (this.signal?.aborted) this.fail(abortError());
+        const waiting = jobs.filter(unstarted);
+        for (const job of waiting) this.ahead.splice(this.ahead.indexOf(job), 1);
+        this.queue.unshift(...waiting);
+        this.dispatch();
+        return group.promise;
+      },
+      drop: (unwanted) => {
+        for (const job of jobs) {
+          if (!job.wanted || !unwanted(job.spec)) continue;
+          job.wanted = false;
+          if (unstarted(job)) this.ahead.splice(this.ahead.indexOf(job), 1);
+          group.settle();
+        }
+      },
+    };
   }
 
   async close(): Promise<void> {
     this.closed = true;
     this.signal?.removeEventListener('abort', this.onAbort);
+    this.queue.length = 0;
+    this.ahead.length = 0;
     const ws = [...this.workers];
     await Promise.all(ws.map((w) => w.terminate().finally(() => live.delete(w))));
     this.workers = [];

@@ -1,6 +1,7 @@
 import { configurationsToDrop, OofMatrix, RepeatedEvaluator } from '../bbc';
 import { foldRows } from '../folds';
-import type { TaskSpec } from '../pipeline';
+import type { TaskResult, TaskSpec } from '../pipeline';
+import type { Prefetch } from '../pool';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
 import {
@@ -30,11 +31,14 @@ export interface CrossValidation {
  * configurations that lose with probability above DROP_THRESHOLD (grids of DROP_MIN_CONFIGURATIONS or more), from the
  * third fold of the first repeat on (from the second when it has DROP_EARLY_SAMPLES predictions: firstDropFold).
  *
- * Pipelined: the selection of the next fold runs in the same batch as the models of this one, so the pool's threads
- * stay busy while a long selection task (SES on wide data) runs, instead of one thread waiting for it fold after
- * fold. Selection is once per (selector settings, fold), shared by every model of that selector; the next fold's
- * selection is for the configurations alive before this fold's dropping. A model fit is once per (model settings,
- * signature, fold), shared by the selectors that found the same signature (modelTasks).
+ * Pipelined: while a fold's models run, the next fold's selection runs in the same batch (ahead of them: selection
+ * tasks are the long ones), and the selection of the fold after it is queued ahead (TaskRunner.prefetch) for threads
+ * the batch leaves idle. After BBCD-CV drops, a fold's work is mostly one long SES task; with the fold after it
+ * running beside it, both threads stay busy instead of one waiting fold after fold (10-class 1,800 x 64: the last
+ * folds took one thread). A selection queued ahead is for the configurations alive when it was queued; one that no
+ * configuration needs after a drop is left out if it has not started. Selection is once per (selector settings,
+ * fold), shared by every model of that selector. A model fit is once per (model settings, signature, fold), shared
+ * by the selectors that found the same signature (modelTasks).
  */
 export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> {
   const { configs, plan, progress, W } = run;
@@ -55,41 +59,58 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
       configs.length,
     );
   const firstDrop = firstDropFold(plan.assignment[0]);
-  let chosen = selectionOf(0);
-  await run.runner.run(chosen.specs, (res) => {
-    chosen.collect(res);
+  const collectFrom = (batch: SelectionBatch) => (res: TaskResult) => {
+    batch.collect(res);
     progress.add(1);
-  });
+    progress.emit();
+  };
+  /** fold f's selection, queued ahead: it runs on a thread that the current batch leaves idle */
+  const ahead = (f: number): { batch: SelectionBatch; queued: Prefetch } | null => {
+    if (f >= folds.length) return null;
+    const batch = selectionOf(f);
+    return { batch, queued: run.runner.prefetch(batch.specs, collectFrom(batch)) };
+  };
+  let chosen = selectionOf(0);
+  let next = ahead(1);
+  await run.runner.run(chosen.specs, collectFrom(chosen));
+  const aliveSelectors = (): Set<string> => new Set([...cv.alive].map((c) => selectorKey(configs[c].selector)));
+  // a fold's signatures are recorded for the selectors alive when the previous fold began (those of the configurations
+  // dropped after it included): whether a queued selection of a dropped configuration ran depends on timing
+  let recorded = aliveSelectors();
   for (let f = 0; f < folds.length; f++) {
     const { r, k } = folds[f];
     const { train, test } = foldRows(plan, r, k);
+    const aliveNow = aliveSelectors();
     for (const [key, sel] of chosen.bySelector) {
+      if (!recorded.has(key)) continue;
       if (!cv.foldSignatures.has(key)) cv.foldSignatures.set(key, []);
       (cv.foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
     }
     const bySelector = chosen.bySelector;
     const signatureOf = (c: number): number[] => (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0];
     const { specs, members } = modelTasks(run, cv.alive, signatureOf, { train, test }, r * plan.k + k);
-    const next = f + 1 < folds.length ? selectionOf(f + 1) : null;
-    await run.runner.run([...(next?.specs ?? []), ...specs], (res) => {
-      if (next && res.id >= configs.length) {
-        next.collect(res);
-        progress.add(1);
-      } else {
+    const after = ahead(f + 2);
+    await Promise.all([
+      next?.queued.done(),
+      run.runner.run(specs, (res) => {
         const shared = members.get(res.id) as number[];
         for (const c of shared) {
           const dst = (cv.oof[c] as Float64Array[])[r];
           for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
         }
         progress.add(shared.length);
-      }
-      progress.emit();
-    });
+        progress.emit();
+      }),
+    ]);
     run.fits += specs.length;
     if (configs.length >= DROP_MIN_CONFIGURATIONS && r === 0 && k >= firstDrop && (k < plan.k - 1 || plan.repeats > 1)) {
       await dropLosers(run, cv, k);
+      const needed = new Set([...cv.alive].map((c) => selectorKey(configs[c].selector)));
+      after?.queued.drop((t) => !(t.select ?? []).some((s) => needed.has(selectorKey(s))));
     }
-    if (next) chosen = next;
+    if (next) chosen = next.batch;
+    next = after;
+    recorded = aliveNow;
   }
   return cv;
 }

@@ -1,7 +1,8 @@
 ;; WebAssembly SIMD kernels of the multinomial logistic fit (softmax-fit.ts through simd-kernels.ts): the
 ;; linear predictors X W', the softmax with its residuals, and the residuals' cross products with the design;
-;; and the rows of the kernel SVMs' RBF kernel matrix; two doubles per instruction (f64x2). `npm run build:wasm` assembles this file into generated/simd-kernels-wasm.ts
-;; (a test checks that the two agree).
+;; the rows of the kernel SVMs' RBF kernel matrix; and the passes of the linear SVM's and SVR's dual coordinate
+;; descent; two doubles per instruction (f64x2). `npm run build:wasm` assembles this file into
+;; generated/simd-kernels-wasm.ts (a test checks that the two agree).
 ;;
 ;; Layout in memory (byte offsets passed by the caller; every block a multiple of 16 bytes):
 ;;   x     the design with a leading column of ones, rows in pairs: pair p, column a holds x[2p][a], x[2p + 1][a]
@@ -285,4 +286,191 @@
         (v128.store (i32.add (local.get $out) (local.get $o)) (call $exp (v128.load (i32.add (local.get $out) (local.get $o)))))
         (local.set $o (i32.add (local.get $o) (i32.const 16)))
         (br $eloop))))
+
+  ;; The linear SVM's and SVR's dual coordinate descent (linear-dual.ts through LinearDualKernels in simd-kernels.ts):
+  ;; one pass over the active samples, in the order of index, exactly as the passes in linear-dual.ts compute it
+  ;; (the same operations in the same order, so the fits are the same to the bit):
+  ;;   x      the design, n rows of dp doubles (d features padded with zeros to dp, even)
+  ;;   w      d + 1 weights, the bias last; a, qd, y: n doubles each (alpha or beta, the diagonal 1 + |x_i|^2, the
+  ;;          labels +-1 or the SVR's targets); index: n int32 (the active ones first); out: 2 doubles
+
+  ;; w . x_i as linalg's dotAt sums it: four sums s0..s3 of every fourth term (lanes of $a and $b), the tail
+  ;; added to s0, then s0 + s1 + (s2 + s3)
+  (func $dualDot (param $w i32) (param $xi i32) (param $d i32) (result f64)
+    (local $j i32) (local $end i32) (local $a v128) (local $b v128) (local $s0 f64)
+    (local.set $end (i32.shl (i32.shr_u (local.get $d) (i32.const 2)) (i32.const 5)))
+    (local.set $j (i32.const 0))
+    (block $done
+      (loop $quad
+        (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
+        (local.set $a (f64x2.add (local.get $a)
+          (f64x2.mul (v128.load (i32.add (local.get $w) (local.get $j))) (v128.load (i32.add (local.get $xi) (local.get $j))))))
+        (local.set $b (f64x2.add (local.get $b)
+          (f64x2.mul (v128.load offset=16 (i32.add (local.get $w) (local.get $j))) (v128.load offset=16 (i32.add (local.get $xi) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 32)))
+        (br $quad)))
+    (local.set $s0 (f64x2.extract_lane 0 (local.get $a)))
+    (local.set $end (i32.shl (local.get $d) (i32.const 3)))
+    (block $done
+      (loop $tail
+        (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
+        (local.set $s0 (f64.add (local.get $s0)
+          (f64.mul (f64.load (i32.add (local.get $w) (local.get $j))) (f64.load (i32.add (local.get $xi) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $tail)))
+    (f64.add (f64.add (local.get $s0) (f64x2.extract_lane 1 (local.get $a)))
+      (f64.add (f64x2.extract_lane 0 (local.get $b)) (f64x2.extract_lane 1 (local.get $b)))))
+
+  ;; w[j] += c x_i[j] for j < d (each entry on its own: the order does not matter), then the bias w[d] += c
+  (func $dualStep (param $c f64) (param $xi i32) (param $w i32) (param $d i32)
+    (local $j i32) (local $end i32) (local $cc v128)
+    (local.set $cc (f64x2.splat (local.get $c)))
+    (local.set $end (i32.shl (i32.shr_u (local.get $d) (i32.const 1)) (i32.const 4)))
+    (local.set $j (i32.const 0))
+    (block $done
+      (loop $pair
+        (br_if $done (i32.ge_u (local.get $j) (local.get $end)))
+        (v128.store (i32.add (local.get $w) (local.get $j)) (f64x2.add (v128.load (i32.add (local.get $w) (local.get $j)))
+          (f64x2.mul (local.get $cc) (v128.load (i32.add (local.get $xi) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 16)))
+        (br $pair)))
+    (if (i32.and (local.get $d) (i32.const 1))
+      (then
+        (f64.store (i32.add (local.get $w) (local.get $j)) (f64.add (f64.load (i32.add (local.get $w) (local.get $j)))
+          (f64.mul (local.get $c) (f64.load (i32.add (local.get $xi) (local.get $j))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))))
+    (f64.store (i32.add (local.get $w) (local.get $j)) (f64.add (f64.load (i32.add (local.get $w) (local.get $j))) (local.get $c))))
+
+  ;; One pass of the L1-loss SVM (svcPass in linear-dual.ts) over index[0, active): returns the new active count,
+  ;; out = (largest, smallest projected gradient)
+  (func (export "svcPass") (param $x i32) (param $dp i32) (param $d i32) (param $w i32) (param $alpha i32) (param $qd i32)
+    (param $y i32) (param $index i32) (param $active i32) (param $C f64) (param $pgMaxOld f64) (param $pgMinOld f64)
+    (param $out i32) (result i32)
+    (local $s i32) (local $i i32) (local $xi i32) (local $ai i32) (local $wd i32)
+    (local $yi f64) (local $G f64) (local $PG f64) (local $a f64) (local $next f64) (local $pgMax f64) (local $pgMin f64)
+    (local.set $wd (i32.add (local.get $w) (i32.shl (local.get $d) (i32.const 3))))
+    (local.set $pgMax (f64.const -inf))
+    (local.set $pgMin (f64.const inf))
+    (local.set $s (i32.const 0))
+    (block $done
+      (loop $visit
+        (br_if $done (i32.ge_s (local.get $s) (local.get $active)))
+        (local.set $i (i32.load (i32.add (local.get $index) (i32.shl (local.get $s) (i32.const 2)))))
+        (local.set $xi (i32.add (local.get $x) (i32.mul (local.get $i) (i32.shl (local.get $dp) (i32.const 3)))))
+        (local.set $ai (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $yi (f64.load (i32.add (local.get $y) (local.get $ai))))
+        (local.set $G (f64.sub (f64.mul (local.get $yi)
+          (f64.add (f64.load (local.get $wd)) (call $dualDot (local.get $w) (local.get $xi) (local.get $d)))) (f64.const 1)))
+        (local.set $a (f64.load (i32.add (local.get $alpha) (local.get $ai))))
+        (local.set $PG (f64.const 0))
+        (block $keep
+          (block $shrink
+            (if (f64.eq (local.get $a) (f64.const 0))
+              (then
+                (br_if $shrink (f64.gt (local.get $G) (local.get $pgMaxOld)))
+                (if (f64.lt (local.get $G) (f64.const 0)) (then (local.set $PG (local.get $G)))))
+              (else
+                (if (f64.eq (local.get $a) (local.get $C))
+                  (then
+                    (br_if $shrink (f64.lt (local.get $G) (local.get $pgMinOld)))
+                    (if (f64.gt (local.get $G) (f64.const 0)) (then (local.set $PG (local.get $G)))))
+                  (else (local.set $PG (local.get $G))))))
+            (br $keep))
+          ;; out of the active set: swapped with the last active sample, which is visited next
+          (local.set $active (i32.sub (local.get $active) (i32.const 1)))
+          (i32.store (i32.add (local.get $index) (i32.shl (local.get $s) (i32.const 2)))
+            (i32.load (i32.add (local.get $index) (i32.shl (local.get $active) (i32.const 2)))))
+          (i32.store (i32.add (local.get $index) (i32.shl (local.get $active) (i32.const 2))) (local.get $i))
+          (br $visit))
+        (if (f64.gt (local.get $PG) (local.get $pgMax)) (then (local.set $pgMax (local.get $PG))))
+        (if (f64.lt (local.get $PG) (local.get $pgMin)) (then (local.set $pgMin (local.get $PG))))
+        (if (f64.gt (f64.abs (local.get $PG)) (f64.const 1e-12))
+          (then
+            (local.set $next (f64.min (f64.max (f64.sub (local.get $a)
+              (f64.div (local.get $G) (f64.load (i32.add (local.get $qd) (local.get $ai))))) (f64.const 0)) (local.get $C)))
+            (f64.store (i32.add (local.get $alpha) (local.get $ai)) (local.get $next))
+            (call $dualStep (f64.mul (f64.sub (local.get $next) (local.get $a)) (local.get $yi)) (local.get $xi) (local.get $w) (local.get $d))))
+        (local.set $s (i32.add (local.get $s) (i32.const 1)))
+        (br $visit)))
+    (f64.store (local.get $out) (local.get $pgMax))
+    (f64.store offset=8 (local.get $out) (local.get $pgMin))
+    (local.get $active))
+
+  ;; One pass of the L1-loss SVR (svrPass in linear-dual.ts) over index[0, active), beta at $b and the targets at
+  ;; $z: returns the new active count, out = (largest violation, sum of violations)
+  (func (export "svrPass") (param $x i32) (param $dp i32) (param $d i32) (param $w i32) (param $beta i32) (param $qd i32)
+    (param $z i32) (param $index i32) (param $active i32) (param $C f64) (param $epsilon f64) (param $gmaxOld f64)
+    (param $out i32) (result i32)
+    (local $s i32) (local $i i32) (local $xi i32) (local $ai i32) (local $wd i32)
+    (local $G f64) (local $Gp f64) (local $Gn f64) (local $b f64) (local $H f64) (local $step f64) (local $next f64)
+    (local $violation f64) (local $gmax f64) (local $gnorm f64)
+    (local.set $wd (i32.add (local.get $w) (i32.shl (local.get $d) (i32.const 3))))
+    (local.set $gmax (f64.const 0))
+    (local.set $gnorm (f64.const 0))
+    (local.set $s (i32.const 0))
+    (block $done
+      (loop $visit
+        (br_if $done (i32.ge_s (local.get $s) (local.get $active)))
+        (local.set $i (i32.load (i32.add (local.get $index) (i32.shl (local.get $s) (i32.const 2)))))
+        (local.set $xi (i32.add (local.get $x) (i32.mul (local.get $i) (i32.shl (local.get $dp) (i32.const 3)))))
+        (local.set $ai (i32.shl (local.get $i) (i32.const 3)))
+        (local.set $G (f64.sub (f64.add (f64.load (local.get $wd)) (call $dualDot (local.get $w) (local.get $xi) (local.get $d)))
+          (f64.load (i32.add (local.get $z) (local.get $ai)))))
+        (local.set $Gp (f64.add (local.get $G) (local.get $epsilon)))
+        (local.set $Gn (f64.sub (local.get $G) (local.get $epsilon)))
+        (local.set $b (f64.load (i32.add (local.get $beta) (local.get $ai))))
+        (local.set $violation (f64.const 0))
+        (block $keep
+          (block $shrink
+            (if (f64.eq (local.get $b) (f64.const 0))
+              (then
+                (if (f64.lt (local.get $Gp) (f64.const 0))
+                  (then (local.set $violation (f64.neg (local.get $Gp))))
+                  (else
+                    (if (f64.gt (local.get $Gn) (f64.const 0))
+                      (then (local.set $violation (local.get $Gn)))
+                      (else (br_if $shrink (i32.and (f64.gt (local.get $Gp) (local.get $gmaxOld))
+                        (f64.lt (local.get $Gn) (f64.neg (local.get $gmaxOld))))))))))
+              (else
+                (if (f64.ge (local.get $b) (local.get $C))
+                  (then
+                    (if (f64.gt (local.get $Gp) (f64.const 0))
+                      (then (local.set $violation (local.get $Gp)))
+                      (else (br_if $shrink (f64.lt (local.get $Gp) (f64.neg (local.get $gmaxOld)))))))
+                  (else
+                    (if (f64.le (local.get $b) (f64.neg (local.get $C)))
+                      (then
+                        (if (f64.lt (local.get $Gn) (f64.const 0))
+                          (then (local.set $violation (f64.neg (local.get $Gn))))
+                          (else (br_if $shrink (f64.gt (local.get $Gn) (local.get $gmaxOld))))))
+                      (else (local.set $violation (select (f64.abs (local.get $Gp)) (f64.abs (local.get $Gn))
+                        (f64.gt (local.get $b) (f64.const 0))))))))))
+            (br $keep))
+          ;; out of the active set: swapped with the last active sample, which is visited next
+          (local.set $active (i32.sub (local.get $active) (i32.const 1)))
+          (i32.store (i32.add (local.get $index) (i32.shl (local.get $s) (i32.const 2)))
+            (i32.load (i32.add (local.get $index) (i32.shl (local.get $active) (i32.const 2)))))
+          (i32.store (i32.add (local.get $index) (i32.shl (local.get $active) (i32.const 2))) (local.get $i))
+          (br $visit))
+        (if (f64.gt (local.get $violation) (local.get $gmax)) (then (local.set $gmax (local.get $violation))))
+        (local.set $gnorm (f64.add (local.get $gnorm) (local.get $violation)))
+        ;; the minimizer of the one-variable problem: a Newton step on each side of 0, else 0
+        (local.set $H (f64.load (i32.add (local.get $qd) (local.get $ai))))
+        (if (f64.lt (local.get $Gp) (f64.mul (local.get $H) (local.get $b)))
+          (then (local.set $step (f64.div (f64.neg (local.get $Gp)) (local.get $H))))
+          (else
+            (if (f64.gt (local.get $Gn) (f64.mul (local.get $H) (local.get $b)))
+              (then (local.set $step (f64.div (f64.neg (local.get $Gn)) (local.get $H))))
+              (else (local.set $step (f64.neg (local.get $b)))))))
+        (if (i32.eqz (f64.lt (f64.abs (local.get $step)) (f64.const 1e-12)))
+          (then
+            (local.set $next (f64.min (f64.max (f64.add (local.get $b) (local.get $step)) (f64.neg (local.get $C))) (local.get $C)))
+            (f64.store (i32.add (local.get $beta) (local.get $ai)) (local.get $next))
+            (if (f64.ne (local.get $next) (local.get $b))
+              (then (call $dualStep (f64.sub (local.get $next) (local.get $b)) (local.get $xi) (local.get $w) (local.get $d))))))
+        (local.set $s (i32.add (local.get $s) (i32.const 1)))
+        (br $visit)))
+    (f64.store (local.get $out) (local.get $gmax))
+    (f64.store offset=8 (local.get $out) (local.get $gnorm))
+    (local.get $active))
 )

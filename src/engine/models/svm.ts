@@ -11,7 +11,7 @@ import {
   KernelRows,
   sharedDecisions,
 } from './kernel-expansion';
-import { linearDualCD, linearSvrDualCD } from './linear-dual';
+import { dualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
 import { smo } from './smo';
 
 export type { Kernel } from './kernel-expansion';
@@ -49,7 +49,8 @@ export class SVM implements Model {
     const heads = this.classCount === 2 ? [1] : Array.from({ length: this.classCount }, (_, c) => c);
     const labels = (cls: number): Int8Array => Int8Array.from(target.y, (v) => (v === cls ? 1 : -1));
     if (this.kernel === 'linear') {
-      this.machines = heads.map((cls) => linearDualCD(X, labels(cls), this.C, rng));
+      const passes = dualPasses(X);
+      this.machines = heads.map((cls) => linearDualCD(X, labels(cls), this.C, rng, 1e-3, passes));
       return this;
     }
     if (this.classCount > 2) return this.fitPairs(X, target);

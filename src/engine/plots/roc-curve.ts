@@ -22,6 +22,56 @@ export interface RocPoint {
   threshold: number;
 }
 
+/** A curve as arrays: its points' rates and thresholds in [0, length), and its area. */
+interface CurveArrays {
+  fpr: Float64Array;
+  tpr: Float64Array;
+  threshold: Float64Array;
+  length: number;
+  auc: number;
+}
+
+/** Arrays for the curves of `n` scores (at most n + 1 points), reused from curve to curve. */
+function curveArrays(n: number): CurveArrays {
+  return { fpr: new Float64Array(n + 1), tpr: new Float64Array(n + 1), threshold: new Float64Array(n + 1), length: 0, auc: NaN };
+}
+
+/** rocCurve into `out` (no object per point: bootstraps draw thousands of curves). */
+function rocInto(score: Float64Array, positive: Uint8Array, w: Float64Array | undefined, idx: Int32Array, out: CurveArrays): void {
+  let P = 0;
+  let N = 0;
+  for (let i = 0; i < score.length; i++) {
+    const wi = w ? w[i] : 1;
+    if (positive[i]) P += wi;
+    else N += wi;
+  }
+  out.fpr[0] = 0;
+  out.tpr[0] = 0;
+  out.threshold[0] = Infinity;
+  let m = 1;
+  let tp = 0;
+  let fp = 0;
+  let area = 0;
+  for (let k = 0; k < idx.length;) {
+    const s = score[idx[k]];
+    const tp0 = tp;
+    const fp0 = fp;
+    for (; k < idx.length && score[idx[k]] === s; k++) {
+      const wi = w ? w[idx[k]] : 1;
+      if (positive[idx[k]]) tp += wi;
+      else fp += wi;
+    }
+    if (tp === tp0 && fp === fp0) continue;
+    area += ((fp - fp0) * (tp + tp0)) / 2;
+    out.fpr[m] = N > 0 ? fp / N : NaN;
+    out.tpr[m] = P > 0 ? tp / P : NaN;
+    out.threshold[m] = s;
+    m++;
+  }
+  out.length = m;
+  out.auc = P > 0 && N > 0 ? area / (P * N) : NaN;
+}
+
 /**
  * The weighted ROC curve of scores (one point per distinct score, from the highest, after (0, 0)) and its area by the
  * trapezoid rule: tied scores make a diagonal segment, so the area is the Mann-Whitney statistic with ties counting 1/2.
@@ -32,31 +82,10 @@ export function rocCurve(
   w?: Float64Array,
   order?: Int32Array,
 ): { points: RocPoint[]; auc: number } {
-  const idx = order ?? descending(score);
-  let P = 0;
-  let N = 0;
-  for (let i = 0; i < score.length; i++) {
-    const wi = w ? w[i] : 1;
-    if (positive[i]) P += wi;
-    else N += wi;
-  }
-  const points: RocPoint[] = [{ fpr: 0, tpr: 0, threshold: Infinity }];
-  let tp = 0;
-  let fp = 0;
-  let area = 0;
-  for (let k = 0; k < idx.length;) {
-    const s = score[idx[k]];
-    const [tp0, fp0] = [tp, fp];
-    for (; k < idx.length && score[idx[k]] === s; k++) {
-      const wi = w ? w[idx[k]] : 1;
-      if (positive[idx[k]]) tp += wi;
-      else fp += wi;
-    }
-    if (tp === tp0 && fp === fp0) continue;
-    area += ((fp - fp0) * (tp + tp0)) / 2;
-    points.push({ fpr: N > 0 ? fp / N : NaN, tpr: P > 0 ? tp / P : NaN, threshold: s });
-  }
-  return { points, auc: P > 0 && N > 0 ? area / (P * N) : NaN };
+  const curve = curveArrays(score.length);
+  rocInto(score, positive, w, order ?? descending(score), curve);
+  const points = Array.from({ length: curve.length }, (_, k) => ({ fpr: curve.fpr[k], tpr: curve.tpr[k], threshold: curve.threshold[k] }));
+  return { points, auc: curve.auc };
 }
 
 function descending(score: Float64Array): Int32Array {
@@ -81,23 +110,33 @@ export function tprAt(points: RocPoint[], fpr: number): number {
 
 /** `tprAt` at each of the increasing false-positive rates `grid`, in one walk along the curve. */
 export function tprAtGrid(points: RocPoint[], grid: readonly number[]): number[] {
-  const out: number[] = [];
+  const out = new Float64Array(grid.length);
+  gridInto(
+    Float64Array.from(points, (p) => p.fpr),
+    Float64Array.from(points, (p) => p.tpr),
+    points.length,
+    grid,
+    out,
+    0,
+  );
+  return Array.from(out);
+}
+
+/** tprAtGrid of the curve's first `length` points, written into out[at, at + grid.length). */
+function gridInto(fprs: Float64Array, tprs: Float64Array, length: number, grid: readonly number[], out: Float64Array, at: number): void {
   let k = 0;
-  for (const fpr of grid) {
-    while (k < points.length && points[k].fpr < fpr) k++;
-    if (k === points.length) out.push(NaN);
-    else if (points[k].fpr === fpr) {
-      let tpr = points[k].tpr;
-      for (let m = k; m < points.length && points[m].fpr === fpr; m++) tpr = Math.max(tpr, points[m].tpr);
-      out.push(tpr);
-    } else if (k === 0) out.push(points[0].tpr);
-    else {
-      const a = points[k - 1];
-      const b = points[k];
-      out.push(a.tpr + ((b.tpr - a.tpr) * (fpr - a.fpr)) / (b.fpr - a.fpr));
-    }
+  for (let g = 0; g < grid.length; g++) {
+    const fpr = grid[g];
+    while (k < length && fprs[k] < fpr) k++;
+    let v: number;
+    if (k === length) v = NaN;
+    else if (fprs[k] === fpr) {
+      v = tprs[k];
+      for (let m = k; m < length && fprs[m] === fpr; m++) v = Math.max(v, tprs[m]);
+    } else if (k === 0) v = tprs[0];
+    else v = tprs[k - 1] + ((tprs[k] - tprs[k - 1]) * (fpr - fprs[k - 1])) / (fprs[k] - fprs[k - 1]);
+    out[at + g] = v;
   }
-  return out;
 }
 
 /** At most this many points are listed per curve (evenly thinned; the area is computed before). */
@@ -168,10 +207,14 @@ export const ROC_CURVE = definePlot({
       const { score, positive } = oneVsRest(ctx, c);
       const order = descending(score);
       const { points, auc } = rocCurve(score, positive, undefined, order);
+      const curve = curveArrays(score.length);
+      const drawn = new Float64Array(1 + BAND_FPR.length);
       const stats = await bootstrapIntervals(
         (w) => {
-          const curve = rocCurve(score, positive, w, order);
-          return [curve.auc, ...tprAtGrid(curve.points, BAND_FPR)];
+          rocInto(score, positive, w, order, curve);
+          drawn[0] = curve.auc;
+          gridInto(curve.fpr, curve.tpr, curve.length, BAND_FPR, drawn, 1);
+          return drawn;
         },
         ctx.metric,
         ctx.bootstraps,
