@@ -20,7 +20,9 @@ export interface MetricContext {
 export function bootstrapWeights(ctx: MetricContext, rng: Rng): Float64Array {
   const unitCounts = new Float64Array(ctx.unitCount);
   for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
-  return Float64Array.from(ctx.units, (u) => unitCounts[u]);
+  const w = new Float64Array(ctx.units.length);
+  for (let i = 0; i < w.length; i++) w[i] = unitCounts[ctx.units[i]];
+  return w;
 }
 
 /** Evaluators of one metric for each repeat of a configuration's predictions (mean over repeats). */

@@ -46,15 +46,24 @@ export function plannedRefits(model: PlotModel, size: number, folds: number): nu
   return plotKindsFor(model).reduce((s, k) => s + (k.refits?.(size, folds) ?? 0), 0);
 }
 
-/** Every plot that applies to the model, computed in the registry's order (plots that cannot be drawn are left out). */
+/**
+ * Every plot that applies to the model, in the registry's order (plots that cannot be drawn are left out). The kinds
+ * are computed side by side: while one waits for its refits on the worker threads, another's bootstraps run on this
+ * thread (each kind draws from its own random stream, so the values do not depend on the interleaving).
+ */
 export async function computePlots(ctx: PlotContext): Promise<ModelPlots> {
+  const kinds = plotKindsFor(ctx);
+  const values = await Promise.all(
+    kinds.map(async (kind) => {
+      // the bootstraps run on this thread: the progress heartbeat gets its turn between kinds
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      return kind.compute(ctx);
+    }),
+  );
   const plots: ModelPlots = {};
-  for (const kind of plotKindsFor(ctx)) {
-    // each kind's bootstraps run on this thread: the progress heartbeat gets its turn between them
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    const value = await kind.compute(ctx);
-    if (value !== undefined) Object.assign(plots, { [kind.name]: value });
-  }
+  kinds.forEach((kind, i) => {
+    if (values[i] !== undefined) Object.assign(plots, { [kind.name]: values[i] });
+  });
   return plots;
 }
 

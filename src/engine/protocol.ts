@@ -23,8 +23,11 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const cv = await crossValidate(run);
     const winners = await chooseWinners(run, cv);
     const calibrations = calibrateWinners(run, cv, winners);
+    // the selections on all samples start on the worker threads while the estimates' bootstraps run on this one
+    const refits = refitOnAllSamples(run, winners);
+    refits.catch(() => undefined);
     const estimates = await estimatePerformance(run, cv, winners);
-    const finals = await refitOnAllSamples(run, winners);
+    const finals = await refits;
     const plots = await plotModels(run, cv, winners, finals);
     const output = assembleOutput(run, { cv, winners, calibrations, estimates, finals, plots });
     run.progress.finish();

@@ -57,30 +57,34 @@ export async function plotModels(
     run.fits += specs.filter((s) => (s.fixedFeatures as number[]).length > 0).length;
     return preds.map((p) => new RepeatedEvaluator(metrics[0], [p], run.ctx));
   };
+  // the models' plots side by side too (their refits share the pool; each draws from its own random streams)
+  const computed = await Promise.all(
+    winners.keyed.map((km, i) => {
+      const repeats = cv.oof[km.config.index] as Float64Array[];
+      const memo = new Map<string, Promise<unknown>>();
+      return computePlots({
+        ...plotModel,
+        n,
+        classes,
+        oof: repeats,
+        predictions: meanOverRepeats(repeats),
+        metric: run.ctx,
+        primaryMetric: metrics[0],
+        bootstraps: BOOTSTRAPS,
+        rng: (stream) => new Rng(run.seed, stream, i),
+        signature: signatures[i],
+        selection: finals.selections[i],
+        foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
+        featureName: (f) => prepared.features[f].name,
+        refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+        memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+          if (!memo.has(key)) memo.set(key, compute());
+          return memo.get(key) as Promise<T>;
+        },
+      });
+    }),
+  );
   const plots: Record<string, ModelPlots> = {};
-  for (const [i, km] of winners.keyed.entries()) {
-    const repeats = cv.oof[km.config.index] as Float64Array[];
-    const memo = new Map<string, Promise<unknown>>();
-    plots[km.key] = await computePlots({
-      ...plotModel,
-      n,
-      classes,
-      oof: repeats,
-      predictions: meanOverRepeats(repeats),
-      metric: run.ctx,
-      primaryMetric: metrics[0],
-      bootstraps: BOOTSTRAPS,
-      rng: (stream) => new Rng(run.seed, stream, i),
-      signature: signatures[i],
-      selection: finals.selections[i],
-      foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
-      featureName: (f) => prepared.features[f].name,
-      refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
-      memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
-        if (!memo.has(key)) memo.set(key, compute());
-        return memo.get(key) as Promise<T>;
-      },
-    });
-  }
+  winners.keyed.forEach((km, i) => (plots[km.key] = computed[i]));
   return plots;
 }
