@@ -49,11 +49,10 @@ import { call, DatasetInfo, startServer, TaskStatus, uploadFile } from './server
  *   14.2-13.4: 50.9 s wall (8.6 MB/s), engine 7.7 s, service 4.6 s, PostgreSQL 5.5 s (after a checkpoint of
  *   the upload), peak 409 / 230 MB, 36 major GCs. The wall time is the engine process waiting under
  *   SCHED_IDLE at this load: the service's profile is 84% idle.
- * - the file parsed in two halves at once (split-parse.ts), A/B one after the other at load 7-8: one reading
- *   56.9 and 63.1 s wall, engine 9.2-9.4 s, peak 423-432 MB; two halves 69.1 and 65.9 s, engine 10.9 s, peak
- *   603-614 MB (no free core for the second thread at that load). At load 5.5-6.7, two halves: 31.0 s, engine
- *   9.5 s, service 3.5 s, PostgreSQL 5.0 s, peak 609 MB. The service's profile then: 3.1 of its 5.4 s CPU in
- *   the garbage collector, 1.2 s in writev (its reading of the data pipe and its COPY).
+ * - 2026-11-27, load 2.2-3.4, the file parsed in two halves at once (two threads, reverted): 11.3-12.3 s wall,
+ *   engine 9.6-10.8 s, peak 591-623 MB, against 10.5-13.4 s, 7.8-10.6 s and 425-433 MB with one reading (in
+ *   one build the halves were read by 4.7 and 5.0 s, the columns' finish after them took 1.4 s). The service's profile at load 7: 3.1 of its 5.4 s
+ *   CPU in the garbage collector (20-40 mark-compacts of a 35 MB heap while the columns stream), 1.2 s in writev.
  */
 const BEFORE = { wallS: 32.4, engineCpuS: 6.5, serviceCpuS: 12.6, postgresCpuS: 4.3, rows: 1_000_000 };
 

@@ -125,20 +125,6 @@ export interface ParsedColumn {
 }
 
 /**
- * What a ColumnBuilder read of a later part of a file (its own lines, parsed elsewhere): its values or codes,
- * levels and missing count, to be appended to the builder of the part before (ColumnBuilder.append).
- */
-export interface ColumnPart {
-  numeric: boolean;
-  values?: Float64Array;
-  codes?: Int32Array;
-  levels: string[];
-  missing: number;
-  /** Whether numbers it read before its first text were turned into their shortest text (toDict). */
-  converted: boolean;
-}
-
-/**
  * Accumulates one column's cells. Starts numeric and switches to a string dictionary at the first
  * value that is not a number (earlier numbers keep their text, as the builder records it from then on).
  */
@@ -150,8 +136,6 @@ export class ColumnBuilder {
   private n = 0;
   private missing = 0;
   private numeric: boolean;
-  /** Numbers were turned into text (toDict found a number to convert). */
-  private converted = false;
 
   constructor(
     readonly name: string,
@@ -263,7 +247,6 @@ export class ColumnBuilder {
         codes[i] = -1;
         continue;
       }
-      this.converted = true;
       const text = String(v);
       let code = this.dict.get(text);
       if (code === undefined) {
@@ -275,50 +258,6 @@ export class ColumnBuilder {
     }
     this.codes = codes;
     this.nums = new Float64Array(0);
-  }
-
-  /** The cells read so far, as a part to append to the builder of the lines before them (append). */
-  part(): ColumnPart {
-    const { numeric, levels, missing, converted } = this;
-    return numeric
-      ? { numeric, values: this.nums.subarray(0, this.n), levels, missing, converted }
-      : { numeric, codes: (this.codes as Int32Array).subarray(0, this.n), levels, missing, converted };
-  }
-
-  /**
-   * Whether append(p) gives what this builder would hold had it read p's lines itself: not when this column is
-   * text already and p read numbers as numbers (this builder would have kept their own text, not the shortest).
-   */
-  canAppend(p: ColumnPart): boolean {
-    return this.numeric || (!p.numeric && !p.converted);
-  }
-
-  /** Appends the cells of a later part of the file (canAppend must hold): numbers after numbers, or codes mapped to this column's levels. */
-  append(p: ColumnPart): void {
-    this.missing += p.missing;
-    if (this.numeric && p.numeric) {
-      const values = p.values as Float64Array;
-      if (this.nums.length < this.n + values.length) this.nums = grown(this.nums, this.n + values.length);
-      this.nums.set(values, this.n);
-      this.n += values.length;
-      return;
-    }
-    // from p's first text on, the column is text: its numbers before (here and in p) take their shortest text
-    if (this.numeric) this.toDict();
-    const codes = p.codes as Int32Array;
-    const to = Int32Array.from(p.levels, (text) => {
-      let code = this.dict.get(text);
-      if (code === undefined) {
-        code = this.levels.length;
-        this.dict.set(text, code);
-        this.levels.push(text);
-      }
-      return code;
-    });
-    let mine = this.codes as Int32Array;
-    if (mine.length < this.n + codes.length) mine = this.codes = grown(mine, this.n + codes.length);
-    for (let i = 0; i < codes.length; i++) mine[this.n + i] = codes[i] < 0 ? -1 : to[codes[i]];
-    this.n += codes.length;
   }
 
   finish(): ParsedColumn {
@@ -340,13 +279,6 @@ export class ColumnBuilder {
       distinctCount: this.levels.length,
     };
   }
-}
-
-/** `array`'s values in a new array of `size`. */
-function grown<A extends Float64Array | Int32Array>(array: A, size: number): A {
-  const next = new (array.constructor as new (n: number) => A)(size);
-  next.set(array);
-  return next;
 }
 
 /** The first n values of `array`: a view when at most an eighth of it is unused, else a copy. */

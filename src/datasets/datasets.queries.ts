@@ -1,4 +1,3 @@
-import type { Pool } from 'pg';
 import type { DataSource, EntityManager } from 'typeorm';
 import { copyIn } from '../database/copy-in';
 import { clientOf, Db, execute, prepared, rows } from '../database/sql';
@@ -163,35 +162,12 @@ export function levelsCopy(datasetId: string, idx: number): string {
   return `SELECT convert_to(levels::text, 'UTF8') FROM dataset_columns WHERE dataset_id = ${Number(datasetId)} AND idx = ${Number(idx)}`;
 }
 
-/** Where a chunk's first line feed is (1-based; 0 when it has none). */
-const LINE_FEED_AT = `position('\\x0a'::bytea IN data)`;
-
 /**
  * The text of a binary COPY of a stored file's chunks in order (copy-bytes.ts runs it on a connection of its own:
- * raw bytes). The key is a number the caller checked. With `part`, one side of the first line feed in chunk
- * `part.seq`: the bytes up to it and with it ('before'), or those after it ('after').
+ * raw bytes). The key is a number the caller checked.
  */
-export function fileChunksCopy(filePk: string, part?: { seq: number; side: 'before' | 'after' }): string {
-  if (!part) return `SELECT data FROM file_chunks WHERE file_pk = ${Number(filePk)} ORDER BY seq`;
-  const seq = Number(part.seq);
-  const [cut, range] =
-    part.side === 'before'
-      ? [`substring(data FROM 1 FOR ${LINE_FEED_AT})`, `seq <= ${seq}`]
-      : [`substring(data FROM ${LINE_FEED_AT} + 1)`, `seq >= ${seq}`];
-  return `SELECT CASE WHEN seq = ${seq} THEN ${cut} ELSE data END FROM file_chunks WHERE file_pk = ${Number(filePk)} AND ${range} ORDER BY seq`;
-}
-
-/**
- * The stored file's middle chunk, where fileChunksCopy can split it (the number of the chunk after the middle),
- * when that chunk holds a line feed.
- */
-export async function splitChunk(pool: Pool, filePk: string): Promise<number | undefined> {
-  const { rows: found } = await pool.query<{ seq: number; at: number }>(
-    `SELECT seq, ${LINE_FEED_AT} AS at FROM file_chunks
-      WHERE file_pk = $1 AND seq = (SELECT (max(seq) + 1) / 2 FROM file_chunks WHERE file_pk = $1)`,
-    [filePk],
-  );
-  return found.length === 1 && Number(found[0].at) > 0 ? Number(found[0].seq) : undefined;
+export function fileChunksCopy(filePk: string): string {
+  return `SELECT data FROM file_chunks WHERE file_pk = ${Number(filePk)} ORDER BY seq`;
 }
 
 /** `length` bytes of one column's deflated data from byte `from` (0-based). */

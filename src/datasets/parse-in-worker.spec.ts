@@ -91,35 +91,6 @@ describe('parseStoredTable (the engine process reads the stored file from the da
     }
   });
 
-  it('reads a large file in two halves at once (from splitBytes on) into the same columns, and finds its faults and lost chunks', async () => {
-    const rows = Array.from({ length: 30_000 }, (_, i) => `${(i * 0.37).toFixed(3)},${i % 5 ? 'x' : 'y'},${i % 11}`);
-    const text = `a,b,c\n${rows.join('\n')}\n`;
-    /** The columns as read, every packed one as its bytes (a piped one read from its pipe, in column order). */
-    const columns = async (file: { filePk: string; sizeInBytes: number }, splitBytes: number) => {
-      const { table, release } = await parseStoredTable({ databaseUrl: url, ...file }, { ...OPTIONS, splitBytes });
-      try {
-        const read = [];
-        for (const c of table.columns) {
-          const pieces = c.packed instanceof PipedBytes ? c.packed.pieces() : [c.packed as Uint8Array];
-          const bytes = [];
-          for await (const piece of pieces) bytes.push(Buffer.from(piece));
-          read.push({ ...c, packed: Buffer.concat(bytes) });
-        }
-        return { sampleCount: table.sampleCount, read };
-      } finally {
-        release();
-      }
-    };
-    const file = await stored(text, 50_000);
-    const halves = await columns(file, 1);
-    expect(halves.sampleCount).toBe(30_000);
-    expect(halves).toEqual(await columns(file, Infinity));
-    const ragged = await stored(`${text}1,x\n`, 50_000);
-    await expect(parseStoredTable({ databaseUrl: url, ...ragged }, { ...OPTIONS, splitBytes: 1 })).rejects.toThrow(/^line 30002: 2 fields/);
-    const lost = await stored(text, 50_000, 1);
-    await expect(parseStoredTable({ databaseUrl: url, ...lost }, { ...OPTIONS, splitBytes: 1 })).rejects.toThrow(/lost chunks/);
-  });
-
   it('ends the engine process when its signal aborts while it parses', async () => {
     const file = await stored(`a,b\n${'1,2\n'.repeat(200_000)}`, 65_536);
     const during = new AbortController();

@@ -46,14 +46,9 @@ export interface PipedTable {
  * parseTable, then packTable, in an engine process that reads the stored file from the database over a
  * connection of its own: this process never touches the file's bytes, nor holds the columns' data, which
  * waits in the engine process until read from its pipe. A fault in the file rejects with TableError;
- * aborting `signal` (until release) ends the process. A file from `splitBytes` on is read in two halves at
- * once (split-parse.ts; SPLIT_BYTES unless given).
+ * aborting `signal` (until release) ends the process.
  */
-export async function parseStoredTable(
-  source: StoredFileSource,
-  options: TableOptions & { splitBytes?: number },
-  signal?: AbortSignal,
-): Promise<PipedTable> {
+export async function parseStoredTable(source: StoredFileSource, options: TableOptions, signal?: AbortSignal): Promise<PipedTable> {
   signal?.throwIfAborted();
   const { worker, result } = startParser({ ...options, source, pack: true });
   let aborted: (e: Error) => void = () => undefined;

@@ -12,20 +12,13 @@ export class PlainLines {
 
   /**
    * `take` gets each line that is not empty as bytes[from, end): without its line end (a CR before it dropped) and,
-   * on the file's first line, without byte order marks. A line with more than `maxField` characters throws `tooLarge(line)`.
+   * on the first line, without byte order marks. A line with more than `maxField` characters throws `tooLarge(line)`.
    */
   constructor(
     private readonly maxField: number,
     private readonly take: (bytes: Buffer, from: number, end: number, line: number) => void,
     private readonly tooLarge: (line: number) => Error,
-    /** Whether the bytes start the file (byte order marks are dropped from the first line), not a later part of it. */
-    private readonly fileStart = true,
   ) {}
-
-  /** Whether every line so far has ended (no start of a line waits for the next chunk). */
-  get atLineStart(): boolean {
-    return this.carried === 0;
-  }
 
   /** The lines of the next chunk of the file (`final`: the file ends with it). */
   push(bytes: Buffer, final: boolean): void {
@@ -58,13 +51,13 @@ export class PlainLines {
     this.carry.push(chunk);
     this.carried += chunk.length;
     const rest = this.joinCarry();
-    return this.count === 0 && this.fileStart ? rest.subarray(afterBoms(rest, 0, rest.length)) : rest;
+    return this.count === 0 ? rest.subarray(afterBoms(rest, 0, rest.length)) : rest;
   }
 
   /** One line, bytes[from, stop) with a trailing CR dropped. */
   private line(bytes: Buffer, from: number, stop: number): void {
     this.count++;
-    if (this.count === 1 && this.fileStart) from = afterBoms(bytes, from, stop);
+    if (this.count === 1) from = afterBoms(bytes, from, stop);
     const end = stop > from && bytes[stop - 1] === 13 ? stop - 1 : stop;
     if (end === from) return;
     if (this.over(bytes, from, end)) throw this.tooLarge(this.count);

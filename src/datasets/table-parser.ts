@@ -4,7 +4,6 @@ import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
 import { PlainLines } from './plain-lines';
-import type { TableLayout, TablePart, TableSplit } from './table-split';
 import type { Writable } from 'node:stream';
 
 export interface TableOptions {
@@ -52,34 +51,9 @@ function checkNames(names: string[], what: string, allowEmptyFirst: boolean): vo
  * Reads a delimited text table from a stream of byte chunks into typed columns. UTF-8 only (with or
  * without BOM), quoted fields may hold separators and newlines, CRLF or LF. Faults (bad bytes, ragged
  * rows, bad quotes, duplicate or empty names, no data) throw TableError naming the line or column.
- * Nothing but the columns being built is held in memory. With `split`, `chunks` are the file's first part
- * (ending with a whole line), and the rest is read elsewhere meanwhile (TableSplit): the result is the same.
+ * Nothing but the columns being built is held in memory.
  */
-export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOptions, split?: TableSplit): Promise<ParsedTable> {
-  const consume = options.hasSamplesInRows ? rowsConsumer(options, split) : columnsConsumer(options);
-  await readTable(chunks, options, consume, split);
-  return consume.finish();
-}
-
-/**
- * The lines of a later part of a file (whole lines, none of them a header) with the columns of `layout`, as
- * parseTable would read them after the lines before. Throws (a TableError) at a quote or any fault: the
- * part is then read again in order, where the fault is reported with its line.
- */
-export async function parseTablePart(chunks: AsyncIterable<Buffer>, options: TableOptions, layout: TableLayout): Promise<TablePart> {
-  const consume = rowsConsumer(options, undefined, layout);
-  const bytes = await readTable(chunks, options, consume, undefined, layout);
-  return { ...consume.part!(), bytes };
-}
-
-/** parseTable's reading (and parseTablePart's, with `layout`) into `consume`; resolves with the bytes read. */
-async function readTable(
-  chunks: AsyncIterable<Buffer>,
-  options: TableOptions,
-  consume: Consumer,
-  split?: TableSplit,
-  layout?: TableLayout,
-): Promise<number> {
+export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOptions): Promise<ParsedTable> {
   const maxField = options.maxFieldLength ?? 10_000_000;
   const parser: Parser = parse({
     delimiter: options.separator,
@@ -89,11 +63,12 @@ async function readTable(
     relax_column_count: false,
     max_record_size: maxField,
   });
+  const consume = options.hasSamplesInRows ? rowsConsumer(options) : columnsConsumer(options);
   const sep = options.separator;
   const sepBytes = Buffer.from(sep, 'utf8');
 
   // Every record must have as many fields as the first, whichever path read it.
-  let width: number | undefined = layout?.width;
+  let width: number | undefined;
   const record = (fields: string[], line: number) => {
     width ??= fields.length;
     if (fields.length !== width) {
@@ -112,14 +87,12 @@ async function readTable(
       record(bytes.toString('utf8', from, end).split(sep), line);
     },
     (line) => new TableError(`line ${line}: a field is too large`),
-    !layout,
   );
   // a failure of `chunks` themselves (a lost connection, a lost chunk): not a fault of the file, thrown as it is
   let sourceFailure: Error | undefined;
-  const reading = readChunks(chunks, options, lines, parser, consume, split, !!layout).catch((e: Error) => {
+  const reading = readChunks(chunks, options, lines, parser, consume).catch((e: Error) => {
     if (!(e instanceof TableError)) sourceFailure = e;
     parser.destroy(e);
-    return 0;
   });
 
   try {
@@ -135,26 +108,17 @@ async function readTable(
     if (err.lines !== undefined) err.lines += lines.count;
     throw new TableError(describeCsvError(err, options.separator));
   }
-  return reading;
+  await reading;
+  return consume.finish();
 }
 
 /**
  * Feeds the file's chunks to `lines` while it has no quote character (the fast path: the bytes are only checked to be
  * UTF-8), and from the line of its first quote on to `parser` as text (the strict path), then ends the parser. A
- * fault found here rejects; parseTable then destroys the parser with it. With `split`, the rest of the file follows
- * `chunks` (TableSplit). A `part` (parseTablePart) has no strict path: a quote is a fault there. Resolves with the bytes read.
+ * fault found here rejects; parseTable then destroys the parser with it.
  */
-async function readChunks(
-  chunks: AsyncIterable<Buffer>,
-  options: TableOptions,
-  lines: PlainLines,
-  parser: Parser,
-  consume: Consumer,
-  split: TableSplit | undefined,
-  part: boolean,
-): Promise<number> {
+async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, lines: PlainLines, parser: Parser, consume: Consumer) {
   let fast = options.separator !== '"' && options.separator !== '\n' && options.separator !== '\r';
-  if (part && !fast) throw new TableError('a part of a file is read on the fast path only');
   // While the fast path reads bytes, this decoder only checks them: an ASCII chunk needs no check, unless the
   // chunk before it ended inside a character (`unsure`: the last chunk checked was not ASCII).
   const checker = new TextDecoder('utf-8', { fatal: true });
@@ -163,8 +127,7 @@ async function readChunks(
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const where = () => (fast ? lines.count + 1 : lines.count + parser.info.lines);
   let offset = 0;
-  /** Reads one chunk; false once the parser is destroyed (parseTable reports its error). */
-  const step = async (chunk: Buffer): Promise<boolean> => {
+  for await (const chunk of chunks) {
     const badBytes = () =>
       new TableError(
         `the file is not valid UTF-8 text (bad bytes between byte ${offset} and ${offset + chunk.length}, near line ${where()}); save it as UTF-8`,
@@ -187,9 +150,8 @@ async function readChunks(
       offset += chunk.length;
       if (chunk.indexOf(34) < 0) {
         lines.push(chunk, false);
-        return true;
+        continue;
       }
-      if (part) throw new TableError('a quote in a part of a file');
       // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
       fast = false;
       text = decoder.decode(lines.rest(chunk), { stream: true });
@@ -204,12 +166,7 @@ async function readChunks(
     }
     // a fault found in this text destroys the parser, which then never drains: stop at its close too
     if (!parser.write(text)) await drainedOrClosed(parser);
-    return !parser.destroyed;
-  };
-  for await (const chunk of chunks) if (!(await step(chunk))) return offset;
-  if (split) {
-    const rest = await split.rest(fast && lines.atLineStart ? (p) => consume.adopt!(p) : undefined);
-    if (rest) for await (const chunk of rest) if (!(await step(chunk))) return offset;
+    if (parser.destroyed) return; // parseTable reports the parser's error
   }
   try {
     if (!fast) decoder.decode();
@@ -219,7 +176,6 @@ async function readChunks(
   }
   if (fast) lines.push(Buffer.alloc(0), true);
   parser.end();
-  return offset;
 }
 
 /** Resolves when `stream` can take more writes, or is closed (destroyed by an error: no 'drain' comes then). */
@@ -321,10 +277,6 @@ interface Consumer {
    * bytes of `separator`; false otherwise, when the caller must fail (some of its fields may have been taken).
    */
   line?(bytes: Buffer, start: number, end: number, separator: Buffer, width: number): boolean;
-  /** Appends the columns of the lines after those read (TableSplit); false, having changed nothing, when it cannot. */
-  adopt?(part: TablePart): boolean;
-  /** The lines read, as a part of a file (parseTablePart). */
-  part?(): Omit<TablePart, 'bytes'>;
   finish(): ParsedTable;
 }
 
@@ -338,11 +290,8 @@ function startsAt(bytes: Buffer, k: number, end: number, separator: Buffer): boo
   return true;
 }
 
-/**
- * Samples in rows: the usual table, one column per feature. `split` is told the columns once the first line is
- * read; with `layout`, the lines are a later part of a file (no header), in those columns.
- */
-function rowsConsumer(o: TableOptions, split?: TableSplit, layout?: TableLayout): Consumer {
+/** Samples in rows: the usual table, one column per feature. */
+function rowsConsumer(o: TableOptions): Consumer {
   let builders: ColumnBuilder[] | undefined;
   let names: string[] | undefined;
   let rows = 0;
@@ -363,9 +312,7 @@ function rowsConsumer(o: TableOptions, split?: TableSplit, layout?: TableLayout)
       names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
     }
     const capacity = expected ? capacityFor(expected.lines, width, expected.size) : defaultCapacity(width);
-    const text = layout?.text ?? names.map((n, i) => (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n));
-    builders = names.map((n, i) => new ColumnBuilder(n, text[i], capacity));
-    split?.started({ width, text });
+    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity));
   };
   return {
     expect(lines, size) {
@@ -381,7 +328,6 @@ function rowsConsumer(o: TableOptions, split?: TableSplit, layout?: TableLayout)
       rows++;
     },
     line(bytes, start, end, separator, width) {
-      if (!builders && layout) setUp(layout.width);
       if (!builders || builders.length !== width) return false;
       if (separator.length === 1 && !NUMBER_BYTES.has(separator[0])) {
         // each cell read up to the separator in one pass (its number parsed on the way)
@@ -418,16 +364,6 @@ function rowsConsumer(o: TableOptions, split?: TableSplit, layout?: TableLayout)
       }
       rows++;
       return true;
-    },
-    adopt(part) {
-      const b = builders;
-      if (!b || part.columns.length !== b.length || !part.columns.every((c, j) => b[j].canAppend(c))) return false;
-      part.columns.forEach((c, j) => b[j].append(c));
-      rows += part.rows;
-      return true;
-    },
-    part() {
-      return { rows, columns: (builders ?? []).map((b) => b.part()) };
     },
     finish() {
       if (!builders) throw new TableError('the file is empty');

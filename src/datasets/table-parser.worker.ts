@@ -3,16 +3,14 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
-import { parseStoredFile } from './split-parse';
-import type { StoredFileSource } from './stored-file';
-import { ParsedTable, TableError, TableOptions } from './table-parser';
+import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
+import { StoredFileSource, storedFileBytes } from './stored-file';
 
 /**
  * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), and
- * `source`: the stored file this thread reads from the database itself; from `splitBytes` on (split-parse.ts's
- * SPLIT_BYTES unless given) in two halves at once.
+ * `source`: the stored file this thread reads from the database itself.
  */
-export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource; splitBytes?: number };
+export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource };
 /** To the main thread: the table or the fault. */
 export type ParseOutput = { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
 
@@ -27,7 +25,7 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
   try {
-    return await parseStoredFile(pool, source, options, PIECE_BYTES, options.splitBytes);
+    return await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), options);
   } finally {
     await pool.end();
   }
