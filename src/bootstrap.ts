@@ -1,14 +1,28 @@
 import { Logger, LoggerService } from '@nestjs/common';
+import * as v8 from 'node:v8';
 import { AppConfig, ConfigError, loadConfig } from './config/config';
 import type { Logger as Pino } from 'pino';
 import { createRootLogger, nestLogger } from './common/logger';
 import { ResolvedDatabase, resolveDatabase, runMigrations } from './database/database';
 
-/** What both entry points (API and worker) do first: config, logger, database, migrations. */
+/**
+ * How far the V8 heap of a service process may grow past what a full collection left before the next one starts: 150%
+ * more (2.5 times), where V8 picks between 10% and 300% by its own measures (about 70% for the API's 33 MB). The
+ * Buffers of requests (an image add's body, its PNG's data inflated, the database driver's copies: about 0.5 MB an
+ * add) count against that room until a collection frees them; young-generation collections free them once 32 MB are
+ * held, but with 70% the room (about 24 MB) ran out first, and every ~40 image adds ended in a collection of the whole
+ * heap (13 in 500 adds at load 6-7, a fifth of the service's CPU with the compiler threads' marking). With 150%:
+ * 2 in 500 adds, 0.7-1 ms less CPU per add. The bound of the heap (--max-old-space-size) is unchanged.
+ */
+export const HEAP_GROWING_PERCENT = 150;
+
+/** What both entry points (API and worker) do first: the heap's growth, config, logger, database, migrations. */
 export async function prepare(
   name: string,
   overrides: Partial<AppConfig> = {},
 ): Promise<{ config: AppConfig; logger: LoggerService; root: Pino; log: Logger; db: ResolvedDatabase }> {
+  // read by V8 each time it sets the heap's next limit, so it holds from the next collection on
+  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   let config: AppConfig;
   try {
     config = { ...loadConfig(), ...overrides };
