@@ -49,6 +49,13 @@ import { call, DatasetInfo, startServer, TaskStatus, uploadFile } from './server
  *   14.2-13.4: 50.9 s wall (8.6 MB/s), engine 7.7 s, service 4.6 s, PostgreSQL 5.5 s (after a checkpoint of
  *   the upload), peak 409 / 230 MB, 36 major GCs. The wall time is the engine process waiting under
  *   SCHED_IDLE at this load: the service's profile is 84% idle.
+ * - 2026-11-27, load 2.2-3.4, the file parsed in two halves at once (two threads, reverted): 11.3-12.3 s wall,
+ *   engine 9.6-10.8 s, peak 591-623 MB, against 10.5-13.4 s, 7.8-10.6 s and 425-433 MB with one reading (in
+ *   one build the halves were read by 4.7 and 5.0 s, the columns' finish after them took 1.4 s). The service's profile at load 7: 3.1 of its 5.4 s
+ *   CPU in the garbage collector (20-40 mark-compacts of a 35 MB heap while the columns stream), 1.2 s in writev.
+ *   Where a build's 10.6 s went at load 2.2-2.6 (one reading): engine process up 0.45 s, read and parse 5.2 s,
+ *   the columns' finish (distinct counts) 0.8 s, deflate 0.2 s, then the COPY 3.65 s (PostgreSQL 3.8 s CPU,
+ *   service 2.7 s); CPU in all 14.3 s (engine 7.8 s), so 2 cores cannot go below ~7.2 s even fully overlapped.
  */
 const BEFORE = { wallS: 32.4, engineCpuS: 6.5, serviceCpuS: 12.6, postgresCpuS: 4.3, rows: 1_000_000 };
 
