@@ -18,9 +18,13 @@ export interface MetricContext {
 
 /** Bootstrap weights over samples: counts of each sample's unit in a resample of units. */
 export function bootstrapWeights(ctx: MetricContext, rng: Rng): Float64Array {
-  const unitCounts = new Float64Array(ctx.unitCount);
+  return drawBootstrapWeights(ctx, rng, new Float64Array(ctx.unitCount), new Float64Array(ctx.units.length));
+}
+
+/** bootstrapWeights into `w` (one weight per sample), counting units in `unitCounts` (both reused by the caller). */
+export function drawBootstrapWeights(ctx: MetricContext, rng: Rng, unitCounts: Float64Array, w: Float64Array): Float64Array {
+  unitCounts.fill(0);
   for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
-  const w = new Float64Array(ctx.units.length);
   for (let i = 0; i < w.length; i++) w[i] = unitCounts[ctx.units[i]];
   return w;
 }

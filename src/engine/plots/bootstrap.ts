@@ -1,4 +1,4 @@
-import { MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { drawBootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
 import { Rng } from '../rng';
 import { TimeSlices } from '../time-slices';
 
@@ -9,12 +9,7 @@ import { TimeSlices } from '../time-slices';
 function weightDrawer(ctx: MetricContext, rng: Rng): () => Float64Array {
   const unitCounts = new Float64Array(ctx.unitCount);
   const w = new Float64Array(ctx.units.length);
-  return () => {
-    unitCounts.fill(0);
-    for (let k = 0; k < ctx.unitCount; k++) unitCounts[rng.int(ctx.unitCount)]++;
-    for (let i = 0; i < w.length; i++) w[i] = unitCounts[ctx.units[i]];
-    return w;
-  };
+  return () => drawBootstrapWeights(ctx, rng, unitCounts, w);
 }
 
 /** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
