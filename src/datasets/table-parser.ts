@@ -17,6 +17,19 @@ export interface TableOptions {
   maxFieldLength?: number;
   /** The file's size, when known: columns are then sized for the rows it should hold, estimated from its first chunk. */
   sizeInBytes?: number;
+  /** Samples in rows only: the number columns' values handed over every `rows` rows while the file is read. */
+  pieces?: RowCuts;
+}
+
+/**
+ * Every `rows` rows, `take` gets piece `piece` (0, 1, ...): views of the values of rows [piece x rows, (piece + 1)
+ * x rows) of each column (`idx`) that holds numbers only so far. A column still of numbers at the end was in
+ * every piece, and its ParsedColumn says so (`pieces`; its `bytes` by `pieceBytes`).
+ */
+export interface RowCuts {
+  rows: number;
+  take(piece: number, columns: { idx: number; values: Float64Array }[]): void;
+  pieceBytes(count: number): number;
 }
 
 export interface ParsedTable {
@@ -297,6 +310,21 @@ function rowsConsumer(o: TableOptions): Consumer {
   let rows = 0;
   let ends = new Int32Array(0); // where each field of a line ends (line())
   let expected: { lines: number; size: number } | undefined;
+  const cuts = o.pieces;
+  let pieces = 0; // handed to cuts
+  let nextCut = cuts ? cuts.rows : Infinity;
+  /** Rows [nextCut - cuts.rows, nextCut) of the columns of numbers, to cuts. */
+  const cut = () => {
+    const from = nextCut - (cuts as RowCuts).rows;
+    const columns: { idx: number; values: Float64Array }[] = [];
+    (builders as ColumnBuilder[]).forEach((b, idx) => {
+      const values = b.numbers(from, nextCut);
+      if (values) columns.push({ idx, values });
+    });
+    if (columns.length) (cuts as RowCuts).take(pieces, columns);
+    pieces++;
+    nextCut += (cuts as RowCuts).rows;
+  };
   const setUp = (width: number, header?: string[]) => {
     if (header) {
       try {
@@ -325,7 +353,7 @@ function rowsConsumer(o: TableOptions): Consumer {
       }
       const b = builders as ColumnBuilder[];
       for (let j = 0; j < b.length; j++) b[j].push(fields[j]);
-      rows++;
+      if (++rows === nextCut) cut();
     },
     line(bytes, start, end, separator, width) {
       if (!builders || builders.length !== width) return false;
@@ -341,7 +369,7 @@ function rowsConsumer(o: TableOptions): Consumer {
           if (j === width - 1) return false;
           k++;
         }
-        rows++;
+        if (++rows === nextCut) cut();
         return true;
       }
       // a separator of several bytes, or one that numbers are written with: find where each field ends first
@@ -362,7 +390,7 @@ function rowsConsumer(o: TableOptions): Consumer {
         builders[j].pushBytes(bytes, from, ends[j]);
         from = ends[j] + size;
       }
-      rows++;
+      if (++rows === nextCut) cut();
       return true;
     },
     finish() {
@@ -372,7 +400,12 @@ function rowsConsumer(o: TableOptions): Consumer {
       if (builders.length < 1 || (o.hasSampleHeaders && builders.length < 2)) {
         throw new TableError('the table has no feature columns');
       }
-      return { sampleCount: rows, columns: builders.map((b) => b.finish()), sampleColumn: o.hasSampleHeaders ? 0 : undefined };
+      const columns = builders.map((b) => b.finish());
+      if (cuts && pieces) {
+        const stored = { count: pieces, rows: pieces * cuts.rows, bytes: cuts.pieceBytes(pieces) };
+        for (const c of columns) if (c.encoding === 'f64') c.pieces = stored;
+      }
+      return { sampleCount: rows, columns, sampleColumn: o.hasSampleHeaders ? 0 : undefined };
     },
   };
 }

@@ -3,14 +3,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
+import { PieceTarget, PieceWriter } from './column-pieces';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
 import { StoredFileSource, storedFileBytes } from './stored-file';
 
 /**
- * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), and
- * `source`: the stored file this thread reads from the database itself.
+ * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), `source`:
+ * the stored file this thread reads from the database itself, and with `pieces` where it writes the long number
+ * columns' pieces as it parses (column-pieces.ts).
  */
-export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource };
+export type ParserThreadOptions = Omit<TableOptions, 'pieces'> & { pack?: boolean; source: StoredFileSource; pieces?: PieceTarget };
 /** To the main thread: the table or the fault. */
 export type ParseOutput = { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
 
@@ -22,11 +24,19 @@ const port = parentPort!;
 /** The table of the stored file, read from the database. */
 async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
-  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
+  // one connection reads the file, the other writes the pieces
+  const pool = new Pool({ connectionString: source.databaseUrl, max: 2 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+  const writer = options.pieces ? new PieceWriter(pool, options.pieces) : undefined;
   try {
-    return await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), options);
+    const table = await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), {
+      ...options,
+      pieces: writer?.cuts(),
+    });
+    await writer?.done();
+    return table;
   } finally {
+    await writer?.done().catch(() => undefined); // a failed parse: its pieces are written or failed before the pool ends
     await pool.end();
   }
 }
