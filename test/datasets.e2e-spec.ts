@@ -183,9 +183,10 @@ describe('the fast path and the strict reader', () => {
 });
 
 describe('long number columns, written in pieces while the file is parsed', () => {
-  // PIECE_ROWS + 8,000 rows (about 3 MB): x and age are numbers throughout (one piece each, then the rest), y turns
-  // to text after the first piece was written (its piece is left out), site is text
-  const n = PIECE_ROWS + 8_000;
+  // 3 x PIECE_ROWS + 8,000 rows (about 10 MB; three cuts, so that the parse waits once for the writer): x and age are
+  // numbers throughout (three pieces each, then the rest as a fourth), y turns to text after its pieces were written (they are
+  // left out), site is text
+  const n = 3 * PIECE_ROWS + 8_000;
   const lines = ['x,y,age,site'];
   for (let i = 0; i < n; i++) {
     lines.push(`${(i * 0.37 - 50).toFixed(4)},${i === n - 10 ? 'none' : i % 11 === 0 ? '' : i * 3},${18 + (i % 70)},${'abc'[i % 3]}`);
@@ -209,9 +210,9 @@ describe('long number columns, written in pieces while the file is parsed', () =
       [id],
     );
     expect(stored).toEqual([
-      { name: 'x', pieces: 1, held: 1 },
+      { name: 'x', pieces: 4, held: 4 },
       { name: 'y', pieces: 0, held: 0 },
-      { name: 'age', pieces: 1, held: 1 },
+      { name: 'age', pieces: 4, held: 4 },
       { name: 'site', pieces: 0, held: 0 },
     ]);
     // y's piece, written before it turned to text, was deleted with the build's other loose pieces
@@ -231,7 +232,7 @@ describe('long number columns, written in pieces while the file is parsed', () =
   });
 
   it('leaves no piece behind when the file turns out bad after its first pieces were written', async () => {
-    const bad = csv + '1,2\n';
+    const bad = lines.slice(0, PIECE_ROWS + 2).join('\n') + '\n1,2\n';
     const task = await uploadTask(t, owner.auth, projectId, bad);
     expect(task.state).toBe('failed');
     expect(task.error?.message).toMatch(/line \d+: 2 fields/);

@@ -123,8 +123,8 @@ export interface ParsedColumn {
   raw?: boolean;
   negative?: boolean;
   /**
-   * A long number column whose first `rows` values were written as `count` pieces while the file was parsed
-   * (column-pieces.ts), `bytes` in all: `packed` holds only the rest.
+   * A long number column whose first `rows` values (all of them, in a build) were written as `count` pieces while
+   * the file was parsed (column-pieces.ts), `bytes` in all: `packed` holds only the rest.
    */
   pieces?: { count: number; rows: number; bytes: number };
 }

@@ -17,15 +17,16 @@ describe('parseTable', () => {
     expect(table.columns[0].distinctCount).toBe(200000);
   });
 
-  it('hands over the number columns every `rows` rows while it reads, and marks those still numbers at the end', async () => {
+  it('hands over the number columns every `rows` rows while it reads, then the rest, and marks those still numbers at the end', async () => {
     // b turns to text on row 6 (in the second piece), c is text, d is kept as text
     const lines = Array.from({ length: 10 }, (_, i) => `${i},${i === 6 ? 'x' : i * 2},t${i},${i}`);
     const taken: { piece: number; columns: { idx: number; values: number[] }[] }[] = [];
     const pieces = {
       rows: 4,
-      take: (piece: number, columns: { idx: number; values: Float64Array }[]) =>
-        taken.push({ piece, columns: columns.map((c) => ({ idx: c.idx, values: Array.from(c.values) })) }),
-      pieceBytes: (count: number) => count * 100,
+      take: (piece: number, columns: { idx: number; values: Float64Array }[]) => {
+        taken.push({ piece, columns: columns.map((c) => ({ idx: c.idx, values: Array.from(c.values) })) });
+      },
+      pieceBytes: (rows: number) => rows * 10,
     };
     const table = await parseTable(chunked(`a,b,c,d\n${lines.join('\n')}\n`, 7), { ...OPTIONS, textColumns: new Set(['d']), pieces });
     expect(taken).toEqual([
@@ -37,9 +38,10 @@ describe('parseTable', () => {
         ],
       },
       { piece: 1, columns: [{ idx: 0, values: [4, 5, 6, 7] }] },
+      { piece: 2, columns: [{ idx: 0, values: [8, 9] }] }, // the rest, at the end
     ]);
     expect(table.columns.map((c) => [c.encoding, c.pieces])).toEqual([
-      ['f64', { count: 2, rows: 8, bytes: 200 }],
+      ['f64', { count: 3, rows: 10, bytes: 100 }],
       ['dict', undefined],
       ['dict', undefined],
       ['dict', undefined],

@@ -3,7 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
-import { PieceTarget, PieceWriter } from './column-pieces';
+import { PieceTarget, PieceThread } from './column-pieces';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
 import { StoredFileSource, storedFileBytes } from './stored-file';
 
@@ -24,10 +24,10 @@ const port = parentPort!;
 /** The table of the stored file, read from the database. */
 async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
-  // one connection reads the file, the other writes the pieces
-  const pool = new Pool({ connectionString: source.databaseUrl, max: 2 });
+  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
-  const writer = options.pieces ? new PieceWriter(pool, options.pieces) : undefined;
+  // the pieces are written by a thread of their own, over a connection of its own
+  const writer = options.pieces ? new PieceThread(source.databaseUrl, options.pieces) : undefined;
   try {
     const table = await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), {
       ...options,
@@ -35,8 +35,11 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
     });
     await writer?.done();
     return table;
+  } catch (e) {
+    // its last cuts (IN_FLIGHT at most) are written before the failure is told: the job's clean-up then sees them
+    await writer?.done().catch(() => undefined);
+    throw e;
   } finally {
-    await writer?.done().catch(() => undefined); // a failed parse: its pieces are written or failed before the pool ends
     await pool.end();
   }
 }
