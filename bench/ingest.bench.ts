@@ -7,9 +7,10 @@
  * scientific notation), an integer age, three categories (site, grade, sex) and a yes/no label. Uploads it
  * to the real service (its own embedded PostgreSQL, 127.0.0.1 only; the upload is timed apart), then times
  * createDataset from the request to the finished task: the file read back from PostgreSQL (binary COPY),
- * parsed and deflated in an engine process, typed and written, as every build runs. While it runs it samples
- * the CPU time and memory of each process involved: the engine process that parses and deflates (its threads
- * included), this process (the service: jobs, the PostgreSQL client) and PostgreSQL's processes, and gives
+ * parsed in an engine process whose threads read the file and write the long columns' pieces as it goes, typed
+ * and written, as every build runs. While it runs it samples the CPU time and memory of each process involved:
+ * the engine process (its reading, parsing and writing threads included), this process (the service: jobs, the
+ * PostgreSQL client) and PostgreSQL's processes, and gives
  * the CPU-based throughput (the file's MB per CPU second: what the wall figure would be with the cores to
  * itself, since the engine process yields them under SCHED_IDLE). Then the parser alone
  * (parseTable on the file, in this process) for where the time goes.
@@ -307,10 +308,10 @@ async function main() {
   process.stdout.write(
     [
       `build:         ${built.wallS.toFixed(1)} s wall, ${speed.toFixed(1)} MB/s${ratio(speed, beforeSpeed)} (target >= 50 MB/s: ${speed >= 50 ? 'met' : 'MISSED'}); ${built.sampleCount} x ${built.featureCount}, stored ${built.storedMb.toFixed(1)} MB`,
-      `CPU time:      engine process (parse, deflate) ${usage.engineCpuS.toFixed(1)} s${ratio(usage.engineCpuS, BEFORE.engineCpuS)}, service ${serviceCpuS.toFixed(1)} s${ratio(serviceCpuS, BEFORE.serviceCpuS)} (${serviceSystemS.toFixed(1)} s in the kernel), PostgreSQL ${usage.postgresCpuS.toFixed(1)} s${ratio(usage.postgresCpuS, BEFORE.postgresCpuS)} (${usage.backendCpuS.toFixed(1)} s in backends)`,
+      `CPU time:      engine process (read, parse, write) ${usage.engineCpuS.toFixed(1)} s${ratio(usage.engineCpuS, BEFORE.engineCpuS)}, service ${serviceCpuS.toFixed(1)} s${ratio(serviceCpuS, BEFORE.serviceCpuS)} (${serviceSystemS.toFixed(1)} s in the kernel), PostgreSQL ${usage.postgresCpuS.toFixed(1)} s${ratio(usage.postgresCpuS, BEFORE.postgresCpuS)} (${usage.backendCpuS.toFixed(1)} s in backends)`,
       // what the build would run at with a core to itself: the engine process waits under SCHED_IDLE when others want the cores
       `CPU-based:     ${(mb / usage.engineCpuS).toFixed(1)} MB/s per CPU second of the engine process, ${(mb / Math.max(usage.engineCpuS, serviceCpuS)).toFixed(1)} MB/s were the engine's and the service's work fully overlapped, ${(mb / (usage.engineCpuS + serviceCpuS + usage.postgresCpuS)).toFixed(1)} MB/s on one core for all three`,
-      `peak memory:   engine process ${usage.enginePeakMb.toFixed(0)} MB (target < 1024 MB: ${usage.enginePeakMb < 1024 ? 'met' : 'MISSED'}), service process ${servicePeakMb.toFixed(0)} MB (this process: it holds the columns while they are written)`,
+      `peak memory:   engine process ${usage.enginePeakMb.toFixed(0)} MB (target < 1024 MB: ${usage.enginePeakMb < 1024 ? 'met' : 'MISSED'}), service process ${servicePeakMb.toFixed(0)} MB (this process)`,
       `service GC:    ${gcs.major} major (incl. incremental marking), ${gcs.minor} minor, ${(gcs.ms / 1000).toFixed(1)} s in pauses`,
     ].join('\n') + '\n',
   );

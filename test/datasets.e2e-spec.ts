@@ -204,6 +204,9 @@ describe('long number columns, written in pieces while the file is parsed', () =
     expect(x.values).toEqual(Float64Array.from({ length: n }, (_, i) => Number((Math.sin(i) * 1000).toFixed(6))));
     expect(age.values).toEqual(Float64Array.from({ length: n }, (_, i) => 18 + (i % 70)));
     expect(y.levels.includes('none')).toBe(true);
+    // counted on two threads at the end of the parse: the same counts as one pass over the values
+    const f = expectSuccess(await t.http().get(`${API}/dataset/${id}/features`).set('Authorization', owner.auth));
+    expect(f.features.map((c: { distinctCount: number }) => c.distinctCount)).toEqual([new Set(x.values).size, y.levels.length, 70, 3]);
     const stored = await db().query(
       `SELECT c.name, c.pieces, octet_length(c.data) AS rest, count(p.piece)::int AS held, coalesce(sum(octet_length(p.data)), 0)::int AS bytes
          FROM dataset_columns c LEFT JOIN dataset_column_pieces p ON p.dataset_id = c.dataset_id AND p.idx = c.idx

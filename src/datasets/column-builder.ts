@@ -271,13 +271,15 @@ export class ColumnBuilder {
     this.nums = new Float64Array(0);
   }
 
-  finish(): ParsedColumn {
+  /** The column; a number column's distinctCount is -1 unless `countDistinct` (for the caller to count). */
+  finish(countDistinct = true): ParsedColumn {
     // hand over the arrays as they are when they are nearly full, or else exactly-sized copies, and drop the
     // growth buffers, so a wide table is not held twice
     if (this.numeric) {
       const values = fitted(this.nums, this.n);
       this.nums = new Float64Array(0);
-      return { name: this.name, encoding: 'f64', values, missingCount: this.missing, distinctCount: distinctNumbers(values) };
+      const distinctCount = countDistinct ? distinctNumbers(values) : -1;
+      return { name: this.name, encoding: 'f64', values, missingCount: this.missing, distinctCount };
     }
     const codes = fitted(this.codes as Int32Array, this.n);
     this.codes = new Int32Array(0);

@@ -19,6 +19,11 @@ export interface TableOptions {
   sizeInBytes?: number;
   /** Samples in rows only: the number columns' values handed over every `rows` rows while the file is read. */
   pieces?: RowCuts;
+  /**
+   * Samples in rows only: counts the distinct values of the number columns at the end (distinctNumbers of each,
+   * on several threads, say) in place of the parser; gives the counts and the arrays (moved and back, maybe).
+   */
+  distinct?: (values: Float64Array[]) => Promise<{ counts: number[]; values: Float64Array[] }>;
 }
 
 /**
@@ -125,7 +130,16 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     throw new TableError(describeCsvError(err, options.separator));
   }
   await reading;
-  return consume.finish();
+  const table = consume.finish();
+  if (options.distinct && options.hasSamplesInRows) {
+    const numbers = table.columns.filter((c) => c.encoding === 'f64');
+    const { counts, values } = await options.distinct(numbers.map((c) => c.values as Float64Array));
+    numbers.forEach((c, k) => {
+      c.values = values[k];
+      c.distinctCount = counts[k];
+    });
+  }
+  return table;
 }
 
 /**
@@ -415,7 +429,7 @@ function rowsConsumer(o: TableOptions): Consumer {
       }
       // the last rows of a file cut already are a piece too: written while the columns are finished here
       if (pieces && rows > cutRows) cut();
-      const columns = builders.map((b) => b.finish());
+      const columns = builders.map((b) => b.finish(!o.distinct));
       if (pieces) for (const c of columns) if (c.encoding === 'f64') c.pieces = { count: pieces, rows: cutRows, bytes: 0 };
       return { sampleCount: rows, columns, sampleColumn: o.hasSampleHeaders ? 0 : undefined };
     },
