@@ -16,6 +16,7 @@ import { TokenLastUsed1763801450000 } from './1763801450000-token-last-used';
 import { ResultDepth1763801500000 } from './1763801500000-result-depth';
 import { ImageAddQuota1763801600000 } from './1763801600000-image-add-quota';
 import { ImageAddReserve1763801700000 } from './1763801700000-image-add-reserve';
+import { ColumnPieces1763801800000 } from './1763801800000-column-pieces';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   ResultDepth1763801500000,
   ImageAddQuota1763801600000,
   ImageAddReserve1763801700000,
+  ColumnPieces1763801800000,
 ];

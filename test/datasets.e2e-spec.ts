@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { BlobReader, PipedBytes } from '../src/common/blob-channel';
 import { copyIn } from '../src/database/copy-in';
 import { clientOf } from '../src/database/sql';
+import { PIECE_ROWS } from '../src/datasets/column-pieces';
+import type { CodedColumn, NumericColumn } from '../src/engine/types';
 import { ColumnStore, TypedTable } from '../src/datasets/column-store';
 import {
   API,
@@ -177,6 +179,64 @@ describe('the fast path and the strict reader', () => {
     expect(a[2].missing_count).toBe(2858);
     expect(b).toEqual(a);
     expect(c).toEqual(a);
+  });
+});
+
+describe('long number columns, written in pieces while the file is parsed', () => {
+  // 3 x PIECE_ROWS + 8,000 rows (about 10 MB; three cuts, so that the parse waits once for the writer): x and age are
+  // numbers throughout (three pieces each, then the rest as a fourth), y turns to text after its pieces were written (they are
+  // left out), site is text
+  const n = 3 * PIECE_ROWS + 8_000;
+  const lines = ['x,y,age,site'];
+  for (let i = 0; i < n; i++) {
+    lines.push(`${(i * 0.37 - 50).toFixed(4)},${i === n - 10 ? 'none' : i % 11 === 0 ? '' : i * 3},${18 + (i % 70)},${'abc'[i % 3]}`);
+  }
+  const csv = lines.join('\n') + '\n';
+  const db = () => t.app.get(DataSource);
+
+  it('stores columns that read back as parsed, whose pieces belong to the dataset and go with it', async () => {
+    const id = await uploadDataset(t, owner.auth, projectId, csv);
+    const data = await t.app.get(ColumnStore).loadForEngine(id);
+    expect(data.sampleCount).toBe(n);
+    const [x, y, age] = data.columns as [NumericColumn, CodedColumn, NumericColumn];
+    expect([x.name, x.type, y.type, age.type]).toEqual(['x', 'numerical', 'categorical', 'numerical']);
+    // every value, across the piece's end
+    expect(x.values).toEqual(Float64Array.from({ length: n }, (_, i) => Number((i * 0.37 - 50).toFixed(4))));
+    expect(age.values).toEqual(Float64Array.from({ length: n }, (_, i) => 18 + (i % 70)));
+    expect(y.levels.includes('none')).toBe(true);
+    const stored = await db().query(
+      `SELECT c.name, c.pieces, (SELECT count(*)::int FROM dataset_column_pieces p WHERE p.dataset_id = c.dataset_id AND p.idx = c.idx) AS held
+         FROM dataset_columns c WHERE c.dataset_id = $1 ORDER BY c.idx`,
+      [id],
+    );
+    expect(stored).toEqual([
+      { name: 'x', pieces: 4, held: 4 },
+      { name: 'y', pieces: 0, held: 0 },
+      { name: 'age', pieces: 4, held: 4 },
+      { name: 'site', pieces: 0, held: 0 },
+    ]);
+    // y's piece, written before it turned to text, was deleted with the build's other loose pieces
+    expect(await db().query('SELECT count(*)::int AS n FROM dataset_column_pieces WHERE dataset_id IS NULL')).toEqual([{ n: 0 }]);
+    // its size counts the pieces: at least the two columns' n doubles
+    const ds = expectSuccess(await t.http().get(`${API}/dataset/${id}`).set('Authorization', owner.auth));
+    expect(ds.sizeInBytes).toBeGreaterThan(n * 8 * 2);
+    // the analysis path reads the same columns through readPacked (a data check of every column)
+    const check = await t.app.get(ColumnStore).readPacked(id, new Set(['x', 'age']), async (count, columns, pieces) => {
+      let bytes = 0;
+      for await (const p of pieces) bytes += p.piece.length;
+      return { count, bytes, declared: columns.reduce((a, c) => a + c.bytes, 0) };
+    });
+    expect(check.bytes).toBe(check.declared);
+    expectSuccess(await t.http().post(`${API}/dataset/${id}/delete`).set('Authorization', owner.auth));
+    expect(await db().query('SELECT count(*)::int AS n FROM dataset_column_pieces')).toEqual([{ n: 0 }]);
+  });
+
+  it('leaves no piece behind when the file turns out bad after its first pieces were written', async () => {
+    const bad = lines.slice(0, PIECE_ROWS + 2).join('\n') + '\n1,2\n';
+    const task = await uploadTask(t, owner.auth, projectId, bad);
+    expect(task.state).toBe('failed');
+    expect(task.error?.message).toMatch(/line \d+: 2 fields/);
+    expect(await db().query('SELECT count(*)::int AS n FROM dataset_column_pieces WHERE dataset_id IS NULL')).toEqual([{ n: 0 }]);
   });
 });
 

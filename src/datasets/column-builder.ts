@@ -122,6 +122,11 @@ export interface ParsedColumn {
   packed?: Uint8Array | PipedBytes;
   raw?: boolean;
   negative?: boolean;
+  /**
+   * A long number column whose first `rows` values (all of them, in a build) were written as `count` pieces while
+   * the file was parsed (column-pieces.ts), `bytes` in all: `packed` holds only the rest.
+   */
+  pieces?: { count: number; rows: number; bytes: number };
 }
 
 /**
@@ -211,6 +216,11 @@ export class ColumnBuilder {
     if (this.numeric && stop === start) this.pushMissingNumber();
     else this.push(bytes.toString('utf8', start, stop));
     return stop;
+  }
+
+  /** A view of the values of rows [from, to) while the column holds numbers only; undefined once it holds text. */
+  numbers(from: number, to: number): Float64Array | undefined {
+    return this.numeric ? this.nums.subarray(from, to) : undefined;
   }
 
   private pushMissingNumber(): void {

@@ -62,6 +62,30 @@ describe('storedFrames', () => {
     expect(inflateRawSync(stream).equals(bytes)).toBe(true);
   });
 
+  it('frames pieces that are not final, which the rest of a column packed on its own follows as one stream', async () => {
+    const values = Float64Array.from({ length: 300_000 }, (_, i) => (i % 1000) * 0.25);
+    const bytes = Buffer.from(values.buffer);
+    const parts: Uint8Array[] = [];
+    for (const [from, to] of [
+      [0, 100_000],
+      [100_000, 200_000],
+    ]) {
+      for await (const p of storedFrames([bytes.subarray(from * 8, to * 8)], (to - from) * 8, false)) parts.push(p);
+    }
+    const open = Buffer.concat(parts);
+    expect(() => inflateRawSync(open)).toThrow(); // no final block: the stream is not over
+    for (const rest of [values.subarray(200_000), values.subarray(300_000)]) {
+      // deflated (the rest compresses) or empty: either way the pieces and the rest read as the whole column
+      const packed = await packColumn({ encoding: 'f64', values: rest });
+      const whole = Buffer.concat([open, await storedForm(packed)]);
+      expect(
+        Buffer.from((await unpackColumn('f64', whole, 200_000 + rest.length)).buffer).equals(
+          bytes.subarray(0, (200_000 + rest.length) * 8),
+        ),
+      ).toBe(true);
+    }
+  });
+
   it('frames an empty column as one empty final block, and fails when the pieces fall short', async () => {
     const parts = [];
     for await (const p of storedFrames([], 0)) parts.push(p);

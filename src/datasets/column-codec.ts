@@ -67,17 +67,19 @@ export function storedSize(byteLength: number): number {
 
 /**
  * The `byteLength` bytes that `pieces` give, as a raw deflate stream of stored blocks (RFC 1951 3.2.4): each
- * block's 5-byte header, then views of the pieces' bytes (never copied), whatever the pieces' boundaries.
+ * block's 5-byte header, then views of the pieces' bytes (never copied), whatever the pieces' boundaries. Not
+ * `final`: no block is marked the last, so that more blocks may follow (a column's piece: column-pieces.ts).
  */
 export async function* storedFrames(
   pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   byteLength: number,
+  final = true,
 ): AsyncGenerator<Uint8Array> {
   let left = byteLength; // bytes not yet in a block
   let inBlock = 0; // bytes the current block still takes
   const header = (length: number) => {
     const h = Buffer.allocUnsafe(5);
-    h[0] = length === left ? 1 : 0; // BFINAL on the last block, BTYPE 00 (stored)
+    h[0] = final && length === left ? 1 : 0; // BFINAL on the last block, BTYPE 00 (stored)
     h.writeUInt16LE(length, 1);
     h.writeUInt16LE(length ^ 0xffff, 3);
     left -= length;
@@ -113,7 +115,8 @@ export async function storedForm(p: PackedData): Promise<Buffer> {
 export async function packTable(table: ParsedTable, lanes: number): Promise<void> {
   await inLanes(table.columns, lanes, async (c) => {
     if (c.encoding === 'f64') c.negative = hasNegative(c.values as Float64Array);
-    const { data, raw } = await packColumn(c);
+    // a column stored in pieces already (column-pieces.ts): only the rows after them are packed here
+    const { data, raw } = await packColumn(c.pieces ? { encoding: 'f64', values: (c.values as Float64Array).subarray(c.pieces.rows) } : c);
     // transferable as it is when large (zlib's own output buffer, or the column's own array); a small one may sit in Node's shared pool: copied
     c.packed = data.buffer.byteLength >= 65536 ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : new Uint8Array(data);
     if (raw) c.raw = true;

@@ -15,6 +15,8 @@ export interface ColumnRow {
   levels?: string[];
   missingCount: number;
   distinctCount: number;
+  /** Pieces written before it (column-pieces.ts): their count and size; `data` is what follows them. */
+  pieces?: { count: number; bytes: number };
 }
 
 /** PostgreSQL's binary COPY header: signature, flags, header extension length. */
@@ -45,17 +47,17 @@ export async function* columnRows(
     const pieces = c.data instanceof Uint8Array ? [c.data] : c.data.pieces();
     if (c.raw) yield* storedFrames(pieces, c.data.byteLength);
     else yield* pieces;
-    yield tail(levels, c.missingCount, c.distinctCount);
-    written(stored + (levels?.length ?? 0));
+    yield tail(levels, c.missingCount, c.distinctCount, c.pieces?.count ?? 0);
+    written(stored + (levels?.length ?? 0) + (c.pieces?.bytes ?? 0));
   }
   yield TRAILER;
 }
 
-/** A tuple's fields up to its data's length (`dataBytes`): its 9 fields, dataset_id, idx, name, type, encoding. */
+/** A tuple's fields up to its data's length (`dataBytes`): its 10 fields, dataset_id, idx, name, type, encoding. */
 function head(datasetId: string, idx: number, c: ColumnRow, dataBytes: number): Buffer {
   const texts = [c.name, c.type, c.encoding].map((t) => Buffer.from(t, 'utf8'));
   const out = Buffer.allocUnsafe(2 + 12 + 8 + texts.reduce((n, t) => n + 4 + t.length, 0) + 4);
-  let at = out.writeInt16BE(9, 0);
+  let at = out.writeInt16BE(10, 0);
   at = out.writeInt32BE(8, at);
   at = out.writeBigInt64BE(BigInt(datasetId), at);
   at = out.writeInt32BE(4, at);
@@ -68,9 +70,9 @@ function head(datasetId: string, idx: number, c: ColumnRow, dataBytes: number): 
   return out;
 }
 
-/** A tuple's fields after its data: levels (jsonb, or NULL), missing_count, distinct_count. */
-function tail(levels: Buffer | undefined, missingCount: number, distinctCount: number): Buffer {
-  const out = Buffer.allocUnsafe(4 + (levels ? 1 + levels.length : 0) + 16);
+/** A tuple's fields after its data: levels (jsonb, or NULL), missing_count, distinct_count, pieces. */
+function tail(levels: Buffer | undefined, missingCount: number, distinctCount: number, pieces: number): Buffer {
+  const out = Buffer.allocUnsafe(4 + (levels ? 1 + levels.length : 0) + 24);
   let at = 0;
   if (levels) {
     at = out.writeInt32BE(levels.length + 1, at);
@@ -80,6 +82,8 @@ function tail(levels: Buffer | undefined, missingCount: number, distinctCount: n
   at = out.writeInt32BE(4, at);
   at = out.writeInt32BE(missingCount, at);
   at = out.writeInt32BE(4, at);
-  out.writeInt32BE(distinctCount, at);
+  at = out.writeInt32BE(distinctCount, at);
+  at = out.writeInt32BE(4, at);
+  out.writeInt32BE(pieces, at);
   return out;
 }

@@ -135,7 +135,10 @@ export class ColumnStore {
             const levels = queries.levelsCopy(datasetId, stored[k].idx);
             for await (const piece of copyBytes(pool, levels, PACKED_PIECE)) yield { column: k, part: 'levels', piece };
           }
-          for (let from = 0; from < columns[k].bytes; from += PACKED_PIECE) {
+          for (let p = 0; p < stored[k].pieces; p++) {
+            yield { column: k, part: 'data', piece: await queries.columnPiece(tx, datasetId, stored[k].idx, p) };
+          }
+          for (let from = 0; from < stored[k].dataBytes; from += PACKED_PIECE) {
             const piece = await queries.dataPiece(tx, datasetId, stored[k].idx, from, PACKED_PIECE);
             yield { column: k, part: 'data', piece };
           }
@@ -198,8 +201,8 @@ async function* packedAhead(columns: TypedTable['columns'], lanes: number): Asyn
   const pack = async (c: TypedTable['columns'][number]): Promise<ColumnRow> => {
     try {
       const { data, raw } = c.packed ? { data: c.packed, raw: c.raw } : await packColumn(c);
-      const { name, type, encoding, levels, missingCount, distinctCount } = c;
-      return { name, type, encoding, data, raw, levels, missingCount, distinctCount };
+      const { name, type, encoding, levels, missingCount, distinctCount, pieces } = c;
+      return { name, type, encoding, data, raw, levels, missingCount, distinctCount, pieces };
     } finally {
       c.values = undefined;
       c.codes = undefined;

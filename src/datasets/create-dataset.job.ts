@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Codes } from '../common/error-codes';
 import { urlOf } from '../database/sql';
@@ -8,6 +9,7 @@ import { JobsService } from '../jobs/jobs.service';
 import { JobFailure } from '../jobs/jobs.types';
 import { textColumnsOf } from './column-codec';
 import { ColumnStore, TypedTable } from './column-store';
+import * as queries from './datasets.queries';
 import { FilesService } from './files.service';
 import { parseStoredTable } from './parse-in-worker';
 import { TableError } from './table-parser';
@@ -36,15 +38,20 @@ export const CREATE_DATASET_JOB: JobKind<CreateDatasetPayload> = {
   waitsAs: 'pending',
 };
 
-/** A parsed file, typed, whose columns' data waits in the engine process that parsed it until written. */
+/**
+ * A parsed file, typed, whose columns' data waits in the engine process that parsed it until written, but for
+ * the pieces of its long number columns, written already under the key `build` (column-pieces.ts).
+ */
 interface BuiltTable {
   table: TypedTable;
+  build: string;
   release: () => void;
 }
 
 /**
  * The createDataset job: an engine process reads the stored file from the database, parses it and packs its
- * columns; they are typed here and written as a dataset straight from that process's pipe.
+ * columns, writing the long number columns' first rows as pieces while it parses; the columns are typed here and
+ * written as a dataset straight from that process's pipe, in the transaction that attaches the pieces.
  */
 @Injectable()
 export class CreateDatasetJob implements OnModuleInit {
@@ -60,8 +67,13 @@ export class CreateDatasetJob implements OnModuleInit {
   onModuleInit(): void {
     this.jobs.register(CREATE_DATASET_JOB, {
       execute: (payload, signal) => this.parse(payload, signal),
-      store: async (tx, payload, built) => ({ datasetId: await this.columns.write(tx, payload, built.table) }),
+      store: async (tx, payload, built) => {
+        const datasetId = await this.columns.write(tx, payload, built.table);
+        await queries.attachPieces(tx, built.build, payload.taskId, datasetId);
+        return { datasetId };
+      },
       release: (built) => built.release(),
+      onFailed: (tx, payload) => queries.dropLoosePieces(tx, payload.taskId),
     });
   }
 
@@ -79,11 +91,14 @@ export class CreateDatasetJob implements OnModuleInit {
         textColumns: textColumnsOf(overrides),
         sizeInBytes,
       };
+      // an earlier attempt's pieces are of no use: its columns are parsed again
+      await queries.dropLoosePieces(this.db, job.taskId);
+      const build = randomUUID();
       // read, parsed and packed by an engine process (at its lower priority): this process never holds the bytes
-      const parsed = await parseStoredTable(source, options, signal);
+      const parsed = await parseStoredTable(source, options, signal, { build, taskId: job.taskId });
       this.logger.log(`task ${job.taskId}: parsed in ${(Date.now() - started) / 1000} s`);
       try {
-        return { table: this.columns.typeColumns(parsed.table, overrides), release: parsed.release };
+        return { table: this.columns.typeColumns(parsed.table, overrides), build, release: parsed.release };
       } catch (e) {
         parsed.release();
         throw e;

@@ -108,13 +108,13 @@ export async function insertDataset(
 
 /**
  * Writes a dataset's columns: one binary COPY whose data is `tuples` (column-copy.ts's columnRows: for each
- * column dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count). Resolves with
+ * column dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count, pieces). Resolves with
  * the rows written; a failure of `tuples` cancels the COPY, and the transaction must roll back.
  */
 export function copyColumns(tx: EntityManager, tuples: AsyncIterable<Uint8Array>): Promise<number> {
   return copyIn(
     clientOf(tx),
-    'COPY dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count) FROM STDIN (FORMAT binary)',
+    'COPY dataset_columns (dataset_id, idx, name, type, encoding, data, levels, missing_count, distinct_count, pieces) FROM STDIN (FORMAT binary)',
     tuples,
   );
 }
@@ -123,21 +123,30 @@ export async function setDatasetSize(tx: EntityManager, datasetId: string, size:
   await execute(tx, 'UPDATE datasets SET size_in_bytes = $2 WHERE id = $1', [datasetId, size]);
 }
 
-/** A stored column's description with the size of its deflated data. */
+/**
+ * A stored column's description with the size of its stored data: `bytes` in all, `pieces` pieces of it in
+ * dataset_column_pieces (column-pieces.ts) followed by `dataBytes` in dataset_columns.data.
+ */
 export interface StoredColumn {
   idx: number;
   name: string;
   type: FeatureType;
   encoding: 'f64' | 'dict';
   bytes: number;
+  pieces: number;
+  dataBytes: number;
 }
+
+/** StoredColumn's fields of dataset_columns `c`. */
+const STORED_COLUMN = `c.idx, c.name, c.type, c.encoding, c.pieces, octet_length(c.data) AS "dataBytes",
+  octet_length(c.data) + CASE WHEN c.pieces = 0 THEN 0 ELSE (SELECT sum(octet_length(p.data)) FROM dataset_column_pieces p
+    WHERE p.dataset_id = c.dataset_id AND p.idx = c.idx)::float8 END AS bytes`;
 
 /** The named columns' descriptions, in file order; their levels stay in the database. */
 export async function storedColumnsNamed(tx: EntityManager, datasetId: string, names: string[]): Promise<StoredColumn[]> {
   return rows<StoredColumn>(
     tx,
-    `SELECT idx, name, type, encoding, octet_length(data) AS bytes FROM dataset_columns
-      WHERE dataset_id = $1 AND name = ANY($2::text[]) ORDER BY idx`,
+    `SELECT ${STORED_COLUMN} FROM dataset_columns c WHERE c.dataset_id = $1 AND c.name = ANY($2::text[]) ORDER BY c.idx`,
     [datasetId, names],
   );
 }
@@ -149,7 +158,7 @@ export async function storedColumnsWithLevels(
 ): Promise<(StoredColumn & { levels: string[] | null })[]> {
   return rows<StoredColumn & { levels: string[] | null }>(
     tx,
-    `SELECT idx, name, type, encoding, levels, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx`,
+    `SELECT ${STORED_COLUMN}, c.levels FROM dataset_columns c WHERE c.dataset_id = $1 ORDER BY c.idx`,
     [datasetId],
   );
 }
@@ -170,7 +179,18 @@ export function fileChunksCopy(filePk: string): string {
   return `SELECT data FROM file_chunks WHERE file_pk = ${Number(filePk)} ORDER BY seq`;
 }
 
-/** `length` bytes of one column's deflated data from byte `from` (0-based). */
+/** Piece `piece` of one column (column-pieces.ts). */
+export async function columnPiece(tx: EntityManager, datasetId: string, idx: number, piece: number): Promise<Buffer> {
+  const [row] = await rows<{ data: Buffer }>(
+    tx,
+    'SELECT data FROM dataset_column_pieces WHERE dataset_id = $1 AND idx = $2 AND piece = $3',
+    [datasetId, idx, piece],
+  );
+  if (!row) throw new Error(`piece ${piece} of column ${idx} of dataset ${datasetId} is missing`);
+  return row.data;
+}
+
+/** `length` bytes of one column's dataset_columns.data from byte `from` (0-based). */
 export async function dataPiece(tx: EntityManager, datasetId: string, idx: number, from: number, length: number): Promise<Buffer> {
   const [row] = await rows<{ piece: Buffer }>(
     tx,
@@ -180,12 +200,49 @@ export async function dataPiece(tx: EntityManager, datasetId: string, idx: numbe
   return row.piece;
 }
 
-/** The deflated data of the columns `idx`, in file order. */
+/** The stored data of the columns `idx` (their pieces, then their data), in file order. */
 export async function columnsData(tx: EntityManager, datasetId: string, idx: number[]): Promise<{ data: Buffer }[]> {
-  return rows<{ data: Buffer }>(tx, 'SELECT data FROM dataset_columns WHERE dataset_id = $1 AND idx = ANY($2::int[]) ORDER BY idx', [
-    datasetId,
-    idx,
-  ]);
+  return rows<{ data: Buffer }>(
+    tx,
+    `SELECT CASE WHEN c.pieces = 0 THEN c.data
+              ELSE (SELECT string_agg(p.data, ''::bytea ORDER BY p.piece) FROM dataset_column_pieces p
+                     WHERE p.dataset_id = c.dataset_id AND p.idx = c.idx) || c.data END AS data
+       FROM dataset_columns c WHERE c.dataset_id = $1 AND c.idx = ANY($2::int[]) ORDER BY c.idx`,
+    [datasetId, idx],
+  );
+}
+
+/**
+ * Gives the dataset the pieces its build `build` wrote (column-pieces.ts), those its columns count, and deletes its
+ * task's other pieces (a column that turned out to hold text, an earlier attempt's). Throws when a piece is missing.
+ */
+export async function attachPieces(tx: EntityManager, build: string, taskId: string, datasetId: string): Promise<void> {
+  const [row] = await rows<{ attached: number; expected: number }>(
+    tx,
+    `WITH attached AS (
+       UPDATE dataset_column_pieces p SET dataset_id = c.dataset_id, task_id = NULL FROM dataset_columns c
+        WHERE p.build = $1 AND p.dataset_id IS NULL AND c.dataset_id = $2 AND c.idx = p.idx AND p.piece < c.pieces
+       RETURNING 1)
+     SELECT (SELECT count(*) FROM attached)::int AS attached,
+            (SELECT coalesce(sum(pieces), 0) FROM dataset_columns WHERE dataset_id = $2)::int AS expected`,
+    [build, datasetId],
+  );
+  if (row.attached !== row.expected) throw new Error(`the build's pieces are ${row.attached} where its columns need ${row.expected}`);
+  await dropLoosePieces(tx, taskId);
+}
+
+/** Deletes the pieces of task `taskId` that no dataset has (an earlier attempt's, a failed build's). */
+export async function dropLoosePieces(db: Db, taskId: string): Promise<void> {
+  await execute(db, 'DELETE FROM dataset_column_pieces WHERE task_id = $1 AND dataset_id IS NULL', [taskId]);
+}
+
+/** Deletes the pieces no dataset has whose task has ended (a build whose writer committed after it was let go). */
+export async function deleteEndedBuildsPieces(db: DataSource): Promise<void> {
+  await execute(
+    db,
+    `DELETE FROM dataset_column_pieces p USING tasks t
+      WHERE p.task_id = t.id AND p.dataset_id IS NULL AND t.state IN ('finished', 'failed')`,
+  );
 }
 
 /** A task's status (StatusRow's columns: `columns` is jobs.states.statusColumns(TASK_SUBJECT)) and its kind. */

@@ -230,9 +230,13 @@ export class FilesService {
     }
   }
 
-  /** Rows of uploads whose process was killed: never touched again, invisible, swept here. */
+  /**
+   * Rows of uploads whose process was killed: never touched again, invisible, swept here; and column pieces of
+   * builds that ended without them (column-pieces.ts).
+   */
   private async sweepStaleUploads(): Promise<void> {
     await queries.deleteStaleUploads(this.db, STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds);
+    await queries.deleteEndedBuildsPieces(this.db);
   }
 
   /** The caller's stored files, oldest first. */

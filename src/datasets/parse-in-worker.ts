@@ -1,4 +1,5 @@
 import { EngineWorker } from '../common/engine-process';
+import type { PieceTarget } from './column-pieces';
 import { workerScript } from '../common/worker-thread';
 import { ParsedTable, TableError, TableOptions } from './table-parser';
 import type { ParseOutput, ParserThreadOptions } from './table-parser.worker';
@@ -44,13 +45,18 @@ export interface PipedTable {
 
 /**
  * parseTable, then packTable, in an engine process that reads the stored file from the database over a
- * connection of its own: this process never touches the file's bytes, nor holds the columns' data, which
+ * connection of its own (and with `pieces` writes the long number columns' pieces over another as it parses): this process never touches the file's bytes, nor holds the columns' data, which
  * waits in the engine process until read from its pipe. A fault in the file rejects with TableError;
  * aborting `signal` (until release) ends the process.
  */
-export async function parseStoredTable(source: StoredFileSource, options: TableOptions, signal?: AbortSignal): Promise<PipedTable> {
+export async function parseStoredTable(
+  source: StoredFileSource,
+  options: Omit<TableOptions, 'pieces'>,
+  signal?: AbortSignal,
+  pieces?: PieceTarget,
+): Promise<PipedTable> {
   signal?.throwIfAborted();
-  const { worker, result } = startParser({ ...options, source, pack: true });
+  const { worker, result } = startParser({ ...options, source, pack: true, pieces });
   let aborted: (e: Error) => void = () => undefined;
   const abort = new Promise<never>((_, reject) => (aborted = reject));
   const onAbort = () => {

@@ -17,6 +17,38 @@ describe('parseTable', () => {
     expect(table.columns[0].distinctCount).toBe(200000);
   });
 
+  it('hands over the number columns every `rows` rows while it reads, then the rest, and marks those still numbers at the end', async () => {
+    // b turns to text on row 6 (in the second piece), c is text, d is kept as text
+    const lines = Array.from({ length: 10 }, (_, i) => `${i},${i === 6 ? 'x' : i * 2},t${i},${i}`);
+    const taken: { piece: number; columns: { idx: number; values: number[] }[] }[] = [];
+    const pieces = {
+      rows: 4,
+      take: (piece: number, columns: { idx: number; values: Float64Array }[]) => {
+        taken.push({ piece, columns: columns.map((c) => ({ idx: c.idx, values: Array.from(c.values) })) });
+      },
+      pieceBytes: (rows: number) => rows * 10,
+    };
+    const table = await parseTable(chunked(`a,b,c,d\n${lines.join('\n')}\n`, 7), { ...OPTIONS, textColumns: new Set(['d']), pieces });
+    expect(taken).toEqual([
+      {
+        piece: 0,
+        columns: [
+          { idx: 0, values: [0, 1, 2, 3] },
+          { idx: 1, values: [0, 2, 4, 6] },
+        ],
+      },
+      { piece: 1, columns: [{ idx: 0, values: [4, 5, 6, 7] }] },
+      { piece: 2, columns: [{ idx: 0, values: [8, 9] }] }, // the rest, at the end
+    ]);
+    expect(table.columns.map((c) => [c.encoding, c.pieces])).toEqual([
+      ['f64', { count: 3, rows: 10, bytes: 100 }],
+      ['dict', undefined],
+      ['dict', undefined],
+      ['dict', undefined],
+    ]);
+    expect(Array.from(table.columns[0].values as Float64Array)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
   it('gives the same table whatever the chunk size, CRLF, a final line without newline, and text columns', async () => {
     const text = 'a,b,c\r\n1,x,2.5\r\n-3,y,\r\nNA,é,1e3\r\n4,x,7';
     const whole = await parseTable(chunked(text, 1 << 20), OPTIONS);

@@ -17,6 +17,22 @@ export interface TableOptions {
   maxFieldLength?: number;
   /** The file's size, when known: columns are then sized for the rows it should hold, estimated from its first chunk. */
   sizeInBytes?: number;
+  /** Samples in rows only: the number columns' values handed over every `rows` rows while the file is read. */
+  pieces?: RowCuts;
+}
+
+/**
+ * Every `rows` rows, `take` gets piece `piece` (0, 1, ...): views of the values of rows [piece x rows, (piece + 1)
+ * x rows) of each column (`idx`) that holds numbers only so far, valid while `take` runs (copy them to keep them);
+ * at the end of a file cut at least once, the rows after the last cut as one more piece. A column still of numbers
+ * at the end was in every piece, and its ParsedColumn says so (`pieces`, their stored size by `pieceBytes`).
+ */
+export interface RowCuts {
+  rows: number;
+  /** A promise: reading waits for it before it goes on (the taker's backlog is full). */
+  take(piece: number, columns: { idx: number; values: Float64Array }[]): void | Promise<void>;
+  /** The stored size of a piece of `rows` values. */
+  pieceBytes(rows: number): number;
 }
 
 export interface ParsedTable {
@@ -99,6 +115,8 @@ export async function parseTable(chunks: AsyncIterable<Buffer>, options: TableOp
     // with `info`, each record carries the line it ends on (parser.info.lines may already be past it)
     for await (const { record: fields, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       record(fields, lines.count + info.lines);
+      const waiting = consume.ready?.();
+      if (waiting) await waiting;
     }
   } catch (e) {
     await reading;
@@ -150,6 +168,7 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
       offset += chunk.length;
       if (chunk.indexOf(34) < 0) {
         lines.push(chunk, false);
+        await consume.ready?.();
         continue;
       }
       // a quote: csv-parse reads from the start of its line on (bytes already checked: this cannot fail)
@@ -277,6 +296,8 @@ interface Consumer {
    * bytes of `separator`; false otherwise, when the caller must fail (some of its fields may have been taken).
    */
   line?(bytes: Buffer, start: number, end: number, separator: Buffer, width: number): boolean;
+  /** What reading must wait for before it goes on (RowCuts.take's backlog), if anything. */
+  ready?(): Promise<void> | undefined;
   finish(): ParsedTable;
 }
 
@@ -297,6 +318,25 @@ function rowsConsumer(o: TableOptions): Consumer {
   let rows = 0;
   let ends = new Int32Array(0); // where each field of a line ends (line())
   let expected: { lines: number; size: number } | undefined;
+  const cuts = o.pieces;
+  let pieces = 0; // handed to cuts
+  let cutRows = 0; // rows in them
+  let cutBytes = 0; // their stored size (of one column)
+  let nextCut = cuts ? cuts.rows : Infinity;
+  let waiting: Promise<void> | undefined; // the last take's, until ready() hands it over
+  /** Rows [cutRows, rows) of the columns of numbers, to cuts. */
+  const cut = () => {
+    const columns: { idx: number; values: Float64Array }[] = [];
+    (builders as ColumnBuilder[]).forEach((b, idx) => {
+      const values = b.numbers(cutRows, rows);
+      if (values) columns.push({ idx, values });
+    });
+    if (columns.length) waiting = (cuts as RowCuts).take(pieces, columns) ?? undefined;
+    pieces++;
+    cutBytes += (cuts as RowCuts).pieceBytes(rows - cutRows);
+    cutRows = rows;
+    nextCut += (cuts as RowCuts).rows;
+  };
   const setUp = (width: number, header?: string[]) => {
     if (header) {
       try {
@@ -318,6 +358,11 @@ function rowsConsumer(o: TableOptions): Consumer {
     expect(lines, size) {
       expected = { lines, size };
     },
+    ready() {
+      const w = waiting;
+      waiting = undefined;
+      return w;
+    },
     record(fields) {
       if (!builders) {
         if (o.hasFeatureHeaders) return setUp(fields.length, fields);
@@ -325,7 +370,7 @@ function rowsConsumer(o: TableOptions): Consumer {
       }
       const b = builders as ColumnBuilder[];
       for (let j = 0; j < b.length; j++) b[j].push(fields[j]);
-      rows++;
+      if (++rows === nextCut) cut();
     },
     line(bytes, start, end, separator, width) {
       if (!builders || builders.length !== width) return false;
@@ -341,7 +386,7 @@ function rowsConsumer(o: TableOptions): Consumer {
           if (j === width - 1) return false;
           k++;
         }
-        rows++;
+        if (++rows === nextCut) cut();
         return true;
       }
       // a separator of several bytes, or one that numbers are written with: find where each field ends first
@@ -362,7 +407,7 @@ function rowsConsumer(o: TableOptions): Consumer {
         builders[j].pushBytes(bytes, from, ends[j]);
         from = ends[j] + size;
       }
-      rows++;
+      if (++rows === nextCut) cut();
       return true;
     },
     finish() {
@@ -372,7 +417,14 @@ function rowsConsumer(o: TableOptions): Consumer {
       if (builders.length < 1 || (o.hasSampleHeaders && builders.length < 2)) {
         throw new TableError('the table has no feature columns');
       }
-      return { sampleCount: rows, columns: builders.map((b) => b.finish()), sampleColumn: o.hasSampleHeaders ? 0 : undefined };
+      // the last rows of a file cut already are a piece too: written while the columns are finished here
+      if (pieces && rows > cutRows) cut();
+      const columns = builders.map((b) => b.finish());
+      if (pieces) {
+        const stored = { count: pieces, rows: cutRows, bytes: cutBytes };
+        for (const c of columns) if (c.encoding === 'f64') c.pieces = stored;
+      }
+      return { sampleCount: rows, columns, sampleColumn: o.hasSampleHeaders ? 0 : undefined };
     },
   };
 }

@@ -3,14 +3,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
+import { PieceTarget, PieceThread } from './column-pieces';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
 import { StoredFileSource, storedFileBytes } from './stored-file';
 
 /**
- * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), and
- * `source`: the stored file this thread reads from the database itself.
+ * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), `source`:
+ * the stored file this thread reads from the database itself, and with `pieces` where it writes the long number
+ * columns' pieces as it parses (column-pieces.ts).
  */
-export type ParserThreadOptions = TableOptions & { pack?: boolean; source: StoredFileSource };
+export type ParserThreadOptions = Omit<TableOptions, 'pieces'> & { pack?: boolean; source: StoredFileSource; pieces?: PieceTarget };
 /** To the main thread: the table or the fault. */
 export type ParseOutput = { ok: true; table: ParsedTable } | { ok: false; tableError: boolean; message: string };
 
@@ -24,8 +26,19 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
   const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
   pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+  // the pieces are written by a thread of their own, over a connection of its own
+  const writer = options.pieces ? new PieceThread(source.databaseUrl, options.pieces) : undefined;
   try {
-    return await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), options);
+    const table = await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), {
+      ...options,
+      pieces: writer?.cuts(),
+    });
+    await writer?.done();
+    return table;
+  } catch (e) {
+    // its last cuts (IN_FLIGHT at most) are written before the failure is told: the job's clean-up then sees them
+    await writer?.done().catch(() => undefined);
+    throw e;
   } finally {
     await pool.end();
   }

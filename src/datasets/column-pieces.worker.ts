@@ -1,0 +1,28 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { Pool } from 'pg';
+import { PieceMessage, PieceTarget, PieceThreadOutput, PieceWriter } from './column-pieces';
+
+/** The writing thread of PieceThread (column-pieces.ts): writes each cut it is sent, hands its buffers back. */
+const { databaseUrl, target } = workerData as { databaseUrl: string; target: PieceTarget };
+const port = parentPort!;
+const pool = new Pool({ connectionString: databaseUrl, max: 1 });
+pool.on('error', () => undefined); // a connection lost while idle: the next COPY fails
+const writer = new PieceWriter(pool, target);
+
+const post = (m: PieceThreadOutput, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
+
+port.on('message', (m: PieceMessage | { end: true }) => {
+  if ('end' in m) {
+    void writer
+      .done()
+      .then(
+        () => post({ ok: true }),
+        (e: Error) => post({ ok: false, message: e.message || String(e) }),
+      )
+      .finally(() => pool.end());
+    return;
+  }
+  const buffers = m.columns.map((c) => c.buffer);
+  const columns = m.columns.map((c) => ({ idx: c.idx, values: new Float64Array(c.buffer, 0, c.length) }));
+  writer.write(m.piece, columns, () => post({ free: buffers }, buffers));
+});
