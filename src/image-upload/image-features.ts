@@ -189,20 +189,41 @@ function dct(grid: Float64Array, u: number, v: number): number {
 
 /**
  * For each of `to` equal intervals of [0, from): the source indices it overlaps and the overlap (weights
- * summing to 1), so an area resize is exact for any ratio.
+ * summing to 1), so an area resize is exact for any ratio. Interval i's taps are k = first[i] .. first[i + 1] - 1;
+ * worked out once for each pair of sizes (an image's resizes are those of the last one).
  */
-function boxWeights(from: number, to: number): { index: number; weight: number }[][] {
+interface BoxTaps {
+  first: Int32Array;
+  index: Int32Array;
+  weight: Float64Array;
+}
+const boxTaps = new Map<string, BoxTaps>();
+
+function boxWeights(from: number, to: number): BoxTaps {
+  const key = `${from} ${to}`;
+  let taps = boxTaps.get(key);
+  if (taps) return taps;
   const scale = from / to;
-  return range(to).map((i) => {
+  const index: number[] = [];
+  const weight: number[] = [];
+  const first = new Int32Array(to + 1);
+  for (let i = 0; i < to; i++) {
     const start = i * scale;
     const end = (i + 1) * scale;
-    const taps: { index: number; weight: number }[] = [];
+    first[i] = index.length;
     for (let s = Math.floor(start); s < Math.min(from, Math.ceil(end)); s++) {
       const overlap = Math.min(end, s + 1) - Math.max(start, s);
-      if (overlap > 0) taps.push({ index: s, weight: overlap / scale });
+      if (overlap > 0) {
+        index.push(s);
+        weight.push(overlap / scale);
+      }
     }
-    return taps;
-  });
+  }
+  first[to] = index.length;
+  taps = { first, index: Int32Array.from(index), weight: Float64Array.from(weight) };
+  if (boxTaps.size >= 16) boxTaps.clear(); // a few pairs of sizes in use at once
+  boxTaps.set(key, taps);
+  return taps;
 }
 
 /** The mean of `values` (w x h, rows first) over each cell of an W x H grid of equal cells (area resize). */
@@ -221,14 +242,14 @@ function resizeRow(
   values: Float64Array,
   from: number,
   stride: number,
-  taps: { index: number; weight: number }[][],
+  { first, index, weight }: BoxTaps,
   out: Float64Array,
   at: number,
   outStride: number,
 ): void {
-  for (let i = 0; i < taps.length; i++) {
+  for (let i = 0; i + 1 < first.length; i++) {
     let v = 0;
-    for (const { index, weight } of taps[i]) v += values[from + index * stride] * weight;
+    for (let k = first[i]; k < first[i + 1]; k++) v += values[from + index[k] * stride] * weight[k];
     out[at + i * outStride] = v;
   }
 }
