@@ -124,7 +124,8 @@ export interface ParsedColumn {
   negative?: boolean;
   /**
    * A long number column whose first `rows` values (all of them, in a build) were written as `count` pieces while
-   * the file was parsed (column-pieces.ts), `bytes` in all: `packed` holds only the rest.
+   * the file was parsed (column-pieces.ts), `bytes` stored in all (filled in once they are written): `packed`
+   * holds only the rest.
    */
   pieces?: { count: number; rows: number; bytes: number };
 }

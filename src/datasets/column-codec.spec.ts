@@ -1,6 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ParsedColumn } from './column-builder';
-import { impossibleType, packColumn, packTable, storedForm, storedFrames, unpackColumn } from './column-codec';
+import { deflatesWell, impossibleType, packColumn, packPiece, packTable, storedForm, storedFrames, unpackColumn } from './column-codec';
 
 /** 200,000 measurements with 10 significant digits (what repeated-string search cannot shrink). */
 function measurements(n: number): Float64Array {
@@ -62,17 +63,14 @@ describe('storedFrames', () => {
     expect(inflateRawSync(stream).equals(bytes)).toBe(true);
   });
 
-  it('frames pieces that are not final, which the rest of a column packed on its own follows as one stream', async () => {
+  it('packs pieces, raw or deflated, after which the rest of a column packed on its own reads as one stream', async () => {
     const values = Float64Array.from({ length: 300_000 }, (_, i) => (i % 1000) * 0.25);
     const bytes = Buffer.from(values.buffer);
-    const parts: Uint8Array[] = [];
-    for (const [from, to] of [
-      [0, 100_000],
-      [100_000, 200_000],
-    ]) {
-      for await (const p of storedFrames([bytes.subarray(from * 8, to * 8)], (to - from) * 8, false)) parts.push(p);
-    }
-    const open = Buffer.concat(parts);
+    expect(deflatesWell(bytes)).toBe(true);
+    expect(deflatesWell(randomBytes(100_000))).toBe(false);
+    // piece 0 raw (stored blocks, 800,000 bytes: 13 of them), piece 1 deflated
+    const open = Buffer.concat([...packPiece(bytes.subarray(0, 800_000), false), ...packPiece(bytes.subarray(800_000, 1_600_000), true)]);
+    expect(open.length).toBeLessThan(800_000 + 13 * 5 + 400_000);
     expect(() => inflateRawSync(open)).toThrow(); // no final block: the stream is not over
     for (const rest of [values.subarray(200_000), values.subarray(300_000)]) {
       // deflated (the rest compresses) or empty: either way the pieces and the rest read as the whole column

@@ -50,11 +50,41 @@ export async function packColumn(c: { encoding: 'f64' | 'dict'; values?: Float64
   if (bytes.length <= INLINE_BYTES) return { data: deflateRawSync(bytes, { level: constants.Z_BEST_SPEED }), raw: false };
   if (bytes.length > 4 * SAMPLE_BYTES) {
     const sample = await deflate(bytes.subarray(0, SAMPLE_BYTES), { level: constants.Z_BEST_SPEED });
-    if (sample.length > 0.9 * SAMPLE_BYTES) return { data: new Uint8Array(array.buffer, array.byteOffset, array.byteLength), raw: true };
+    if (sample.length > RAW_RATIO * SAMPLE_BYTES)
+      return { data: new Uint8Array(array.buffer, array.byteOffset, array.byteLength), raw: true };
   }
   // one output buffer of the input's size (deflate never grows data by much) rather than a list of 16 KiB pieces
   const data = await deflate(bytes, { level: constants.Z_BEST_SPEED, chunkSize: outputChunk(bytes.length + 1024) });
   return { data, raw: false };
+}
+
+/** A column whose sample deflates to more than this fraction of its size is kept raw. */
+const RAW_RATIO = 0.9;
+
+/**
+ * A piece of a column (column-pieces.ts) as stored: deflated when `deflated`, else its bytes as stored blocks;
+ * either way no block is marked the last, and it ends on a byte (a deflated piece is flushed, not finished), so
+ * that pieces and the column's own data after them read as one stream.
+ */
+export function packPiece(bytes: Uint8Array, deflated: boolean): Uint8Array[] {
+  if (deflated) return [deflateRawSync(bytes, { level: constants.Z_BEST_SPEED, finishFlush: constants.Z_SYNC_FLUSH })];
+  const frames: Uint8Array[] = [];
+  for (let from = 0; from < bytes.length || from === 0; from += STORED_BLOCK) {
+    const length = Math.min(STORED_BLOCK, bytes.length - from);
+    const h = Buffer.allocUnsafe(5);
+    h[0] = 0; // not the last block, BTYPE 00 (stored)
+    h.writeUInt16LE(length, 1);
+    h.writeUInt16LE(length ^ 0xffff, 3);
+    frames.push(h, bytes.subarray(from, from + length));
+    if (!length) break;
+  }
+  return frames;
+}
+
+/** Whether deflate shrinks the first SAMPLE_BYTES of `bytes` enough to store a column's pieces deflated. */
+export function deflatesWell(bytes: Uint8Array): boolean {
+  const sample = bytes.subarray(0, SAMPLE_BYTES);
+  return deflateRawSync(sample, { level: constants.Z_BEST_SPEED }).length <= RAW_RATIO * sample.length;
 }
 
 /** Deflate's largest stored (uncompressed) block. */
@@ -67,19 +97,17 @@ export function storedSize(byteLength: number): number {
 
 /**
  * The `byteLength` bytes that `pieces` give, as a raw deflate stream of stored blocks (RFC 1951 3.2.4): each
- * block's 5-byte header, then views of the pieces' bytes (never copied), whatever the pieces' boundaries. Not
- * `final`: no block is marked the last, so that more blocks may follow (a column's piece: column-pieces.ts).
+ * block's 5-byte header, then views of the pieces' bytes (never copied), whatever the pieces' boundaries.
  */
 export async function* storedFrames(
   pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
   byteLength: number,
-  final = true,
 ): AsyncGenerator<Uint8Array> {
   let left = byteLength; // bytes not yet in a block
   let inBlock = 0; // bytes the current block still takes
   const header = (length: number) => {
     const h = Buffer.allocUnsafe(5);
-    h[0] = final && length === left ? 1 : 0; // BFINAL on the last block, BTYPE 00 (stored)
+    h[0] = length === left ? 1 : 0; // BFINAL on the last block, BTYPE 00 (stored)
     h.writeUInt16LE(length, 1);
     h.writeUInt16LE(length ^ 0xffff, 3);
     left -= length;

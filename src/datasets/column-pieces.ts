@@ -2,14 +2,15 @@ import { Worker } from 'node:worker_threads';
 import type { Pool, PoolClient } from 'pg';
 import { workerScript } from '../common/worker-script';
 import { copyIn } from '../database/copy-in';
-import { storedFrames, storedSize } from './column-codec';
+import { deflatesWell, packPiece } from './column-codec';
 import type { RowCuts } from './table-parser';
 
 /**
  * Long number columns are written in pieces while their file is still being parsed, so that the database's work
  * (most of it splitting each stored value into TOAST chunks) runs beside the parse instead of after it: a
  * 438 MB CSV's columns took 3.6 s to write after a 5 s parse. Each piece holds PIECE_ROWS values (1 MiB; the
- * last one the rest) as deflate stored blocks, none marked final; the column's dataset_columns.data is then
+ * last one the rest), deflated or raw as the column's first piece shows (packPiece), none of its blocks marked
+ * final; the column's dataset_columns.data is then
  * packed from no values (an empty final block), so the pieces and the data in order are one deflate stream:
  * readers concatenate them (datasets.queries.ts). A build writes its pieces from a thread of its own
  * (PieceThread) under a key of its own (`build`) and its task, seen by no reader, each cut committed on its own;
@@ -44,12 +45,17 @@ export class PieceWriter {
   private client: Promise<PoolClient> | undefined;
   private writing: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  private readonly build: Buffer;
+  /** Whether each column's pieces are deflated (decided on its first), and their stored bytes so far. */
+  private readonly deflated = new Map<number, boolean>();
+  private readonly bytes = new Map<number, number>();
 
   constructor(
     private readonly pool: Pool,
     private readonly target: PieceTarget,
   ) {
     if (!/^\d+$/.test(target.taskId)) throw new Error(`not a task key: ${target.taskId}`);
+    this.build = Buffer.from(target.build.replace(/-/g, ''), 'hex');
   }
 
   write(piece: number, columns: { idx: number; values: Float64Array }[], written: () => void): void {
@@ -72,33 +78,39 @@ export class PieceWriter {
 
   private async *tuples(piece: number, columns: { idx: number; values: Float64Array }[]): AsyncGenerator<Uint8Array> {
     yield HEADER;
-    const build = Buffer.from(this.target.build.replace(/-/g, ''), 'hex');
     for (const { idx, values } of columns) {
       const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
+      // deflated or raw as the column's first piece shows (packColumn's rule): measurements with many digits barely shrink
+      let deflated = this.deflated.get(idx);
+      if (deflated === undefined) this.deflated.set(idx, (deflated = deflatesWell(bytes)));
+      const stored = packPiece(bytes, deflated);
+      const size = stored.reduce((n, p) => n + p.length, 0);
+      this.bytes.set(idx, (this.bytes.get(idx) ?? 0) + size);
       const head = Buffer.allocUnsafe(2 + 4 + 16 + 4 + 8 + 4 + 4 + 4 + 4 + 4);
       let at = head.writeInt16BE(5, 0);
       at = head.writeInt32BE(16, at);
-      at += build.copy(head, at);
+      at += this.build.copy(head, at);
       at = head.writeInt32BE(8, at);
       at = head.writeBigInt64BE(BigInt(this.target.taskId), at);
       at = head.writeInt32BE(4, at);
       at = head.writeInt32BE(idx, at);
       at = head.writeInt32BE(4, at);
       at = head.writeInt32BE(piece, at);
-      head.writeInt32BE(storedSize(bytes.length), at);
+      head.writeInt32BE(size, at);
       yield head;
-      yield* storedFrames([bytes], bytes.length, false);
+      yield* stored;
     }
     yield TRAILER;
   }
 
-  /** Waits for every piece to be written; rejects with the first failure. Lets the connection go. */
-  async done(): Promise<void> {
+  /** Waits for every piece to be written, then gives each column's stored bytes; rejects with the first failure. Lets the connection go. */
+  async done(): Promise<Map<number, number>> {
     await this.writing;
     const client = this.client;
     this.client = undefined;
     if (client) (await client.catch(() => undefined))?.release(this.failure);
     if (this.failure) throw this.failure;
+    return this.bytes;
   }
 }
 
@@ -106,7 +118,7 @@ export class PieceWriter {
 const IN_FLIGHT = 3;
 
 /** What the writing thread posts: buffers it is done with, then its outcome once told the parse is over. */
-export type PieceThreadOutput = { free: ArrayBuffer[] } | { ok: true } | { ok: false; message: string };
+export type PieceThreadOutput = { free: ArrayBuffer[] } | { ok: true; bytes: [number, number][] } | { ok: false; message: string };
 
 /**
  * The RowCuts of a build, written by a thread of their own (column-pieces.worker.ts, a PieceWriter): the parse
@@ -115,20 +127,20 @@ export type PieceThreadOutput = { free: ArrayBuffer[] } | { ok: true } | { ok: f
  */
 export class PieceThread {
   private readonly worker: Worker;
-  private readonly outcome: Promise<void>;
+  private readonly outcome: Promise<Map<number, number>>;
   private free: ArrayBuffer[] = [];
   private inFlight = 0;
   private room: (() => void) | undefined;
 
   constructor(databaseUrl: string, target: PieceTarget) {
     this.worker = new Worker(SCRIPT, { workerData: { databaseUrl, target } });
-    this.outcome = new Promise<void>((resolve, reject) => {
+    this.outcome = new Promise<Map<number, number>>((resolve, reject) => {
       this.worker.on('message', (m: PieceThreadOutput) => {
         if ('free' in m) {
           this.free.push(...m.free);
           this.inFlight--;
           this.room?.();
-        } else if (m.ok) resolve();
+        } else if (m.ok) resolve(new Map(m.bytes));
         else reject(new Error(m.message));
       });
       this.worker.once('error', reject);
@@ -141,7 +153,6 @@ export class PieceThread {
     return {
       rows: PIECE_ROWS,
       take: (piece, columns) => this.take(piece, columns),
-      pieceBytes: (rows) => storedSize(rows * 8),
     };
   }
 
@@ -170,11 +181,14 @@ export class PieceThread {
     }
   }
 
-  /** Waits for every piece to be written (rejects with the writer's failure), then ends the thread. */
-  async done(): Promise<void> {
+  /**
+   * Waits for every piece to be written (rejects with the writer's failure), then ends the thread; resolves with
+   * each column's stored bytes (by idx).
+   */
+  async done(): Promise<Map<number, number>> {
     this.worker.postMessage({ end: true });
     try {
-      await this.outcome;
+      return await this.outcome;
     } finally {
       await this.worker.terminate();
     }

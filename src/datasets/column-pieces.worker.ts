@@ -16,7 +16,7 @@ port.on('message', (m: PieceMessage | { end: true }) => {
     void writer
       .done()
       .then(
-        () => post({ ok: true }),
+        (bytes) => post({ ok: true, bytes: [...bytes] }),
         (e: Error) => post({ ok: false, message: e.message || String(e) }),
       )
       .finally(() => pool.end());

@@ -26,7 +26,6 @@ describe('parseTable', () => {
       take: (piece: number, columns: { idx: number; values: Float64Array }[]) => {
         taken.push({ piece, columns: columns.map((c) => ({ idx: c.idx, values: Array.from(c.values) })) });
       },
-      pieceBytes: (rows: number) => rows * 10,
     };
     const table = await parseTable(chunked(`a,b,c,d\n${lines.join('\n')}\n`, 7), { ...OPTIONS, textColumns: new Set(['d']), pieces });
     expect(taken).toEqual([
@@ -41,7 +40,7 @@ describe('parseTable', () => {
       { piece: 2, columns: [{ idx: 0, values: [8, 9] }] }, // the rest, at the end
     ]);
     expect(table.columns.map((c) => [c.encoding, c.pieces])).toEqual([
-      ['f64', { count: 3, rows: 10, bytes: 100 }],
+      ['f64', { count: 3, rows: 10, bytes: 0 }],
       ['dict', undefined],
       ['dict', undefined],
       ['dict', undefined],

@@ -25,14 +25,12 @@ export interface TableOptions {
  * Every `rows` rows, `take` gets piece `piece` (0, 1, ...): views of the values of rows [piece x rows, (piece + 1)
  * x rows) of each column (`idx`) that holds numbers only so far, valid while `take` runs (copy them to keep them);
  * at the end of a file cut at least once, the rows after the last cut as one more piece. A column still of numbers
- * at the end was in every piece, and its ParsedColumn says so (`pieces`, their stored size by `pieceBytes`).
+ * at the end was in every piece, and its ParsedColumn says so (`pieces`; their stored size is the taker's to fill in).
  */
 export interface RowCuts {
   rows: number;
   /** A promise: reading waits for it before it goes on (the taker's backlog is full). */
   take(piece: number, columns: { idx: number; values: Float64Array }[]): void | Promise<void>;
-  /** The stored size of a piece of `rows` values. */
-  pieceBytes(rows: number): number;
 }
 
 export interface ParsedTable {
@@ -321,7 +319,6 @@ function rowsConsumer(o: TableOptions): Consumer {
   const cuts = o.pieces;
   let pieces = 0; // handed to cuts
   let cutRows = 0; // rows in them
-  let cutBytes = 0; // their stored size (of one column)
   let nextCut = cuts ? cuts.rows : Infinity;
   let waiting: Promise<void> | undefined; // the last take's, until ready() hands it over
   /** Rows [cutRows, rows) of the columns of numbers, to cuts. */
@@ -333,7 +330,6 @@ function rowsConsumer(o: TableOptions): Consumer {
     });
     if (columns.length) waiting = (cuts as RowCuts).take(pieces, columns) ?? undefined;
     pieces++;
-    cutBytes += (cuts as RowCuts).pieceBytes(rows - cutRows);
     cutRows = rows;
     nextCut += (cuts as RowCuts).rows;
   };
@@ -420,10 +416,7 @@ function rowsConsumer(o: TableOptions): Consumer {
       // the last rows of a file cut already are a piece too: written while the columns are finished here
       if (pieces && rows > cutRows) cut();
       const columns = builders.map((b) => b.finish());
-      if (pieces) {
-        const stored = { count: pieces, rows: cutRows, bytes: cutBytes };
-        for (const c of columns) if (c.encoding === 'f64') c.pieces = stored;
-      }
+      if (pieces) for (const c of columns) if (c.encoding === 'f64') c.pieces = { count: pieces, rows: cutRows, bytes: 0 };
       return { sampleCount: rows, columns, sampleColumn: o.hasSampleHeaders ? 0 : undefined };
     },
   };

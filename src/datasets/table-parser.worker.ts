@@ -33,7 +33,12 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
       ...options,
       pieces: writer?.cuts(),
     });
-    await writer?.done();
+    const stored = await writer?.done();
+    // each cut column's pieces, as written
+    for (const [idx, bytes] of stored ?? []) {
+      const c = table.columns[idx];
+      if (c.pieces) c.pieces = { ...c.pieces, bytes };
+    }
     return table;
   } catch (e) {
     // its last cuts (IN_FLIGHT at most) are written before the failure is told: the job's clean-up then sees them
