@@ -135,7 +135,9 @@ export class ImageDatasetJob implements OnModuleInit {
     };
     // one engine process, sent the batches in order: it measures one while the next waits in it and this reads the one
     // after; the first failure (answers come in order: it is the first in the sample table's order) stops the reading
-    const thread = new FeatureThread({ maxPixels: this.config.maxImagePixels }, signal);
+    // the job's cost in cores (FEATURE_CORES, 1 when WORKER_CORES is 1) decides how many images it decodes at once
+    const decoding = Math.min(FEATURE_CORES, this.config.workerCores) > 1 ? 4 : 1;
+    const thread = new FeatureThread({ maxPixels: this.config.maxImagePixels, decoding }, signal);
     let failure: { sampleId: string; message: string } | undefined;
     try {
       const answers: { start: number; count: number; bytes: Uint8Array; answer: Promise<MeasureResponse> }[] = [];

@@ -10,6 +10,11 @@ import { measureImage } from './image-decode';
 export interface MeasureSetup {
   /** MAX_IMAGE_PIXELS */
   maxPixels: number;
+  /**
+   * Images decoded at once, whatever their batch: sharp decodes on libuv's threads (4) while this thread computes
+   * features, so that 4 keep two cores busy; 1 takes one core (decode, then features, image after image).
+   */
+  decoding: number;
 }
 /** A batch: its images' bytes one after another (one block down the data pipe), `sizes[k]` bytes for sample k. */
 export interface MeasureRequest {
@@ -20,17 +25,14 @@ export interface MeasureRequest {
 /** `features`: the batch's features, image after image, IMAGE_FEATURES.length each. */
 export type MeasureResponse = { ok: true; features: Float64Array } | { ok: false; sampleId: string; message: string };
 
-/**
- * Images decoded at once, whatever their batch: sharp decodes on libuv's threads (4) while this thread computes
- * features, so that one process keeps two cores busy. A batch that arrives while one is measured waits for slots.
- */
-const DECODING = 4;
-let decoding = 0;
+const { maxPixels, decoding } = workerData as MeasureSetup;
+/** Images being decoded, and those waiting for a slot (a batch that arrives while one is measured waits). */
+let inFlight = 0;
 const queued: (() => void)[] = [];
 
 async function decodeSlot(): Promise<void> {
-  if (decoding < DECODING) {
-    decoding++;
+  if (inFlight < decoding) {
+    inFlight++;
     return;
   }
   await new Promise<void>((resolve) => queued.push(resolve));
@@ -39,10 +41,10 @@ async function decodeSlot(): Promise<void> {
 function freeSlot(): void {
   const next = queued.shift();
   if (next) next();
-  else decoding--;
+  else inFlight--;
 }
 
-async function measureBatch({ sampleIds, sizes, bytes }: MeasureRequest, maxPixels: number): Promise<MeasureResponse> {
+async function measureBatch({ sampleIds, sizes, bytes }: MeasureRequest): Promise<MeasureResponse> {
   const width = IMAGE_FEATURES.length;
   const offsets: number[] = [];
   let at = 0;
@@ -68,16 +70,15 @@ async function measureBatch({ sampleIds, sizes, bytes }: MeasureRequest, maxPixe
       }
     }
   };
-  await Promise.all(Array.from({ length: DECODING }, lane));
+  await Promise.all(Array.from({ length: decoding }, lane));
   if (!failures.length) return { ok: true, features };
   const first = failures.reduce((a, b) => (b.k < a.k ? b : a));
   return { ok: false, sampleId: sampleIds[first.k], message: first.message };
 }
 
-const { maxPixels } = workerData as MeasureSetup;
 /** The last answer sent: each batch's answer goes after the one before it. */
 let answered: Promise<void> = Promise.resolve();
 parentPort?.on('message', (request: MeasureRequest) => {
-  const measured = measureBatch(request, maxPixels);
+  const measured = measureBatch(request);
   answered = answered.then(() => measured).then((m) => parentPort?.postMessage(m));
 });
