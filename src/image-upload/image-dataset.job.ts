@@ -123,7 +123,7 @@ export class ImageDatasetJob implements OnModuleInit {
     const totals = batches.map(([start, end]) => samples.slice(start, end).reduce((sum, s) => sum + s.size, 0));
     // each batch is read into a buffer of the largest batch's size, filled again once its answer has come (the engine
     // process has read it all then): a new 6 MB buffer cost 10-13 ms of page faults on this machine, a refill 0.2 ms
-    const capacity = Math.max(...totals);
+    const capacity = Math.max(0, ...totals);
     const spare: Buffer[] = [];
     const read = async (b: number): Promise<MeasureRequest> => {
       const [start, end] = batches[b];
