@@ -1,7 +1,8 @@
 /**
  * parseTable's fast path: while a file has no quote character, CSV is plain lines of separated fields (RFC 4180),
  * split here directly on the bytes (UTF-8 keeps every separator and line break whole: no byte of a longer character
- * can be taken for one). Lines are read in place in each chunk; only a line split across chunks is joined.
+ * can be taken for one). Lines are read in place in each chunk; only a line split across chunks is joined (its
+ * start copied: nothing of a chunk is kept once the next one is pushed).
  */
 export class PlainLines {
   /** Lines read so far (empty ones too). */
@@ -64,9 +65,12 @@ export class PlainLines {
     this.take(bytes, from, end, this.count);
   }
 
-  /** Carries the start of a line to the next chunk: joined once it outgrows a field, to fail as soon as it is too large. */
+  /**
+   * Carries the start of a line to the next chunk: joined once it outgrows a field, to fail as soon as it is too large.
+   * A copy: the caller may fill a chunk again once it has pushed the next one (storedFileInThread).
+   */
   private keep(bytes: Buffer): void {
-    this.carry.push(bytes);
+    this.carry.push(Buffer.from(bytes));
     this.carried += bytes.length;
     if (this.carried <= this.maxField) return;
     const joined = this.joinCarry();

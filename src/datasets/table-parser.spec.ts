@@ -1,4 +1,5 @@
 import { parseTable, parseTableText, TableError } from './table-parser';
+import { PlainLines } from './plain-lines';
 
 const OPTIONS = { separator: ',', hasFeatureHeaders: true, hasSampleHeaders: false, hasSamplesInRows: true };
 
@@ -239,5 +240,22 @@ describe('the fast path (plain text read on bytes) and the strict reader (csv-pa
     await expect(parseTable(chunks(cut, 16384), OPTIONS)).rejects.toThrow(
       new TableError('the file ends in the middle of a UTF-8 character'),
     );
+  });
+});
+
+describe('PlainLines', () => {
+  it('keeps nothing of a chunk once the next is pushed: a chunk filled again cannot change a line it started', () => {
+    const lines: string[] = [];
+    const split = new PlainLines(
+      100,
+      (bytes, from, end) => lines.push(bytes.toString('utf8', from, end)),
+      () => new Error('too large'),
+    );
+    const chunks = ['a,1\nb,', '2', '2\nc,3\n'].map((c) => Buffer.from(c));
+    for (const [k, chunk] of chunks.entries()) {
+      split.push(chunk, k === chunks.length - 1);
+      if (k > 0) chunks[k - 1].fill(0x7a); // the chunk before is filled again (storedFileInThread)
+    }
+    expect(lines).toEqual(['a,1', 'b,22', 'c,3']);
   });
 });

@@ -1,11 +1,10 @@
 import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
 import { buffersOf } from '../common/worker-thread';
 import { packTable } from './column-codec';
 import { PieceTarget, PieceThread } from './column-pieces';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
-import { StoredFileSource, storedFileBytes } from './stored-file';
+import { StoredFileSource, storedFileInThread } from './stored-file';
 
 /**
  * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), `source`:
@@ -24,12 +23,10 @@ const port = parentPort!;
 /** The table of the stored file, read from the database. */
 async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
-  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
-  pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
-  // the pieces are written by a thread of their own, over a connection of its own
+  // the file is read, and the pieces written, by threads of their own, each over a connection of its own
   const writer = options.pieces ? new PieceThread(source.databaseUrl, options.pieces) : undefined;
   try {
-    const table = await parseTable(storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES), {
+    const table = await parseTable(storedFileInThread(source, PIECE_BYTES), {
       ...options,
       pieces: writer?.cuts(),
     });
@@ -44,8 +41,6 @@ async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
     // its last cuts (IN_FLIGHT at most) are written before the failure is told: the job's clean-up then sees them
     await writer?.done().catch(() => undefined);
     throw e;
-  } finally {
-    await pool.end();
   }
 }
 
