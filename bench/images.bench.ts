@@ -96,6 +96,32 @@ function endedChildrenCpuSeconds(pid: number | 'self'): number {
   return processCpuSeconds(pid).endedChildren;
 }
 
+/**
+ * Waits (up to 5 s) until process `parent` has no child left but PostgreSQL's: an engine process's CPU time counts
+ * in its parent's once it has ended and been reaped, and a killed one that runs under SCHED_IDLE on a busy machine
+ * can outlive its job by a moment (a build's engine CPU once read 0.00 s).
+ */
+async function engineProcessesEnded(parent: number): Promise<void> {
+  const engines = () => {
+    let dirs: string[];
+    try {
+      dirs = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    } catch {
+      return 0; // not Linux
+    }
+    return dirs.filter((d) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+        const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && name !== 'postgres';
+      } catch {
+        return false; // ended meanwhile
+      }
+    }).length;
+  };
+  for (const end = Date.now() + 5000; engines() > 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+}
+
 /** CPU seconds of the PostgreSQL server that process `parent` started and of its backends (Linux /proc; 0 elsewhere). */
 function postgresCpuSeconds(parent: number): number {
   const ticks = 100; // USER_HZ on Linux
@@ -230,6 +256,7 @@ async function main(): Promise<void> {
       status = await call(server, 'GET', `/image/${taskId}/status`);
     } while (status.state === 'running' || status.state === 'pending');
     const buildSeconds = (performance.now() - t1) / 1000;
+    await engineProcessesEnded(servicePid);
     const buildCpu = [
       ownProcess ? serviceCpu() - serviceBuild : cpuSeconds(cpuBuild),
       endedChildrenCpuSeconds(ownProcess ? servicePid : 'self') - engineBuild,

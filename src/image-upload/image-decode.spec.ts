@@ -58,7 +58,16 @@ const feature = (f: number[], name: string) => f[IMAGE_FEATURES.indexOf(name)];
 describe('decodeImage', () => {
   it('resizes every image to the working square and reports its own size', async () => {
     const { bitmap, width, height } = await decodeImage(await raw().png().toBuffer(), LIMIT);
-    expect([bitmap.width, bitmap.height, bitmap.data.length]).toEqual([WORK_SIZE, WORK_SIZE, WORK_SIZE * WORK_SIZE * 4]);
+    // an image without alpha comes as RGB, one with alpha as RGBA
+    expect([bitmap.width, bitmap.height, bitmap.channels, bitmap.data.length]).toEqual([
+      WORK_SIZE,
+      WORK_SIZE,
+      3,
+      WORK_SIZE * WORK_SIZE * 3,
+    ]);
+    const clear = sharp({ create: { width: 8, height: 8, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0.5 } } });
+    const withAlpha = (await decodeImage(await clear.png().toBuffer(), LIMIT)).bitmap;
+    expect([withAlpha.channels, withAlpha.data.length]).toEqual([4, WORK_SIZE * WORK_SIZE * 4]);
     expect([width, height]).toEqual([48, 32]);
   });
 

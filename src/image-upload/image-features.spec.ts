@@ -79,6 +79,15 @@ describe('colour statistics and histograms', () => {
     expect(f.img_mean_gray).toBeCloseTo((0 + 255 + 255 * (1 - 128 / 255)) / 3, 9);
   });
 
+  it('reads an RGB bitmap (3 bytes a pixel) as the same RGBA one with every pixel opaque', () => {
+    const rgba = new Uint8Array(9 * 7 * 4);
+    for (let i = 0; i < rgba.length; i++) rgba[i] = i % 4 === 3 ? 255 : (i * 37 + (i >> 5) * 11) % 256;
+    const rgb = rgba.filter((_, i) => i % 4 !== 3);
+    const f = computeFeatures({ width: 9, height: 7, channels: 3, data: rgb });
+    expect(f).toEqual(computeFeatures({ width: 9, height: 7, data: rgba }));
+    expect(named(f).img_opacity).toBe(1);
+  });
+
   it('reports the size it is given (the image before its resize to the working square)', () => {
     const f = named(
       computeFeatures(

@@ -17,7 +17,7 @@ import { DatasetsService } from '../datasets/datasets.service';
 import { FilesService } from '../datasets/files.service';
 import { SLOT_LIVE_SECONDS, UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
-import { FEATURE_PROCESSES, IMAGE_DATASET_JOB, ImageTaskPayload } from './image-dataset.job';
+import { FEATURE_CORES, IMAGE_DATASET_JOB, ImageTaskPayload } from './image-dataset.job';
 import { checkImage } from './image-format';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
@@ -212,7 +212,7 @@ export class ImageUploadService implements OnModuleInit {
         throw new ApiError(Codes.ImagesMissing, `${counts.missing} of ${counts.total} samples have no image: ${first.join(', ')}${more}`);
       }
       // the task shows running from commit on (IMAGE_DATASET_JOB waits as running: pending means it still takes images)
-      await this.jobs.enqueue(IMAGE_DATASET_JOB, { taskId }, { projectId: String(task.project_id), manager: tx, cost: FEATURE_PROCESSES });
+      await this.jobs.enqueue(IMAGE_DATASET_JOB, { taskId }, { projectId: String(task.project_id), manager: tx, cost: FEATURE_CORES });
     });
     return {};
   }
