@@ -10,9 +10,8 @@ import type { RowCuts } from './table-parser';
  * (most of it splitting each stored value into TOAST chunks) runs beside the parse instead of after it: a
  * 438 MB CSV's columns took 3.6 s to write after a 5 s parse. Each piece holds PIECE_ROWS values (1 MiB; the
  * last one the rest), deflated or raw as the column's first piece shows (packPiece), none of its blocks marked
- * final; the column's dataset_columns.data is then
- * packed from no values (an empty final block), so the pieces and the data in order are one deflate stream:
- * readers concatenate them (datasets.queries.ts). A build writes its pieces from a thread of its own
+ * final; the column's dataset_columns.data is then packed from no values (an empty final block), so the pieces
+ * and the data in order are one deflate stream: readers concatenate them (datasets.queries.ts). A build writes its pieces from a thread of its own
  * (PieceThread) under a key of its own (`build`) and its task, seen by no reader, each cut committed on its own;
  * the transaction that writes the dataset attaches them (attachPieces), and a failed or repeated build's are
  * deleted (dropLoosePieces). A file of fewer rows is never cut: its columns are written as before.
