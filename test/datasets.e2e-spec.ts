@@ -195,6 +195,7 @@ describe('long number columns, written in pieces while the file is parsed', () =
   const db = () => t.app.get(DataSource);
 
   it('stores columns that read back as parsed, whose pieces belong to the dataset and go with it', async () => {
+    expect(csv.length).toBeGreaterThan(8 * 2 ** 20); // large enough to be read by a thread of its own
     const id = await uploadDataset(t, owner.auth, projectId, csv);
     const data = await t.app.get(ColumnStore).loadForEngine(id);
     expect(data.sampleCount).toBe(n);

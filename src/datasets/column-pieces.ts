@@ -122,19 +122,25 @@ export type PieceThreadOutput = { free: ArrayBuffer[] } | { ok: true; bytes: [nu
 /**
  * The RowCuts of a build, written by a thread of their own (column-pieces.worker.ts, a PieceWriter): the parse
  * thread only copies each cut's values into buffers the writer hands back, and goes on parsing while the
- * database takes them. take() waits only when IN_FLIGHT cuts are not written yet.
+ * database takes them. take() waits only when IN_FLIGHT cuts are not written yet. The thread starts at the first
+ * cut: a short file's build starts none.
  */
 export class PieceThread {
-  private readonly worker: Worker;
-  private readonly outcome: Promise<Map<number, number>>;
+  /** The thread and its outcome, from the first cut on: a file that is never cut starts no thread. */
+  private started: { worker: Worker; outcome: Promise<Map<number, number>> } | undefined;
   private free: ArrayBuffer[] = [];
   private inFlight = 0;
   private room: (() => void) | undefined;
 
-  constructor(databaseUrl: string, target: PieceTarget) {
-    this.worker = new Worker(SCRIPT, { workerData: { databaseUrl, target } });
-    this.outcome = new Promise<Map<number, number>>((resolve, reject) => {
-      this.worker.on('message', (m: PieceThreadOutput) => {
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly target: PieceTarget,
+  ) {}
+
+  private start(): { worker: Worker; outcome: Promise<Map<number, number>> } {
+    const worker = new Worker(SCRIPT, { workerData: { databaseUrl: this.databaseUrl, target: this.target } });
+    const outcome = new Promise<Map<number, number>>((resolve, reject) => {
+      worker.on('message', (m: PieceThreadOutput) => {
         if ('free' in m) {
           this.free.push(...m.free);
           this.inFlight--;
@@ -142,10 +148,11 @@ export class PieceThread {
         } else if (m.ok) resolve(new Map(m.bytes));
         else reject(new Error(m.message));
       });
-      this.worker.once('error', reject);
-      this.worker.once('exit', (code: number) => reject(new Error(`the piece writer exited with code ${code}`)));
+      worker.once('error', reject);
+      worker.once('exit', (code: number) => reject(new Error(`the piece writer exited with code ${code}`)));
     });
-    this.outcome.catch(() => this.room?.()); // raised by done(); a waiting take() goes on
+    outcome.catch(() => this.room?.()); // raised by done(); a waiting take() goes on
+    return { worker, outcome };
   }
 
   cuts(): RowCuts {
@@ -156,6 +163,7 @@ export class PieceThread {
   }
 
   private async take(piece: number, columns: { idx: number; values: Float64Array }[]): Promise<void> {
+    const { worker, outcome } = (this.started ??= this.start());
     const sent = columns.map(({ idx, values }) => {
       let buffer = this.free.pop();
       if (!buffer || buffer.byteLength < values.byteLength) buffer = new ArrayBuffer(PIECE_ROWS * 8);
@@ -163,13 +171,13 @@ export class PieceThread {
       return { idx, buffer, length: values.length };
     });
     this.inFlight++;
-    this.worker.postMessage(
+    worker.postMessage(
       { piece, columns: sent } satisfies PieceMessage,
       sent.map((c) => c.buffer),
     );
     while (this.inFlight >= IN_FLIGHT) {
       const failed = await Promise.race([
-        this.outcome.then(
+        outcome.then(
           () => false,
           () => true,
         ),
@@ -185,11 +193,13 @@ export class PieceThread {
    * each column's stored bytes (by idx).
    */
   async done(): Promise<Map<number, number>> {
-    this.worker.postMessage({ end: true });
+    if (!this.started) return new Map();
+    const { worker, outcome } = this.started;
+    worker.postMessage({ end: true });
     try {
-      return await this.outcome;
+      return await outcome;
     } finally {
-      await this.worker.terminate();
+      await worker.terminate();
     }
   }
 }

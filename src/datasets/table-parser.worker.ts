@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
+import { Pool } from 'pg';
 import { workerScript } from '../common/worker-script';
 import { buffersOf } from '../common/worker-thread';
 import { distinctNumbers } from './column-builder';
@@ -7,7 +8,7 @@ import { packTable } from './column-codec';
 import type { DistinctAnswer } from './distinct-count.worker';
 import { PieceTarget, PieceThread } from './column-pieces';
 import { ParsedTable, parseTable, TableError, TableOptions } from './table-parser';
-import { StoredFileSource, storedFileInThread } from './stored-file';
+import { StoredFileSource, storedFileBytes, storedFileInThread } from './stored-file';
 
 /**
  * The thread's workerData: the parser's options, whether to pack the columns as stored (packTable), `source`:
@@ -23,13 +24,31 @@ const PIECE_BYTES = 1 << 20;
 
 const port = parentPort!;
 
+/** Files from this size on are read by a thread of their own: a smaller one costs less than the thread's start. */
+const READ_APART_BYTES = 8 * PIECE_BYTES;
+
+/** The stored file's pieces: read by a thread of its own (a large file), or here over a connection of its own. */
+async function* fileBytes(source: StoredFileSource): AsyncGenerator<Buffer> {
+  if (source.sizeInBytes >= READ_APART_BYTES) {
+    yield* storedFileInThread(source, PIECE_BYTES);
+    return;
+  }
+  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
+  pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+  try {
+    yield* storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES);
+  } finally {
+    await pool.end();
+  }
+}
+
 /** The table of the stored file, read from the database. */
 async function parse(options: ParserThreadOptions): Promise<ParsedTable> {
   const source = options.source;
-  // the file is read, and the pieces written, by threads of their own, each over a connection of its own
+  // a large file is read, and a long one's pieces written, by threads of their own, each over a connection of its own
   const writer = options.pieces ? new PieceThread(source.databaseUrl, options.pieces) : undefined;
   try {
-    const table = await parseTable(storedFileInThread(source, PIECE_BYTES), {
+    const table = await parseTable(fileBytes(source), {
       ...options,
       pieces: writer?.cuts(),
       distinct: countDistinctInTwo,
