@@ -59,9 +59,10 @@ import { call, DatasetInfo, startServer, TaskStatus, uploadFile } from './server
  *   service 2.7 s); CPU in all 14.3 s (engine 7.8 s), so 2 cores cannot go below ~7.2 s even fully overlapped.
  * - 2026-11-27 (fourth session), the long number columns written in pieces while the file is parsed (from a thread
  *   of the engine process), the file read by another thread, the distinct counts on two threads; quiet machine:
- *   8.4, 8.6, 8.6 and 8.9 s wall (52.4-49.2 MB/s), engine 9.5-10.0 s (parse thread ~6.3 s, reading thread ~1.7 s,
- *   writing thread ~1.1 s), PostgreSQL 4.4-4.7 s, service 0.5 s, engine peak 648-657 MB. Under load 4-5 the same
- *   code took 10.8-20 s: the engine's threads run under SCHED_IDLE.
+ *   8.3-8.9 s wall (49.2-52.5 MB/s) in about half the runs, 9.4-12.1 s in the others (the machine's speed varies:
+ *   engine CPU 9.2-13.8 s for the same build); fast runs: engine 9.2-10.0 s (parse thread ~6.3 s, reading thread
+ *   ~1.7 s, writing thread ~1.1 s), PostgreSQL 4.3-4.7 s, service 0.5 s, engine peak 648-657 MB. Under load 4-5 the
+ *   same code took 10.8-20 s: the engine's threads run under SCHED_IDLE.
  */
 const BEFORE = { wallS: 32.4, engineCpuS: 6.5, serviceCpuS: 12.6, postgresCpuS: 4.3, rows: 1_000_000 };
 
