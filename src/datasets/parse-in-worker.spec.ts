@@ -81,6 +81,10 @@ describe('parseStoredTable (the engine process reads the stored file from the da
     await expect(parseStoredTable({ databaseUrl: url, ...ragged }, OPTIONS)).rejects.toThrow(TableError);
     const lost = await stored(`a,b\n${'1,2\n'.repeat(1000)}`, 1000, 1);
     await expect(parseStoredTable({ databaseUrl: url, ...lost }, OPTIONS)).rejects.toThrow(/lost chunks/);
+    // a file of over 8 MiB is read by a thread of its own: its failure comes back the same way
+    const large = await stored(`a,b\n${'1,2\n'.repeat(2_300_000)}`, 1 << 20, 1);
+    expect(large.sizeInBytes).toBeGreaterThan(8 * 2 ** 20);
+    await expect(parseStoredTable({ databaseUrl: url, ...large }, OPTIONS)).rejects.toThrow(/lost chunks/);
   });
 
   it('rejects at once on a quote in the middle of a field, with more lines after it, naming the line', async () => {
