@@ -71,11 +71,7 @@ export function packPiece(bytes: Uint8Array, deflated: boolean): Uint8Array[] {
   const frames: Uint8Array[] = [];
   for (let from = 0; from < bytes.length || from === 0; from += STORED_BLOCK) {
     const length = Math.min(STORED_BLOCK, bytes.length - from);
-    const h = Buffer.allocUnsafe(5);
-    h[0] = 0; // not the last block, BTYPE 00 (stored)
-    h.writeUInt16LE(length, 1);
-    h.writeUInt16LE(length ^ 0xffff, 3);
-    frames.push(h, bytes.subarray(from, from + length));
+    frames.push(storedHeader(length, false), bytes.subarray(from, from + length));
     if (!length) break;
   }
   return frames;
@@ -89,6 +85,15 @@ export function deflatesWell(bytes: Uint8Array): boolean {
 
 /** Deflate's largest stored (uncompressed) block. */
 const STORED_BLOCK = 65535;
+
+/** The 5-byte header of a stored block of `length` bytes (BTYPE 00), marked the last when `final`. */
+function storedHeader(length: number, final: boolean): Buffer {
+  const h = Buffer.allocUnsafe(5);
+  h[0] = final ? 1 : 0;
+  h.writeUInt16LE(length, 1);
+  h.writeUInt16LE(length ^ 0xffff, 3);
+  return h;
+}
 
 /** The size of `byteLength` raw bytes as deflate's stored blocks: 5 bytes of header per block of up to 65,535. */
 export function storedSize(byteLength: number): number {
@@ -106,10 +111,7 @@ export async function* storedFrames(
   let left = byteLength; // bytes not yet in a block
   let inBlock = 0; // bytes the current block still takes
   const header = (length: number) => {
-    const h = Buffer.allocUnsafe(5);
-    h[0] = length === left ? 1 : 0; // BFINAL on the last block, BTYPE 00 (stored)
-    h.writeUInt16LE(length, 1);
-    h.writeUInt16LE(length ^ 0xffff, 3);
+    const h = storedHeader(length, length === left); // BFINAL on the last block
     left -= length;
     inBlock = length;
     return h;

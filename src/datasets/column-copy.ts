@@ -20,9 +20,9 @@ export interface ColumnRow {
 }
 
 /** PostgreSQL's binary COPY header: signature, flags, header extension length. */
-const HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+export const COPY_HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
 /** The end of a binary COPY: a tuple of -1 fields. */
-const TRAILER = Buffer.from([0xff, 0xff]);
+export const COPY_TRAILER = Buffer.from([0xff, 0xff]);
 /** The first byte of jsonb's binary form (its version), before the JSON text. */
 const JSONB_VERSION = 1;
 
@@ -38,7 +38,7 @@ export async function* columnRows(
   columns: AsyncIterable<ColumnRow>,
   written: (bytes: number) => void,
 ): AsyncGenerator<Uint8Array> {
-  yield HEADER;
+  yield COPY_HEADER;
   let idx = 0;
   for await (const c of columns) {
     const levels = c.levels ? Buffer.from(JSON.stringify(c.levels), 'utf8') : undefined;
@@ -50,7 +50,7 @@ export async function* columnRows(
     yield tail(levels, c.missingCount, c.distinctCount, c.pieces?.count ?? 0);
     written(stored + (levels?.length ?? 0) + (c.pieces?.bytes ?? 0));
   }
-  yield TRAILER;
+  yield COPY_TRAILER;
 }
 
 /** A tuple's fields up to its data's length (`dataBytes`): its 10 fields, dataset_id, idx, name, type, encoding. */

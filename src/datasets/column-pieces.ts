@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { workerScript } from '../common/worker-script';
 import { copyIn } from '../database/copy-in';
 import { deflatesWell, packPiece } from './column-codec';
+import { COPY_HEADER, COPY_TRAILER } from './column-copy';
 import type { RowCuts } from './table-parser';
 
 /**
@@ -25,10 +26,6 @@ export interface PieceTarget {
 }
 
 const SCRIPT = workerScript(__dirname, __filename, 'column-pieces.worker');
-
-/** PostgreSQL's binary COPY header and trailer. */
-const HEADER = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
-const TRAILER = Buffer.from([0xff, 0xff]);
 
 /** A cut of the rows as sent to the writing thread: each column's values in a buffer of its own. */
 export interface PieceMessage {
@@ -76,7 +73,7 @@ export class PieceWriter {
   }
 
   private async *tuples(piece: number, columns: { idx: number; values: Float64Array }[]): AsyncGenerator<Uint8Array> {
-    yield HEADER;
+    yield COPY_HEADER;
     for (const { idx, values } of columns) {
       const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
       // deflated or raw as the column's first piece shows (packColumn's rule): measurements with many digits barely shrink
@@ -99,7 +96,7 @@ export class PieceWriter {
       // one buffer a tuple: the stored blocks' 5-byte headers as writes of their own cost more than the copy
       yield Buffer.concat([head, ...stored]);
     }
-    yield TRAILER;
+    yield COPY_TRAILER;
   }
 
   /** Waits for every piece to be written, then gives each column's stored bytes; rejects with the first failure. Lets the connection go. */

@@ -40,7 +40,7 @@ export const CREATE_DATASET_JOB: JobKind<CreateDatasetPayload> = {
 
 /**
  * A parsed file, typed, whose columns' data waits in the engine process that parsed it until written, but for
- * the pieces of its long number columns, written already under the key `build` (column-pieces.ts).
+ * its long number columns, written already in pieces under the key `build` (column-pieces.ts).
  */
 interface BuiltTable {
   table: TypedTable;
@@ -50,7 +50,7 @@ interface BuiltTable {
 
 /**
  * The createDataset job: an engine process reads the stored file from the database, parses it and packs its
- * columns, writing the long number columns' first rows as pieces while it parses; the columns are typed here and
+ * columns, writing the long number columns in pieces while it parses; the columns are typed here and
  * written as a dataset straight from that process's pipe, in the transaction that attaches the pieces.
  */
 @Injectable()
