@@ -171,14 +171,6 @@ export function levelsCopy(datasetId: string, idx: number): string {
   return `SELECT convert_to(levels::text, 'UTF8') FROM dataset_columns WHERE dataset_id = ${Number(datasetId)} AND idx = ${Number(idx)}`;
 }
 
-/**
- * The text of a binary COPY of a stored file's chunks in order (copy-bytes.ts runs it on a connection of its own:
- * raw bytes). The key is a number the caller checked.
- */
-export function fileChunksCopy(filePk: string): string {
-  return `SELECT data FROM file_chunks WHERE file_pk = ${Number(filePk)} ORDER BY seq`;
-}
-
 /** Piece `piece` of one column (column-pieces.ts). */
 export async function columnPiece(tx: EntityManager, datasetId: string, idx: number, piece: number): Promise<Buffer> {
   const [row] = await rows<{ data: Buffer }>(
