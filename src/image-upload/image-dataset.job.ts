@@ -5,8 +5,7 @@ import { Codes } from '../common/error-codes';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { EngineWorker } from '../common/engine-process';
 import { workerScript } from '../common/worker-thread';
-import { copyBytes } from '../database/copy-bytes';
-import { poolOf } from '../database/sql';
+import { urlOf } from '../database/sql';
 import { distinctNumbers, ParsedColumn } from '../datasets/column-builder';
 import { ColumnStore, DatasetTarget, TypedTable } from '../datasets/column-store';
 import { ParsedTable } from '../datasets/table-parser';
@@ -22,10 +21,7 @@ import { parseSampleTableInWorker } from './sample-table';
 /** Images sent to the feature thread at once: at most this many, or this many bytes. */
 const BATCH_IMAGES = 64;
 const BATCH_BYTES = 64 * 1024 * 1024;
-/**
- * Batches sent to the feature thread and not yet answered: the next one waits in its process while it measures
- * one, and the service reads the one after from the database meanwhile.
- */
+/** Batches sent to the feature thread and not yet answered: it reads the next one while it measures one. */
 const BATCHES_AHEAD = 2;
 
 /**
@@ -117,34 +113,21 @@ export class ImageDatasetJob implements OnModuleInit {
       batches.push([start, end]);
       start = end;
     }
-    // a binary COPY: a SELECT's bytea comes as hex text, twice the bytes, decoded on this event loop (1.5 s of its
-    // CPU for 45 MB of images, and as much again in PostgreSQL to encode them)
-    const pool = poolOf(this.db);
+    // the largest batch's bytes: the feature thread reads each batch into a buffer of that size
     const totals = batches.map(([start, end]) => samples.slice(start, end).reduce((sum, s) => sum + s.size, 0));
-    // each batch is read into a buffer of the largest batch's size, filled again once its answer has come (the engine
-    // process has read it all then): a new 6 MB buffer cost 10-13 ms of page faults on this machine, a refill 0.2 ms
-    const capacity = Math.max(0, ...totals);
-    const spare: Buffer[] = [];
-    const read = async (b: number): Promise<MeasureRequest> => {
-      const [start, end] = batches[b];
-      const pieces: Buffer[] = [];
-      for await (const piece of copyBytes(pool, queries.imagesCopy(taskId, start, end), capacity, 1, spare)) pieces.push(piece);
-      const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces);
-      if (bytes.length !== totals[b]) throw new JobFailure(Codes.ImageDatasetFailed, 'the stored images changed while they were read');
-      return { sampleIds: samples.slice(start, end).map((s) => s.sample_id), sizes: samples.slice(start, end).map((s) => s.size), bytes };
-    };
-    // one engine process, sent the batches in order: it measures one while the next waits in it and this reads the one
-    // after; the first failure (answers come in order: it is the first in the sample table's order) stops the reading
+    const batchBytes = Math.max(0, ...totals);
+    // one engine process, sent the batches in order: it measures one while it reads the next from the database; the
+    // first failure (answers come in order: it is the first in the sample table's order) stops the sending
     // the job's cost in cores (FEATURE_CORES, 1 when WORKER_CORES is 1) decides how many images it decodes at once
     const decoding = Math.min(FEATURE_CORES, this.config.workerCores) > 1 ? 4 : 1;
-    const thread = new FeatureThread({ maxPixels: this.config.maxImagePixels, decoding }, signal);
-    let failure: { sampleId: string; message: string } | undefined;
+    const setup = { maxPixels: this.config.maxImagePixels, decoding, databaseUrl: urlOf(this.db), taskId, batchBytes };
+    const thread = new FeatureThread(setup, signal);
+    let failure: Exclude<MeasureResponse, { ok: true }> | undefined;
     try {
-      const answers: { start: number; count: number; bytes: Uint8Array; answer: Promise<MeasureResponse> }[] = [];
+      const answers: { start: number; count: number; answer: Promise<MeasureResponse> }[] = [];
       const take = async () => {
-        const { start, count, bytes, answer } = answers.shift()!;
+        const { start, count, answer } = answers.shift()!;
         const result = await answer;
-        if (bytes.buffer.byteLength === capacity) spare.push(Buffer.from(bytes.buffer));
         if (!result.ok) {
           failure ??= result;
           return;
@@ -153,20 +136,28 @@ export class ImageDatasetJob implements OnModuleInit {
           for (let j = 0; j < width; j++) values[j][start + k] = result.features[k * width + j];
         }
       };
-      for (let b = 0; b < batches.length; b++) {
+      for (const [start, end] of batches) {
         signal.throwIfAborted();
-        const request = await read(b);
-        if (failure) break;
+        const request = {
+          start,
+          end,
+          sampleIds: samples.slice(start, end).map((s) => s.sample_id),
+          sizes: samples.slice(start, end).map((s) => s.size),
+        };
         const answer = thread.measure(request);
         answer.catch(() => undefined); // awaited in take(), unless an earlier failure ends the build first
-        const [start, end] = batches[b];
-        answers.push({ start, count: end - start, bytes: request.bytes, answer });
+        answers.push({ start, count: end - start, answer });
         if (answers.length >= BATCHES_AHEAD) await take();
         if (failure) break;
       }
       while (answers.length && !failure) await take();
     } finally {
       thread.close();
+    }
+    if (failure && 'read' in failure) {
+      // the images changed under the read (a delete of the task): the build fails; a database fault is the job's to retry
+      if (failure.read === 'changed') throw new JobFailure(Codes.ImageDatasetFailed, failure.message);
+      throw new Error(`the images could not be read: ${failure.message}`);
     }
     if (failure) {
       throw new JobFailure(

@@ -167,14 +167,6 @@ export async function sampleSizes(db: DataSource, taskId: string): Promise<{ idx
 }
 
 /**
- * The text of a binary COPY of the images of the samples `start` to `end` (excluded), in order (copy-bytes.ts runs it
- * on a connection of its own: raw bytes, never hex text). The numbers are the caller's, checked here.
- */
-export function imagesCopy(taskId: string, start: number, end: number): string {
-  return `SELECT image FROM image_samples WHERE task_id = ${Number(taskId)} AND idx >= ${Number(start)} AND idx < ${Number(end)} ORDER BY idx`;
-}
-
-/**
  * Image uploads of `kind` expired after `hours`: pending, opened that long ago, and no image added since. `taskId`:
  * that one only, locked (FOR UPDATE SKIP LOCKED: an add or a commit holding it now leaves it for the next sweep).
  */
