@@ -149,10 +149,12 @@ export class ColumnBuilder {
     forceDict = false,
     /** Values to make room for at once (the expected row count): no growth copies when it is right. */
     capacity = 1024,
+    /** Numbers in shared memory, which another thread may read while this one adds rows (numbers(): a build's cuts). */
+    private readonly shared = false,
   ) {
     this.numeric = !forceDict;
     const size = Math.max(16, Math.ceil(capacity));
-    this.nums = forceDict ? new Float64Array(0) : new Float64Array(size);
+    this.nums = forceDict ? new Float64Array(0) : this.numberArray(size);
     if (forceDict) this.codes = new Int32Array(size);
   }
 
@@ -219,7 +221,10 @@ export class ColumnBuilder {
     return stop;
   }
 
-  /** A view of the values of rows [from, to) while the column holds numbers only; undefined once it holds text. */
+  /**
+   * A view of the values of rows [from, to) while the column holds numbers only; undefined once it holds text. Those
+   * rows are never written again: with `shared`, another thread may read them while this one adds rows.
+   */
   numbers(from: number, to: number): Float64Array | undefined {
     return this.numeric ? this.nums.subarray(from, to) : undefined;
   }
@@ -229,9 +234,14 @@ export class ColumnBuilder {
     this.pushNumber(NaN);
   }
 
+  private numberArray(length: number): Float64Array {
+    return this.shared ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Float64Array(length);
+  }
+
   private pushNumber(v: number): void {
     if (this.n === this.nums.length) {
-      const next = new Float64Array(this.nums.length * 2);
+      // a larger array; a view of the old one that another thread holds stays as it was
+      const next = this.numberArray(this.nums.length * 2);
       next.set(this.nums);
       this.nums = next;
     }

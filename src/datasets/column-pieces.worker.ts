@@ -1,8 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
+import { buffersOf } from '../common/worker-thread';
 import { PieceMessage, PieceTarget, PieceThreadOutput, PieceWriter } from './column-pieces';
 
-/** The writing thread of PieceThread (column-pieces.ts): writes each cut it is sent, hands its buffers back. */
+/** The writing thread of PieceThread (column-pieces.ts): writes each cut it is sent, hands its copies back. */
 const { databaseUrl, target } = workerData as { databaseUrl: string; target: PieceTarget };
 const port = parentPort!;
 const pool = new Pool({ connectionString: databaseUrl, max: 1 });
@@ -22,7 +23,7 @@ port.on('message', (m: PieceMessage | { end: true }) => {
       .finally(() => pool.end());
     return;
   }
-  const buffers = m.columns.map((c) => c.buffer);
-  const columns = m.columns.map((c) => ({ idx: c.idx, values: new Float64Array(c.buffer, 0, c.length) }));
-  writer.write(m.piece, columns, () => post({ free: buffers }, buffers));
+  const columns = m.columns.map((c) => ({ idx: c.idx, values: new Float64Array(c.buffer, c.offset, c.length) }));
+  const copies = buffersOf(columns.map((c) => c.values));
+  writer.write(m.piece, columns, () => post({ free: copies }, copies));
 });

@@ -362,7 +362,8 @@ function rowsConsumer(o: TableOptions): Consumer {
       names = Array.from({ length: width }, (_, i) => (o.hasSampleHeaders && i === 0 ? SAMPLE_COLUMN_DEFAULT : `feature_${i + 1}`));
     }
     const capacity = expected ? capacityFor(expected.lines, width, expected.size) : defaultCapacity(width);
-    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity));
+    // with cuts, the numbers go to shared memory: the writing thread reads a cut's rows in place (column-pieces.ts)
+    builders = names.map((n, i) => new ColumnBuilder(n, (o.hasSampleHeaders && i === 0) || !!o.textColumns?.has(n), capacity, !!cuts));
   };
   return {
     expect(lines, size) {

@@ -73,10 +73,10 @@ const DISTINCT_SCRIPT = workerScript(__dirname, __filename, 'distinct-count.work
 const DISTINCT_APART = 100_000;
 
 /** The answer of a thread started on `script` with `data` (its memory `transfer`red, and back with the answer). */
-function runThread<T>(script: string, data: unknown, transfer: ArrayBuffer[]): Promise<T & { buffers: ArrayBuffer[] }> {
+function runThread<T>(script: string, data: unknown, transfer: ArrayBuffer[]): Promise<T & { buffers: ArrayBufferLike[] }> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(script, { workerData: data, transferList: [...new Set(transfer)] });
-    worker.once('message', (m: T & { buffers: ArrayBuffer[] }) => {
+    worker.once('message', (m: T & { buffers: ArrayBufferLike[] }) => {
       resolve(m);
       void worker.terminate();
     });
@@ -93,13 +93,10 @@ function runThread<T>(script: string, data: unknown, transfer: ArrayBuffer[]): P
 async function countDistinctInTwo(values: Float64Array[]): Promise<{ counts: number[]; values: Float64Array[] }> {
   const counts = new Array<number>(values.length);
   const away = values.map((_, k) => k).filter((k) => k % 2 === 1 && values[k].length >= DISTINCT_APART);
-  const sent = away.map((k) => ({ buffer: values[k].buffer as ArrayBuffer, byteOffset: values[k].byteOffset, length: values[k].length }));
+  const sent = away.map((k) => ({ buffer: values[k].buffer, byteOffset: values[k].byteOffset, length: values[k].length }));
+  // moved there and back; shared memory (a cut file's numbers) is shared, not moved
   const back = away.length
-    ? runThread<DistinctAnswer>(
-        DISTINCT_SCRIPT,
-        { columns: sent },
-        sent.map((c) => c.buffer),
-      )
+    ? runThread<DistinctAnswer>(DISTINCT_SCRIPT, { columns: sent }, buffersOf(away.map((k) => values[k])))
     : Promise.resolve({ counts: [], buffers: [] });
   values.forEach((v, k) => {
     if (!away.includes(k)) counts[k] = distinctNumbers(v);
