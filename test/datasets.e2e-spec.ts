@@ -8,6 +8,7 @@ import { clientOf } from '../src/database/sql';
 import { PIECE_ROWS } from '../src/datasets/column-pieces';
 import type { CodedColumn, NumericColumn } from '../src/engine/types';
 import { ColumnStore, TypedTable } from '../src/datasets/column-store';
+import { FilesService } from '../src/datasets/files.service';
 import {
   API,
   createProject,
@@ -247,6 +248,32 @@ describe('long number columns, written in pieces while the file is parsed', () =
     expect(task.state).toBe('failed');
     expect(task.error?.message).toMatch(/line \d+: 2 fields/);
     expect(await db().query('SELECT count(*)::int AS n FROM dataset_column_pieces WHERE dataset_id IS NULL')).toEqual([{ n: 0 }]);
+  });
+
+  it('sweeps the loose pieces of ended builds (a writer that committed after its build was let go), and only those', async () => {
+    // an ended build (the small file's task, finished) and one still running, each with a loose piece; one attached
+    const ended = await uploadTask(t, owner.auth, projectId, 'a,b\n1,2\n3,4\n');
+    expect(ended.state).toBe('finished');
+    const [running] = await db().query(
+      `INSERT INTO tasks (kind, user_id, project_id, state) VALUES ('createDataset', $1, $2, 'running') RETURNING id`,
+      [owner.userId, projectId],
+    );
+    const piece = `INSERT INTO dataset_column_pieces (build, task_id, dataset_id, idx, piece, data) VALUES (gen_random_uuid(), $1, $2, 0, 0, '\\x00')`;
+    await db().query(piece, [ended.taskId, null]);
+    await db().query(piece, [running.id, null]);
+    await db().query(piece, [null, ended.datasetId]);
+    const left = () =>
+      db().query(
+        `SELECT task_id::text AS task, dataset_id::text AS dataset FROM dataset_column_pieces WHERE task_id IN ($1, $2) OR dataset_id = $3 ORDER BY 1, 2`,
+        [ended.taskId, running.id, ended.datasetId],
+      );
+    expect(await left()).toHaveLength(3);
+    await t.app.get(FilesService).sweep();
+    expect(await left()).toEqual([
+      { task: String(running.id), dataset: null },
+      { task: null, dataset: ended.datasetId },
+    ]);
+    await db().query('DELETE FROM tasks WHERE id = $1', [running.id]);
   });
 });
 

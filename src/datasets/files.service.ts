@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { DataSource, EntityManager } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
@@ -19,6 +19,8 @@ export const CHUNK_BYTES = 1024 * 1024;
 const STALE_UPLOAD_SECONDS = 3600;
 /** A slow upload touches its row at least this often, so it is never taken for a stale one. */
 const TOUCH_EVERY_MS = 60_000;
+/** How often a process that runs workers sweeps stale uploads and loose column pieces (besides each upload's start). */
+const SWEEP_MS = 60_000;
 
 export interface StoredFile {
   id: string;
@@ -45,14 +47,28 @@ export interface FileView {
  * failed, oversized, stalled or aborted upload deletes its row: the stored file stays as it was.
  */
 @Injectable()
-export class FilesService {
+export class FilesService implements OnApplicationBootstrap, OnApplicationShutdown {
   readonly slots: UploadSlots;
+  private readonly logger = new Logger('Files');
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.slots = new UploadSlots(db, config.maxUploadsPerUser);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runWorkers) return;
+    this.timer = setInterval(() => {
+      this.sweep().catch((e: Error) => this.logger.error(`stale uploads and loose column pieces could not be swept: ${e.message}`));
+    }, SWEEP_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
   }
 
   checkFileId(fileId: string): void {
@@ -70,7 +86,7 @@ export class FilesService {
         throw new ApiError(Codes.MalformedBody, "send the file's bytes as the body (curl --data-binary @file.csv), not a form");
       }
       slot = await this.slots.take(userId);
-      await this.sweepStaleUploads();
+      await this.sweep();
       const quota = this.config.userStorageQuotaBytes;
       const room = quota ? quota - (await this.bytesKept(this.db.manager, userId, fileId)) : Infinity;
       const tooBig = (size: number): ApiError | undefined => {
@@ -232,9 +248,10 @@ export class FilesService {
 
   /**
    * Rows of uploads whose process was killed: never touched again, invisible, swept here; and column pieces of
-   * builds that ended without them (column-pieces.ts).
+   * builds that ended without them (column-pieces.ts: a writer that committed after its build was let go). Run at
+   * each upload's start and every minute in processes that run workers; tests call it directly.
    */
-  private async sweepStaleUploads(): Promise<void> {
+  async sweep(): Promise<void> {
     await queries.deleteStaleUploads(this.db, STALE_UPLOAD_SECONDS + this.config.uploadIdleSeconds);
     await queries.deleteEndedBuildsPieces(this.db);
   }
