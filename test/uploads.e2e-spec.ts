@@ -495,8 +495,19 @@ describe('image initUpload: early refusal, bounded memory', () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentMb, ms: Date.now() - started }));
         res.on('error', reject);
       });
+      // on to the next write once the request drains or closes (the listener of the other event removed, or one
+      // 'close' listener would pile up per write that waited)
       const write = (b: Buffer | string) =>
-        new Promise<void>((done) => (req.write(b) ? done() : req.once('drain', done) && req.once('close', done)));
+        new Promise<void>((done) => {
+          if (req.write(b)) return done();
+          const go = () => {
+            req.off('drain', go);
+            req.off('close', go);
+            done();
+          };
+          req.once('drain', go);
+          req.once('close', go);
+        });
       void (async () => {
         if (!opts.fileFirst) await write(attrPart);
         await write(fileHead);
