@@ -110,6 +110,20 @@ describe('distinctNumbers', () => {
       expect(distinctNumbers(values)).toBe(expected);
     }
   });
+
+  it('counts each column afresh when its working arrays are reused: long, short, longer, and longer than it keeps', () => {
+    const column = (n: number, levels: number) => Float64Array.from({ length: n }, (_, i) => ((i * 7919) % levels) / 8);
+    for (const [n, levels] of [
+      [300_000, 250_000],
+      [5_000, 3],
+      [600_000, 1_000],
+      [2_200_000, 5_000],
+      [10, 10],
+    ]) {
+      const values = column(n, levels);
+      expect(distinctNumbers(values)).toBe(new Set(values).size);
+    }
+  });
 });
 
 describe('ColumnBuilder capacity', () => {
