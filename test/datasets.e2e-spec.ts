@@ -250,6 +250,28 @@ describe('long number columns, written in pieces while the file is parsed', () =
     expect(await db().query('SELECT count(*)::int AS n FROM dataset_column_pieces WHERE dataset_id IS NULL')).toEqual([{ n: 0 }]);
   });
 
+  it('stores a file shorter than a cut whose numbers were parsed into shared memory: a raw column reads back', async () => {
+    // 60,000 rows: no cut, so the columns are packed whole at the end; v's many digits barely deflate, so it is kept
+    // raw (stored blocks), a view of the parse's shared memory handed through the engine process's pipe
+    const rows = 60_000;
+    const v = Float64Array.from({ length: rows }, (_, i) => Number((Math.sin(i * 1.7) * 123456.789).toFixed(9)));
+    const small = ['v,k', ...Array.from(v, (x, i) => `${x},${i % 5}`)].join('\n') + '\n';
+    const id = await uploadDataset(t, owner.auth, projectId, small);
+    const stored = await db().query(
+      'SELECT name, pieces, octet_length(data) AS bytes FROM dataset_columns WHERE dataset_id = $1 ORDER BY idx',
+      [id],
+    );
+    expect(stored.map((c: { name: string; pieces: unknown }) => [c.name, c.pieces])).toEqual([
+      ['v', 0],
+      ['k', 0],
+    ]);
+    expect(stored[0].bytes).toBeGreaterThan(rows * 8);
+    expect(stored[1].bytes).toBeLessThan(rows);
+    const data = await t.app.get(ColumnStore).loadForEngine(id);
+    expect((data.columns[0] as NumericColumn).values).toEqual(v);
+    expect((data.columns[1] as NumericColumn).values).toEqual(Float64Array.from({ length: rows }, (_, i) => i % 5));
+  });
+
   it('sweeps the loose pieces of ended builds (a writer that committed after its build was let go), and only those', async () => {
     // an ended build (the small file's task, finished) and one still running, each with a loose piece; one attached
     const ended = await uploadTask(t, owner.auth, projectId, 'a,b\n1,2\n3,4\n');
