@@ -17,6 +17,7 @@
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
+import { SPARE_ARG } from '../src/common/engine-process';
 import { Rng } from '../src/engine/rng';
 import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { measureImage } from '../src/image-upload/image-decode';
@@ -97,7 +98,8 @@ function endedChildrenCpuSeconds(pid: number | 'self'): number {
 }
 
 /**
- * Waits (up to 5 s) until process `parent` has no child left but PostgreSQL's: an engine process's CPU time counts
+ * Waits (up to 5 s) until process `parent` has no child left but PostgreSQL's and the spare engine process it keeps
+ * ready for its next job (engine-process.ts; its CPU counts once it ends, at the service's stop): an engine process's CPU time counts
  * in its parent's once it has ended and been reaped, and a killed one that runs under SCHED_IDLE on a busy machine
  * can outlive its job by a moment (a build's engine CPU once read 0.00 s).
  */
@@ -113,7 +115,8 @@ async function engineProcessesEnded(parent: number): Promise<void> {
       try {
         const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
         const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && name !== 'postgres';
+        const spare = fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0').includes(SPARE_ARG);
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent && name !== 'postgres' && !spare;
       } catch {
         return false; // ended meanwhile
       }

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { SPARE_ARG } from '../src/common/engine-process';
 import { TEST_DATA } from './utils';
 import { freePort } from './free-port';
 
@@ -24,14 +25,14 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, what:
 }
 
 /** Pids of the processes whose command line contains `needle` (Linux /proc), with their parent pid. */
-function processes(needle: string): { pid: number; ppid: number }[] {
+function processes(needle: string, unless?: string): { pid: number; ppid: number }[] {
   return fs
     .readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
       try {
         const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        if (!argv.includes(needle)) return [];
+        if (!argv.includes(needle) || (unless && argv.split('\0').includes(unless))) return [];
         const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
         const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
         return [{ pid: Number(pid), ppid }];
@@ -41,7 +42,8 @@ function processes(needle: string): { pid: number; ppid: number }[] {
     });
 }
 
-const engineProcessesOf = (pid: number) => processes('engine-host.js').filter((p) => p.ppid === pid);
+/** The engine processes of process `pid` that run a job (not the spare it keeps ready: engine-process.ts). */
+const engineProcessesOf = (pid: number) => processes('engine-host.js', SPARE_ARG).filter((p) => p.ppid === pid);
 const postgresOf = (pgDir: string) => processes(`\0-D\0${pgDir}`).map((p) => p.pid);
 
 function exited(child: ChildProcess): Promise<number | null> {

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { SPARE_ARG } from '../src/common/engine-process';
 import { API, createProject, createTestApp, createUser, expectSuccess, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
 /**
@@ -164,14 +165,15 @@ it('an analysis whose worker dies on its last attempt is failed with a reason, n
   expect((await jobOf(id)).state).toBe('failed');
 }, 180_000);
 
-/** Engine processes (engine-host.js) started by the process `pid` (Linux /proc). */
+/** Engine processes (engine-host.js) started by the process `pid` that run a job, not its spare (Linux /proc). */
 function engineProcessesOf(pid: number): number[] {
   return fs
     .readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((p) => {
       try {
-        if (!fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('engine-host.js')) return [];
+        const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8');
+        if (!argv.includes('engine-host.js') || argv.split('\0').includes(SPARE_ARG)) return [];
         const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
         return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid ? [Number(p)] : [];
       } catch {

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { BlobReader, extractBlobs, restoreBlobs, writeBlobs } from './blob-channel';
-import { setNice } from './engine-process';
+import { setNice, SPARE_ARG } from './engine-process';
 import type { HostMessage, ToHost } from './engine-process';
 
 const nice = Number(process.env.ENGINE_NICE ?? 19);
@@ -45,6 +45,8 @@ let incoming: Promise<void> = Promise.resolve();
 let written: Promise<void> = Promise.resolve();
 
 function start(script: string, workerData: unknown, transferList: ArrayBuffer[]): void {
+  // a spare (started ahead of its job, engine-process.ts) is one no longer: its title (ps, /proc) says so
+  if (process.argv.includes(SPARE_ARG)) process.title = process.argv.filter((a) => a !== SPARE_ARG).join(' ');
   const w = new Worker(script, {
     workerData,
     transferList,

@@ -2,7 +2,16 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { configureEngineProcesses, engineProcessOptions, EngineWorker, liveEngineProcesses } from './engine-process';
+import {
+  configureEngineProcesses,
+  dropSpareEngineProcess,
+  engineProcessOptions,
+  EngineWorker,
+  keepSpareEngineProcess,
+  liveEngineProcesses,
+  SPARE_ARG,
+  spareEngineProcess,
+} from './engine-process';
 import { runInWorker } from './worker-thread';
 
 // The host runs from dist/ (npm test builds first); these scripts are plain JavaScript worker threads.
@@ -24,9 +33,13 @@ const HOG = script('hog', `const keep = []; for (;;) keep.push(new Array(100000)
 /** Niceness of every thread of a process (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
 /** A field of every thread's /proc stat line, by its index after the command (0: state, 16: nice, 38: policy). */
 function threadField(pid: number, index: number): number[] {
-  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[index]);
+  return fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[index])];
+    } catch {
+      return []; // a thread that ended meanwhile
+    }
   });
 }
 const threadNiceness = (pid: number) => threadField(pid, 16);
@@ -43,11 +56,11 @@ function alive(pid: number): boolean {
 }
 
 const next = <T>(w: EngineWorker, event: string): Promise<T> => new Promise((resolve) => w.once(event, resolve));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('EngineWorker (an engine thread in a child process)', () => {
   const saved = engineProcessOptions();
   afterEach(() => configureEngineProcesses(saved));
-  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('relays workerData and messages both ways, typed arrays included, and exits 0 with its thread', async () => {
     const w = new EngineWorker(ECHO, { workerData: { values: new Float64Array([1.5, NaN, -2]), codes: new Int32Array([3, -1]) } });
@@ -147,5 +160,68 @@ describe('EngineWorker (an engine thread in a child process)', () => {
     await expect(run).rejects.toThrow('deleted');
     while (alive(pid) && Date.now() - started < 2000) await new Promise((r) => setTimeout(r, 20));
     expect(alive(pid)).toBe(false);
+  });
+});
+
+describe('the spare engine process (started ahead of the next job)', () => {
+  const saved = engineProcessOptions();
+  const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  const waitFor = async (ok: () => boolean) => {
+    for (const end = Date.now() + 10_000; !ok() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
+    return ok();
+  };
+  afterEach(async () => {
+    await dropSpareEngineProcess();
+    configureEngineProcesses(saved);
+  });
+
+  it('is taken by the next worker, which runs in it as in a new one; another is started once that worker ends', async () => {
+    configureEngineProcesses({ nice: 15, maxMemoryMb: 0 });
+    keepSpareEngineProcess();
+    const spare = spareEngineProcess()!;
+    // (until its exec, a forked process shows this one's command line)
+    expect(await waitFor(() => cmdline(spare).some((a) => a.endsWith('engine-host.js')))).toBe(true);
+    expect(cmdline(spare)).toContain(SPARE_ARG);
+    expect(liveEngineProcesses()).not.toContain(spare);
+    const w = new EngineWorker(ECHO, { workerData: { n: 1 } });
+    expect(w.pid).toBe(spare);
+    expect(spareEngineProcess()).toBeUndefined();
+    expect(await next<{ got: unknown }>(w, 'message')).toEqual({ got: { n: 1 } });
+    // no longer a spare, by its title too; at the engine's niceness
+    expect(cmdline(spare)).not.toContain(SPARE_ARG);
+    expect(cmdline(spare).join(' ')).toContain('engine-host.js');
+    expect(new Set(threadNiceness(spare))).toEqual(new Set([15]));
+    const exit = next<number>(w, 'exit');
+    w.postMessage('end');
+    expect(await exit).toBe(0);
+    const again = spareEngineProcess();
+    expect(again).toBeDefined();
+    expect(again).not.toBe(spare);
+    await dropSpareEngineProcess();
+    expect(spareEngineProcess()).toBeUndefined();
+    expect(await waitFor(() => !alive(again!))).toBe(true);
+  });
+
+  it('started under settings since changed is replaced, and a worker runs under the new ones', async () => {
+    configureEngineProcesses({ nice: 12, maxMemoryMb: 0 });
+    keepSpareEngineProcess();
+    const old = spareEngineProcess()!;
+    configureEngineProcesses({ nice: 17, maxMemoryMb: 0 });
+    expect(await waitFor(() => !alive(old) && spareEngineProcess() !== undefined)).toBe(true);
+    const w = new EngineWorker(ECHO, { workerData: {} });
+    await next(w, 'message');
+    expect(new Set(threadNiceness(w.pid!))).toEqual(new Set([17]));
+    await w.terminate();
+  });
+
+  it('killed while it waits is not handed out: the next worker starts a process of its own', async () => {
+    keepSpareEngineProcess();
+    const spare = spareEngineProcess()!;
+    process.kill(spare, 'SIGKILL');
+    expect(await waitFor(() => spareEngineProcess() === undefined)).toBe(true);
+    const w = new EngineWorker(ECHO, { workerData: { n: 2 } });
+    expect(w.pid).not.toBe(spare);
+    expect(await next<{ got: unknown }>(w, 'message')).toEqual({ got: { n: 2 } });
+    await w.terminate();
   });
 });

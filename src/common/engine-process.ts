@@ -1,6 +1,7 @@
 import { ChildProcess, fork, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import * as os from 'node:os';
+import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
 import { BlobReader, extractBlobs, PipeClosedError, restoreBlobs, writeBlobs } from './blob-channel';
 import { workerScript } from './worker-script';
@@ -40,6 +41,8 @@ function schedIdleLauncher(): string | null {
 export function configureEngineProcesses(options: EngineProcessOptions): void {
   settings = { ...options };
   schedIdleLauncher();
+  // a spare started with the settings before is replaced
+  if (spare) void endSpare().then(startSpare);
 }
 
 export function engineProcessOptions(): EngineProcessOptions {
@@ -47,6 +50,109 @@ export function engineProcessOptions(): EngineProcessOptions {
 }
 
 const HOST = workerScript(__dirname, __filename, 'engine-host');
+/** The argument of an engine process started ahead of its job (a spare): it drops it from its title once taken. */
+export const SPARE_ARG = 'spare';
+
+/** An engine process started under the current settings, its process ready to take a script (engine-host.ts). */
+function startHost(asSpare: boolean): ChildProcess {
+  const { nice, maxMemoryMb } = settings;
+  const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
+  const launcher = schedIdleLauncher();
+  const child = fork(HOST, asSpare ? [SPARE_ARG] : [], {
+    // `chrt --idle 0 node ...` sets the policy and then is node (same process, same channels)
+    ...(launcher ? { execPath: launcher, execArgv: ['--idle', '0', process.execPath, ...execArgv] } : { execArgv }),
+    serialization: 'advanced',
+    // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
+    // 4: data to the host, 5: data from it (the large typed arrays of messages)
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe', 'pipe'],
+    env: { ...process.env, ENGINE_NICE: String(nice), ENGINE_MAX_MEMORY_MB: String(maxMemoryMb) },
+  });
+  // The host lowers its own threads too (those started before this call); this covers its main thread
+  // from the start, before it has run a line.
+  if (child.pid !== undefined) setNice(child.pid, nice);
+  return child;
+}
+
+/**
+ * The spare engine process: started ahead of the next job, so that a job does not wait for a process to start
+ * (Node's own start and the host's: ~0.2 s of a job's time on this machine, most of a short one's fixed cost). It
+ * holds nothing of this process alive (unreferenced) and ends with it (the host exits when its channel closes).
+ */
+let spare: { child: ChildProcess; settings: string; exited: Promise<void> } | undefined;
+/** Whether a spare is kept: one is started again whenever an engine process ends and none is there (keepSpareEngineProcess). */
+let keepingSpare = false;
+
+const settingsKey = () => JSON.stringify(settings);
+
+/** The handles of a spare's process: referenced again once it is taken, not while it waits. */
+function spareHandles(child: ChildProcess): { ref(): void; unref(): void }[] {
+  const pipes = child.stdio as unknown as (Socket | null)[];
+  const handles: ({ ref(): void; unref(): void } | null | undefined)[] = [child, child.channel, pipes[4], pipes[5]];
+  return handles.filter((h): h is { ref(): void; unref(): void } => !!h && typeof h.unref === 'function');
+}
+
+function startSpare(): void {
+  if (spare || !keepingSpare) return;
+  const child = startHost(true);
+  for (const h of spareHandles(child)) h.unref();
+  const pipes = child.stdio as unknown as (Socket | null)[];
+  pipes[4]?.on('error', ignore);
+  pipes[5]?.on('error', ignore);
+  child.on('error', ignore);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const mine = { child, settings: settingsKey(), exited };
+  spare = mine;
+  // a spare that ends by itself (killed from outside) is not handed out
+  void exited.then(() => {
+    if (spare === mine) spare = undefined;
+  });
+}
+
+/**
+ * The spare, when it was started under the current settings and is alive. The next one starts when an engine
+ * process ends (EngineWorker.end): started now, it would take CPU from the job that took this one.
+ */
+function takeSpare(): ChildProcess | undefined {
+  const taken = spare;
+  spare = undefined;
+  if (!taken) return undefined;
+  const { child } = taken;
+  if (taken.settings !== settingsKey() || child.exitCode !== null || child.signalCode !== null || !child.connected) {
+    child.kill('SIGKILL');
+    return undefined;
+  }
+  child.removeListener('error', ignore);
+  for (const h of spareHandles(child)) h.ref();
+  return child;
+}
+
+/**
+ * Keeps a spare engine process from now on (processes that run jobs: job-runner.ts). Each spare is an idle Node
+ * process (~30 MB) until a job takes it.
+ */
+export function keepSpareEngineProcess(): void {
+  keepingSpare = true;
+  startSpare();
+}
+
+/** Stops keeping a spare and ends the one there is (shutdown); resolves once it has exited. */
+export async function dropSpareEngineProcess(): Promise<void> {
+  keepingSpare = false;
+  await endSpare();
+}
+
+async function endSpare(): Promise<void> {
+  const s = spare;
+  spare = undefined;
+  if (!s) return;
+  s.child.kill('SIGKILL');
+  await s.exited;
+}
+
+/** The spare engine process's pid, if there is one (for tests and diagnostics). */
+export function spareEngineProcess(): number | undefined {
+  return spare?.child.pid;
+}
 
 const live = new Set<EngineWorker>();
 
@@ -91,22 +197,8 @@ export class EngineWorker extends EventEmitter {
    */
   constructor(script: string, options: { workerData?: unknown; streamBlobs?: boolean } = {}) {
     super();
-    const { nice, maxMemoryMb } = settings;
-    const execArgv = maxMemoryMb > 0 ? [`--max-old-space-size=${maxMemoryMb}`] : [];
-    const launcher = schedIdleLauncher();
-    this.child = fork(HOST, [], {
-      // `chrt --idle 0 node ...` sets the policy and then is node (same process, same channels)
-      ...(launcher ? { execPath: launcher, execArgv: ['--idle', '0', process.execPath, ...execArgv] } : { execArgv }),
-      serialization: 'advanced',
-      // stdout, stderr: the service's own (an engine's stray print shows up in its logs); no stdin
-      // 4: data to the host, 5: data from it (the large typed arrays of messages)
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe', 'pipe'],
-      env: { ...process.env, ENGINE_NICE: String(nice), ENGINE_MAX_MEMORY_MB: String(maxMemoryMb) },
-    });
+    this.child = takeSpare() ?? startHost(false);
     live.add(this);
-    // The host lowers its own threads too (those started before this call); this covers its main thread
-    // from the start, before it has run a line.
-    if (this.child.pid !== undefined) setNice(this.child.pid, nice);
     this.toHost = this.child.stdio[4] as Writable;
     const fromHost = (this.child.stdio as unknown as Readable[])[5];
     // a pipe of a killed process fails: its exit says why
@@ -170,6 +262,7 @@ export class EngineWorker extends EventEmitter {
     if (this.ended) return;
     this.ended = true;
     live.delete(this);
+    startSpare();
     // as a Worker: no 'error' for an asked-for end, and none nobody listens to (it would throw here)
     if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
       const why =

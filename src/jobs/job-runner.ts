@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { EngineCrash } from '../common/engine-process';
+import { dropSpareEngineProcess, EngineCrash, keepSpareEngineProcess } from '../common/engine-process';
 import { untilAborted } from '../common/until-aborted';
 import type { JobKind } from './job-kinds';
 import { SubjectError } from './job-state';
@@ -112,6 +112,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 
   onApplicationBootstrap(): void {
     if (!this.config.runWorkers) return;
+    // jobs start in an engine process started ahead of them
+    keepSpareEngineProcess();
     const timer = setInterval(() => void this.tick(), this.config.jobPollMs);
     // a job enqueued here is usually committed a few ms later: look then rather than at the next poll
     this.jobs.onEnqueued(() => setTimeout(() => void this.tick(), 20));
@@ -141,6 +143,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     // a tick under way may still be claiming a job: start() aborts any it starts from now on
     while (this.ticking) await new Promise((r) => setTimeout(r, 10));
     await this.drain();
+    await dropSpareEngineProcess();
   }
 
   private freeCores(): number {
