@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { drainedOrClosed } from '../src/common/drained';
 import { API, createProject, createTestApp, createUser, expectError, expectSuccess, pngOfSize, pollUntil, TestApp } from './utils';
 
 /**
@@ -497,17 +498,9 @@ describe('image initUpload: early refusal, bounded memory', () => {
       });
       // on to the next write once the request drains or closes (the listener of the other event removed, or one
       // 'close' listener would pile up per write that waited)
-      const write = (b: Buffer | string) =>
-        new Promise<void>((done) => {
-          if (req.write(b)) return done();
-          const go = () => {
-            req.off('drain', go);
-            req.off('close', go);
-            done();
-          };
-          req.once('drain', go);
-          req.once('close', go);
-        });
+      const write = async (b: Buffer | string) => {
+        if (!req.write(b)) await drainedOrClosed(req);
+      };
       void (async () => {
         if (!opts.fileFirst) await write(attrPart);
         await write(fileHead);

@@ -4,7 +4,7 @@ import { parse, Parser } from 'csv-parse';
 import { parse as parseSync, Options as CsvOptions } from 'csv-parse/sync';
 import { ColumnBuilder, ParsedColumn } from './column-builder';
 import { PlainLines } from './plain-lines';
-import type { Writable } from 'node:stream';
+import { drainedOrClosed } from '../common/drained';
 
 export interface TableOptions {
   separator: string;
@@ -207,20 +207,6 @@ async function readChunks(chunks: AsyncIterable<Buffer>, options: TableOptions, 
   }
   if (fast) lines.push(Buffer.alloc(0), true);
   parser.end();
-}
-
-/** Resolves when `stream` can take more writes, or is closed (destroyed by an error: no 'drain' comes then). */
-function drainedOrClosed(stream: Writable): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off('drain', done);
-      stream.off('close', done);
-      resolve();
-    };
-    stream.on('drain', done);
-    stream.on('close', done);
-    if (stream.destroyed) done();
-  });
 }
 
 /** csv-parse's typings leave out that with `info: true` each record comes with its info (as parseTable reads them). */
