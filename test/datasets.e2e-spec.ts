@@ -339,11 +339,13 @@ describe('a failure while the columns are written', () => {
         'COPY copied2 (n) FROM STDIN',
         (async function* () {
           yield Buffer.from('1\n2\n3\n');
+          // a list of pieces goes as one message, in order
+          yield [Buffer.from('4'), Buffer.from('0\n5'), Buffer.from('0\n')];
         })(),
       );
       return { n, rows: await tx.query('SELECT sum(n)::int AS s FROM copied2') };
     });
-    expect(copied).toEqual({ n: 3, rows: [{ s: 6 }] });
+    expect(copied).toEqual({ n: 5, rows: [{ s: 96 }] });
   });
 });
 

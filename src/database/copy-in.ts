@@ -15,11 +15,12 @@ interface CopyConnection {
 /**
  * Runs `sql`, a `COPY ... FROM STDIN`, on `client` (inside its transaction when it is in one) with the bytes
  * of `source` as its data, in order: each piece goes to the socket as it is (a CopyData message's header is
- * written before it, the piece itself is not copied), and the next is taken once the socket has room. A
+ * written before it, the piece itself is not copied; a list of pieces is one message, written in one go, for the
+ * caller to keep modest), and the next is taken once the socket has room. A
  * failure of `source` cancels the COPY (CopyFail): it rejects with that error, the connection stays usable,
  * and its transaction must roll back. Resolves with the rows copied.
  */
-export function copyIn(client: ClientBase, sql: string, source: AsyncIterable<Uint8Array>): Promise<number> {
+export function copyIn(client: ClientBase, sql: string, source: AsyncIterable<Uint8Array | readonly Uint8Array[]>): Promise<number> {
   const copy = new CopyIn(sql, source);
   void client.query(copy as never);
   return copy.result;
@@ -43,7 +44,7 @@ class CopyIn {
 
   constructor(
     private readonly text: string,
-    private readonly source: AsyncIterable<Uint8Array>,
+    private readonly source: AsyncIterable<Uint8Array | readonly Uint8Array[]>,
   ) {
     this.result = new Promise((resolve, reject) => (this.settle = { resolve, reject }));
   }
@@ -97,17 +98,20 @@ class CopyIn {
     const stream = connection.stream;
     try {
       for await (const piece of this.source) {
-        for (let from = 0; from < piece.length && !this.serverFailure; from += MESSAGE_BYTES) {
-          const part = piece.subarray(from, from + MESSAGE_BYTES);
-          const header = Buffer.allocUnsafe(5);
-          header[0] = 0x64; // 'd', CopyData
-          header.writeInt32BE(part.length + 4, 1);
-          stream.cork();
-          stream.write(header);
-          stream.write(part);
-          stream.uncork();
-          if (stream.writableNeedDrain) await this.drained(stream);
-          if (stream.destroyed) this.serverFailure ??= new Error('the connection closed during a COPY');
+        if (piece instanceof Uint8Array) {
+          for (let from = 0; from < piece.length && !this.serverFailure; from += MESSAGE_BYTES) {
+            const part = piece.subarray(from, from + MESSAGE_BYTES);
+            this.send(stream, [part], part.length);
+            await this.room(stream);
+          }
+        } else {
+          // a list of pieces: one message whatever its length (a tuple and its parts, none copied into one buffer)
+          this.send(
+            stream,
+            piece,
+            piece.reduce((n, p) => n + p.length, 0),
+          );
+          await this.room(stream);
         }
         if (this.serverFailure) return; // it drops whatever else comes for this COPY
       }
@@ -117,6 +121,23 @@ class CopyIn {
       // the server logs this text: the reason stays here
       if (!this.serverFailure) connection.sendCopyFail('the data source failed');
     }
+  }
+
+  /** One CopyData message of `parts` (`length` bytes in all), written in one go. */
+  private send(stream: Writable, parts: readonly Uint8Array[], length: number): void {
+    const header = Buffer.allocUnsafe(5);
+    header[0] = 0x64; // 'd', CopyData
+    header.writeInt32BE(length + 4, 1);
+    stream.cork();
+    stream.write(header);
+    for (const part of parts) stream.write(part);
+    stream.uncork();
+  }
+
+  /** Waits until `stream` can take more; notes a socket that closed. */
+  private async room(stream: Writable): Promise<void> {
+    if (stream.writableNeedDrain) await this.drained(stream);
+    if (stream.destroyed) this.serverFailure ??= new Error('the connection closed during a COPY');
   }
 
   /** Resolves when `stream` has room again, or when the COPY cannot go on (the server failed it, or the socket closed). */

@@ -76,7 +76,7 @@ export class PieceWriter {
       .finally(written);
   }
 
-  private async *tuples(piece: number, columns: { idx: number; values: Float64Array }[]): AsyncGenerator<Uint8Array> {
+  private async *tuples(piece: number, columns: { idx: number; values: Float64Array }[]): AsyncGenerator<Uint8Array | Uint8Array[]> {
     yield COPY_HEADER;
     for (const { idx, values } of columns) {
       const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
@@ -97,8 +97,8 @@ export class PieceWriter {
       at = head.writeInt32BE(4, at);
       at = head.writeInt32BE(piece, at);
       head.writeInt32BE(size, at);
-      // one buffer a tuple: the stored blocks' 5-byte headers as writes of their own cost more than the copy
-      yield Buffer.concat([head, ...stored]);
+      // one message a tuple, its parts written in one go (views of the values where they are raw, not copied)
+      yield [head, ...stored];
     }
     yield COPY_TRAILER;
   }
