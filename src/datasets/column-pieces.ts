@@ -114,7 +114,7 @@ export class PieceWriter {
   }
 }
 
-/** Cuts sent to the writing thread and not yet written: bounds the copies held (each a few MB per column). */
+/** Cuts sent to the writing thread and not yet written: bounds the writing behind the parse (and the copies held, of arrays not in shared memory). */
 const IN_FLIGHT = 3;
 
 /** What the writing thread posts: the copies it is done with (after each cut), then its outcome once told the parse is over. */
