@@ -167,8 +167,8 @@ describe('the spare engine process (started ahead of the next job)', () => {
   const saved = engineProcessOptions();
   const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
   const waitFor = async (ok: () => boolean) => {
-    for (const end = Date.now() + 10_000; !ok() && Date.now() < end;) await new Promise((r) => setTimeout(r, 20));
-    return ok();
+    for (const end = Date.now() + 10_000; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (ok()) return true;
+    return false;
   };
   afterEach(async () => {
     await dropSpareEngineProcess();
@@ -179,8 +179,9 @@ describe('the spare engine process (started ahead of the next job)', () => {
     configureEngineProcesses({ nice: 15, maxMemoryMb: 0 });
     keepSpareEngineProcess();
     const spare = spareEngineProcess()!;
-    // (until its exec, a forked process shows this one's command line)
-    expect(await waitFor(() => cmdline(spare).some((a) => a.endsWith('engine-host.js')))).toBe(true);
+    // (until its exec, a forked process shows this one's command line; chrt's, then node's)
+    const started = () => cmdline(spare)[0].endsWith('node') && cmdline(spare).some((a) => a.endsWith('engine-host.js'));
+    expect(await waitFor(started)).toBe(true);
     expect(cmdline(spare)).toContain(SPARE_ARG);
     expect(liveEngineProcesses()).not.toContain(spare);
     const w = new EngineWorker(ECHO, { workerData: { n: 1 } });
@@ -194,8 +195,9 @@ describe('the spare engine process (started ahead of the next job)', () => {
     const exit = next<number>(w, 'exit');
     w.postMessage('end');
     expect(await exit).toBe(0);
+    // the next one a moment after (once the ended job has stored its result)
+    expect(await waitFor(() => spareEngineProcess() !== undefined)).toBe(true);
     const again = spareEngineProcess();
-    expect(again).toBeDefined();
     expect(again).not.toBe(spare);
     await dropSpareEngineProcess();
     expect(spareEngineProcess()).toBeUndefined();
@@ -218,7 +220,8 @@ describe('the spare engine process (started ahead of the next job)', () => {
     keepSpareEngineProcess();
     const spare = spareEngineProcess()!;
     process.kill(spare, 'SIGKILL');
-    expect(await waitFor(() => spareEngineProcess() === undefined)).toBe(true);
+    // once its end is seen here, it is no longer the spare (another may have started since)
+    expect(await waitFor(() => spareEngineProcess() !== spare)).toBe(true);
     const w = new EngineWorker(ECHO, { workerData: { n: 2 } });
     expect(w.pid).not.toBe(spare);
     expect(await next<{ got: unknown }>(w, 'message')).toEqual({ got: { n: 2 } });

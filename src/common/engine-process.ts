@@ -79,10 +79,12 @@ function startHost(asSpare: boolean): ChildProcess {
  * holds nothing of this process alive (unreferenced) and ends with it (the host exits when its channel closes).
  */
 let spare: { child: ChildProcess; settings: string; exited: Promise<void> } | undefined;
-/** Whether a spare is kept: one is started again whenever an engine process ends and none is there (keepSpareEngineProcess). */
+/** Whether a spare is kept: one is started again after an engine process ends, when none is there (keepSpareEngineProcess). */
 let keepingSpare = false;
 
 const settingsKey = () => JSON.stringify(settings);
+/** How long after an engine process ends the next spare starts. */
+const SPARE_AFTER_MS = 300;
 
 /** The handles of a spare's process: referenced again once it is taken, not while it waits. */
 function spareHandles(child: ChildProcess): { ref(): void; unref(): void }[] {
@@ -109,8 +111,8 @@ function startSpare(): void {
 }
 
 /**
- * The spare, when it was started under the current settings and is alive. The next one starts when an engine
- * process ends (EngineWorker.end): started now, it would take CPU from the job that took this one.
+ * The spare, when it was started under the current settings and is alive. The next one starts a moment after an
+ * engine process ends (EngineWorker.end): started now, it would take CPU from the job that took this one.
  */
 function takeSpare(): ChildProcess | undefined {
   const taken = spare;
@@ -262,7 +264,8 @@ export class EngineWorker extends EventEmitter {
     if (this.ended) return;
     this.ended = true;
     live.delete(this);
-    startSpare();
+    // the next spare once the job that ends here has stored its result: a fork holds this event loop (~20 ms)
+    setTimeout(startSpare, SPARE_AFTER_MS).unref();
     // as a Worker: no 'error' for an asked-for end, and none nobody listens to (it would throw here)
     if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
       const why =
