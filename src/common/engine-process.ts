@@ -41,7 +41,7 @@ function schedIdleLauncher(): string | null {
 export function configureEngineProcesses(options: EngineProcessOptions): void {
   settings = { ...options };
   schedIdleLauncher();
-  // a spare started with the settings before is replaced
+  // a spare started with the settings before is replaced (it is no longer the spare from this line on)
   if (spare) void endSpare().then(startSpare);
 }
 
@@ -78,11 +78,10 @@ function startHost(asSpare: boolean): ChildProcess {
  * (Node's own start and the host's: ~0.2 s of a job's time on this machine, most of a short one's fixed cost). It
  * holds nothing of this process alive (unreferenced) and ends with it (the host exits when its channel closes).
  */
-let spare: { child: ChildProcess; settings: string; exited: Promise<void> } | undefined;
+let spare: { child: ChildProcess; exited: Promise<void> } | undefined;
 /** Whether a spare is kept: one is started again after an engine process ends, when none is there (keepSpareEngineProcess). */
 let keepingSpare = false;
 
-const settingsKey = () => JSON.stringify(settings);
 /** How long after an engine process ends the next spare starts. */
 const SPARE_AFTER_MS = 300;
 
@@ -102,7 +101,7 @@ function startSpare(): void {
   pipes[5]?.on('error', ignore);
   child.on('error', ignore);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const mine = { child, settings: settingsKey(), exited };
+  const mine = { child, exited };
   spare = mine;
   // a spare that ends by itself (killed from outside) is not handed out
   void exited.then(() => {
@@ -111,7 +110,7 @@ function startSpare(): void {
 }
 
 /**
- * The spare, when it was started under the current settings and is alive. The next one starts a moment after an
+ * The spare, when it is alive (always one started under the current settings). The next one starts a moment after an
  * engine process ends (EngineWorker.end): started now, it would take CPU from the job that took this one.
  */
 function takeSpare(): ChildProcess | undefined {
@@ -119,7 +118,7 @@ function takeSpare(): ChildProcess | undefined {
   spare = undefined;
   if (!taken) return undefined;
   const { child } = taken;
-  if (taken.settings !== settingsKey() || child.exitCode !== null || child.signalCode !== null || !child.connected) {
+  if (child.exitCode !== null || child.signalCode !== null || !child.connected) {
     child.kill('SIGKILL');
     return undefined;
   }

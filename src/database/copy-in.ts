@@ -101,16 +101,12 @@ class CopyIn {
         if (piece instanceof Uint8Array) {
           for (let from = 0; from < piece.length && !this.serverFailure; from += MESSAGE_BYTES) {
             const part = piece.subarray(from, from + MESSAGE_BYTES);
-            this.send(stream, [part], part.length);
+            this.send(stream, [part]);
             await this.room(stream);
           }
         } else {
           // a list of pieces: one message whatever its length (a tuple and its parts, none copied into one buffer)
-          this.send(
-            stream,
-            piece,
-            piece.reduce((n, p) => n + p.length, 0),
-          );
+          this.send(stream, piece);
           await this.room(stream);
         }
         if (this.serverFailure) return; // it drops whatever else comes for this COPY
@@ -123,11 +119,14 @@ class CopyIn {
     }
   }
 
-  /** One CopyData message of `parts` (`length` bytes in all), written in one go. */
-  private send(stream: Writable, parts: readonly Uint8Array[], length: number): void {
+  /** One CopyData message of `parts`, written in one go. */
+  private send(stream: Writable, parts: readonly Uint8Array[]): void {
     const header = Buffer.allocUnsafe(5);
     header[0] = 0x64; // 'd', CopyData
-    header.writeInt32BE(length + 4, 1);
+    header.writeInt32BE(
+      parts.reduce((n, p) => n + p.length, 4),
+      1,
+    );
     stream.cork();
     stream.write(header);
     for (const part of parts) stream.write(part);

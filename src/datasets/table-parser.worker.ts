@@ -75,7 +75,7 @@ const DISTINCT_APART = 100_000;
 /** The answer of a thread started on `script` with `data` (its memory `transfer`red, and back with the answer). */
 function runThread<T>(script: string, data: unknown, transfer: ArrayBuffer[]): Promise<T & { buffers: ArrayBufferLike[] }> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(script, { workerData: data, transferList: [...new Set(transfer)] });
+    const worker = new Worker(script, { workerData: data, transferList: transfer });
     worker.once('message', (m: T & { buffers: ArrayBufferLike[] }) => {
       resolve(m);
       void worker.terminate();
