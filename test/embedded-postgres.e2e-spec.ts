@@ -22,7 +22,11 @@ const freePort = () => new Promise((resolve) => {
 (async () => {
   const dir = process.argv[1];
   const first = await startEmbeddedPostgres(dir, await freePort());
-  const owner = JSON.parse(require('node:fs').readFileSync(dir + '/pg-owner', 'utf8')).pid === process.pid;
+  const fs = require('node:fs');
+  const owner = JSON.parse(fs.readFileSync(dir + '/pg-owner', 'utf8')).pid === process.pid;
+  const server = fs.readFileSync(dir + '/pg/postmaster.pid', 'utf8').split(String.fromCharCode(10))[0];
+  const tunables = fs.readFileSync('/proc/' + server + '/environ', 'utf8').split(String.fromCharCode(0)).find((v) => v.startsWith('GLIBC_TUNABLES='));
+  const ownTunables = process.env.GLIBC_TUNABLES;
   const second = await startEmbeddedPostgres(dir, await freePort());
   await second.stop(); // not the owner: a no-op
   const client = new Client({ connectionString: first.url('postgres') });
@@ -30,7 +34,7 @@ const freePort = () => new Promise((resolve) => {
   const rows = (await client.query('SELECT 1 AS one')).rows;
   await client.end();
   await first.stop();
-  console.log(JSON.stringify({ first: first.startedHere, second: second.startedHere, sameUrl: first.url('x') === second.url('x'), owner, rows }));
+  console.log(JSON.stringify({ first: first.startedHere, second: second.startedHere, sameUrl: first.url('x') === second.url('x'), owner, rows, tunables, ownTunables }));
 })().catch((e) => { console.error(e); process.exit(1); });
 `;
 
@@ -55,8 +59,19 @@ describe('embedded PostgreSQL ownership', () => {
     try {
       fs.mkdirSync(pgDir, { recursive: true });
       fs.writeFileSync(path.join(pgDir, 'postmaster.pid'), `${bystander.pid}\n${pgDir}\n1700000000\n5432\n`);
-      const { stdout } = await run(process.execPath, ['-e', SCENARIO, dir], { cwd: ROOT });
-      expect(JSON.parse(stdout)).toEqual({ first: true, second: false, sameUrl: true, owner: true, rows: [{ one: 1 }] });
+      // the server runs with its malloc settings (glibc rewrites the variable as it reads it: the first shows), an
+      // operator's after them; this process keeps only the operator's
+      const env = { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' };
+      const { stdout } = await run(process.execPath, ['-e', SCENARIO, dir], { cwd: ROOT, env });
+      expect(JSON.parse(stdout)).toEqual({
+        first: true,
+        second: false,
+        sameUrl: true,
+        owner: true,
+        rows: [{ one: 1 }],
+        tunables: 'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432',
+        ownTunables: 'glibc.malloc.arena_max=4',
+      });
       expect(alive(bystander.pid!)).toBe(true);
       expect(fs.existsSync(path.join(dir, 'pg-owner'))).toBe(false);
       expect(fs.existsSync(path.join(pgDir, 'postmaster.pid'))).toBe(false);
