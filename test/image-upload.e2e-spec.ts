@@ -8,7 +8,6 @@ import * as path from 'node:path';
 import { IMAGE_FEATURES } from '../src/image-upload/image-features';
 import { readImageHeader } from '../src/image-upload/image-format';
 import { ImageUploadExpiry } from '../src/image-upload/image-upload-expiry';
-import { storeImage } from '../src/image-upload/image-upload.queries';
 import {
   API,
   createProject,
@@ -408,28 +407,6 @@ describe('add and commit errors', () => {
     expectError(await add(owner.auth, taskId, 's1', png), 'conflict-130-2-3');
     const [row] = await t.db.query(`SELECT mime FROM image_samples WHERE task_id = $1 AND sample_id = 's1'`, [taskId]);
     expect(row.mime).toBe('image/bmp');
-  });
-
-  it("an add's transaction commits without waiting for the disk; the setting ends with that transaction", async () => {
-    const taskId = await openTask(projectId);
-    const runner = t.db.createQueryRunner();
-    await runner.connect();
-    try {
-      const setting = async () => (await runner.query('SHOW synchronous_commit'))[0].synchronous_commit;
-      const added = (sampleId: string) =>
-        storeImage(runner.manager, { taskId, sampleId, image: pngOfSize(2_000), mime: 'image/png', slot: { id: '0', lane: 0 } });
-      await runner.startTransaction();
-      expect(await added('s1')).toBe(true);
-      expect(await setting()).toBe('off');
-      await runner.commitTransaction();
-      // the statement on its own is its transaction: the setting ends with it, the connection keeps its own
-      expect(await added('s2')).toBe(true);
-      expect(await setting()).toBe('on');
-    } finally {
-      await runner.release();
-    }
-    const [row] = await t.db.query(`SELECT count(*)::int AS n FROM image_samples WHERE task_id = $1 AND image IS NOT NULL`, [taskId]);
-    expect(row.n).toBe(2);
   });
 
   it('stores an image byte for byte, whether it arrived in memory or (over 1 MiB) in a spool file, which is removed', async () => {

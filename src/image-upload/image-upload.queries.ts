@@ -57,15 +57,8 @@ export interface AddedImage {
  * are counted on the slot's lane of the upload (no other live add of the caller writes that row), and the slot (with
  * its reservation) ends as they are. Whether it was stored. Prepared, as are the add's other statements: parsing and
  * planning them was a third of PostgreSQL's work per add.
- *
- * Its transaction commits without waiting for its WAL to reach the disk (synchronous_commit off, for it alone): an
- * upload's images are not kept until the upload is committed, and that commit waits for the disk, and with it for
- * every add before it (the WAL is written in order). A crash of PostgreSQL or its machine within ~0.6 s of an add
- * (three times wal_writer_delay) may lose that add whole, never part of it, and the upload's commit then names its
- * sample as having no image. A flush per add cost ~20% of the adds' rate (two cores, four adds in flight: 166-195/s
- * against 207-265/s).
  */
-export async function storeImage(db: DataSource | EntityManager, a: AddedImage): Promise<boolean> {
+export async function storeImage(db: DataSource, a: AddedImage): Promise<boolean> {
   const [{ added }] = await prepared<{ added: number }>(
     db,
     `WITH task AS (SELECT state FROM tasks WHERE id = $1 FOR SHARE),
@@ -77,7 +70,7 @@ export async function storeImage(db: DataSource | EntityManager, a: AddedImage):
        INSERT INTO image_upload_bytes (task_id, lane, bytes) SELECT $1, $5, bytes FROM added
        ON CONFLICT (task_id, lane) DO UPDATE SET bytes = image_upload_bytes.bytes + excluded.bytes),
      ended AS (DELETE FROM upload_slots WHERE id = $6)
-     SELECT count(*)::int AS added, set_config('synchronous_commit', 'off', true) AS commit FROM added`,
+     SELECT count(*)::int AS added FROM added`,
     [a.taskId, a.sampleId, a.image, a.mime, a.slot.lane, a.slot.id],
   );
   return added > 0;
