@@ -52,7 +52,7 @@ describe('embedded PostgreSQL ownership', () => {
   beforeAll(() => fs.chmodSync(dir, 0o755));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it('a stale postmaster.pid naming another live program is ignored (it is not signalled); a second start in the owning process reuses the server', async () => {
+  it('a stale postmaster.pid naming another live program is ignored (it is not signalled); a second start in the owning process reuses the server; the server runs with its malloc settings', async () => {
     // A pid file left from an earlier life whose pid now belongs to an unrelated process.
     const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
     const pgDir = path.join(dir, 'pg');

@@ -344,13 +344,13 @@ export async function startEmbeddedPostgres(
 }
 
 /**
- * glibc's malloc settings for the embedded server's processes (GLIBC_TUNABLES; an operator's own there come after them, and win). By
- * default glibc maps each allocation of 128 KiB or more afresh and unmaps it when it is freed, and gives freed memory
- * at the top of its heap back to the kernel past 128 KiB: a COPY of 1 MiB column pieces then faults in every page of
- * each row's buffers again, ~66,000 page faults in the build of a 438 MB CSV (on a virtual machine where a fault
- * costs ~14 us, 1.4 of the build's 5.5 s of PostgreSQL CPU, and half of the upload's time). Here allocations below
- * 32 MiB come from the heap, and up to 64 MiB freed at its top is kept for the next (a backend holds at most that
- * much it no longer uses).
+ * glibc's malloc settings for the embedded server's processes (GLIBC_TUNABLES; an operator's own there come after
+ * them, and win). By default glibc maps each allocation of 128 KiB or more afresh and unmaps it when it is freed, and
+ * gives freed memory at the top of its heap back to the kernel past 128 KiB: a COPY of 1 MiB column pieces then
+ * faults in every page of each row's buffers again, ~66,000 page faults in the build of a 438 MB CSV (on a virtual
+ * machine where a fault costs ~14 us, 1.4 of the build's 5.5 s of PostgreSQL CPU, and half of the upload's time).
+ * Here allocations below 32 MiB come from the heap, and up to 64 MiB freed at its top is kept for the next (a backend
+ * holds at most that much it no longer uses).
  */
 const SERVER_MALLOC = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864';
 
