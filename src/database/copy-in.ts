@@ -1,5 +1,6 @@
 import type { ClientBase } from 'pg';
 import type { Writable } from 'node:stream';
+import { drainedOrClosed } from '../common/drained';
 
 /** Largest CopyData message sent: a longer piece goes as several (views, not copies). */
 const MESSAGE_BYTES = 1 << 20;
@@ -40,7 +41,8 @@ class CopyIn {
   private sourceFailure: Error | undefined;
   private rows = 0;
   private settled = false;
-  private wake: (() => void) | undefined;
+  /** Aborted once the server failed the COPY: a writer waiting for room stops waiting. */
+  private readonly stopped = new AbortController();
 
   constructor(
     private readonly text: string,
@@ -67,7 +69,7 @@ class CopyIn {
 
   handleError(e: Error): void {
     this.serverFailure ??= e;
-    this.wake?.();
+    this.stopped.abort();
     // the server answers an error in a COPY with ReadyForQuery, a broken connection never does: either way
     // this settles once the writer has stopped
     this.finish();
@@ -133,25 +135,9 @@ class CopyIn {
     stream.uncork();
   }
 
-  /** Waits until `stream` can take more; notes a socket that closed. */
+  /** Waits until `stream` can take more, or the COPY cannot go on; notes a socket that closed. */
   private async room(stream: Writable): Promise<void> {
-    if (stream.writableNeedDrain) await this.drained(stream);
+    if (stream.writableNeedDrain) await drainedOrClosed(stream, this.stopped.signal);
     if (stream.destroyed) this.serverFailure ??= new Error('the connection closed during a COPY');
-  }
-
-  /** Resolves when `stream` has room again, or when the COPY cannot go on (the server failed it, or the socket closed). */
-  private drained(stream: Writable): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        stream.off('drain', done);
-        stream.off('close', done);
-        this.wake = undefined;
-        resolve();
-      };
-      this.wake = done;
-      stream.on('drain', done);
-      stream.on('close', done);
-      if (stream.destroyed) done();
-    });
   }
 }
