@@ -1,14 +1,18 @@
 /**
  * Image datasets end to end (issue 26: at least 200 images added and 200 featurised per second for 256 x 256).
- *   npm run bench:images -- [--images 500] [--size 256] [--concurrency 4] [--warmup 200] [--own-process]
+ *   npm run bench:images -- [--images 500] [--size 256] [--concurrency 4] [--warmup 1000] [--own-process]
  * Makes `images` photograph-like colour images (bench/synthetic-images.ts; half PNG, half JPEG), then:
  * 1. featurises them in this process, one after another and four at a time (decode + features, no database);
  * 2. starts the real service (its own embedded PostgreSQL, 127.0.0.1 only), opens an image upload, adds every
  *    image through the API with `concurrency` requests in flight (MAX_UPLOADS_PER_USER is 4 by default),
- *    commits, and waits for the dataset (after `warmup` images added to another upload first, untimed: the first adds
- *    of a fresh process run unoptimised code while V8 compiles it): images added per second (with the CPU time of this process, which is the
- *    service and the client, and of PostgreSQL), and images featurised per second from the commit to the finished
- *    dataset (engine process, database reads and the dataset's write included).
+ *    commits, and waits for the dataset (after `warmup` images added to other uploads first, untimed: the first adds
+ *    of a fresh process run unoptimised code while V8 compiles it): images added per second (with the CPU time of
+ *    this process, which is the service and the client, and of PostgreSQL), and images featurised per second from the
+ *    commit to the finished dataset (engine process, database reads and the dataset's write included).
+ *    The warm-up is 1,000 adds: V8 optimises a function called once per request only after hundreds of calls (its
+ *    optimising compiler still compiled 217 functions during the 1,000 adds after a warm-up of 200, 135 after one of
+ *    1,000), and after 200 the timed adds cost the service 3.8-4.6 ms of CPU each, after 1,000 2.9-3.4 ms (2026-11-27,
+ *    five alternating runs of each: 181-214 against 222-257 added per second).
  * `--own-process` runs the service as `npm start` does, in a process of its own (as its clients, other programs, see
  * it), and gives the CPU time of the service process and of this one (the client) apart.
  * The client posts each add's multipart body, built in memory, with node:http over kept-alive connections, as a
@@ -161,7 +165,7 @@ async function main(): Promise<void> {
   const n = arg('images', 500);
   const size = arg('size', 256);
   const concurrency = arg('concurrency', 4);
-  const warmup = Math.min(n, arg('warmup', 200));
+  const warmup = arg('warmup', 1000);
   const rng = new Rng(26);
   const images: { id: string; label: string; bytes: Buffer; name: string }[] = [];
   for (let i = 0; i < n; i++) {
@@ -221,13 +225,19 @@ async function main(): Promise<void> {
     const bodies = images.map((im) => multipart({ sampleId: im.id }, { name: im.name, bytes: im.bytes }));
     if (warmup > 0) {
       // a running service has compiled its code and sized its heap: the first adds of a fresh one cost it twice the
-      // CPU (V8's optimising compiler and heap growth on its helper threads), which is not what an add costs
+      // CPU (V8's optimising compiler and heap growth on its helper threads), which is not what an add costs; the
+      // warm-up uploads stay pending (their images count in the shared buffers, as a running service's data would)
       const warmupCpu = serviceCpu();
       const t = performance.now();
-      await addAll(await openUpload('bench-warm-up'), bodies.slice(0, warmup));
+      // uploads of at most `images` each (their sample tables are the bench's images)
+      for (let done = 0, k = 1; done < warmup; k++) {
+        const count = Math.min(n, warmup - done);
+        await addAll(await openUpload(`bench-warm-up-${k}`), bodies.slice(0, count));
+        done += count;
+      }
       const s = (performance.now() - t) / 1000;
       console.log(
-        `warm-up: ${warmup} images added to another upload first, ${(warmup / s).toFixed(0)} images/s` +
+        `warm-up: ${warmup} images added to other uploads first, ${(warmup / s).toFixed(0)} images/s` +
           (ownProcess ? ` (${(((serviceCpu() - warmupCpu) * 1000) / warmup).toFixed(1)} ms CPU per image in the service process)` : ''),
       );
     }

@@ -47,7 +47,7 @@ export interface BenchService extends BenchClient {
 
 /**
  * Starts `node dist/src/main.js` on 127.0.0.1 with its embedded PostgreSQL in a temp dir, and logs in as the
- * admin it bootstraps. `env` adds settings (HTTP_PROCESSES, WORKER_CORES, ...).
+ * admin it bootstraps. `env` adds settings (WORKER_CORES, MAX_UPLOADS_PER_USER, ...).
  */
 export async function startService(env: Record<string, string> = {}): Promise<BenchService> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
