@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { safePool } from '../src/database/pg-pool';
+import { poolOf } from '../src/database/sql';
 import { API, createTestApp, freshDatabase, TestApp } from './utils';
 
 /**
@@ -56,6 +58,29 @@ describe('readiness', () => {
     } finally {
       await watcher.end();
       await busy.close();
+    }
+  });
+
+  it("a pooled connection the server ends while it is held between queries does not take the process down (the app's pool, an engine thread's)", async () => {
+    const app = await createTestApp();
+    const threadPool = safePool({ connectionString: app.databaseUrl, max: 1 });
+    try {
+      for (const pool of [poolOf(app.db), threadPool]) {
+        // held as a query runner holds one between the checkout and its own listener: only the pool's hook listens
+        const client = await pool.connect();
+        const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        const ended = new Promise((resolve) => client.once('end', resolve));
+        await app.db.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+        await ended; // the server's FATAL came first: without a listener it was an uncaught 'error' event
+        await expect(client.query('SELECT 1')).rejects.toThrow(/not queryable/);
+        client.release(true);
+        // the pool serves on, with a new connection
+        expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      }
+      expect((await app.http().get(`${API}/health/ready`)).body).toEqual({ status: 'ok', database: 'ok' });
+    } finally {
+      await threadPool.end();
+      await app.close();
     }
   });
 });

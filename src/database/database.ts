@@ -2,6 +2,7 @@ import { DataSource, DataSourceOptions } from 'typeorm';
 import { MIGRATIONS } from '../../migrations';
 import { AppConfig } from '../config/config';
 import { EmbeddedOptions, EmbeddedServer, ensureDatabase, startEmbeddedPostgres } from './embedded-postgres';
+import { keepConnectionErrors } from './pg-pool';
 
 export const EMBEDDED_DATABASE_NAME = 'signet';
 const MIGRATION_LOCK = 727_001;
@@ -26,7 +27,8 @@ export function dataSourceOptions(
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: poolSize, connectionTimeoutMillis: poolWaitMs },
+    // every connection listens for its own errors from the start (pg-pool.ts): TypeORM's listener comes later
+    extra: { max: poolSize, connectionTimeoutMillis: poolWaitMs, onConnect: keepConnectionErrors },
   };
 }
 

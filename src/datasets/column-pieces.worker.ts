@@ -1,13 +1,13 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
+import { safePool } from '../database/pg-pool';
 import { buffersOf } from '../common/worker-thread';
 import { PieceMessage, PieceTarget, PieceThreadOutput, PieceWriter } from './column-pieces';
 
 /** The writing thread of PieceThread (column-pieces.ts): writes each cut it is sent, hands its copies back. */
 const { databaseUrl, target } = workerData as { databaseUrl: string; target: PieceTarget };
 const port = parentPort!;
-const pool = new Pool({ connectionString: databaseUrl, max: 1 });
-pool.on('error', () => undefined); // a connection lost while idle: the next COPY fails
+// a connection lost, idle or held between statements: the next COPY fails (pg-pool.ts)
+const pool = safePool({ connectionString: databaseUrl, max: 1 });
 const writer = new PieceWriter(pool, target);
 
 const post = (m: PieceThreadOutput, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);

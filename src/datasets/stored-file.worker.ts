@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
+import { safePool } from '../database/pg-pool';
 import { READ_AHEAD, ReadMessage, SpareMessage, StoredFileSource, storedFileBytes } from './stored-file';
 
 /** The reading thread of storedFileInThread (stored-file.ts): sends the file's pieces, at most READ_AHEAD not handed back. */
@@ -16,8 +16,8 @@ port.on('message', (m: SpareMessage) => {
 });
 
 async function main(): Promise<void> {
-  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
-  pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+  // a connection lost, idle or held between statements: the read that needs it fails (pg-pool.ts)
+  const pool = safePool({ connectionString: source.databaseUrl, max: 1 });
   try {
     for await (const piece of storedFileBytes(pool, source.filePk, source.sizeInBytes, pieceBytes, spare)) {
       while (out >= READ_AHEAD) await new Promise<void>((r) => (room = r));

@@ -1,6 +1,6 @@
 import * as os from 'node:os';
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
+import { safePool } from '../database/pg-pool';
 import { workerScript } from '../common/worker-script';
 import { buffersOf } from '../common/worker-thread';
 import { distinctNumbers } from './column-builder';
@@ -33,8 +33,8 @@ async function* fileBytes(source: StoredFileSource): AsyncGenerator<Buffer> {
     yield* storedFileInThread(source, PIECE_BYTES);
     return;
   }
-  const pool = new Pool({ connectionString: source.databaseUrl, max: 1 });
-  pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+  // a connection lost, idle or held between statements: the read that needs it fails (pg-pool.ts)
+  const pool = safePool({ connectionString: source.databaseUrl, max: 1 });
   try {
     yield* storedFileBytes(pool, source.filePk, source.sizeInBytes, PIECE_BYTES);
   } finally {

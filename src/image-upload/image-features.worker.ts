@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { Pool } from 'pg';
+import { safePool } from '../database/pg-pool';
 import { copyBytes } from '../database/copy-bytes';
 import { IMAGE_FEATURES } from './image-features';
 import { measureImage } from './image-decode';
@@ -50,8 +50,8 @@ export function imagesCopy(taskId: string, start: number, end: number): string {
 }
 
 const { maxPixels, decoding, databaseUrl, taskId, batchBytes } = workerData as MeasureSetup;
-const pool = new Pool({ connectionString: databaseUrl, max: 1 });
-pool.on('error', () => undefined); // a connection lost while idle: the read that needs it fails
+// a connection lost, idle or held between statements: the read that needs it fails (pg-pool.ts)
+const pool = safePool({ connectionString: databaseUrl, max: 1 });
 /** Batch buffers measured and done with, to fill again (a new 6 MB buffer costs 10-13 ms of page faults here). */
 const spare: Buffer[] = [];
 /** Images being decoded, and those waiting for a slot (a batch that arrives while one is measured waits). */
