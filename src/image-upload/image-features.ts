@@ -286,10 +286,43 @@ function gradientRow(
     const dy = gray[down + x] - gray[up + x];
     const p = y * w + x;
     magnitude[p] = Math.sqrt(dx * dx + dy * dy);
-    let theta = Math.atan2(dy, dx);
+    // atan2(dy, dx) folded into [0, pi) is atan(dy / dx) folded the same way (pi / 2 for a vertical gradient)
+    let theta = dx === 0 ? (dy === 0 ? 0 : Math.PI / 2) : arctan(dy / dx);
     if (theta < 0) theta += Math.PI;
     orientation[p] = theta >= Math.PI ? 0 : theta;
   }
+}
+
+/** Cephes' atan (S. L. Moshier): a rational approximation P(x^2) / Q(x^2) after reducing |x| to at most 0.66. */
+const [P0, P1, P2, P3, P4] = [-0.8750608600031904, -16.157537187333652, -75.00855792314705, -122.88666844901361, -64.85021904942025];
+const [Q0, Q1, Q2, Q3, Q4] = [24.858464901423062, 165.02700983169885, 432.88106049129027, 485.3903996359137, 194.5506571482614];
+/** The low bits of pi / 2 that a double leaves out. */
+const PI_2_LOW = 6.123233995736766e-17;
+/** tan(3 pi / 8) */
+const TAN_3PI_8 = 2.414213562373095;
+
+/**
+ * atan(x), to within one unit in the last place of Math.atan: on this machine V8's Math.atan2 (a call into fdlibm)
+ * took 35-45 ns, about a tenth of an image's features (16,384 pixels at WORK_SIZE), and this a third of that.
+ */
+export function arctan(x: number): number {
+  const negative = x < 0;
+  let t = negative ? -x : x;
+  let base = 0;
+  let low = 0;
+  if (t > TAN_3PI_8) {
+    base = Math.PI / 2; // atan(t) = pi / 2 - atan(1 / t)
+    low = PI_2_LOW;
+    t = -1 / t;
+  } else if (t > 0.66) {
+    base = Math.PI / 4; // atan(t) = pi / 4 + atan((t - 1) / (t + 1))
+    low = 0.5 * PI_2_LOW;
+    t = (t - 1) / (t + 1);
+  }
+  const z = t * t;
+  const r = (z * ((((P0 * z + P1) * z + P2) * z + P3) * z + P4)) / (((((z + Q0) * z + Q1) * z + Q2) * z + Q3) * z + Q4);
+  const a = base + (t * r + t + low);
+  return negative ? -a : a;
 }
 
 /**
