@@ -303,7 +303,8 @@ const TAN_3PI_8 = 2.414213562373095;
 
 /**
  * atan(x), to within one unit in the last place of Math.atan: on this machine V8's Math.atan2 (a call into fdlibm)
- * took 35-45 ns, about a tenth of an image's features (16,384 pixels at WORK_SIZE), and this a third of that.
+ * took 35-45 ns, about a tenth of an image's features (16,384 pixels at WORK_SIZE); the gradient loop with this one
+ * took about half the time (0.33-0.37 ms a 128 x 128 image against 0.60-0.75).
  */
 export function arctan(x: number): number {
   const negative = x < 0;
