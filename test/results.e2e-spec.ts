@@ -177,29 +177,113 @@ interface LeaderboardRow {
   droppedEarly: boolean;
   modelKey?: string;
   uncalibratedValue?: number;
+  calibration?: string;
+  standardError?: number;
+  tied?: boolean;
+  simplicity?: { features: number; family: string; logLoss?: number; nearBestLogLoss?: boolean; flexibility: number };
+  simplicityRank?: number;
+  interpretableStandardError?: number;
+  interpretableTied?: boolean;
 }
 
 describe('calibration', () => {
-  it('every classification model reports its out-of-fold Brier score and calibration error; calibrated ones say so', async () => {
-    let calibrated = 0;
+  it('every classification model reports the log loss, Brier score and calibration error of its probabilities, none 0 or 1; calibrated ones say how', async () => {
     for (const name of ['breast_cancer', 'iris'] as const) {
       const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
-      for (const m of Object.values<{ calibration: { brier: number; ece: number; method?: string; uncalibrated?: { ece: number } } }>(
-        result.models,
-      )) {
+      for (const [key, m] of Object.entries<{
+        classes: string[];
+        calibration: { logLoss: number; brier: number; ece: number; method?: string; uncalibrated?: { logLoss: number } };
+      }>(result.models)) {
+        expect(m.calibration.logLoss).toBeGreaterThan(0);
         expect(m.calibration.brier).toBeGreaterThanOrEqual(0);
         expect(m.calibration.ece).toBeGreaterThanOrEqual(0);
-        if (m.calibration.method === undefined) expect(m.calibration.ece).toBeLessThanOrEqual(0.03);
-        else {
-          calibrated++;
-          expect(['platt', 'isotonic']).toContain(m.calibration.method);
-          expect(m.calibration.ece).toBeLessThan(m.calibration.uncalibrated?.ece as number);
+        if (m.calibration.method !== undefined) {
+          expect(m.calibration.method).toBe(m.classes.length === 2 ? 'platt' : 'temperature');
+          expect(m.calibration.logLoss).toBeLessThanOrEqual(m.calibration.uncalibrated?.logLoss as number);
         }
+        const oof = expectSuccess(
+          await t.http().get(`${API}/analysis/${analyses[name]}/outOfFoldPredictions?modelKey=${key}`).set('Authorization', owner.auth),
+        );
+        const probabilities = (oof.predictions as { probabilities: Record<string, number> }[]).flatMap((r) =>
+          Object.values(r.probabilities),
+        );
+        expect(Math.min(...probabilities)).toBeGreaterThan(0);
+        expect(Math.max(...probabilities)).toBeLessThan(1);
       }
     }
-    expect(calibrated).toBeGreaterThan(0);
     const diabetes = expectSuccess(await t.http().get(`${API}/analysis/${analyses.diabetes}/result`).set('Authorization', owner.auth));
     expect(diabetes.models.best.calibration).toBeUndefined();
+  });
+});
+
+describe('one number per quantity', () => {
+  const plotOf = async (name: Name, key: string, plotKey: string) =>
+    expectSuccess(
+      await t.http().get(`${API}/analysis/${analyses[name]}/getPlot`).query({ modelKey: key, plotKey }).set('Authorization', owner.auth),
+    ).plot[plotKey];
+
+  it("breast_cancer: each model's pooled sensitivity, specificity and AUC are its confusion matrix's and ROC curve's, intervals included", async () => {
+    const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses.breast_cancer}/result`).set('Authorization', owner.auth));
+    for (const [key, m] of Object.entries<{
+      pooledPerformance: Record<string, number>;
+      pooledPerformanceCis: Record<string, [number, number]>;
+    }>(result.models)) {
+      const cm = await plotOf('breast_cancer', key, 'Confusion Matrix');
+      const [benign, malignant] = cm.perClass as { sensitivity: number; sensitivityCis: [number, number] }[];
+      expect(m.pooledPerformance.Sensitivity).toBeCloseTo(malignant.sensitivity, 12);
+      expect(m.pooledPerformanceCis.Sensitivity).toEqual(malignant.sensitivityCis);
+      expect(m.pooledPerformance.Specificity).toBeCloseTo(benign.sensitivity, 12);
+      expect(m.pooledPerformanceCis.Specificity).toEqual(benign.sensitivityCis);
+      expect(m.pooledPerformance.Sensitivity).toBeCloseTo(cm.counts[1][1] / (cm.counts[1][0] + cm.counts[1][1]), 12);
+      const [roc] = await plotOf('breast_cancer', key, 'ROC Curve');
+      expect(m.pooledPerformance['Area Under the ROC Curve']).toBeCloseTo(roc.auc, 12);
+      // a sensitivity interval on 212 positives is as narrow as the binomial's, about +- 2 x sqrt(0.9 x 0.1 / 212) = 0.04
+      const [lo, hi] = m.pooledPerformanceCis.Sensitivity;
+      expect(hi - lo).toBeLessThan(0.12);
+    }
+  });
+
+  it('iris and lung: the pooled values are the metrics of the out-of-fold predictions', async () => {
+    for (const name of ['iris', 'lung'] as const) {
+      const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      const m = result.models.best as { classes?: string[]; pooledPerformance: Record<string, number> };
+      const oof = expectSuccess(
+        await t.http().get(`${API}/analysis/${analyses[name]}/outOfFoldPredictions?modelKey=best`).set('Authorization', owner.auth),
+      );
+      const rows = oof.predictions as { actual: string | number; event?: number; probabilities?: Record<string, number>; risk?: number }[];
+      if (name === 'iris') {
+        const classes = m.classes as string[];
+        const p = Float64Array.from(rows.flatMap((r) => classes.map((c) => (r.probabilities as Record<string, number>)[c])));
+        const y = Float64Array.from(rows, (r) => classes.indexOf(r.actual as string));
+        const metrics = computeMetrics('classification', p, { y }, 3);
+        for (const metric of metricNames('classification', 3)) expect(m.pooledPerformance[metric]).toBeCloseTo(metrics[metric], 12);
+      } else {
+        const risk = Float64Array.from(rows, (r) => r.risk as number);
+        const metrics = computeMetrics(
+          'survival',
+          risk,
+          { y: Float64Array.from(rows, (r) => r.actual as number), event: Float64Array.from(rows, (r) => r.event as number) },
+          0,
+        );
+        expect(m.pooledPerformance['Concordance Index']).toBeCloseTo(metrics['Concordance Index'], 12);
+      }
+    }
+  });
+
+  it("the report's at-a-glance sensitivity and specificity are the confusion matrix's", async () => {
+    const page = await t.http().get(`${API}/analysis/${analyses.breast_cancer}/report`).set('Authorization', owner.auth);
+    const cm = await plotOf('breast_cancer', 'best', 'Confusion Matrix');
+    const glance = page.text.slice(page.text.indexOf('data-card="performance"'), page.text.indexOf('data-card="features"'));
+    for (const [metric, cls] of [
+      ['Sensitivity', 1],
+      ['Specificity', 0],
+    ] as const) {
+      const at = glance.match(new RegExp(`data-metric="${metric}" data-pooled="([^"]+)" data-pooled-cis="([^"]+)"`));
+      expect(at).not.toBeNull();
+      const [, value, cis] = at as RegExpMatchArray;
+      expect(Number(value)).toBeCloseTo(cm.perClass[cls].sensitivity, 12);
+      expect(cis.split(' ').map(Number)).toEqual(cm.perClass[cls].sensitivityCis);
+    }
   });
 });
 
@@ -263,33 +347,72 @@ describe('the leaderboard', () => {
     expect(rows[0].metric).toBe(task === 'classification' ? 'Area Under the ROC Curve' : 'R Squared');
   });
 
-  it('shows a calibrated model by the metric of its calibrated out-of-fold predictions, beside the value it was chosen by', async () => {
-    let calibrated = 0;
+  it('shows each configuration by the metric the winner rule compared (of its calibrated probabilities), beside the uncalibrated one', async () => {
     for (const name of ['breast_cancer', 'iris'] as const) {
       const { rows } = await everyRow(analyses[name]);
       const result = expectSuccess(await t.http().get(`${API}/analysis/${analyses[name]}/result`).set('Authorization', owner.auth));
+      const K = name === 'iris' ? 3 : 2;
+      for (const row of rows.filter((r) => r.calibration !== undefined)) {
+        expect(row.calibration).toBe(K === 2 ? 'platt' : 'temperature');
+        expect(row.uncalibratedValue).toEqual(expect.any(Number));
+        // two classes: an increasing map, the same AUC
+        if (K === 2) expect(Math.abs((row.value as number) - (row.uncalibratedValue as number))).toBeLessThan(1e-12);
+      }
       for (const [key, m] of Object.entries<{ classes: string[]; calibration: { method?: string } }>(result.models)) {
         const row = rows.find((r) => r.modelKey === key) as LeaderboardRow;
-        if (m.calibration.method) {
-          calibrated++;
-          expect(row.uncalibratedValue).toEqual(expect.any(Number));
-        } else expect(row.uncalibratedValue).toBeUndefined();
+        expect(row.calibration).toBe(m.calibration.method);
         const oof = expectSuccess(
           await t.http().get(`${API}/analysis/${analyses[name]}/outOfFoldPredictions?modelKey=${key}`).set('Authorization', owner.auth),
         );
         // one repeat: the row's value is the metric of the predictions the route gives (the calibrated ones)
         if (oof.repeats !== 1) continue;
-        const K = m.classes.length;
         const predictions = oof.predictions as { actual: string; probabilities: Record<string, number> }[];
         const p = Float64Array.from(predictions.flatMap((r) => m.classes.map((c) => r.probabilities[c])));
         const y = Float64Array.from(predictions, (r) => m.classes.indexOf(r.actual));
         expect(row.value).toBeCloseTo(computeMetrics('classification', p, { y }, K)[metricNames('classification', K)[0]], 12);
       }
-      // only the models shown were calibrated
-      expect(rows.filter((r) => r.modelKey === undefined && r.uncalibratedValue !== undefined)).toEqual([]);
     }
-    expect(calibrated).toBeGreaterThan(0);
   });
+
+  it.each(['breast_cancer', 'iris', 'diabetes', 'lung'] as const)(
+    '%s: a reader can check the winner rule: best is the first tied row in simplicity order, interpretable the first among the interpretable',
+    async (name) => {
+      const { rows } = await everyRow(analyses[name]);
+      const evaluated = rows.filter((r) => !r.droppedEarly);
+      const leader = evaluated[0];
+      expect(leader.standardError).toBe(0);
+      for (const r of evaluated) {
+        expect(r.standardError).toEqual(expect.any(Number));
+        expect(r.tied).toBe((leader.value as number) - (r.value as number) <= (r.standardError as number));
+        expect(r.simplicity?.features).toBe(Math.round(r.signatureSize));
+      }
+      expect(rows.filter((r) => r.droppedEarly).every((r) => r.tied === undefined && r.simplicityRank === undefined)).toBe(true);
+      // the simplicity ranks are a permutation, in the documented order of the keys
+      const bySimplicity = [...evaluated].sort((a, b) => (a.simplicityRank as number) - (b.simplicityRank as number));
+      expect(bySimplicity.map((r) => r.simplicityRank)).toEqual(evaluated.map((_, k) => k + 1));
+      const FAMILIES = ['linear', 'tree', 'svm-linear', 'forest', 'svm-rbf'];
+      for (let k = 1; k < bySimplicity.length; k++) {
+        const [a, b] = [bySimplicity[k - 1].simplicity, bySimplicity[k].simplicity] as {
+          features: number;
+          family: string;
+          nearBestLogLoss?: boolean;
+          flexibility: number;
+        }[];
+        // classification: whether the model's own log loss is near the best of its size and family, before the flexibility
+        const keys = (x: typeof a) => [x.features, FAMILIES.indexOf(x.family), x.nearBestLogLoss === false ? 1 : 0, x.flexibility];
+        const [ka, kb] = [keys(a), keys(b)];
+        const first = ka.findIndex((v, i) => v !== kb[i]);
+        if (first >= 0) expect(ka[first]).toBeLessThan(kb[first]);
+      }
+      const best = bySimplicity.find((r) => r.tied);
+      expect(best?.modelKey).toBe('best');
+      const interpretable = rows.find((r) => r.modelKey === 'interpretable');
+      if (interpretable) {
+        const first = bySimplicity.filter((r) => r.interpretable).find((r) => r.interpretableTied);
+        expect(first?.configuration).toBe(interpretable.configuration);
+      }
+    },
+  );
 
   it('answers an analysis whose result was stored before it kept a leaderboard with its own code; bad pages as every list', async () => {
     const [a] = await t.db.query(

@@ -171,8 +171,23 @@ export const PAYLOAD_SCHEMAS = {
       model: str('statistical model'),
       signatures: { type: 'array', items: { type: 'array', items: { type: 'string' } }, description: 'reference signature first' },
       signatureCount: int('equivalent signatures found in all'),
-      performance: { type: 'object', additionalProperties: { type: 'number' }, description: 'metric name -> estimate' },
+      performance: {
+        type: 'object',
+        additionalProperties: { type: 'number' },
+        description: 'metric name -> estimate on new data, bias-corrected for the choice among the configurations (BBC-CV)',
+      },
       performanceCis: { type: 'object', additionalProperties: CIS, description: 'metric name -> 95% interval' },
+      pooledPerformance: {
+        type: 'object',
+        additionalProperties: { type: 'number' },
+        description:
+          "metric name -> value on this model's own out-of-fold predictions (the value its plots show: the ROC curve's area, the confusion matrix's sensitivity); not corrected for the choice among the configurations",
+      },
+      pooledPerformanceCis: {
+        type: 'object',
+        additionalProperties: CIS,
+        description: 'metric name -> 95% bootstrap interval (the bootstraps of the ROC Curve, Calibration and Confusion Matrix plots)',
+      },
       stability: {
         type: 'object',
         additionalProperties: { type: 'number', minimum: 0, maximum: 1 },
@@ -204,15 +219,16 @@ export const PAYLOAD_SCHEMAS = {
       positiveClass: str('binary classification: the class the ROC curve, sensitivity and the log-odds are of'),
       calibration: obj(
         {
+          logLoss: num('log loss of the out-of-fold probabilities (absent in results of engine 0.2)'),
           brier: num('Brier score of the out-of-fold probabilities'),
-          ece: num('expected calibration error (10 bins) of the out-of-fold probabilities'),
+          ece: num('expected calibration error (10 bins of equal count) of the out-of-fold probabilities'),
           method: {
             type: 'string',
-            enum: ['platt', 'isotonic'],
+            enum: ['platt', 'temperature', 'isotonic'],
             description:
-              'present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression',
+              'present when the probabilities are calibrated (the values above are then after it): Platt scaling (two classes) or temperature scaling (more); isotonic in results of engine 0.2',
           },
-          uncalibrated: obj({ brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
+          uncalibrated: obj({ logLoss: num(), brier: num(), ece: num() }, ['brier', 'ece'], 'before calibration'),
         },
         ['brier', 'ece'],
         'classification: how well the probabilities are calibrated',
@@ -249,13 +265,42 @@ export const PAYLOAD_SCHEMAS = {
         type: 'number',
         nullable: true,
         description:
-          'pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)',
+          'pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated); droppedEarly: on the samples evaluated when dropped',
       },
-      uncalibratedValue: num(
-        'a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by',
-      ),
+      uncalibratedValue: num('a calibrated configuration: the pooled out-of-fold value of its probabilities before calibration'),
+      calibration: {
+        type: 'string',
+        enum: ['platt', 'temperature'],
+        description: 'the calibration its probabilities go through (absent: none lowered their log loss and Brier score)',
+      },
       signatureSize: num('mean size of its selector signature over the training folds'),
       droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
+      standardError: num("the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader)"),
+      tied: { type: 'boolean', description: "the winner rule: its value is within one standard error of the leader's" },
+      simplicity: obj(
+        {
+          features: int('mean signature size, rounded'),
+          family: {
+            type: 'string',
+            enum: ['linear', 'tree', 'svm-linear', 'forest', 'svm-rbf'],
+            description: 'from the most to the least interpretable',
+          },
+          logLoss: num('classification: the log loss of its own out-of-fold probabilities, before calibration'),
+          nearBestLogLoss: {
+            type: 'boolean',
+            description:
+              'classification: logLoss is within one standard error of the best of the configurations of its size and family (the third key: true first)',
+          },
+          flexibility: num('within the family: smaller is more strongly regularised (smaller first)'),
+        },
+        ['features', 'family', 'flexibility'],
+        "the winner rule's simplicity keys, in the order it compares them: features, family, nearBestLogLoss (classification), flexibility",
+      ),
+      simplicityRank: int('position in the simplicity order (1 = simplest): best is the tied row with the smallest'),
+      interpretableStandardError: num(
+        'an interpretable configuration, when the result has an interpretable model: against the best interpretable one',
+      ),
+      interpretableTied: { type: 'boolean', description: 'an interpretable configuration: tied with the best interpretable one' },
       modelKey: { type: 'string', enum: ['best', 'interpretable'], description: 'the model of the result it became' },
     },
     ['rank', 'configuration', 'featureSelection', 'model', 'interpretable', 'metric', 'value', 'signatureSize', 'droppedEarly'],

@@ -1,8 +1,20 @@
 import { loadShared, parameters } from '../../bench/engine-datasets';
-import { applyCalibration, calibrationReport, crossFitCalibration, fitCalibration, fitIsotonic, fitPlatt } from './calibration';
+import {
+  applyCalibration,
+  calibrationErrors,
+  chooseCalibration,
+  crossFitCalibration,
+  equalCountBins,
+  fitCalibration,
+  fitPlatt,
+  fitTemperature,
+  floorProbabilities,
+  probabilityFloor,
+  probabilityScores,
+} from './calibration';
 import { subsetDataset } from '../../bench/csv-dataset';
+import { computeMetrics } from './metrics';
 import { Pipeline } from './pipeline';
-import { calibrationErrors } from './plots/calibration';
 import { runAnalysis } from './protocol';
 import { Rng } from './rng';
 import type { SavedPipeline } from './types';
@@ -23,124 +35,216 @@ function overconfident(n: number, seed: number): { p: Float64Array; y: Float64Ar
   return { p, y, z };
 }
 
-describe('Platt scaling', () => {
+/**
+ * n samples of K classes whose true probabilities are softmax(s) for random scores s, with overconfident probabilities
+ * softmax(3 s): temperature scaling should find T = 3.
+ */
+function overconfidentClasses(n: number, K: number, seed: number): { p: Float64Array; y: Float64Array } {
+  const rng = new Rng(seed);
+  const p = new Float64Array(n * K);
+  const y = new Float64Array(n);
+  const softmax = (s: number[]): number[] => {
+    const m = Math.max(...s);
+    const e = s.map((v) => Math.exp(v - m));
+    const t = e.reduce((a, b) => a + b, 0);
+    return e.map((v) => v / t);
+  };
+  for (let i = 0; i < n; i++) {
+    const s = Array.from({ length: K }, () => 3 * rng.next());
+    const truth = softmax(s);
+    let u = rng.next();
+    let c = 0;
+    while (c < K - 1 && u > truth[c]) u -= truth[c++];
+    y[i] = c;
+    softmax(s.map((v) => 3 * v)).forEach((v, k) => (p[i * K + k] = v));
+  }
+  return { p, y };
+}
+
+const everyRow = (n: number): Int32Array => Int32Array.from({ length: n }, (_, i) => i);
+
+describe('Platt scaling (two classes)', () => {
   it('recovers the map from overconfident scores to the true probabilities (logit 6z - 3 to 2z - 1: a = 1/3, b = 0)', () => {
     const { p, y } = overconfident(20000, 1);
     const x = Float64Array.from({ length: 20000 }, (_, i) => Math.log(p[2 * i + 1] / p[2 * i]));
-    const [a, b] = fitPlatt(
-      x,
-      y,
-      Int32Array.from({ length: 20000 }, (_, i) => i),
-    );
+    const [a, b] = fitPlatt(x, y, everyRow(20000));
     expect(a).toBeCloseTo(1 / 3, 1);
     expect(b).toBeCloseTo(0, 1);
     const cal = fitCalibration(p, y, 2);
+    expect(cal?.method).toBe('platt');
     const q = Float64Array.from(p);
-    applyCalibration(cal, q, 2);
-    const before = calibrationReport(p, y, 2);
-    const after = calibrationReport(q, y, 2);
-    expect(after.ece).toBeLessThan(before.ece / 3);
+    applyCalibration(cal as NonNullable<typeof cal>, q, 2);
+    const before = probabilityScores(p, y, 2);
+    const after = probabilityScores(q, y, 2);
+    expect(after.logLoss).toBeLessThan(before.logLoss);
     expect(after.brier).toBeLessThan(before.brier);
-    // binary: the positive class's Brier score and calibration error
-    expect(before.ece).toBeCloseTo(
-      calibrationErrors(
-        Float64Array.from({ length: 20000 }, (_, i) => p[2 * i + 1]),
-        y,
-      ).ece,
-      12,
-    );
+    expect(after.ece).toBeLessThan(before.ece / 3);
   });
 
-  it('calibrates more classes one-vs-rest, renormalized', () => {
-    const rng = new Rng(2);
-    const n = 300;
-    const y = Float64Array.from({ length: n }, (_, i) => i % 3);
-    const p = new Float64Array(n * 3);
-    for (let i = 0; i < n; i++) {
-      const raw = [0, 1, 2].map((c) => rng.next() + (c === y[i] ? 1 : 0));
-      const s = raw.reduce((a, b) => a + b, 0);
-      raw.forEach((v, c) => (p[i * 3 + c] = v / s));
+  it('is strictly increasing: the AUC of calibrated probabilities is the uncalibrated one on any rows', () => {
+    const { p, y } = overconfident(500, 4);
+    const cal = fitCalibration(p, y, 2);
+    const q = Float64Array.from(p);
+    applyCalibration(cal as NonNullable<typeof cal>, q, 2);
+    for (const rows of [everyRow(500), everyRow(120), Int32Array.from({ length: 90 }, (_, i) => 3 * i + 7)]) {
+      const pick = (a: Float64Array): Float64Array => Float64Array.from(Array.from(rows).flatMap((i) => [a[2 * i], a[2 * i + 1]]));
+      const yy = Float64Array.from(rows, (i) => y[i]);
+      const auc = (a: Float64Array): number => computeMetrics('classification', pick(a), { y: yy }, 2)['Area Under the ROC Curve'];
+      expect(Math.abs(auc(q) - auc(p))).toBeLessThan(1e-12);
     }
-    const cal = fitCalibration(p, y, 3);
-    expect(cal.method === 'platt' ? cal.a : []).toHaveLength(3);
-    applyCalibration(cal, p, 3);
-    for (let i = 0; i < n; i++) expect(p[i * 3] + p[i * 3 + 1] + p[i * 3 + 2]).toBeCloseTo(1, 12);
   });
 
-  it('cross-fitting calibrates each fold with a map that never saw its outcomes', () => {
+  it('refuses a map that is not increasing: scores that rank the classes backwards', () => {
+    const { p, y } = overconfident(400, 6);
+    expect(
+      fitCalibration(
+        p,
+        Float64Array.from(y, (v) => 1 - v),
+        2,
+      ),
+    ).toBeUndefined();
+  });
+});
+
+describe('temperature scaling (more classes)', () => {
+  it('recovers T = 3 from probabilities three times too sharp, and keeps every predicted class', () => {
+    const { p, y } = overconfidentClasses(20000, 4, 7);
+    const logp = Float64Array.from(p, Math.log);
+    expect(fitTemperature(logp, y, 4, everyRow(20000))).toBeCloseTo(3, 1);
+    const cal = fitCalibration(p, y, 4);
+    expect(cal?.method).toBe('temperature');
+    const q = Float64Array.from(p);
+    applyCalibration(cal as NonNullable<typeof cal>, q, 4);
+    const argmax = (a: Float64Array, i: number): number => [0, 1, 2, 3].reduce((b, c) => (a[i * 4 + c] > a[i * 4 + b] ? c : b), 0);
+    for (let i = 0; i < 20000; i++) {
+      expect(q[i * 4] + q[i * 4 + 1] + q[i * 4 + 2] + q[i * 4 + 3]).toBeCloseTo(1, 12);
+      expect(argmax(q, i)).toBe(argmax(p, i));
+    }
+    expect(probabilityScores(q, y, 4).logLoss).toBeLessThan(probabilityScores(p, y, 4).logLoss);
+  });
+});
+
+describe('the probability floor', () => {
+  it('keeps every probability at least 1 / (2n) from 0 and 1, sums at 1, and changes no order', () => {
+    const floor = probabilityFloor(50);
+    expect(floor).toBe(0.01);
+    const p = Float64Array.from([1, 0, 0, 0.2, 0.5, 0.3, 0, 1, 0]);
+    const before = Float64Array.from(p);
+    floorProbabilities(p, 3, floor);
+    for (let i = 0; i < 3; i++) expect(p[3 * i] + p[3 * i + 1] + p[3 * i + 2]).toBeCloseTo(1, 14);
+    expect(Math.min(...p)).toBe(0.01);
+    expect(Math.max(...p)).toBeCloseTo(0.98, 14);
+    for (let a = 0; a < 9; a++) for (let b = 0; b < 9; b++) expect(Math.sign(p[a] - p[b])).toBe(Math.sign(before[a] - before[b]));
+  });
+});
+
+describe('cross-fitting and the decision', () => {
+  it('calibrates each fold with a map that never saw its outcomes', () => {
     const { p, y } = overconfident(400, 3);
     const fold = Int32Array.from({ length: 400 }, (_, i) => i % 5);
-    const a = crossFitCalibration(p, y, 2, fold);
+    const a = crossFitCalibration(p, y, 2, fold) as Float64Array;
     // other outcomes in fold 0 change the calibrated predictions of folds 1-4 only
     const y2 = Float64Array.from(y, (v, i) => (fold[i] === 0 ? 1 - v : v));
-    const b = crossFitCalibration(p, y2, 2, fold);
+    const b = crossFitCalibration(p, y2, 2, fold) as Float64Array;
     for (let i = 0; i < 400; i++) {
       if (fold[i] === 0) expect(b[2 * i + 1]).toBe(a[2 * i + 1]);
       else expect(b[2 * i + 1]).not.toBe(a[2 * i + 1]);
     }
   });
+
+  it('keeps a map only when it lowers both the cross-fitted log loss and Brier score', () => {
+    const fold = [Int32Array.from({ length: 2000 }, (_, i) => i % 10)];
+    const floor = probabilityFloor(2000);
+    const { p, y } = overconfident(2000, 8);
+    floorProbabilities(p, 2, floor);
+    const sharp = chooseCalibration([p], y, 2, fold, floor);
+    expect(sharp.map?.method).toBe('platt');
+    expect(sharp.crossFitted?.logLoss).toBeLessThan(sharp.before.logLoss);
+    expect(sharp.crossFitted?.brier).toBeLessThan(sharp.before.brier);
+    // probabilities that are already calibrated (the true ones): a map rarely improves both, by chance, and then barely
+    // moves them (|a - 1|, |b| small)
+    let kept = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const rng = new Rng(seed);
+      const z = Float64Array.from({ length: 2000 }, () => 4 * rng.next() - 2);
+      const truth = Float64Array.from(z, (v) => 1 / (1 + Math.exp(-(2 * v - 1))));
+      const yt = Float64Array.from(truth, (q) => (rng.next() < q ? 1 : 0));
+      const pt = Float64Array.from({ length: 4000 }, (_, k) => (k % 2 ? truth[k >> 1] : 1 - truth[k >> 1]));
+      const { map } = chooseCalibration([pt], yt, 2, fold, floor);
+      if (!map || map.method !== 'platt') continue;
+      kept++;
+      expect(Math.abs(map.a[0] - 1)).toBeLessThan(0.2);
+      expect(Math.abs(map.b[0])).toBeLessThan(0.2);
+    }
+    expect(kept).toBeLessThanOrEqual(5);
+  });
 });
 
-describe('isotonic regression', () => {
-  it("pools adjacent violators (equal scores first) into the map scikit-learn's IsotonicRegression interpolates", () => {
-    // scores 0.1 ... 0.5 with outcomes 0 1 0 1 1, and 0.6 twice with 1 and 0: blocks {0.1}: 0, {0.2, 0.3}: 1/2,
-    // {0.4, 0.5}: 1, then {0.6, 0.6}: 1/2 breaks the order and pools with {0.4, 0.5}: 3/4
-    const x = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.6];
-    const y = [0, 1, 0, 1, 1, 1, 0];
-    const map = fitIsotonic(x, y, [6, 0, 5, 1, 4, 2, 3]);
-    expect(map).toEqual({ x: [0.1, 0.2, 0.3, 0.4, 0.6], y: [0, 0.5, 0.5, 0.75, 0.75] });
-    const cal = fitCalibration(Float64Array.from(x.flatMap((q) => [1 - q, q])), y, 2, undefined, 'isotonic');
-    const p = Float64Array.from([0.05, 0.15, 0.25, 0.35, 0.7].flatMap((q) => [1 - q, q]));
-    applyCalibration(cal, p, 2);
-    // below the first score: its value; between two: linear; beyond the last: its value (scikit-learn 1.2's
-    // IsotonicRegression(out_of_bounds="clip") gives the same points and predicts 0, 0.25, 0.5, 0.625, 0.75 here)
-    [0, 0.25, 0.5, 0.625, 0.75].forEach((q, i) => {
-      expect(p[2 * i + 1]).toBeCloseTo(q, 12);
-      expect(p[2 * i]).toBeCloseTo(1 - q, 12);
-    });
+describe('bins of equal count', () => {
+  it('gives each of 10 bins a tenth of the samples, ties in one bin', () => {
+    const p = Float64Array.from({ length: 100 }, (_, i) => (i * 37) % 100);
+    const bins = equalCountBins(p);
+    for (let b = 0; b < 10; b++) expect(bins.filter((v) => v === b).length).toBe(10);
+    const tied = equalCountBins(Float64Array.from([0.1, 0.1, 0.1, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]));
+    expect(new Set(Array.from(tied.subarray(0, 4))).size).toBe(1);
   });
 
-  it('calibrates overconfident scores; more classes renormalized, 1 / K where every class maps to 0', () => {
-    const { p, y } = overconfident(4000, 5);
-    const q = Float64Array.from(p);
-    applyCalibration(fitCalibration(p, y, 2, undefined, 'isotonic'), q, 2);
-    expect(calibrationReport(q, y, 2).ece).toBeLessThan(calibrationReport(p, y, 2).ece / 3);
-    // three classes: below every probability seen with its class, each class's map gives 0, and each class 1 / 3
-    const three = Float64Array.from([0.8, 0.1, 0.1, 0.1, 0.8, 0.1, 0.1, 0.1, 0.8, 0.2, 0.2, 0.6]);
-    const cal = fitCalibration(three, [0, 1, 2, 2], 3, undefined, 'isotonic');
-    const r = Float64Array.from([0.8, 0.1, 0.1, 0.1, 0.1, 0.8, 0.05, 0.05, 0.05]);
-    applyCalibration(cal, r, 3);
-    for (let i = 0; i < 3; i++) expect(r[3 * i] + r[3 * i + 1] + r[3 * i + 2]).toBeCloseTo(1, 12);
-    expect(Array.from(r.subarray(6))).toEqual([1 / 3, 1 / 3, 1 / 3]);
+  it('computes the calibration error on them: a bin of two samples weighs two samples', () => {
+    // 98 samples at 0.02 (2 of the class), 2 at 0.5 (both of it): the equal-count bins see 0.02 against 0.02 in 9 bins
+    const p = Float64Array.from({ length: 100 }, (_, i) => (i < 98 ? 0.02 : 0.5));
+    const y = Float64Array.from({ length: 100 }, (_, i) => (i < 2 || i >= 98 ? 1 : 0));
+    const { ece } = calibrationErrors(p, y);
+    expect(ece).toBeCloseTo((Math.abs(2 - 98 * 0.02) + Math.abs(2 - 1)) / 100, 12);
+  });
+});
+
+describe('pipelines of engine 0.2', () => {
+  it('still apply their isotonic maps (and no floor) exactly as they were fitted', () => {
+    const p = Float64Array.from([0.05, 0.15, 0.25, 0.35, 0.7].flatMap((q) => [1 - q, q]));
+    applyCalibration({ method: 'isotonic', x: [[0.1, 0.2, 0.3, 0.4, 0.6]], y: [[0, 0.5, 0.5, 0.75, 0.75]] }, p, 2);
+    [0, 0.25, 0.5, 0.625, 0.75].forEach((q, i) => expect(p[2 * i + 1]).toBeCloseTo(q, 12));
   });
 });
 
 describe('calibration in an analysis', () => {
-  it('breast_cancer: a poorly calibrated winner is calibrated, and its held-out probabilities are better calibrated', async () => {
+  it('breast_cancer: no probability of 0 or 1, the held-out AUC of the calibrated model is the uncalibrated one', async () => {
     const data = loadShared('breast_cancer');
     const rng = new Rng(9);
     const order = Array.from({ length: data.sampleCount }, (_, i) => i).sort(() => rng.next() - 0.5);
     const train = subsetDataset(data, order.slice(0, 400));
     const test = subsetDataset(data, order.slice(400));
     const result = await runAnalysis(train, parameters({ classification: 'diagnosis' }, 'preliminary'), { seed: 3, threads: 0 });
-    const calibrated = Object.keys(result.models).filter((k) => result.models[k].calibration?.method !== undefined);
-    expect(calibrated.length).toBeGreaterThan(0);
-    for (const key of calibrated) {
-      const facts = result.models[key].calibration;
-      expect(facts?.ece).toBeLessThan(facts?.uncalibrated?.ece as number);
-      const pipeline = result.pipelines[key][0];
-      expect(pipeline.calibration?.method).toBe(facts?.method);
-      const { calibration: _, ...raw } = pipeline;
-      const labels = test.columns.find((c) => c.name === 'diagnosis') as { codes: Int32Array; levels: string[] };
-      const y = Float64Array.from(labels.codes, (c) => (labels.levels[c] === 'malignant' ? 1 : 0));
-      const ece = (saved: SavedPipeline): number =>
-        calibrationErrors(
+    const labels = test.columns.find((c) => c.name === 'diagnosis') as { codes: Int32Array; levels: string[] };
+    const y = Float64Array.from(labels.codes, (c) => (labels.levels[c] === 'malignant' ? 1 : 0));
+    const auc = (saved: SavedPipeline): number =>
+      computeMetrics(
+        'classification',
+        Float64Array.from(
           Pipeline.fromJSON(saved)
             .predict(test)
-            .map((r) => r.probabilities?.malignant as number),
-          y,
-        ).ece;
-      expect(ece(pipeline)).toBeLessThan(ece(raw));
+            .flatMap((r) => [r.probabilities?.benign as number, r.probabilities?.malignant as number]),
+        ),
+        { y },
+        2,
+      )['Area Under the ROC Curve'];
+    for (const key of Object.keys(result.models)) {
+      const pipeline = result.pipelines[key][0];
+      expect(pipeline.probabilityFloor).toBe(1 / 800);
+      const probabilities = Pipeline.fromJSON(pipeline)
+        .predict(test)
+        .flatMap((r) => Object.values(r.probabilities as Record<string, number>));
+      expect(Math.min(...probabilities)).toBeGreaterThanOrEqual(1 / 800);
+      expect(Math.max(...probabilities)).toBeLessThanOrEqual(1 - 1 / 800);
+      const oof = result.outOfFold[key].values;
+      expect(Math.min(...oof)).toBeGreaterThan(0);
+      expect(Math.max(...oof)).toBeLessThan(1);
+      const facts = result.models[key].calibration;
+      if (facts?.method) {
+        expect(pipeline.calibration?.method).toBe('platt');
+        expect(facts.logLoss).toBeLessThan(facts.uncalibrated?.logLoss as number);
+        const { calibration: _, ...raw } = pipeline;
+        expect(Math.abs(auc(pipeline) - auc(raw))).toBeLessThan(1e-12);
+      }
     }
   });
 });

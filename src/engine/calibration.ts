@@ -1,44 +1,72 @@
-import { calibrationErrors } from './plots/calibration';
+import { computeMetrics, metricNames } from './metrics';
 
 /**
- * Probability calibration of classification models, fitted on out-of-fold predictions: Platt scaling, for each class
- * (the positive class of a binary outcome) p' = sigmoid(a logit(p) + b) fitted by maximum likelihood (Newton's method),
- * or isotonic regression, p' = the non-decreasing step function of p closest to the outcome in squared error (pool
- * adjacent violators), interpolated linearly between its steps and constant beyond them. For more classes the
- * calibrated one-vs-rest probabilities are renormalized to sum to 1, as scikit-learn's CalibratedClassifierCV does
- * (`method="sigmoid"` or `"isotonic"`).
+ * Probability calibration of classification models, fitted on out-of-fold predictions, and the floor that keeps every
+ * probability the engine gives away from 0 and 1.
+ *
+ * - Two classes: Platt scaling, p' = sigmoid(a logit(p) + b) of the positive class, fitted by maximum likelihood
+ *   (Newton's method), kept only with a > 0: the map is strictly increasing, so it never changes the order of the
+ *   samples (a calibrated AUC is the uncalibrated one, on any set of samples).
+ * - More classes: temperature scaling, p'_c proportional to p_c^(1/T) (the softmax of log p / T), one T > 0 fitted by
+ *   maximum likelihood: it keeps each sample's order of the classes (its predicted class) and moves every class's
+ *   probabilities together, so the order of the samples within a class changes little.
+ * - The floor: with n the samples an analysis learned from and K classes, every probability given is
+ *   floor + (1 - K floor) p with floor = 1 / (2n) (probabilityFloor): no outcome the model was taught by n samples is
+ *   certain or impossible, by half a sample's worth. The map is affine and increasing, so it changes no ranking and no
+ *   predicted class; it keeps the log loss of a confident mistake finite.
+ *
+ * Whether a model is calibrated is decided by proper scoring rules (chooseCalibration): a map is kept only when the
+ * cross-fitted probabilities (each fold's calibrated by a map fitted on the other folds) have both a lower log loss and
+ * a lower Brier score than the uncalibrated ones, and, for more classes, a mean one-vs-rest AUC that is at most 0.001
+ * lower (MULTICLASS_AUC_TOLERANCE). The
+ * expected calibration error is reported, never optimised: it rewards collapsing probabilities into a few values.
  */
 
-/** The expected calibration error above which an analysis tries to calibrate a model's probabilities. */
-export const CALIBRATION_THRESHOLD = 0.01;
-
-export type CalibrationMethod = 'platt' | 'isotonic';
-
-/**
- * The calibrations an analysis tries, in this order, keeping the first that lowers the cross-fitted calibration error.
- * Isotonic first: on held-out data (bench/calibration.bench.ts, 30 splits of breast_cancer and of iris) it left a lower
- * error than Platt scaling (0.028 against 0.033, 0.029 against 0.037), although the cross-fitted errors, from which a
- * choice between them could be made, favoured Platt on most splits. The final model, refitted on every sample, is
- * sharper than the fold models whose predictions the map is fitted on: beyond the scores it was fitted on, an isotonic
- * map stays at its end values where a Platt map carries the sharper scores further.
- */
-export const CALIBRATION_METHODS: CalibrationMethod[] = ['isotonic', 'platt'];
+export type CalibrationMethod = 'platt' | 'temperature';
 
 export interface PlattCalibration {
   method: 'platt';
-  /** per class calibrated (binary: the positive class only) */
+  /**
+   * per class calibrated: the positive class of two (one entry). Results of engine 0.2 may hold one entry per class of
+   * more (one-vs-rest, renormalised); they are applied as they were fitted.
+   */
   a: number[];
   b: number[];
 }
 
+export interface TemperatureCalibration {
+  method: 'temperature';
+  /** T: the calibrated probabilities are the softmax of log(p) / T */
+  temperature: number;
+}
+
+/**
+ * Isotonic maps of results of engine 0.2 (a step function per class, interpolated between its points): no longer fitted
+ * (they tie many probabilities, which lowers the AUC), still applied to the pipelines that hold one.
+ */
 export interface IsotonicCalibration {
   method: 'isotonic';
-  /** per class calibrated (binary: the positive class only): the points (x ascending, y) of its piecewise-linear map */
   x: number[][];
   y: number[][];
 }
 
-export type Calibration = PlattCalibration | IsotonicCalibration;
+export type Calibration = PlattCalibration | TemperatureCalibration | IsotonicCalibration;
+
+/** The floor of the probabilities of an analysis of n samples: 1 / (2n). */
+export function probabilityFloor(n: number): number {
+  return 1 / (2 * Math.max(1, n));
+}
+
+/** floor + (1 - K floor) p for each probability of the n x K probabilities `p` (rows `rows`, default every row), in place. */
+export function floorProbabilities(p: Float64Array, K: number, floor: number, rows?: ArrayLike<number>): void {
+  if (!(floor > 0)) return;
+  const scale = 1 - K * floor;
+  if (!rows) {
+    for (let i = 0; i < p.length; i++) p[i] = floor + scale * p[i];
+    return;
+  }
+  for (let k = 0; k < rows.length; k++) for (let c = rows[k] * K; c < (rows[k] + 1) * K; c++) p[c] = floor + scale * p[c];
+}
 
 const EPS = 1e-12;
 const logit = (p: number): number => {
@@ -100,48 +128,82 @@ export function fitPlatt(x: ArrayLike<number>, y: ArrayLike<number>, rows: Array
   return [a, b];
 }
 
-/** The classes a calibration maps: the positive class of two, else every class. */
-function calibratedClasses(K: number): number[] {
-  return K === 2 ? [1] : Array.from({ length: K }, (_, c) => c);
+/** The bounds of 1 / T that temperature scaling searches. */
+const INVERSE_TEMPERATURE = { min: 0.02, max: 50 };
+
+/**
+ * The temperature T minimising the negative log-likelihood of the class indices `y` under softmax(log p / T) on `rows`,
+ * for n x K log-probabilities `logp`: Newton's method on s = 1 / T (the likelihood is concave in s), with step halving.
+ */
+export function fitTemperature(logp: Float64Array, y: ArrayLike<number>, K: number, rows: ArrayLike<number>): number {
+  const q = new Float64Array(K);
+  /** negative log-likelihood, its derivative and second derivative in s */
+  const evaluate = (s: number, derivatives: boolean): { f: number; g: number; h: number } => {
+    let f = 0;
+    let g = 0;
+    let h = 0;
+    for (let k = 0; k < rows.length; k++) {
+      const o = rows[k] * K;
+      let max = -Infinity;
+      for (let c = 0; c < K; c++) max = Math.max(max, s * logp[o + c]);
+      let sum = 0;
+      for (let c = 0; c < K; c++) sum += q[c] = Math.exp(s * logp[o + c] - max);
+      f += max + Math.log(sum) - s * logp[o + y[rows[k]]];
+      if (!derivatives) continue;
+      let m1 = 0;
+      let m2 = 0;
+      for (let c = 0; c < K; c++) {
+        const w = q[c] / sum;
+        m1 += w * logp[o + c];
+        m2 += w * logp[o + c] * logp[o + c];
+      }
+      g += m1 - logp[o + y[rows[k]]];
+      h += m2 - m1 * m1;
+    }
+    return { f, g, h };
+  };
+  let s = 1;
+  let current = evaluate(s, true);
+  for (let iter = 0; iter < 50; iter++) {
+    if (!(current.h > 0)) break;
+    const step = -current.g / current.h;
+    let t = 1;
+    let next = Math.min(INVERSE_TEMPERATURE.max, Math.max(INVERSE_TEMPERATURE.min, s + step));
+    let value = evaluate(next, false).f;
+    while (!(value <= current.f) && t > 1e-8) {
+      t /= 2;
+      next = Math.min(INVERSE_TEMPERATURE.max, Math.max(INVERSE_TEMPERATURE.min, s + t * step));
+      value = evaluate(next, false).f;
+    }
+    if (!(value <= current.f)) break;
+    const gain = current.f - value;
+    s = next;
+    current = evaluate(s, true);
+    if (gain < 1e-12 * (1 + Math.abs(value)) || Math.abs(t * step) < 1e-10) break;
+  }
+  return 1 / s;
 }
 
 /**
- * The isotonic regression of 0/1 outcomes `y` on scores `x` (rows `rows`) as the points of a piecewise-linear map: equal
- * scores pooled first, then adjacent blocks whose means decrease (pool adjacent violators); each block gives its
- * lowest and highest score with its mean, as scikit-learn's IsotonicRegression interpolates them.
+ * Fits a calibration (`method`: Platt for two classes, temperature for more) of n x K probabilities `p` to class indices
+ * `y`, on `rows` (default every sample). Undefined when no increasing map fits: a Platt slope a <= 0 (the scores rank the
+ * samples no better than chance on these rows).
  */
-export function fitIsotonic(x: ArrayLike<number>, y: ArrayLike<number>, rows: ArrayLike<number>): { x: number[]; y: number[] } {
-  const order = Array.from(rows).sort((i, j) => x[i] - x[j]);
-  const blocks: { lo: number; hi: number; sum: number; weight: number }[] = [];
-  for (let k = 0; k < order.length;) {
-    const v = x[order[k]];
-    let sum = 0;
-    let weight = 0;
-    for (; k < order.length && x[order[k]] === v; k++) {
-      sum += y[order[k]];
-      weight++;
-    }
-    blocks.push({ lo: v, hi: v, sum, weight });
-    while (blocks.length > 1) {
-      const b = blocks[blocks.length - 1];
-      const a = blocks[blocks.length - 2];
-      if (a.sum / a.weight < b.sum / b.weight) break;
-      blocks.pop();
-      a.hi = b.hi;
-      a.sum += b.sum;
-      a.weight += b.weight;
-    }
+export function fitCalibration(p: ArrayLike<number>, y: ArrayLike<number>, K: number, rows?: ArrayLike<number>): Calibration | undefined {
+  const n = y.length;
+  const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
+  if (K === 2) {
+    const t = Float64Array.from(y, (v) => (v === 1 ? 1 : 0));
+    const [a, b] = fitPlatt(
+      Float64Array.from({ length: n }, (_, i) => logit(p[i * 2 + 1])),
+      t,
+      on,
+    );
+    return a > 0 && Number.isFinite(b) ? { method: 'platt', a: [a], b: [b] } : undefined;
   }
-  const points = { x: [] as number[], y: [] as number[] };
-  for (const b of blocks) {
-    points.x.push(b.lo);
-    points.y.push(b.sum / b.weight);
-    if (b.hi > b.lo) {
-      points.x.push(b.hi);
-      points.y.push(b.sum / b.weight);
-    }
-  }
-  return points;
+  const logp = Float64Array.from({ length: n * K }, (_, k) => Math.log(Math.max(p[k], 1e-300)));
+  const temperature = fitTemperature(logp, y, K, on);
+  return Number.isFinite(temperature) ? { method: 'temperature', temperature } : undefined;
 }
 
 /** The isotonic map at p: linear between its points, its end values beyond them. */
@@ -159,110 +221,219 @@ function isotonicAt(xs: number[], ys: number[], p: number): number {
   return ys[lo] + ((ys[hi] - ys[lo]) * (p - xs[lo])) / (xs[hi] - xs[lo]);
 }
 
-/** Fits a calibration (`method`) of n x K probabilities `p` to class indices `y`, on `rows` (default every sample). */
-export function fitCalibration(
-  p: ArrayLike<number>,
-  y: ArrayLike<number>,
-  K: number,
-  rows?: ArrayLike<number>,
-  method: CalibrationMethod = 'platt',
-): Calibration {
-  const n = y.length;
-  const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
-  const fitted = calibratedClasses(K).map((c) => {
-    const t = Float64Array.from(y, (v) => (v === c ? 1 : 0));
-    if (method === 'isotonic')
-      return fitIsotonic(
-        Float64Array.from({ length: n }, (_, i) => p[i * K + c]),
-        t,
-        on,
-      );
-    const [a, b] = fitPlatt(
-      Float64Array.from({ length: n }, (_, i) => logit(p[i * K + c])),
-      t,
-      on,
-    );
-    return { a, b };
-  });
-  if (method === 'isotonic') {
-    const maps = fitted as { x: number[]; y: number[] }[];
-    return { method, x: maps.map((m) => m.x), y: maps.map((m) => m.y) };
-  }
-  const maps = fitted as { a: number; b: number }[];
-  return { method, a: maps.map((m) => m.a), b: maps.map((m) => m.b) };
-}
-
-/** The calibrated probability of the k-th calibrated class (binary: the positive class) for probability q. */
-function calibrated(cal: Calibration, k: number, q: number): number {
+/** The calibrated probability of the k-th class a one-vs-rest map calibrates (binary: the positive class) for probability q. */
+function oneVsRest(cal: PlattCalibration | IsotonicCalibration, k: number, q: number): number {
   return cal.method === 'isotonic' ? isotonicAt(cal.x[k], cal.y[k], q) : sigmoid(cal.a[k] * logit(q) + cal.b[k]);
 }
 
 /**
- * Applies a calibration to the n x K probabilities `p` in place (rows `rows`, default every row). More classes are
- * renormalized; where every class's calibrated probability is 0 (isotonic maps can give it), each gets 1 / K.
+ * Applies a calibration to the n x K probabilities `p` in place (rows `rows`, default every row). Temperature scaling
+ * renormalises by construction; the one-vs-rest maps of engine 0.2's results for more classes are renormalised (where
+ * every class's calibrated probability is 0, each gets 1 / K).
  */
 export function applyCalibration(cal: Calibration, p: Float64Array, K: number, rows?: ArrayLike<number>): void {
   const n = p.length / K;
   const on = rows ?? Int32Array.from({ length: n }, (_, i) => i);
   for (let k = 0; k < on.length; k++) {
-    const i = on[k];
+    const o = on[k] * K;
+    if (cal.method === 'temperature') {
+      const s = 1 / cal.temperature;
+      let max = -Infinity;
+      for (let c = 0; c < K; c++) max = Math.max(max, s * Math.log(p[o + c]));
+      let sum = 0;
+      for (let c = 0; c < K; c++) sum += p[o + c] = Math.exp(s * Math.log(p[o + c]) - max);
+      for (let c = 0; c < K; c++) p[o + c] /= sum;
+      continue;
+    }
     if (K === 2) {
-      const q = calibrated(cal, 0, p[i * 2 + 1]);
-      p[i * 2] = 1 - q;
-      p[i * 2 + 1] = q;
+      const q = oneVsRest(cal, 0, p[o + 1]);
+      p[o] = 1 - q;
+      p[o + 1] = q;
       continue;
     }
     let s = 0;
-    for (let c = 0; c < K; c++) s += p[i * K + c] = calibrated(cal, c, p[i * K + c]);
-    for (let c = 0; c < K; c++) p[i * K + c] = s > 0 ? p[i * K + c] / s : 1 / K;
+    for (let c = 0; c < K; c++) s += p[o + c] = oneVsRest(cal, c, p[o + c]);
+    for (let c = 0; c < K; c++) p[o + c] = s > 0 ? p[o + c] / s : 1 / K;
   }
 }
 
 /**
  * Cross-fitted calibration of out-of-fold predictions: the samples of each fold are calibrated by a map fitted on the
- * out-of-fold predictions of the other folds only, so the calibrated predictions are still out-of-sample.
+ * out-of-fold predictions of the other folds only, so the calibrated predictions are still out-of-sample; then floored.
+ * Undefined when a fold's map is not increasing.
  */
 export function crossFitCalibration(
   p: Float64Array,
   y: ArrayLike<number>,
   K: number,
   fold: Int32Array,
-  method: CalibrationMethod = 'platt',
-): Float64Array {
+  floor = 0,
+): Float64Array | undefined {
   const out = Float64Array.from(p);
   const folds = fold.reduce((m, f) => Math.max(m, f + 1), 0);
   for (let f = 0; f < folds; f++) {
     const train = Int32Array.from(Array.from(fold.keys()).filter((i) => fold[i] !== f));
     const test = Int32Array.from(Array.from(fold.keys()).filter((i) => fold[i] === f));
-    applyCalibration(fitCalibration(p, y, K, train, method), out, K, test);
+    const cal = fitCalibration(p, y, K, train);
+    if (!cal) return undefined;
+    applyCalibration(cal, out, K, test);
+    floorProbabilities(out, K, floor, test);
   }
   return out;
 }
 
-export interface CalibrationReport {
+/** Proper scores of probabilities, and the expected calibration error reported beside them. */
+export interface ProbabilityScores {
+  /** mean over samples of -log(probability of the sample's class) */
+  logLoss: number;
   /**
-   * Brier score of the out-of-fold probabilities: mean over samples of (p - 1{positive})^2 of the positive class
-   * (binary), of the sum over classes of (p - 1{class})^2 (more classes)
+   * Brier score: mean over samples of (p - 1{positive})^2 of the positive class (binary), of the sum over classes of
+   * (p - 1{class})^2 (more classes)
    */
   brier: number;
-  /** expected calibration error (10 bins): of the positive class (binary), the mean over classes one-vs-rest (more) */
+  /**
+   * expected calibration error over CALIBRATION_BINS bins of equal count (calibrationErrors): of the positive class
+   * (binary), the mean over classes one-vs-rest (more)
+   */
   ece: number;
 }
 
-/** Brier score and expected calibration error of n x K probabilities. */
-export function calibrationReport(p: ArrayLike<number>, y: ArrayLike<number>, K: number): CalibrationReport {
+/** The classes whose probabilities the calibration error is of: the positive class of two, else every class. */
+function reportedClasses(K: number): number[] {
+  return K === 2 ? [1] : Array.from({ length: K }, (_, c) => c);
+}
+
+/** The bins of the calibration error and the Calibration plot. */
+export const CALIBRATION_BINS = 10;
+
+/**
+ * The bin of each probability among `bins` bins of equal count (by rank; equal probabilities share the bin of the
+ * first of them, so a bin may hold more, and the last fewer, samples): sparse bins of equal width would make noise look
+ * like miscalibration.
+ */
+export function equalCountBins(p: ArrayLike<number>, bins = CALIBRATION_BINS): Int32Array {
+  const n = p.length;
+  const order = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => p[a] - p[b] || a - b);
+  const bin = new Int32Array(n);
+  for (let r = 0; r < n; r++) {
+    const i = order[r];
+    bin[i] = r > 0 && p[i] === p[order[r - 1]] ? bin[order[r - 1]] : Math.min(bins - 1, Math.floor((r * bins) / n));
+  }
+  return bin;
+}
+
+/** Brier score and expected calibration error (CALIBRATION_BINS bins of equal count) of probabilities of a 0/1 outcome. */
+export function calibrationErrors(p: ArrayLike<number>, positive: ArrayLike<number>): { brier: number; ece: number } {
+  const bin = equalCountBins(p);
+  const sumP = new Float64Array(CALIBRATION_BINS);
+  const sumY = new Float64Array(CALIBRATION_BINS);
+  let brier = 0;
+  for (let i = 0; i < p.length; i++) {
+    sumP[bin[i]] += p[i];
+    sumY[bin[i]] += positive[i];
+    brier += (p[i] - positive[i]) ** 2;
+  }
+  let ece = 0;
+  for (let b = 0; b < CALIBRATION_BINS; b++) ece += Math.abs(sumY[b] - sumP[b]);
+  return { brier: brier / p.length, ece: ece / p.length };
+}
+
+/** Log loss, Brier score and expected calibration error of n x K probabilities. */
+export function probabilityScores(p: ArrayLike<number>, y: ArrayLike<number>, K: number): ProbabilityScores {
   const n = y.length;
+  let logLoss = 0;
   let brier = 0;
   for (let i = 0; i < n; i++) {
+    logLoss -= Math.log(p[i * K + y[i]]);
     if (K === 2) brier += (p[i * 2 + 1] - (y[i] === 1 ? 1 : 0)) ** 2;
     else for (let c = 0; c < K; c++) brier += (p[i * K + c] - (y[i] === c ? 1 : 0)) ** 2;
   }
-  const eces = calibratedClasses(K).map(
+  const eces = reportedClasses(K).map(
     (c) =>
       calibrationErrors(
         Float64Array.from({ length: n }, (_, i) => p[i * K + c]),
         Float64Array.from(y, (v) => (v === c ? 1 : 0)),
       ).ece,
   );
-  return { brier: brier / n, ece: eces.reduce((s, v) => s + v, 0) / eces.length };
+  return { logLoss: logLoss / n, brier: brier / n, ece: eces.reduce((s, v) => s + v, 0) / eces.length };
 }
+
+/** The mean of the scores of each repeat's probabilities. */
+function meanScores(repeats: Float64Array[], y: ArrayLike<number>, K: number): ProbabilityScores & { auc: number } {
+  const metric = metricNames('classification', K)[0];
+  const all = repeats.map((p) => ({
+    ...probabilityScores(p, y, K),
+    auc: computeMetrics('classification', p, { y: Float64Array.from(y) }, K)[metric],
+  }));
+  const mean = (f: (s: ProbabilityScores & { auc: number }) => number): number => all.reduce((s, v) => s + f(v), 0) / all.length;
+  return { logLoss: mean((s) => s.logLoss), brier: mean((s) => s.brier), ece: mean((s) => s.ece), auc: mean((s) => s.auc) };
+}
+
+/**
+ * How much lower the cross-fitted mean one-vs-rest AUC of temperature-scaled probabilities may be (more than two
+ * classes) for the map to be kept. No map that keeps the probabilities summing to 1 keeps every class's order of the
+ * samples exactly (only an affine one does), and on wine an SVM's cross-fitted log loss fell from 0.32 to 0.06 for an
+ * AUC 0.0002 lower: the predicted class, and so the accuracy and the confusion matrix, never change.
+ */
+export const MULTICLASS_AUC_TOLERANCE = 0.001;
+
+/** Whether a configuration's probabilities are calibrated, and the scores the decision compared. */
+export interface CalibrationChoice {
+  /** the scores of the out-of-fold probabilities as the model gives them (floored), mean over the repeats */
+  before: ProbabilityScores;
+  /** the scores of the cross-fitted calibrated probabilities, mean over the repeats (undefined when a fold's map failed) */
+  crossFitted?: ProbabilityScores;
+  /** the calibration kept (fitted on every out-of-fold prediction of every repeat), when one is */
+  map?: Calibration;
+}
+
+/**
+ * The calibration decision for one configuration's out-of-fold probabilities (`repeats`, floored), with `folds[r]`
+ * each sample's fold in repeat r: a map (Platt for two classes, temperature for more) is kept when its cross-fitted
+ * probabilities (each fold's calibrated by a map fitted on the other folds' only) have a lower log loss and a lower
+ * Brier score than the uncalibrated ones (means over the repeats) and, for more classes, a mean one-vs-rest AUC at most
+ * MULTICLASS_AUC_TOLERANCE lower; the map kept is then fitted on every out-of-fold prediction.
+ */
+export function chooseCalibration(
+  repeats: Float64Array[],
+  y: ArrayLike<number>,
+  K: number,
+  folds: Int32Array[],
+  floor: number,
+): CalibrationChoice {
+  const before = meanScores(repeats, y, K);
+  const crossFitted: Float64Array[] = [];
+  for (let r = 0; r < repeats.length; r++) {
+    const c = crossFitCalibration(repeats[r], y, K, folds[r], floor);
+    if (!c) return { before: strip(before) };
+    crossFitted.push(c);
+  }
+  const after = meanScores(crossFitted, y, K);
+  const better =
+    after.logLoss < before.logLoss && after.brier < before.brier && (K === 2 || after.auc >= before.auc - MULTICLASS_AUC_TOLERANCE);
+  if (!better) return { before: strip(before), crossFitted: strip(after) };
+  const n = y.length;
+  const all = new Float64Array(n * K * repeats.length);
+  repeats.forEach((p, r) => all.set(p, r * n * K));
+  const map = fitCalibration(
+    all,
+    Float64Array.from({ length: n * repeats.length }, (_, i) => y[i % n]),
+    K,
+  );
+  return { before: strip(before), crossFitted: strip(after), ...(map ? { map } : {}) };
+}
+
+/** The probabilities `p` through the map `cal`, then floored: a new array. */
+export function calibrated(cal: Calibration, p: Float64Array, K: number, floor: number): Float64Array {
+  const out = Float64Array.from(p);
+  applyCalibration(cal, out, K);
+  floorProbabilities(out, K, floor);
+  return out;
+}
+
+/** The mean over the repeats of the scores of each one's probabilities. */
+export function repeatedScores(repeats: Float64Array[], y: ArrayLike<number>, K: number): ProbabilityScores {
+  return strip(meanScores(repeats, y, K));
+}
+
+const strip = (s: ProbabilityScores & { auc: number }): ProbabilityScores => ({ logLoss: s.logLoss, brier: s.brier, ece: s.ece });

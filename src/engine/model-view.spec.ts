@@ -1,3 +1,4 @@
+import { probabilityFloor } from './calibration';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import type { Configuration } from './grid';
@@ -53,7 +54,9 @@ describe('the model view on the original scale of the features', () => {
     const { data, res, view } = finalLinearFit('breast_cancer', { classification: 'diagnosis' }, 0.01);
     expect(view.classes).toEqual(['malignant']);
     const eta = linearPredictors(data, view, view.intercept as number, view.originalCoefficients as number[]);
-    for (const i of complete(data)) expect(1 / (1 + Math.exp(-eta[i]))).toBeCloseTo(res.predictions[i * 2 + 1], 8);
+    // the probability is the sigmoid of the log-odds, then floored (calibration.ts)
+    const floor = probabilityFloor(data.n);
+    for (const i of complete(data)) expect(floor + (1 - 2 * floor) / (1 + Math.exp(-eta[i]))).toBeCloseTo(res.predictions[i * 2 + 1], 8);
   });
 
   it('multinomial logistic regression: the softmax of the classes scores', () => {
@@ -65,7 +68,8 @@ describe('the model view on the original scale of the features', () => {
     for (const i of complete(data)) {
       const e = etas.map((x) => Math.exp(x[i]));
       const total = e.reduce((s, v) => s + v, 0);
-      e.forEach((v, c) => expect(v / total).toBeCloseTo(res.predictions[i * 3 + c], 8));
+      const floor = probabilityFloor(data.n);
+      e.forEach((v, c) => expect(floor + ((1 - 3 * floor) * v) / total).toBeCloseTo(res.predictions[i * 3 + c], 8));
     }
   });
 

@@ -9,7 +9,7 @@ import { RidgeRegression } from './models/linear';
 import { CoxRegression } from './models/cox';
 import { RandomForest } from './models/forest';
 import type { SurvivalCurve } from './models/forest-survival';
-import { applyCalibration, Calibration } from './calibration';
+import { applyCalibration, Calibration, floorProbabilities, probabilityFloor } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
@@ -237,9 +237,12 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   // No feature (an empty signature, or every one constant on these rows): the prior / mean / equal risk.
   const model = pre.steps.length === 0 ? new ConstantModel(data.task, data.classes.length) : createModel(spec.config.model, data.task);
   model.fit(Xtrain, targetOf(data, spec.train), rng);
-  const result: TaskResult = { id: spec.id, predictions: spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0) };
+  const floor = data.task === 'classification' ? probabilityFloor(data.n) : undefined;
+  const predictions = spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0);
+  if (floor !== undefined) floorProbabilities(predictions, data.classes.length, floor);
+  const result: TaskResult = { id: spec.id, predictions };
   if (spec.final) {
-    result.pipeline = new Pipeline(data.task, data.classes, pre, model).toJSON();
+    result.pipeline = new Pipeline(data.task, data.classes, pre, model, undefined, floor).toJSON();
     result.modelView = linearModelView(model, pre, data.classes);
     result.rules = treeRules(model, pre, data.classes);
   }
@@ -257,7 +260,20 @@ export class Pipeline {
     private readonly pre: Preprocessor,
     private readonly model: Model,
     private readonly calibration?: Calibration,
+    private readonly floor?: number,
   ) {}
+
+  /**
+   * The model's probabilities as the pipeline gives them, in place: floored (when the pipeline has a floor), through
+   * the calibration map (when it has one), floored again.
+   */
+  calibrate(p: Float64Array): void {
+    const K = this.classes.length;
+    if (this.floor !== undefined) floorProbabilities(p, K, this.floor);
+    if (!this.calibration) return;
+    applyCalibration(this.calibration, p, K);
+    if (this.floor !== undefined) floorProbabilities(p, K, this.floor);
+  }
 
   /** The dataset columns the pipeline reads, by name. */
   get featureNames(): string[] {
@@ -274,12 +290,20 @@ export class Pipeline {
       preprocessing: this.pre.toJSON(),
       model: this.model.toJSON(),
       ...(this.calibration ? { calibration: this.calibration } : {}),
+      ...(this.floor !== undefined ? { probabilityFloor: this.floor } : {}),
     };
   }
 
   static fromJSON(json: SavedPipeline): Pipeline {
     if (json?.format !== 'signet-pipeline') throw new EngineInputError('Not a saved Signet pipeline');
-    return new Pipeline(json.task, json.classes, Preprocessor.fromJSON(json.preprocessing), modelFromJSON(json.model), json.calibration);
+    return new Pipeline(
+      json.task,
+      json.classes,
+      Preprocessor.fromJSON(json.preprocessing),
+      modelFromJSON(json.model),
+      json.calibration,
+      json.probabilityFloor,
+    );
   }
 
   /**
@@ -296,7 +320,7 @@ export class Pipeline {
     const rows = Int32Array.from({ length: n }, (_, i) => i);
     const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
     const out = model.predict(X);
-    if (task === 'classification' && this.calibration) applyCalibration(this.calibration, out, classes.length);
+    if (task === 'classification') this.calibrate(out);
     const result: PredictionRow[] = [];
     for (let i = 0; i < n; i++) {
       if (task === 'classification') {

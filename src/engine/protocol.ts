@@ -3,7 +3,7 @@ import { refitOnAllSamples } from './analysis/final-models';
 import { plotModels } from './analysis/model-plots';
 import { assembleOutput } from './analysis/output';
 import { startRun } from './analysis/run';
-import { calibrateWinners, chooseWinners, estimatePerformance } from './analysis/winners';
+import { calibrateConfigurations, chooseWinners, estimatePerformance } from './analysis/winners';
 import { EngineAbortError } from './errors';
 import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } from './types';
 
@@ -11,8 +11,9 @@ import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } fr
  * Runs an analysis as engine.md's protocol says, one named step each (./analysis/*):
  * 1. every configuration of the grid through stratified, group-aware repeated K-fold cross-validation, with BBCD-CV
  *    dropping on larger grids (cross-validation.ts);
- * 2. the winners by the winner rule (winner.ts), `best` and `interpretable`, calibrated when their probabilities need
- *    it, and their BBC-CV estimates with 95% intervals for that rule (winners.ts);
+ * 2. the calibration of every configuration whose probabilities it improves (by log loss and Brier score), the winners
+ *    by the winner rule (winner.ts), `best` and `interpretable`, and their BBC-CV estimates with 95% intervals for that
+ *    rule (winners.ts);
  * 3. each winner's selection on all samples and one refit per signature shown (final-models.ts);
  * 4. the plots of each winner (model-plots.ts), and the result (output.ts).
  */
@@ -21,15 +22,15 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   const run = startRun(dataset, params, options);
   try {
     const cv = await crossValidate(run);
-    const winners = await chooseWinners(run, cv);
-    const calibrations = calibrateWinners(run, cv, winners);
+    const calibrations = calibrateConfigurations(run, cv);
+    const winners = await chooseWinners(run, cv, calibrations);
     // the selections on all samples start on the worker threads while the estimates' bootstraps run on this one
     const refits = refitOnAllSamples(run, winners);
     refits.catch(() => undefined);
     const estimates = await estimatePerformance(run, cv, winners);
     const finals = await refits;
-    const plots = await plotModels(run, cv, winners, finals);
-    const output = assembleOutput(run, { cv, winners, calibrations, estimates, finals, plots });
+    const { plots, pooled } = await plotModels(run, cv, winners, finals);
+    const output = assembleOutput(run, { cv, winners, calibrations, estimates, pooled, finals, plots });
     run.progress.finish();
     return output;
   } finally {

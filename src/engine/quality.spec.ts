@@ -8,7 +8,7 @@
  * first, so any test can run alone or in any order.
  */
 import { heldOutPerformance, holdout, loadShared, parameters, SHARED_DATASETS, SharedDataset } from '../../bench/engine-datasets';
-import { runAnalysis } from './index';
+import { predict, runAnalysis } from './index';
 import { metricNames } from './metrics';
 
 /** One analysis takes up to about a minute on two busy cores. */
@@ -16,11 +16,16 @@ const PER_DATASET_MS = 240_000;
 
 const SPLITS = [1, 2, 3];
 
-/** One hold-out split's analysis: the BBC-CV estimate of the best model, its interval, and its held-out value. */
+/**
+ * One hold-out split's analysis: the BBC-CV estimate of the best model, its interval, and its held-out value; for
+ * classification, each shown model's held-out primary metric with and without its calibration map, and its held-out
+ * probabilities.
+ */
 interface SplitResult {
   estimate: number;
   interval: [number, number];
   heldOut: number;
+  calibrations: { calibrated: number; uncalibrated: number; probabilities: number[]; classes: number }[];
 }
 
 const analyses = new Map<string, Promise<SplitResult[]>>();
@@ -44,10 +49,20 @@ async function analyze(ds: SharedDataset): Promise<SplitResult[]> {
     const { train, test } = holdout(data, ds.outcome, 0.3, split);
     const result = await runAnalysis(train, parameters(ds.outcome, 'typical'), { seed: 7, threads: 2 });
     const best = result.models.best;
+    const calibrations =
+      task === 'classification'
+        ? Object.values(result.pipelines).map(([pipeline]) => ({
+            calibrated: heldOutPerformance(pipeline, test, ds.outcome),
+            uncalibrated: heldOutPerformance({ ...pipeline, calibration: undefined }, test, ds.outcome),
+            probabilities: predict(pipeline, test).flatMap((r) => Object.values(r.probabilities as Record<string, number>)),
+            classes: pipeline.classes.length,
+          }))
+        : [];
     results.push({
       estimate: best.performance[primary],
       interval: best.performanceCis[primary],
       heldOut: heldOutPerformance(result.pipelines.best[0], test, ds.outcome),
+      calibrations,
     });
   }
   return results;
@@ -82,5 +97,22 @@ describe('BBC-CV estimates', () => {
       expect(mean).toBeLessThanOrEqual(0.03);
     },
     PER_DATASET_MS * SHARED_DATASETS.length,
+  );
+});
+
+describe.each(SHARED_DATASETS.filter((d) => 'classification' in d.outcome))('calibration on $name (typical)', (ds) => {
+  it(
+    'never lowers the held-out AUC (two classes: leaves it as it is), and gives no probability of exactly 0 or 1',
+    async () => {
+      for (const { calibrations } of await heldOutAnalyses(ds)) {
+        expect(calibrations.length).toBeGreaterThan(0);
+        for (const c of calibrations) {
+          if (c.classes === 2) expect(Math.abs(c.calibrated - c.uncalibrated)).toBeLessThan(1e-12);
+          else expect(c.calibrated).toBeGreaterThanOrEqual(c.uncalibrated - 1e-12);
+          expect(c.probabilities.every((p) => p > 0 && p < 1)).toBe(true);
+        }
+      }
+    },
+    PER_DATASET_MS,
   );
 });

@@ -77,8 +77,21 @@ export interface ModelReport {
   signatures: string[][];
   /** how many equivalent signatures the selection found in all (the product of SES's class sizes; 1 otherwise) */
   signatureCount: number;
+  /**
+   * The estimate of each metric on new data, bias-corrected for the choice among the configurations (BBC-CV: the mean
+   * over bootstraps of the out-of-fold samples of the configuration the winner rule picks on the in-bag ones, scored on
+   * the out-of-bag ones), with its 95% interval
+   */
   performance: Record<string, number>;
   performanceCis: Record<string, [number, number]>;
+  /**
+   * Each metric of this model's own out-of-fold predictions (the pooled value its plots show: the ROC curve's area, the
+   * confusion matrix's sensitivity), with 95% bootstrap intervals (the bootstraps of its ROC Curve, Calibration and
+   * Confusion Matrix). Not corrected for the choice among configurations, so a little optimistic beside `performance`;
+   * absent in results of engine 0.2.
+   */
+  pooledPerformance?: Record<string, number>;
+  pooledPerformanceCis?: Record<string, [number, number]>;
   /**
    * For every feature of the shown signatures: the fraction of cross-validation folds in which the selector chose it
    * or one of its equivalents (the values of the `Feature Stability` plot, by feature name).
@@ -94,14 +107,25 @@ export interface ModelReport {
 }
 
 export interface CalibrationFacts {
+  /**
+   * log loss of the out-of-fold probabilities: the mean of -log(the probability of the sample's class); absent in results
+   * of engine 0.2
+   */
+  logLoss?: number;
   /** Brier score of the out-of-fold probabilities (binary: of the positive class; more: summed over the classes) */
   brier: number;
-  /** expected calibration error over 10 bins (binary: of the positive class; more: mean over the classes one-vs-rest) */
+  /**
+   * expected calibration error over 10 bins of equal count (binary: of the positive class; more: mean over the classes
+   * one-vs-rest); engine 0.2's results: over 10 bins of equal width
+   */
   ece: number;
-  /** present when the model's probabilities are calibrated: the values above are then those of the calibrated ones */
-  method?: 'platt' | 'isotonic';
+  /**
+   * present when the model's probabilities are calibrated (Platt scaling for two classes, temperature scaling for more;
+   * isotonic only in results of engine 0.2): the values above are then those of the calibrated ones, cross-fitted
+   */
+  method?: 'platt' | 'temperature' | 'isotonic';
   /** the values before calibration */
-  uncalibrated?: { brier: number; ece: number };
+  uncalibrated?: { logLoss?: number; brier: number; ece: number };
 }
 
 /** The coefficients of a linear model (ridge, logistic, Cox). */
@@ -144,6 +168,11 @@ export interface SavedPipeline {
   engine?: string;
   /** classification: the calibration applied to the model's probabilities (calibration.ts) */
   calibration?: Calibration;
+  /**
+   * classification: the floor of every probability (calibration.ts, floorProbabilities), applied to the model's
+   * probabilities and again after the calibration map; absent in pipelines of engine 0.2 (which had none)
+   */
+  probabilityFloor?: number;
 }
 
 export interface AnalysisOutput {
@@ -182,12 +211,31 @@ export interface ConfigurationSummary {
   /** the primary metric's name */
   metric: string;
   /**
-   * pooled out-of-fold value (mean over the repeats); dropped early: on the samples evaluated when dropped; a calibrated
-   * model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions)
+   * pooled out-of-fold value (mean over the repeats), the value the winner rule compared: of its calibrated out-of-fold
+   * predictions when its probabilities were calibrated; dropped early: on the samples evaluated when dropped
    */
   value: number;
-  /** a calibrated model: the value of its predictions before calibration, the one the winner rule chose it by */
+  /** a calibrated configuration: the value of its predictions before calibration */
   uncalibratedValue?: number;
+  /** classification: the calibration its probabilities go through (none when it did not lower their log loss and Brier score) */
+  calibration?: 'platt' | 'temperature';
+  /** the winner rule (not for a configuration dropped early): the standard error of the leader's lead over it (0 for the leader) */
+  standardError?: number;
+  /** the winner rule: its value is within one standard error of the leader's */
+  tied?: boolean;
+  /**
+   * the winner rule's simplicity keys, in the order it compares them: the mean signature size rounded (fewer first), the
+   * model family (linear, tree, svm-linear, forest, svm-rbf: from the most to the least interpretable), for
+   * classification whether the log loss of its own out-of-fold probabilities (before any calibration; `logLoss`) is
+   * within one standard error of the best of its size and family (true first), then how flexible the model is within
+   * its family (smaller, more strongly regularised, first)
+   */
+  simplicity?: { features: number; family: string; logLoss?: number; nearBestLogLoss?: boolean; flexibility: number };
+  /** its position in the simplicity order among the configurations not dropped (1 = simplest): `best` is the tied row with the smallest */
+  simplicityRank?: number;
+  /** an interpretable configuration, when the result has an `interpretable` model: the standard error and tie against the best interpretable one */
+  interpretableStandardError?: number;
+  interpretableTied?: boolean;
   /** mean size of its selector's signature over the training folds */
   signatureSize: number;
   /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */

@@ -3,7 +3,7 @@ import type { Configuration } from './grid';
 import { ACCURACY } from './metrics';
 import type { ModelSpec } from './models';
 import { Rng } from './rng';
-import { inBagValues, simplicityOrder, TieRule } from './winner';
+import { inBagValues, probabilityBand, simplicityOrder, TieRule } from './winner';
 
 /** rows of in-bag values, one per bootstrap, from columns of values per candidate */
 function byBootstrap(columns: number[][]): Float64Array[] {
@@ -52,14 +52,50 @@ describe('simplicityOrder', () => {
   const ridgeStrong = config(2, { kind: 'linear', lambda: 1 });
   const tree = config(3, { kind: 'tree', maxDepth: 3, minLeaf: 5 });
   const rbf = config(4, { kind: 'svm', kernel: 'rbf', C: 1, gammaFactor: 1, epsilon: 0 });
-  const sort = (cs: Configuration[], size: (c: Configuration) => number) =>
-    [...cs].sort((a, b) => simplicityOrder(a, b, size, () => 0.5)).map((c) => c.index);
+  const sort = (cs: Configuration[], size: (c: Configuration) => number, nearBestLogLoss?: (c: Configuration) => boolean) =>
+    [...cs]
+      .sort((a, b) => simplicityOrder(a, b, { size, metric: () => 0.5, ...(nearBestLogLoss ? { nearBestLogLoss } : {}) }))
+      .map((c) => c.index);
 
   it('orders by rounded signature size, then family (linear, tree, forest, RBF SVM), then regularisation', () => {
     expect(sort([rbf, forest, tree, ridgeWeak, ridgeStrong], () => 5)).toEqual([2, 1, 3, 0, 4]);
     // fewer features first whatever the model; 4.4 and 4.0 features count as the same size
     expect(sort([ridgeStrong, forest], (c) => (c === forest ? 3 : 5))).toEqual([0, 2]);
     expect(sort([ridgeWeak, ridgeStrong], (c) => (c === ridgeStrong ? 4.4 : 4.0))).toEqual([2, 1]);
+  });
+
+  it('classification: within a family on as many features, a log loss near the best before the stronger regularisation', () => {
+    const ridgeMiddle = config(5, { kind: 'linear', lambda: 0.1 });
+    // the strongly penalised ridge pulls every probability to the class frequencies: its log loss is far from the best
+    const near = (c: Configuration): boolean => c !== ridgeStrong;
+    expect(sort([ridgeStrong, ridgeWeak, ridgeMiddle, tree], () => 5, near)).toEqual([5, 1, 2, 3]);
+    // features and family still come first
+    expect(sort([ridgeStrong, ridgeWeak, forest], (c) => (c === ridgeStrong ? 3 : 5), near)).toEqual([2, 1, 0]);
+  });
+});
+
+describe('probabilityBand', () => {
+  const config = (index: number, lambda: number): Configuration => ({
+    index,
+    selector: { kind: 'ses', maxK: 2, alpha: 0.05 },
+    model: { kind: 'linear', lambda },
+    interpretable: true,
+  });
+  it('marks the configurations of a size and family whose log loss is within one standard error of their best', () => {
+    const rng = new Rng(5);
+    const base = Float64Array.from({ length: 400 }, () => 0.2 + 0.2 * rng.next());
+    const losses = new Map([
+      [0, base],
+      // a hair above the best on average (0.0002), by much more on each sample (0.01): within one standard error (0.0005)
+      [1, Float64Array.from(base, (v, i) => v + (i % 2 ? 0.01 : -0.0096))],
+      // far above
+      [2, Float64Array.from(base, (v) => v + 0.3)],
+      // another size: its own group, so the best of it
+      [3, Float64Array.from(base, (v) => v + 0.5)],
+    ]);
+    const configs = [config(0, 0.01), config(1, 0.1), config(2, 3), config(3, 3)];
+    const band = probabilityBand(configs, (c) => (c.index === 3 ? 2 : 5), losses);
+    expect([0, 1, 2, 3].map((c) => band.get(c))).toEqual([true, true, false, true]);
   });
 });
 

@@ -218,8 +218,13 @@ class _ModelBase(TypedDict):
 
 class Model(_ModelBase, total=False):
     signatureCount: int
-    #: metric name -> 95% interval (lower, upper)
+    #: metric name -> 95% interval (lower, upper) of the estimate (bias-corrected for the choice among configurations)
     performanceCis: Dict[str, List[float]]
+    #: metric name -> value of this model's own out-of-fold predictions (its plots': the ROC curve's area, the
+    #: confusion matrix's sensitivity)
+    pooledPerformance: Dict[str, float]
+    #: metric name -> 95% bootstrap interval of the pooled value
+    pooledPerformanceCis: Dict[str, List[float]]
     #: feature of a shown signature -> fraction of the cross-validation folds that chose it (or an equivalent)
     stability: Dict[str, float]
     modelView: ModelView
@@ -295,8 +300,10 @@ RocCurve = List[RocCurveItem]
 
 
 class CalibrationBin(TypedDict):
+    #: the lowest and highest probability in the bin
     lower: float
     upper: float
+    #: samples in the bin
     count: int
     meanPredicted: float
     #: fraction of the samples of the bin that are of the class
@@ -304,7 +311,8 @@ class CalibrationBin(TypedDict):
     cis: List[float]
 
 
-#: One class's calibration: the non-empty ``bins`` among 10 of width 0.1, the Brier score and the expected calibration error.
+#: One class's calibration: ``bins`` of equal count (10, fewer when probabilities tie), the Brier score and the expected
+#: calibration error over them.
 CalibrationItem = TypedDict("CalibrationItem", {"class": str, "bins": List[CalibrationBin], "brier": float, "ece": float})
 Calibration = List[CalibrationItem]
 
@@ -479,6 +487,15 @@ class PredictionPage(TypedDict):
     data: List[Prediction]
 
 
+class _ConfigurationSimplicityBase(TypedDict):
+    #: mean signature size, rounded (fewer first)
+    features: int
+    #: linear, tree, svm-linear, forest, svm-rbf (in that order)
+    family: str
+    #: within the family: smaller is more strongly regularised (smaller first)
+    flexibility: float
+
+
 class _ConfigurationBase(TypedDict):
     #: 1 for the highest metric
     rank: int
@@ -489,8 +506,8 @@ class _ConfigurationBase(TypedDict):
     interpretable: bool
     #: the primary metric
     metric: str
-    #: pooled out-of-fold value (droppedEarly: on the samples evaluated when it was dropped; a calibrated model: of its
-    #: calibrated out-of-fold predictions)
+    #: pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated;
+    #: droppedEarly: on the samples evaluated when it was dropped)
     value: Union[float, None]
     #: mean size of its selector's signature over the training folds
     signatureSize: float
@@ -498,11 +515,31 @@ class _ConfigurationBase(TypedDict):
     droppedEarly: bool
 
 
+class ConfigurationSimplicity(_ConfigurationSimplicityBase, total=False):
+    #: classification: the log loss of its own out-of-fold probabilities, before calibration
+    logLoss: float
+    #: classification: logLoss within one standard error of the best of its size and family (the third key: true first)
+    nearBestLogLoss: bool
+
+
 class Configuration(_ConfigurationBase, total=False):
     #: "best" or "interpretable": the model of the result it became
     modelKey: str
-    #: a calibrated model: the value of its probabilities before calibration, which the winner rule chose it by
+    #: a calibrated configuration: the value of its probabilities before calibration
     uncalibratedValue: float
+    #: the calibration its probabilities go through: "platt" or "temperature"
+    calibration: str
+    #: the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader)
+    standardError: float
+    #: the winner rule: within one standard error of the leader
+    tied: bool
+    #: the winner rule's simplicity keys, in the order it compares them
+    simplicity: ConfigurationSimplicity
+    #: position in the simplicity order (1 = simplest): best is the tied row with the smallest
+    simplicityRank: int
+    #: an interpretable configuration, when the result has an interpretable model: against the best interpretable one
+    interpretableStandardError: float
+    interpretableTied: bool
 
 
 class ConfigurationPage(TypedDict):

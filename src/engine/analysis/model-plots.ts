@@ -1,4 +1,5 @@
-import { RepeatedEvaluator } from '../bbc';
+import { Estimate, RepeatedEvaluator } from '../bbc';
+import { POOLED_BOOTSTRAP_STREAM, pooledPerformance } from '../plots/bootstrap';
 import type { TaskSpec } from '../pipeline';
 import { computePlots, plannedRefits } from '../plots';
 import { Rng } from '../rng';
@@ -11,14 +12,16 @@ import type { Winners } from './winners';
 
 /**
  * 5. The plots of each shown model (the registry in ../plots), from its configuration's out-of-fold predictions and
- * from refits of the configuration on subsets of its reference signature (on the plot folds: repeat 0's folds merged).
+ * from refits of the configuration on subsets of its reference signature (on the plot folds: repeat 0's folds merged),
+ * and its pooled out-of-fold performance (the same predictions, the same bootstraps as its ROC Curve, Calibration and
+ * Confusion Matrix).
  */
 export async function plotModels(
   run: AnalysisRun,
   cv: CrossValidation,
   winners: Winners,
   finals: FinalModels,
-): Promise<Record<string, ModelPlots>> {
+): Promise<{ plots: Record<string, ModelPlots>; pooled: Estimate[] }> {
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
   const { n, classes } = prepared;
   const signatures = finals.selections.map((sel) => sel.signatures[0]);
@@ -84,7 +87,18 @@ export async function plotModels(
       });
     }),
   );
+  const pooled = await Promise.all(
+    winners.keyed.map((km, i) =>
+      pooledPerformance(
+        meanOverRepeats(cv.oof[km.config.index] as Float64Array[]),
+        metrics,
+        run.ctx,
+        BOOTSTRAPS,
+        new Rng(run.seed, POOLED_BOOTSTRAP_STREAM, i),
+      ),
+    ),
+  );
   const plots: Record<string, ModelPlots> = {};
   winners.keyed.forEach((km, i) => (plots[km.key] = computed[i]));
-  return plots;
+  return { plots, pooled };
 }

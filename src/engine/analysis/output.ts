@@ -17,7 +17,8 @@ import { mlEngine } from '../version';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
 import { AnalysisRun, KeyedModel, meanOverRepeats } from './run';
-import { Calibrated, pooledMetric, Winners } from './winners';
+import { familyOf, flexibility } from '../winner';
+import { ConfigurationCalibration, ownLogLoss, RuleStanding, Winners } from './winners';
 
 const CONSTANT_MODEL = {
   classification: 'the class proportions of the training samples',
@@ -29,8 +30,11 @@ const CONSTANT_MODEL = {
 export interface AnalysisSteps {
   cv: CrossValidation;
   winners: Winners;
-  calibrations: Map<string, Calibrated>;
+  /** by configuration index */
+  calibrations: Map<number, ConfigurationCalibration>;
   estimates: Estimate[];
+  /** each shown model's pooled out-of-fold performance */
+  pooled: Estimate[];
   finals: FinalModels;
   plots: Record<string, ModelPlots>;
 }
@@ -40,7 +44,7 @@ export interface AnalysisSteps {
  * model facts), its saved pipelines (one per signature), the leaderboard and the out-of-fold predictions.
  */
 export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): AnalysisOutput {
-  const { cv, winners, calibrations, estimates, finals, plots } = steps;
+  const { cv, winners, calibrations, estimates, pooled, finals, plots } = steps;
   const { task, classes, features } = run.prepared;
   const K = classes.length;
   const models: Record<string, ModelReport> = {};
@@ -61,13 +65,15 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
       signatureCount: selection.signatureCount,
       performance: estimates[i].estimate,
       performanceCis: estimates[i].cis,
+      pooledPerformance: pooled[i].estimate,
+      pooledPerformanceCis: pooled[i].cis,
       stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
       ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
-      ...(calibrations.has(km.key) ? { calibration: calibrations.get(km.key)?.report } : {}),
+      ...(calibrations.has(km.config.index) ? { calibration: calibrations.get(km.config.index)?.report } : {}),
     };
     if (f.modelView && !empty) report.modelView = f.modelView;
     models[km.key] = report;
-    const map = calibrations.get(km.key)?.map;
+    const map = calibrations.get(km.config.index)?.map;
     pipelines[km.key] = finals.refits[i].map((res) => ({
       ...(res.pipeline as SavedPipeline),
       ...(map && !empty ? { calibration: map } : {}),
@@ -80,13 +86,7 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
     models,
     plots,
     pipelines,
-    configurations: leaderboard(
-      configs,
-      { ...winners, droppedMetric: cv.droppedMetric, calibrated: calibratedValues(run, cv, steps) },
-      metrics[0],
-      task,
-      K,
-    ),
+    configurations: leaderboard(configs, { ...winners, droppedMetric: cv.droppedMetric, calibrations }, metrics[0], task, K),
     outOfFold: Object.fromEntries(winners.keyed.map((km) => [km.key, outOfFold(run, cv, km)])),
     stats: {
       configurations: configs.length,
@@ -114,31 +114,18 @@ function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOf
   };
 }
 
-/**
- * The pooled primary metric of each calibrated model's out-of-fold predictions, by configuration: those its estimate,
- * plots and out-of-fold predictions are (calibrateWinners replaced the configuration's with them). One Platt map keeps
- * the order of the probabilities (an isotonic one ties some), but each fold's are calibrated by a map fitted on the
- * other folds, and with more classes the calibrated probabilities are normalised again: the pooled AUC, and any other
- * metric, may move.
- */
-function calibratedValues(run: AnalysisRun, cv: CrossValidation, steps: AnalysisSteps): Map<number, number> {
-  const values = new Map<number, number>();
-  for (const km of steps.winners.keyed) {
-    if (steps.calibrations.get(km.key)?.map) values.set(km.config.index, pooledMetric(run, cv.oof[km.config.index] as Float64Array[]));
-  }
-  return values;
-}
-
 /** What the leaderboard shows of each configuration's evaluation. */
 interface Evaluated {
   /** pooled out-of-fold primary metric of the configurations not dropped, as the winner rule compared them */
   pooledOf: Map<number, number>;
   /** of those BBCD-CV dropped, on the samples evaluated when dropped */
   droppedMetric: Map<number, number>;
-  /** of the calibrated models, that of their calibrated predictions */
-  calibrated: Map<number, number>;
+  /** the configurations' calibrations */
+  calibrations: Map<number, ConfigurationCalibration>;
   meanSize: (c: Configuration) => number;
   keyed: KeyedModel[];
+  standings: Map<number, RuleStanding>;
+  nearBestLogLoss?: Map<number, boolean>;
 }
 
 /**
@@ -154,21 +141,42 @@ function leaderboard(
   task: TaskData['task'],
   K: number,
 ): ConfigurationSummary[] {
-  const { pooledOf, droppedMetric, calibrated, meanSize, keyed } = evaluated;
+  const { pooledOf, droppedMetric, calibrations, meanSize, keyed, standings } = evaluated;
   const rows = configs.map((c): ConfigurationSummary => {
     const dropped = droppedMetric.has(c.index);
     const key = keyed.find((km) => km.config.index === c.index)?.key;
-    const pooled = (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number;
+    const calibration = calibrations.get(c.index);
+    const standing = standings.get(c.index);
     return {
       configuration: c.index,
       featureSelection: createSelector(c.selector).describe(task),
       model: describeModel(c.model, task, K),
       interpretable: c.interpretable,
       metric,
-      value: calibrated.get(c.index) ?? pooled,
-      ...(calibrated.has(c.index) ? { uncalibratedValue: pooled } : {}),
+      value: (dropped ? droppedMetric.get(c.index) : pooledOf.get(c.index)) as number,
+      ...(calibration?.map && calibration.report.method !== 'isotonic'
+        ? { uncalibratedValue: calibration.uncalibratedValue, calibration: calibration.report.method }
+        : {}),
       signatureSize: meanSize(c),
       droppedEarly: dropped,
+      ...(standing
+        ? {
+            standardError: standing.standardError,
+            tied: standing.tied,
+            simplicity: {
+              features: Math.round(meanSize(c)),
+              family: familyOf(c.model),
+              ...(task === 'classification'
+                ? { logLoss: ownLogLoss(calibration), nearBestLogLoss: evaluated.nearBestLogLoss?.get(c.index) === true }
+                : {}),
+              flexibility: flexibility(c.model),
+            },
+            simplicityRank: standing.simplicityRank,
+            ...(standing.interpretable
+              ? { interpretableStandardError: standing.interpretable.standardError, interpretableTied: standing.interpretable.tied }
+              : {}),
+          }
+        : {}),
       ...(key ? { modelKey: key } : {}),
     };
   });

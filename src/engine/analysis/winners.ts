@@ -1,21 +1,12 @@
 import { bbcEstimate, Estimate, RepeatedEvaluator } from '../bbc';
-import {
-  Calibration,
-  CALIBRATION_METHODS,
-  CALIBRATION_THRESHOLD,
-  CalibrationMethod,
-  calibrationReport,
-  CalibrationReport,
-  crossFitCalibration,
-  fitCalibration,
-} from '../calibration';
+import { Calibration, calibrated, chooseCalibration, probabilityFloor, repeatedScores } from '../calibration';
 import type { Configuration } from '../grid';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
 import type { CalibrationFacts } from '../types';
-import { inBagValues, simplicityOrder, TieRule } from '../winner';
+import { inBagValues, probabilityBand, SimplicityFacts, simplicityOrder, TieRule } from '../winner';
 import type { CrossValidation } from './cross-validation';
-import { AnalysisRun, BOOTSTRAPS, KeyedModel, meanOverRepeats } from './run';
+import { AnalysisRun, BOOTSTRAPS, KeyedModel } from './run';
 
 /** The models the result shows, and what the winner rule chose them with. */
 export interface Winners {
@@ -30,6 +21,22 @@ export interface Winners {
   /** the primary metric of each surviving configuration on each BBC-CV bootstrap's in-bag samples */
   inBag: Float64Array[];
   rule: TieRule;
+  /** what the winner rule saw of each configuration not dropped, by configuration index (for the leaderboard) */
+  standings: Map<number, RuleStanding>;
+  /** classification: whether each configuration's own log loss is within one standard error of the best of its size and family */
+  nearBestLogLoss?: Map<number, boolean>;
+}
+
+/** What the winner rule saw of one configuration. */
+export interface RuleStanding {
+  /** the standard error of the leader's lead over it (0 for the leader) */
+  standardError: number;
+  /** whether it is tied with the leader (lead at most one standard error) */
+  tied: boolean;
+  /** its position in the simplicity order among the configurations not dropped (1 = simplest) */
+  simplicityRank: number;
+  /** an interpretable configuration, when the result has an `interpretable` model: the same against the best interpretable */
+  interpretable?: { standardError: number; tied: boolean };
 }
 
 /** The primary metric of out-of-fold predictions (one array per repeat) on every sample, the mean over the repeats. */
@@ -38,7 +45,11 @@ export function pooledMetric(run: AnalysisRun, repeats: Float64Array[]): number 
 }
 
 /** 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts). */
-export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Promise<Winners> {
+export async function chooseWinners(
+  run: AnalysisRun,
+  cv: CrossValidation,
+  calibrations: Map<number, ConfigurationCalibration>,
+): Promise<Winners> {
   const { configs, metrics, ctx } = run;
   const aliveList = [...cv.alive].sort((a, b) => a - b);
   const pooled = Float64Array.from(aliveList, (c) => pooledMetric(run, cv.oof[c] as Float64Array[]));
@@ -47,7 +58,25 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
     const sigs = cv.foldSignatures.get(selectorKey(c.selector)) ?? [];
     return sigs.length > 0 ? sigs.reduce((s, sig) => s + sig.length, 0) / sigs.length : 0;
   };
-  const simplest = [...aliveList].sort((a, b) => simplicityOrder(configs[a], configs[b], meanSize, (c) => pooledOf.get(c.index) as number));
+  const band =
+    run.prepared.task === 'classification'
+      ? probabilityBand(
+          aliveList.map((c) => configs[c]),
+          meanSize,
+          new Map(
+            aliveList.map((c) => [c, calibrations.get(c)?.sampleLogLoss as Float64Array]).filter(([, l]) => l !== undefined) as [
+              number,
+              Float64Array,
+            ][],
+          ),
+        )
+      : undefined;
+  const facts: SimplicityFacts = {
+    size: meanSize,
+    metric: (c) => pooledOf.get(c.index) as number,
+    ...(band ? { nearBestLogLoss: (c: Configuration) => band.get(c.index) === true } : {}),
+  };
+  const simplest = [...aliveList].sort((a, b) => simplicityOrder(configs[a], configs[b], facts));
   const rank = new Int32Array(aliveList.length);
   simplest.forEach((c, r) => (rank[aliveList.indexOf(c)] = r));
   const inBag = await inBagValues(cv.oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(run.seed, 0xbbc, 0));
@@ -56,58 +85,73 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
   const best = aliveList[rule.choose(pooled)];
   const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], positions: everyPosition }];
   const interpPositions = everyPosition.filter((j) => configs[aliveList[j]].interpretable);
+  const all = rule.standings(pooled);
+  const standings = new Map<number, RuleStanding>(
+    aliveList.map((c, j) => [c, { standardError: all.standardErrors[j], tied: all.tied.includes(j), simplicityRank: rank[j] + 1 }]),
+  );
   if (run.params.modelsConsidered === 'all' && !configs[best].interpretable && interpPositions.length > 0) {
     const ib = aliveList[rule.choose(pooled, interpPositions)];
     keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
+    const among = rule.standings(pooled, interpPositions);
+    for (const j of interpPositions)
+      (standings.get(aliveList[j]) as RuleStanding).interpretable = {
+        standardError: among.standardErrors[j],
+        tied: among.tied.includes(j),
+      };
   }
-  return { keyed, aliveList, pooledOf, meanSize, inBag, rule };
+  return { keyed, aliveList, pooledOf, meanSize, inBag, rule, standings, nearBestLogLoss: band };
 }
 
-/** A model's calibration facts, and the map its predictions go through when it was calibrated. */
-export interface Calibrated {
+/** The log loss of a configuration's own out-of-fold probabilities, before any calibration (NaN when unknown). */
+export function ownLogLoss(calibration: ConfigurationCalibration | undefined): number {
+  const facts = calibration?.report;
+  return (facts?.uncalibrated ? facts.uncalibrated.logLoss : facts?.logLoss) ?? NaN;
+}
+
+/** What calibration made of one configuration's probabilities. */
+export interface ConfigurationCalibration {
   report: CalibrationFacts;
+  /** the map of its probabilities, when they are calibrated (fitted on every out-of-fold prediction) */
   map?: Calibration;
+  /** when calibrated: the pooled primary metric of its predictions before calibration */
+  uncalibratedValue?: number;
+  /** the log loss of each sample's own out-of-fold probabilities before calibration, mean over the repeats */
+  sampleLogLoss?: Float64Array;
 }
 
 /**
- * 2b. Calibration: a winner whose out-of-fold probabilities have an expected calibration error above
- * CALIBRATION_THRESHOLD is calibrated by the first of CALIBRATION_METHODS (isotonic regression, then Platt scaling)
- * that lowers it, each fitted inside the cross-validation (each fold's predictions calibrated by a map fitted on the
- * other folds'). Its column of the out-of-fold matrix then becomes those predictions, so the estimates, the plots and
- * the out-of-fold predictions are those of the calibrated model; the final map is fitted on every out-of-fold
- * prediction.
+ * 1b. Calibration of every configuration still evaluated (classification), before any choice is made: a configuration
+ * whose cross-fitted calibrated probabilities (each fold's by a map fitted on the other folds') have a lower log loss
+ * and a lower Brier score than its own (calibration.ts, chooseCalibration) gets the map fitted on all its out-of-fold
+ * predictions, and those predictions through it replace its own. The winner rule, the leaderboard, BBC-CV's bootstraps,
+ * the plots and the out-of-fold predictions then all read the probabilities each configuration's final model gives
+ * (a bootstrap that picks another configuration scores it calibrated, as the winner is), and with two classes the map
+ * is increasing, so the calibrated AUC is the uncalibrated one. The facts reported are those of the predictions shown
+ * (the Calibration plot's); the decision compared cross-fitted scores, so that a map is kept only when it helps on
+ * samples it was not fitted on.
  */
-export function calibrateWinners(run: AnalysisRun, cv: CrossValidation, winners: Winners): Map<string, Calibrated> {
-  const calibrations = new Map<string, Calibrated>();
+export function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): Map<number, ConfigurationCalibration> {
+  const calibrations = new Map<number, ConfigurationCalibration>();
   if (run.prepared.task !== 'classification') return calibrations;
   const { n, y, classes } = run.prepared;
   const K = classes.length;
-  for (const km of winners.keyed) {
-    const repeats = cv.oof[km.config.index] as Float64Array[];
-    const before = calibrationReport(meanOverRepeats(repeats), y, K);
-    let entry: Calibrated = { report: before };
-    if (before.ece > CALIBRATION_THRESHOLD) {
-      let chosen: { method: CalibrationMethod; crossFitted: Float64Array[]; after: CalibrationReport } | undefined;
-      for (const method of CALIBRATION_METHODS) {
-        const crossFitted = repeats.map((p, r) => crossFitCalibration(p, y, K, run.plan.assignment[r], method));
-        const after = calibrationReport(meanOverRepeats(crossFitted), y, K);
-        if (after.ece < before.ece) {
-          chosen = { method, crossFitted, after };
-          break;
-        }
-      }
-      if (chosen) {
-        const pooledY = Float64Array.from({ length: n * repeats.length }, (_, i) => y[i % n]);
-        const all = new Float64Array(n * run.W * repeats.length);
-        repeats.forEach((p, r) => all.set(p, r * n * run.W));
-        entry = {
-          report: { ...chosen.after, method: chosen.method, uncalibrated: before },
-          map: fitCalibration(all, pooledY, K, undefined, chosen.method),
-        };
-        cv.oof[km.config.index] = chosen.crossFitted;
-      }
+  const floor = probabilityFloor(n);
+  for (const c of [...cv.alive].sort((a, b) => a - b)) {
+    const repeats = cv.oof[c] as Float64Array[];
+    const { before, map } = chooseCalibration(repeats, y, K, run.plan.assignment, floor);
+    const sampleLogLoss = Float64Array.from(y, (cls, i) => repeats.reduce((s, p) => s - Math.log(p[i * K + cls]), 0) / repeats.length);
+    if (!map) {
+      calibrations.set(c, { report: before, sampleLogLoss });
+      continue;
     }
-    calibrations.set(km.key, entry);
+    const mapped = repeats.map((p) => calibrated(map, p, K, floor));
+    calibrations.set(c, {
+      report: { ...repeatedScores(mapped, y, K), method: map.method, uncalibrated: before },
+      map,
+      uncalibratedValue: pooledMetric(run, repeats),
+      sampleLogLoss,
+    });
+    cv.oof[c] = mapped;
   }
   return calibrations;
 }

@@ -1,6 +1,14 @@
-import { drawBootstrapWeights, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { drawBootstrapWeights, Estimate, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { makeEvaluator } from '../metrics';
 import { Rng } from '../rng';
 import { TimeSlices } from '../time-slices';
+
+/**
+ * The random stream of the bootstraps of a model's pooled out-of-fold figures: its pooled performance, the ROC Curve,
+ * Calibration and Confusion Matrix plots draw the same resamples from it, so a sensitivity and its interval are the same
+ * numbers wherever they are shown.
+ */
+export const POOLED_BOOTSTRAP_STREAM = 0xc0f;
 
 /**
  * Bootstrap weights as bbc.ts's `bootstrapWeights` draws them (the same draws from the same generator), written into
@@ -67,4 +75,33 @@ export async function bootstrapIntervals(
     for (let j = 0; j < value.length; j++) draws[j][b] = v[j];
   }
   return { value, cis: value.map((v, j) => interval(draws[j], v)) };
+}
+
+/**
+ * A model's pooled out-of-fold performance: each metric of its out-of-fold predictions (each sample's averaged over the
+ * repeats: those of its plots), with 95% percentile intervals over the bootstraps of POOLED_BOOTSTRAP_STREAM (those of
+ * its ROC Curve, Calibration and Confusion Matrix), so a sensitivity here is the confusion matrix's, interval included.
+ */
+export async function pooledPerformance(
+  predictions: Float64Array,
+  metrics: string[],
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): Promise<Estimate> {
+  const evaluators = metrics.map((m) => makeEvaluator(m, predictions, ctx.outcome, ctx.classCount));
+  const out = new Float64Array(metrics.length);
+  const stats = await bootstrapIntervals(
+    (w) => {
+      evaluators.forEach((ev, j) => (out[j] = ev(w)));
+      return out;
+    },
+    ctx,
+    B,
+    rng,
+  );
+  return {
+    estimate: Object.fromEntries(metrics.map((m, j) => [m, stats.value[j]])),
+    cis: Object.fromEntries(metrics.map((m, j) => [m, stats.cis[j]])),
+  };
 }

@@ -1,4 +1,4 @@
-import { bootstrapIntervals } from './bootstrap';
+import { bootstrapIntervals, POOLED_BOOTSTRAP_STREAM } from './bootstrap';
 import { CIS_SCHEMA, definePlot, PlotContext } from './plot-kind';
 
 export interface ConfusionMatrix {
@@ -84,7 +84,7 @@ export const CONFUSION_MATRIX = definePlot({
       }
       return out;
     };
-    const stats = await bootstrapIntervals(rates, ctx.metric, ctx.bootstraps, ctx.rng(0xc0f));
+    const stats = await bootstrapIntervals(rates, ctx.metric, ctx.bootstraps, ctx.rng(POOLED_BOOTSTRAP_STREAM));
     rates(new Float64Array(ctx.n).fill(1));
     const counts = Array.from({ length: K }, (_, t) => Array.from({ length: K }, (_, p) => cells[t * K + p]));
     return {

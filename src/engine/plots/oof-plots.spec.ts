@@ -108,20 +108,22 @@ describe('ROC Curve', () => {
 });
 
 describe('Calibration', () => {
-  it('bins the probabilities by tenths with their counts, observed frequencies, Brier score and calibration error', async () => {
-    // probability of "yes": 0.05 (x4, one yes), 0.15 (x2, both no), 0.95 (x4, three yes)
-    const py = [0.05, 0.05, 0.05, 0.05, 0.15, 0.15, 0.95, 0.95, 0.95, 0.95];
-    const y = Float64Array.from([1, 0, 0, 0, 0, 0, 1, 1, 1, 0]);
+  it('bins the probabilities in tenths of the samples (ties together) with their ranges, counts, observed frequencies, Brier score and calibration error', async () => {
+    // 20 samples, probability of "yes" 0.02 ... 0.40 by 0.02 and two of 0.9: ten bins of two, the tie in the last
+    const py = [...Array.from({ length: 18 }, (_, i) => 0.02 * (i + 1)), 0.9, 0.9];
+    const y = Float64Array.from(py.map((v, i) => (i === 3 || i >= 17 ? 1 : 0)));
     const p = Float64Array.from(py.flatMap((v) => [1 - v, v]));
     const [cal] = (await CALIBRATION.compute(context('classification', p, y, ['no', 'yes']))) ?? [];
-    expect(cal.bins.map((b) => [b.lower, b.count, b.observed])).toEqual([
-      [0, 4, 0.25],
-      [0.1, 2, 0],
-      [0.9, 4, 0.75],
+    expect(cal.bins.map((b) => b.count)).toEqual(Array.from({ length: 10 }, () => 2));
+    expect(cal.bins.map((b) => [b.lower, b.upper])).toEqual([
+      ...Array.from({ length: 9 }, (_, b) => [py[2 * b], py[2 * b + 1]]),
+      [0.9, 0.9],
     ]);
-    cal.bins.forEach((b, j) => expect(b.meanPredicted).toBeCloseTo([0.05, 0.15, 0.95][j], 12));
-    expect(cal.brier).toBeCloseTo(py.reduce((s, v, i) => s + (v - y[i]) ** 2, 0) / 10, 12);
-    expect(cal.ece).toBeCloseTo((4 * 0.2 + 2 * 0.15 + 4 * 0.2) / 10, 12);
+    expect(cal.bins.map((b) => b.observed)).toEqual([0, 0.5, 0, 0, 0, 0, 0, 0, 0.5, 1]);
+    cal.bins.forEach((b, j) => expect(b.meanPredicted).toBeCloseTo((py[2 * j] + py[2 * j + 1]) / 2, 12));
+    expect(cal.brier).toBeCloseTo(py.reduce((s, v, i) => s + (v - y[i]) ** 2, 0) / 20, 12);
+    const gaps = cal.bins.map((b) => b.count * Math.abs(b.observed - b.meanPredicted));
+    expect(cal.ece).toBeCloseTo(gaps.reduce((a, b) => a + b, 0) / 20, 12);
     expect(calibrationErrors(py, y).ece).toBeCloseTo(cal.ece, 12);
   });
 });

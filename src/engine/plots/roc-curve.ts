@@ -1,4 +1,4 @@
-import { bootstrapIntervals } from './bootstrap';
+import { bootstrapIntervals, POOLED_BOOTSTRAP_STREAM } from './bootstrap';
 import { CIS_SCHEMA, definePlot, PlotContext } from './plot-kind';
 
 /** The classes a one-vs-rest plot shows: the positive class (the second) of two, else every class. */
@@ -201,7 +201,7 @@ export const ROC_CURVE = definePlot({
   },
   appliesTo: (m) => m.task === 'classification',
   async compute(ctx): Promise<RocCurveEntry[]> {
-    const rng = ctx.rng(0x20c);
+    const rng = ctx.rng(POOLED_BOOTSTRAP_STREAM);
     const entries: RocCurveEntry[] = [];
     for (const c of shownClasses(ctx)) {
       const { score, positive } = oneVsRest(ctx, c);
