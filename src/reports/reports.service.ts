@@ -11,6 +11,9 @@ import { renderReport } from './render/report-page';
 /** Configurations of the leaderboard the report lists. */
 export const REPORT_LEADERBOARD_ROWS = 20;
 
+/** Configurations tied with the leader the report lists, simplest first (the winner rule's candidates). */
+export const REPORT_TIED_ROWS = 8;
+
 /** The model keys in the order the report shows them: best, interpretable, then any other. */
 const KEY_ORDER = ['best', 'interpretable'];
 
@@ -63,7 +66,16 @@ export class ReportsService {
           ? await this.details.configurations(analysisId, top.data.length, top.totalCount)
           : undefined;
       const chosen = (rest?.data ?? []).filter((r) => r.modelKey !== undefined && missing.includes(r.modelKey));
-      return { totalCount: top.totalCount, rows: top.data, chosen };
+      // the winner rule's candidates: every row tied with the leader, simplest first (best is the first)
+      const every =
+        top.totalCount > top.data.length
+          ? [...top.data, ...(rest?.data ?? (await this.details.configurations(analysisId, top.data.length, top.totalCount)).data)]
+          : top.data;
+      const tied = every
+        .filter((r) => r.tied && r.simplicityRank !== undefined)
+        .sort((a, b) => (a.simplicityRank as number) - (b.simplicityRank as number))
+        .slice(0, REPORT_TIED_ROWS);
+      return { totalCount: top.totalCount, rows: top.data, chosen, tied, tiedCount: every.filter((r) => r.tied).length };
     } catch (e) {
       // a result stored before leaderboards were kept: the report says so
       if (e instanceof ApiError && e.code === Codes.ResultPartMissing) return undefined;

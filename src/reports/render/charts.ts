@@ -144,6 +144,8 @@ export interface XyPoint {
   cis?: readonly [number, number];
   /** what the point's title says (default: x and y) */
   title?: string;
+  /** a short text drawn beside the point (a bin's sample count) */
+  label?: string;
 }
 
 export interface Series {
@@ -285,7 +287,7 @@ export function xyChart(o: XyChartOptions): ChartParts {
                   ><title>
                     ${p.title ?? `${s.name}: ${o.x.label} ${valueText(p.x, o.x.percent)}, ${o.y.label} ${valueText(p.y, o.y.percent)}`}
                   </title></circle
-                >`,
+                >${p.label ? markup`<text class="point-label" x="${c(sx(p.x) + 6)}" y="${c(sy(p.y) - 6)}">${p.label}</text>` : ''}`,
           )
         : [];
     return markup`<g>${band}${line}${dots}</g>`;

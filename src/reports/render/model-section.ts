@@ -12,23 +12,49 @@ import type { ReportData, ReportModel } from './report-data';
 import { equivalentsByPosition, facts, intervalStrip, meaningOf, metricsOf, modelHeading, stabilityOf, Task } from './report-parts';
 
 function performanceTable(task: Task, m: ModelReport, primary: string): Markup {
+  const pooled = m.pooledPerformance;
   const rows = metricsOf(task, m).map((name) => {
     const value = m.performance[name];
     const cis = m.performanceCis?.[name];
+    const own = pooled?.[name];
+    const ownCis = m.pooledPerformanceCis?.[name];
     return markup`<tr data-metric="${name}">
       <th scope="row">${name}${name === primary ? markup` <span class="badge">ranks the models</span>` : ''}</th>
       <td class="num" data-value="${String(value)}">${num(value)}</td>
       <td class="num" data-cis="${cis ? cis.join(' ') : ''}">${interval(cis)}</td>
+      ${
+        pooled
+          ? markup`<td class="num" data-pooled="${String(own)}">${num(own)}</td>
+              <td class="num" data-pooled-cis="${ownCis ? ownCis.join(' ') : ''}">${interval(ownCis)}</td>`
+          : ''
+      }
       <td>${intervalStrip(value, cis)}</td>
       <td class="note">${meaningOf(name, m.positiveClass)}</td>
     </tr>`;
   });
-  return table(
-    'performance',
-    'Performance on samples the model did not see, with 95% intervals',
-    ['metric', 'estimate', '95% interval', markup`<span class="note">0 to 1</span>`, 'what it means'],
-    rows,
-  );
+  const headers = pooled
+    ? [
+        'metric',
+        'expected on new samples',
+        '95% interval',
+        'its out-of-fold predictions',
+        '95% interval',
+        markup`<span class="note">0 to 1</span>`,
+        'what it means',
+      ]
+    : ['metric', 'estimate', '95% interval', markup`<span class="note">0 to 1</span>`, 'what it means'];
+  return markup`${table('performance', 'Performance on samples the model did not see, with 95% intervals', headers, rows)}
+    ${
+      pooled
+        ? markup`<p class="note">
+            Two numbers per metric, from the same cross-validation. Its out-of-fold predictions: this model's own predictions of samples
+            left out of its fit, with bootstrap intervals: the values of its ROC curve, calibration plot and confusion matrix below. Expected on
+            new samples: the same figure corrected for having chosen this configuration among all those tried (the top of many looks better
+            than it is): each bootstrap picks the configuration the winner rule would pick on some samples and scores it on the others
+            (bootstrap bias-corrected cross-validation). Quote the second for what to expect; the first describes the predictions shown.
+          </p>`
+        : ''
+    }`;
 }
 
 function signaturesBlock(m: ReportModel): Markup {
@@ -134,6 +160,12 @@ function coefficientsBlock(task: Task, m: ModelReport): Content {
     ${dataTable('Coefficients', headers, rows)}`;
 }
 
+const CALIBRATION_METHODS: Record<string, string> = {
+  platt: 'Platt scaling: an increasing map of the probability, so the ranking of the samples, and the AUC, are unchanged',
+  temperature: "temperature scaling: one temperature for every class, so each sample's predicted class is unchanged",
+  isotonic: 'isotonic regression, fitted within the cross-validation',
+};
+
 function factsBlock(task: Task, m: ModelReport): Markup {
   const rows: [string, Content][] = [];
   if (m.classes?.length) rows.push(['Classes', m.classes.join(', ')]);
@@ -145,13 +177,17 @@ function factsBlock(task: Task, m: ModelReport): Markup {
     ]);
   if (m.calibration) {
     const c = m.calibration;
+    const scores = (s: { logLoss?: number; brier: number; ece: number }): Markup =>
+      markup`${s.logLoss !== undefined ? markup`log loss ${num(s.logLoss)}, ` : ''}Brier score ${num(s.brier)}, calibration error ${num(s.ece)}`;
     rows.push([
       'Calibration',
-      markup`Brier score ${num(c.brier)}, calibration error ${num(c.ece)} <span class="note">(0 is perfect)</span>${
+      markup`${scores(c)} <span class="note">(0 is perfect)</span>${
         c.method && c.uncalibrated
-          ? markup`; the probabilities were recalibrated (${c.method === 'platt' ? 'Platt scaling' : 'isotonic regression'}, fitted within the cross-validation): before, Brier score
-              ${num(c.uncalibrated.brier)} and calibration error ${num(c.uncalibrated.ece)}`
-          : ''
+          ? markup`; the probabilities were recalibrated (${CALIBRATION_METHODS[c.method]}), because that lowered both the log loss and the
+              Brier score of predictions it had not been fitted on: before, ${scores(c.uncalibrated)}`
+          : c.logLoss !== undefined
+            ? markup`; not recalibrated: no map lowered both the log loss and the Brier score of predictions it had not been fitted on`
+            : ''
       }`,
     ]);
   }
@@ -200,7 +236,7 @@ export function modelSection(data: ReportData, task: Task, m: ReportModel, prima
   const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
   const lead =
     m.key === 'best'
-      ? 'The simplest configuration whose performance is statistically tied with the top one (fewest features, then the most interpretable model), its performance estimated by bootstrap bias-corrected cross-validation.'
+      ? 'The simplest configuration whose performance is statistically tied with the top one (fewest features, then the most interpretable model, then the stronger regularisation: see the leaderboard), its performance estimated by bootstrap bias-corrected cross-validation.'
       : m.key === 'interpretable'
         ? 'Chosen by the same rule among the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
         : '';

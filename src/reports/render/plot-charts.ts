@@ -124,6 +124,8 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
           y: b.observed,
           cis: b.cis,
           title: `${e.class}, probabilities ${num(b.lower)} to ${num(b.upper)}: ${b.count} samples, mean probability ${num(b.meanPredicted)}, observed ${num(b.observed)} (95% interval ${interval(b.cis)})`,
+          // one class: each bin's sample count beside its point (with more classes, in the table)
+          ...(entries.length === 1 ? { label: `n=${b.count}` } : {}),
         })),
       })),
       table: {
@@ -140,11 +142,11 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
         ),
       },
     }),
-    caption: markup`Do the probabilities mean what they say? The samples in 10 bins of predicted probability
-    ${entries.length === 1 ? markup`of <strong>${entries[0].class}</strong>` : '(each class against the others)'}: the mean probability of
+    caption: markup`Do the probabilities mean what they say? The samples in 10 bins of equal count by predicted probability
+    ${entries.length === 1 ? markup`of <strong>${entries[0].class}</strong> (n: the samples in each bin)` : "(each class against the others; the table gives each bin's samples)"}: the mean probability of
     each bin against the share of its samples that really were of the class. On the diagonal, a predicted 30% happens 30% of the time.
-    Whiskers: 95% bootstrap intervals. Brier score: mean squared gap between probability and outcome (0 is perfect); calibration error: the
-    mean gap between a bin's probability and its observed share.`,
+    Whiskers: 95% bootstrap intervals, wide where a bin holds few samples. Brier score: mean squared gap between probability and outcome (0
+    is perfect); calibration error: the mean gap between a bin's probability and its observed share.`,
   }),
 
   'Confusion Matrix': (m) => ({

@@ -27,7 +27,14 @@ export interface ReportData {
    * The top of the leaderboard, and the rows of the result's models ranked below it (`chosen`); undefined for
    * results stored before leaderboards were kept.
    */
-  leaderboard?: { totalCount: number; rows: LeaderboardRow[]; chosen: LeaderboardRow[] };
+  leaderboard?: {
+    totalCount: number;
+    rows: LeaderboardRow[];
+    chosen: LeaderboardRow[];
+    /** the first rows tied with the leader in the winner rule's simplicity order (none in results before it said so) */
+    tied?: LeaderboardRow[];
+    tiedCount?: number;
+  };
   /** where the service answers (scheme, host and port), for the examples of the prediction section */
   origin: string;
 }

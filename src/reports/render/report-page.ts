@@ -94,6 +94,14 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
         <h3>How good it is</h3>
         <p class="big">${primary} ${num(estimate)}</p>
         <p>95% interval <strong>${interval(cis)}</strong> ${intervalStrip(estimate, cis)}</p>
+        ${
+          best.report.pooledPerformance && Number.isFinite(best.report.pooledPerformance[primary])
+            ? markup`<p class="note" data-pooled="${String(best.report.pooledPerformance[primary])}">
+                Expected on new samples, corrected for the choice among the configurations. Its own out-of-fold predictions (the plots
+                below): ${num(best.report.pooledPerformance[primary])} (${interval(best.report.pooledPerformanceCis?.[primary])}).
+              </p>`
+            : ''
+        }
         ${secondaryMetrics(task, best.report)}
         <p class="note">
           ${meaningOf(primary, best.report.positiveClass)}. Estimated on samples the model did not see while it was fitted.
@@ -150,6 +158,14 @@ function analysisSection(data: ReportData): Markup {
   </section>`;
 }
 
+const FAMILY_WORDS: Record<string, string> = {
+  linear: 'linear',
+  tree: 'tree',
+  'svm-linear': 'linear SVM',
+  forest: 'forest',
+  'svm-rbf': 'RBF SVM',
+};
+
 function leaderboardSection(data: ReportData): Markup {
   const board = data.leaderboard;
   if (!board)
@@ -157,41 +173,87 @@ function leaderboardSection(data: ReportData): Markup {
       <h2>${REPORT_SECTIONS.leaderboard}</h2>
       <p class="note">This analysis finished before results kept their leaderboard: run it again to see every configuration tried.</p>
     </section>`;
+  const ruled = board.rows.some((r) => r.simplicityRank !== undefined);
   const row = (r: LeaderboardRow) =>
-    markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}>
+    markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}${r.tied ? markup` data-tied=""` : ''}${
+      r.simplicityRank === undefined ? '' : markup` data-simplicity-rank="${String(r.simplicityRank)}"`
+    }>
         <td class="num">${r.rank}</td>
         <td>
-          ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}
+          ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}${
+            r.calibration ? markup` <span class="note">(${r.calibration === 'platt' ? 'Platt' : 'temperature'}-calibrated)</span>` : ''
+          }
         </td>
         <td class="note">${r.featureSelection}</td>
         <td class="num" data-value="${r.value === null ? '' : String(r.value)}">${num(r.value)}${r.droppedEarly ? '*' : ''}</td>
-        <td class="num">${Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>
+        ${
+          ruled
+            ? markup`<td class="num" data-standard-error="${r.standardError === undefined ? '' : String(r.standardError)}">${
+                r.standardError === undefined ? '' : num(r.standardError)
+              }</td>
+              <td>${r.tied ? 'tied' : ''}</td>
+              <td class="num">${r.simplicity ? String(r.simplicity.features) : Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>
+              <td>${r.simplicity ? (FAMILY_WORDS[r.simplicity.family] ?? r.simplicity.family) : ''}</td>
+              <td class="num">${r.simplicityRank === undefined ? '' : String(r.simplicityRank)}</td>`
+            : markup`<td class="num">${Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>`
+        }
       </tr>`;
+  const columns = ruled ? 9 : 5;
   const rows = [
     ...board.rows.map(row),
     ...(board.chosen.length
       ? [
-          markup`<tr class="gap"><td></td><td colspan="4" class="note">\u2026 the result's models, further down:</td></tr>`,
+          markup`<tr class="gap"><td></td><td colspan="${columns - 1}" class="note">\u2026 the result's models, further down:</td></tr>`,
           ...board.chosen.map(row),
         ]
       : []),
   ];
   const metric = board.rows[0]?.metric ?? '';
+  const headers = ruled
+    ? ['rank', 'model', 'feature selection', metric, "standard error of the leader's lead", 'tied', 'features', 'family', 'simplicity rank']
+    : ['rank', 'model', 'feature selection', metric, 'features (mean)'];
+  const tied = board.tied ?? [];
   return markup`<section id="leaderboard" data-section="leaderboard">
     <h2>${REPORT_SECTIONS.leaderboard}</h2>
     <p>
       ${board.rows.length < board.totalCount ? `The top ${board.rows.length} of the ${count(board.totalCount)}` : `All ${count(board.totalCount)}`}
-      configurations (feature selection + model) the analysis evaluated, by their pooled out-of-fold ${metric}. The best model is the
-      simplest configuration statistically tied with the top one (within one standard error of it): the fewest features, then the more
-      interpretable model, then the stronger regularisation; so it need not be rank 1. The pooled values here are optimistic for the top
-      of many configurations: the estimates above come from bootstrap bias-corrected cross-validation, which corrects for that
-      choice.${
+      configurations (feature selection + model) the analysis evaluated, by their pooled out-of-fold ${metric} (of calibrated probabilities
+      where calibration lowered their log loss and Brier score). The winner rule: a configuration is tied with the top one when its
+      ${metric} is below the top one's by at most the standard error of that gap (over the same bootstraps as the estimates); the best
+      model is the tied configuration that comes first in the simplicity order: the fewest features (the mean signature size over the
+      folds, rounded), then the more interpretable family (linear, tree, linear SVM, forest, RBF SVM), then the stronger
+      regularisation. So it need not be rank 1. The pooled values here are optimistic for the top of many configurations: the estimates
+      above come from bootstrap bias-corrected cross-validation, which corrects for that choice.${
         board.rows.some((r) => r.droppedEarly)
           ? " *: dropped early (it lost to the leader with probability above 0.99): its value is on the samples evaluated until then, fewer than the others', and is not comparable with theirs."
           : ''
       }
     </p>
-    ${table('leaderboard', 'Leaderboard', ['rank', 'model', 'feature selection', metric, 'features (mean)'], rows)}
+    ${table('leaderboard', 'Leaderboard', headers, rows)}
+    ${
+      tied.length
+        ? markup`<p>
+              The winner rule's candidates: ${count(board.tiedCount ?? tied.length)} configuration${(board.tiedCount ?? tied.length) === 1 ? ' is' : 's are'}
+              tied with the top one${(board.tiedCount ?? 0) > tied.length ? markup`; the first ${tied.length} in the simplicity order` : ''}. The first is the best model.
+            </p>
+            ${table(
+              'tied',
+              'Tied with the top configuration, simplest first',
+              ['simplicity rank', 'features', 'family', 'model', metric, 'rank'],
+              tied.map(
+                (r) =>
+                  markup`<tr ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''} data-simplicity-rank="${String(r.simplicityRank)}">
+                    <td class="num">${String(r.simplicityRank)}</td>
+                    <td class="num">${r.simplicity ? String(r.simplicity.features) : ''}</td>
+                    <td>${r.simplicity ? (FAMILY_WORDS[r.simplicity.family] ?? r.simplicity.family) : ''}</td>
+                    <td>${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}</td>
+                    <td class="num">${num(r.value)}</td>
+                    <td class="num">${r.rank}</td>
+                  </tr>`,
+              ),
+            )}`
+        : ''
+    }
   </section>`;
 }
 

@@ -47,6 +47,7 @@ figure.plot { margin: 1rem 0 1.4rem; padding: .8rem; border: 1px solid var(--lin
 svg.chart { display: block; max-width: 100%; height: auto; }
 svg.chart text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; font-size: 13px; fill: var(--ink); }
 svg.chart .tick { font-size: 11.5px; fill: var(--muted); }
+svg.chart .point-label { font-size: 10.5px; fill: var(--muted); }
 svg.chart .axis-label, svg.chart .group { font-weight: 600; }
 svg.chart .cis { fill: var(--muted); }
 svg.chart .count { font-weight: 600; }
