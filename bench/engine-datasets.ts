@@ -8,7 +8,15 @@ import { eventIndicator, predict } from '../src/engine';
 import { computeMetrics, metricNames } from '../src/engine/metrics';
 import { Rng } from '../src/engine/rng';
 import { datasetFromCsv, subsetDataset } from './csv-dataset';
-import type { AnalysisParameters, EngineColumn, EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
+import type {
+  AnalysisParameters,
+  EngineColumn,
+  EngineDataset,
+  FeatureType,
+  Outcome,
+  SavedPipeline,
+  Thoroughness,
+} from '../src/engine/types';
 
 // the datasets live in the repository's test/data (its README says where each comes from); this file runs
 // from bench/ (ts-jest) or dist/bench/ (npm run bench); SIGNET_DATA_DIR names another folder of the same files
@@ -61,6 +69,39 @@ export const SHARED_DATASETS: SharedDataset[] = [
 export function loadShared(name: string): EngineDataset {
   const types: Record<string, 'event' | 'timeToEvent'> = name === 'lung' ? { status: 'event', time: 'timeToEvent' } : {};
   return datasetFromCsv(fs.readFileSync(path.join(DATA_DIR, `${name}.csv`), 'utf8'), types);
+}
+
+/** A dataset of the quality benches, with its outcome. */
+export interface QualityDataset {
+  name: string;
+  outcome: Outcome;
+  load: () => EngineDataset;
+}
+
+/**
+ * The shared datasets, then those of the folder `extra` (when given): its manifest.json lists
+ * `[{ name, file, outcome, types? }]`, such as tools/make-quality-datasets.sh writes.
+ */
+export function qualityDatasets(extra = ''): QualityDataset[] {
+  const out: QualityDataset[] = SHARED_DATASETS.map((d) => ({ name: d.name, outcome: d.outcome, load: () => loadShared(d.name) }));
+  if (!extra) return out;
+  const manifest = JSON.parse(fs.readFileSync(path.join(extra, 'manifest.json'), 'utf8')) as {
+    name: string;
+    file: string;
+    outcome: Outcome;
+    types?: Record<string, FeatureType>;
+  }[];
+  for (const m of manifest)
+    out.push({
+      name: m.name,
+      outcome: m.outcome,
+      load: () => datasetFromCsv(fs.readFileSync(path.join(extra, m.file), 'utf8'), m.types ?? {}),
+    });
+  return out;
+}
+
+export function taskOf(outcome: Outcome): 'classification' | 'regression' | 'survival' {
+  return 'classification' in outcome ? 'classification' : 'regression' in outcome ? 'regression' : 'survival';
 }
 
 export function parameters(outcome: Outcome, thoroughness: Thoroughness, coreCount = 2): AnalysisParameters {
