@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       try {
         const cv = await crossValidate(run);
         const calibrations = calibrateConfigurations(run, cv);
-        const winners = await chooseWinners(run, cv, calibrations);
+        const winners = await chooseWinners(run, cv);
         const { aliveList, pooledOf, meanSize, rule } = winners;
         const pooled = Float64Array.from(aliveList, (c) => pooledOf.get(c) as number);
         const size = (c: Configuration): number => Math.round(meanSize(c));

@@ -180,7 +180,10 @@ interface LeaderboardRow {
   calibration?: string;
   standardError?: number;
   tied?: boolean;
-  simplicity?: { features: number; family: string; logLoss?: number; nearBestLogLoss?: boolean; flexibility: number };
+  tiedOnMetric?: boolean;
+  logLoss?: number;
+  logLossStandardError?: number;
+  simplicity?: { features: number; family: string; flexibility: number };
   simplicityRank?: number;
   interpretableStandardError?: number;
   interpretableTied?: boolean;
@@ -381,10 +384,16 @@ describe('the leaderboard', () => {
       const evaluated = rows.filter((r) => !r.droppedEarly);
       const leader = evaluated[0];
       expect(leader.standardError).toBe(0);
+      const classification = leader.logLoss !== undefined;
+      const onMetric = evaluated.filter((r) => (leader.value as number) - (r.value as number) <= (r.standardError as number));
+      const lowest = Math.min(...onMetric.map((r) => r.logLoss ?? Infinity));
       for (const r of evaluated) {
         expect(r.standardError).toEqual(expect.any(Number));
-        expect(r.tied).toBe((leader.value as number) - (r.value as number) <= (r.standardError as number));
+        expect(r.tiedOnMetric).toBe(onMetric.includes(r));
         expect(r.simplicity?.features).toBe(Math.round(r.signatureSize));
+        // classification: tied on the metric, and on the log loss among those
+        const onLoss = !classification || (r.tiedOnMetric === true && (r.logLoss as number) - lowest <= (r.logLossStandardError as number));
+        expect(r.tied).toBe(r.tiedOnMetric === true && onLoss);
       }
       expect(rows.filter((r) => r.droppedEarly).every((r) => r.tied === undefined && r.simplicityRank === undefined)).toBe(true);
       // the simplicity ranks are a permutation, in the documented order of the keys
@@ -395,11 +404,9 @@ describe('the leaderboard', () => {
         const [a, b] = [bySimplicity[k - 1].simplicity, bySimplicity[k].simplicity] as {
           features: number;
           family: string;
-          nearBestLogLoss?: boolean;
           flexibility: number;
         }[];
-        // classification: whether the model's own log loss is near the best of its size and family, before the flexibility
-        const keys = (x: typeof a) => [x.features, FAMILIES.indexOf(x.family), x.nearBestLogLoss === false ? 1 : 0, x.flexibility];
+        const keys = (x: typeof a) => [x.features, FAMILIES.indexOf(x.family), x.flexibility];
         const [ka, kb] = [keys(a), keys(b)];
         const first = ka.findIndex((v, i) => v !== kb[i]);
         if (first >= 0) expect(ka[first]).toBeLessThan(kb[first]);

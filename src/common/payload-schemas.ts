@@ -276,25 +276,27 @@ export const PAYLOAD_SCHEMAS = {
       signatureSize: num('mean size of its selector signature over the training folds'),
       droppedEarly: { type: 'boolean', description: 'BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)' },
       standardError: num("the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader)"),
-      tied: { type: 'boolean', description: "the winner rule: its value is within one standard error of the leader's" },
+      tiedOnMetric: { type: 'boolean', description: "the winner rule: its value is within one standard error of the leader's" },
+      logLoss: num('classification: the log loss of its out-of-fold probabilities (calibrated when it is)'),
+      logLossStandardError: num(
+        'classification, tied on the metric: the standard error of its log loss above the lowest of those tied on the metric (0 for that one)',
+      ),
+      tied: {
+        type: 'boolean',
+        description: 'the winner rule: tied with the leader, on the metric and, for classification, on the log loss',
+      },
       simplicity: obj(
         {
-          features: int('mean signature size, rounded'),
+          features: int('mean signature size, rounded (fewer first)'),
           family: {
             type: 'string',
             enum: ['linear', 'tree', 'svm-linear', 'forest', 'svm-rbf'],
             description: 'from the most to the least interpretable',
           },
-          logLoss: num('classification: the log loss of its own out-of-fold probabilities, before calibration'),
-          nearBestLogLoss: {
-            type: 'boolean',
-            description:
-              'classification: logLoss is within one standard error of the best of the configurations of its size and family (the third key: true first)',
-          },
           flexibility: num('within the family: smaller is more strongly regularised (smaller first)'),
         },
         ['features', 'family', 'flexibility'],
-        "the winner rule's simplicity keys, in the order it compares them: features, family, nearBestLogLoss (classification), flexibility",
+        "the winner rule's simplicity keys, in the order it compares them",
       ),
       simplicityRank: int('position in the simplicity order (1 = simplest): best is the tied row with the smallest'),
       interpretableStandardError: num(

@@ -86,7 +86,8 @@ const better = (a: number, b: number): boolean => !Number.isNaN(a) && (Number.is
  */
 export interface ChoiceRule {
   inBag: Float64Array[];
-  choose(values: Float64Array): number;
+  /** the position chosen on bootstrap `b` from its in-bag metric values */
+  choose(values: Float64Array, b: number): number;
 }
 
 /**
@@ -113,7 +114,7 @@ export async function bbcEstimate(
     await slices.next();
     const w = bootstrapWeights(ctx, rng);
     let best = 0;
-    if (rule) best = rule.choose(rule.inBag[b]);
+    if (rule) best = rule.choose(rule.inBag[b], b);
     else {
       let bestValue = NaN;
       primary.forEach((ev, k) => {

@@ -8,6 +8,7 @@ import {
   fitCalibration,
   fitPlatt,
   fitTemperature,
+  MAX_SCALE,
   floorProbabilities,
   probabilityFloor,
   probabilityScores,
@@ -92,6 +93,20 @@ describe('Platt scaling (two classes)', () => {
       const auc = (a: Float64Array): number => computeMetrics('classification', pick(a), { y: yy }, 2)['Area Under the ROC Curve'];
       expect(Math.abs(auc(q) - auc(p))).toBeLessThan(1e-12);
     }
+  });
+
+  it('sharpens at most MAX_SCALE times: on perfectly separated scores the slope stops at 5, not at the floor', () => {
+    const p = Float64Array.from({ length: 200 }, (_, k) => (k % 2 ? (k < 100 ? 0.3 : 0.7) : k < 100 ? 0.7 : 0.3));
+    const y = Float64Array.from({ length: 100 }, (_, i) => (i < 50 ? 0 : 1));
+    const cal = fitCalibration(p, y, 2);
+    expect(cal).toEqual({ method: 'platt', a: [MAX_SCALE], b: [expect.closeTo(0, 6)] });
+    const three = Float64Array.from({ length: 90 }, (_, k) => (k % 3 === Math.floor(k / 30) ? 0.5 : 0.25));
+    const t = fitCalibration(
+      three,
+      Float64Array.from({ length: 30 }, (_, i) => Math.floor(i / 10)),
+      3,
+    );
+    expect(t).toEqual({ method: 'temperature', temperature: expect.closeTo(1 / MAX_SCALE, 9) });
   });
 
   it('refuses a map that is not increasing: scores that rank the classes backwards', () => {

@@ -23,7 +23,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   try {
     const cv = await crossValidate(run);
     const calibrations = calibrateConfigurations(run, cv);
-    const winners = await chooseWinners(run, cv, calibrations);
+    const winners = await chooseWinners(run, cv);
     // the selections on all samples start on the worker threads while the estimates' bootstraps run on this one
     const refits = refitOnAllSamples(run, winners);
     refits.catch(() => undefined);

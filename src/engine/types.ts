@@ -222,15 +222,25 @@ export interface ConfigurationSummary {
   /** the winner rule (not for a configuration dropped early): the standard error of the leader's lead over it (0 for the leader) */
   standardError?: number;
   /** the winner rule: its value is within one standard error of the leader's */
+  tiedOnMetric?: boolean;
+  /** classification: the log loss of its out-of-fold probabilities (those it gives: calibrated when it is) */
+  logLoss?: number;
+  /**
+   * classification, tied on the metric: the standard error of its log loss's excess over the lowest log loss of the
+   * configurations tied on the metric (0 for that one)
+   */
+  logLossStandardError?: number;
+  /**
+   * the winner rule: tied with the leader, on the metric and, for classification, on the log loss (its excess over the
+   * lowest of those tied on the metric at most logLossStandardError)
+   */
   tied?: boolean;
   /**
    * the winner rule's simplicity keys, in the order it compares them: the mean signature size rounded (fewer first), the
-   * model family (linear, tree, svm-linear, forest, svm-rbf: from the most to the least interpretable), for
-   * classification whether the log loss of its own out-of-fold probabilities (before any calibration; `logLoss`) is
-   * within one standard error of the best of its size and family (true first), then how flexible the model is within
-   * its family (smaller, more strongly regularised, first)
+   * model family (linear, tree, svm-linear, forest, svm-rbf: from the most to the least interpretable), how flexible the
+   * model is within its family (smaller, more strongly regularised, first)
    */
-  simplicity?: { features: number; family: string; logLoss?: number; nearBestLogLoss?: boolean; flexibility: number };
+  simplicity?: { features: number; family: string; flexibility: number };
   /** its position in the simplicity order among the configurations not dropped (1 = simplest): `best` is the tied row with the smallest */
   simplicityRank?: number;
   /** an interpretable configuration, when the result has an `interpretable` model: the standard error and tie against the best interpretable one */

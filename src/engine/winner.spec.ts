@@ -3,7 +3,7 @@ import type { Configuration } from './grid';
 import { ACCURACY } from './metrics';
 import type { ModelSpec } from './models';
 import { Rng } from './rng';
-import { inBagValues, probabilityBand, simplicityOrder, TieRule } from './winner';
+import { inBagValues, sampleLogLoss, simplicityOrder, TieRule } from './winner';
 
 /** rows of in-bag values, one per bootstrap, from columns of values per candidate */
 function byBootstrap(columns: number[][]): Float64Array[] {
@@ -38,6 +38,51 @@ describe('TieRule', () => {
     expect(rule.choose(Float64Array.from([NaN, 0.89, 0.8]))).toBe(1);
     expect(rule.tied(Float64Array.from([NaN, 0.89, 0.8]))).not.toContain(0);
   });
+
+  it('classification: keeps tied only the configurations whose log loss is within one standard error of the lowest of those tied on the metric', () => {
+    // four candidates with the same AUC on every bootstrap (all tied on it); log losses: 3 lowest; 2 a hair above it
+    // (within its standard error); 1 and 0 far above (a model separating the classes by a thin margin)
+    const same = byBootstrap([0, 1, 2, 3].map(() => [1, 1, 1, 1]));
+    const losses = byBootstrap([
+      [0.5, 0.6, 0.4, 0.5],
+      [0.3, 0.35, 0.25, 0.3],
+      [0.105, 0.14, 0.06, 0.1],
+      [0.1, 0.12, 0.08, 0.1],
+    ]);
+    const rule = new TieRule(same, Int32Array.from([0, 1, 2, 3]), losses);
+    const auc = Float64Array.from([1, 1, 1, 1]);
+    const loss = Float64Array.from([0.5, 0.3, 0.101, 0.1]);
+    const s = rule.standings(auc, undefined, loss);
+    expect(s.tiedOnMetric).toEqual([0, 1, 2, 3]);
+    expect(s.bestLoss).toBe(3);
+    expect(s.tied).toEqual([2, 3]);
+    // the simplest of those: candidate 2 (rank 2), not 0 (rank 0, whose probabilities are poor)
+    expect(rule.choose(auc, undefined, loss)).toBe(2);
+    // without log losses (regression, survival) the metric alone decides
+    expect(rule.choose(auc)).toBe(0);
+    // the log-loss tie is among those tied on the metric: a far lower log loss of a configuration not tied on it is not the reference
+    const auc2 = Float64Array.from([1, 1, 1, 0.5]);
+    const s2 = new TieRule(
+      byBootstrap([
+        [1, 1, 1, 1],
+        [1, 1, 1, 1],
+        [1, 1, 1, 1],
+        [0.5, 0.6, 0.4, 0.5],
+      ]),
+      Int32Array.from([0, 1, 2, 3]),
+      losses,
+    ).standings(auc2, undefined, loss);
+    expect(s2.tiedOnMetric).toEqual([0, 1, 2]);
+    expect(s2.bestLoss).toBe(2);
+  });
+
+  it("sampleLogLoss averages each sample's log loss over the repeats", () => {
+    const a = Float64Array.from([0.2, 0.8, 0.6, 0.4]);
+    const b = Float64Array.from([0.4, 0.6, 0.2, 0.8]);
+    const l = sampleLogLoss([a, b], [1, 0], 2);
+    expect(l[0]).toBeCloseTo(-(Math.log(0.8) + Math.log(0.6)) / 2, 14);
+    expect(l[1]).toBeCloseTo(-(Math.log(0.6) + Math.log(0.2)) / 2, 14);
+  });
 });
 
 describe('simplicityOrder', () => {
@@ -52,50 +97,14 @@ describe('simplicityOrder', () => {
   const ridgeStrong = config(2, { kind: 'linear', lambda: 1 });
   const tree = config(3, { kind: 'tree', maxDepth: 3, minLeaf: 5 });
   const rbf = config(4, { kind: 'svm', kernel: 'rbf', C: 1, gammaFactor: 1, epsilon: 0 });
-  const sort = (cs: Configuration[], size: (c: Configuration) => number, nearBestLogLoss?: (c: Configuration) => boolean) =>
-    [...cs]
-      .sort((a, b) => simplicityOrder(a, b, { size, metric: () => 0.5, ...(nearBestLogLoss ? { nearBestLogLoss } : {}) }))
-      .map((c) => c.index);
+  const sort = (cs: Configuration[], size: (c: Configuration) => number) =>
+    [...cs].sort((a, b) => simplicityOrder(a, b, size, () => 0.5)).map((c) => c.index);
 
   it('orders by rounded signature size, then family (linear, tree, forest, RBF SVM), then regularisation', () => {
     expect(sort([rbf, forest, tree, ridgeWeak, ridgeStrong], () => 5)).toEqual([2, 1, 3, 0, 4]);
     // fewer features first whatever the model; 4.4 and 4.0 features count as the same size
     expect(sort([ridgeStrong, forest], (c) => (c === forest ? 3 : 5))).toEqual([0, 2]);
     expect(sort([ridgeWeak, ridgeStrong], (c) => (c === ridgeStrong ? 4.4 : 4.0))).toEqual([2, 1]);
-  });
-
-  it('classification: within a family on as many features, a log loss near the best before the stronger regularisation', () => {
-    const ridgeMiddle = config(5, { kind: 'linear', lambda: 0.1 });
-    // the strongly penalised ridge pulls every probability to the class frequencies: its log loss is far from the best
-    const near = (c: Configuration): boolean => c !== ridgeStrong;
-    expect(sort([ridgeStrong, ridgeWeak, ridgeMiddle, tree], () => 5, near)).toEqual([5, 1, 2, 3]);
-    // features and family still come first
-    expect(sort([ridgeStrong, ridgeWeak, forest], (c) => (c === ridgeStrong ? 3 : 5), near)).toEqual([2, 1, 0]);
-  });
-});
-
-describe('probabilityBand', () => {
-  const config = (index: number, lambda: number): Configuration => ({
-    index,
-    selector: { kind: 'ses', maxK: 2, alpha: 0.05 },
-    model: { kind: 'linear', lambda },
-    interpretable: true,
-  });
-  it('marks the configurations of a size and family whose log loss is within one standard error of their best', () => {
-    const rng = new Rng(5);
-    const base = Float64Array.from({ length: 400 }, () => 0.2 + 0.2 * rng.next());
-    const losses = new Map([
-      [0, base],
-      // a hair above the best on average (0.0002), by much more on each sample (0.01): within one standard error (0.0005)
-      [1, Float64Array.from(base, (v, i) => v + (i % 2 ? 0.01 : -0.0096))],
-      // far above
-      [2, Float64Array.from(base, (v) => v + 0.3)],
-      // another size: its own group, so the best of it
-      [3, Float64Array.from(base, (v) => v + 0.5)],
-    ]);
-    const configs = [config(0, 0.01), config(1, 0.1), config(2, 3), config(3, 3)];
-    const band = probabilityBand(configs, (c) => (c.index === 3 ? 2 : 5), losses);
-    expect([0, 1, 2, 3].map((c) => band.get(c))).toEqual([true, true, false, true]);
   });
 });
 
@@ -106,7 +115,7 @@ describe('BBC-CV with a choice rule', () => {
   const oof: OofMatrix = [[predicting([0, 1, 0, 1, 1, 0, 1, 1])], [predicting([0, 1, 1, 1, 0, 0, 1, 0])]];
 
   it('scores the configuration the rule chooses in each bootstrap, on the same bootstraps as inBagValues', async () => {
-    const inBag = await inBagValues(oof, [0, 1], ACCURACY, ctx, 50, new Rng(3));
+    const { values: inBag } = await inBagValues(oof, [0, 1], ACCURACY, ctx, 50, new Rng(3));
     // the in-bag values are the metric on the bootstrap weights drawn in order
     const rng = new Rng(3);
     const first = bootstrapWeights(ctx, rng);

@@ -487,7 +487,7 @@ class PredictionPage(TypedDict):
     data: List[Prediction]
 
 
-class _ConfigurationSimplicityBase(TypedDict):
+class ConfigurationSimplicity(TypedDict):
     #: mean signature size, rounded (fewer first)
     features: int
     #: linear, tree, svm-linear, forest, svm-rbf (in that order)
@@ -515,13 +515,6 @@ class _ConfigurationBase(TypedDict):
     droppedEarly: bool
 
 
-class ConfigurationSimplicity(_ConfigurationSimplicityBase, total=False):
-    #: classification: the log loss of its own out-of-fold probabilities, before calibration
-    logLoss: float
-    #: classification: logLoss within one standard error of the best of its size and family (the third key: true first)
-    nearBestLogLoss: bool
-
-
 class Configuration(_ConfigurationBase, total=False):
     #: "best" or "interpretable": the model of the result it became
     modelKey: str
@@ -531,7 +524,13 @@ class Configuration(_ConfigurationBase, total=False):
     calibration: str
     #: the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader)
     standardError: float
-    #: the winner rule: within one standard error of the leader
+    #: the winner rule: within one standard error of the leader on the metric
+    tiedOnMetric: bool
+    #: classification: the log loss of its out-of-fold probabilities (calibrated when it is)
+    logLoss: float
+    #: classification, tied on the metric: the standard error of its log loss above the lowest of those tied on it
+    logLossStandardError: float
+    #: the winner rule: tied with the leader, on the metric and, for classification, on the log loss
     tied: bool
     #: the winner rule's simplicity keys, in the order it compares them
     simplicity: ConfigurationSimplicity

@@ -18,7 +18,7 @@ import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
 import { AnalysisRun, KeyedModel, meanOverRepeats } from './run';
 import { familyOf, flexibility } from '../winner';
-import { ConfigurationCalibration, ownLogLoss, RuleStanding, Winners } from './winners';
+import { ConfigurationCalibration, RuleStanding, Winners } from './winners';
 
 const CONSTANT_MODEL = {
   classification: 'the class proportions of the training samples',
@@ -125,7 +125,6 @@ interface Evaluated {
   meanSize: (c: Configuration) => number;
   keyed: KeyedModel[];
   standings: Map<number, RuleStanding>;
-  nearBestLogLoss?: Map<number, boolean>;
 }
 
 /**
@@ -163,14 +162,10 @@ function leaderboard(
         ? {
             standardError: standing.standardError,
             tied: standing.tied,
-            simplicity: {
-              features: Math.round(meanSize(c)),
-              family: familyOf(c.model),
-              ...(task === 'classification'
-                ? { logLoss: ownLogLoss(calibration), nearBestLogLoss: evaluated.nearBestLogLoss?.get(c.index) === true }
-                : {}),
-              flexibility: flexibility(c.model),
-            },
+            tiedOnMetric: standing.tiedOnMetric,
+            ...(standing.logLoss !== undefined ? { logLoss: standing.logLoss } : {}),
+            ...(standing.logLossStandardError !== undefined ? { logLossStandardError: standing.logLossStandardError } : {}),
+            simplicity: { features: Math.round(meanSize(c)), family: familyOf(c.model), flexibility: flexibility(c.model) },
             simplicityRank: standing.simplicityRank,
             ...(standing.interpretable
               ? { interpretableStandardError: standing.interpretable.standardError, interpretableTied: standing.interpretable.tied }

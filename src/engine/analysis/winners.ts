@@ -4,7 +4,7 @@ import type { Configuration } from '../grid';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
 import type { CalibrationFacts } from '../types';
-import { inBagValues, probabilityBand, SimplicityFacts, simplicityOrder, TieRule } from '../winner';
+import { inBagValues, sampleLogLoss, simplicityOrder, TieRule } from '../winner';
 import type { CrossValidation } from './cross-validation';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel } from './run';
 
@@ -20,18 +20,27 @@ export interface Winners {
   meanSize: (c: Configuration) => number;
   /** the primary metric of each surviving configuration on each BBC-CV bootstrap's in-bag samples */
   inBag: Float64Array[];
+  /** classification: the log loss of each one's probabilities on the same in-bag samples */
+  inBagLoss?: Float64Array[];
   rule: TieRule;
   /** what the winner rule saw of each configuration not dropped, by configuration index (for the leaderboard) */
   standings: Map<number, RuleStanding>;
-  /** classification: whether each configuration's own log loss is within one standard error of the best of its size and family */
-  nearBestLogLoss?: Map<number, boolean>;
 }
 
 /** What the winner rule saw of one configuration. */
 export interface RuleStanding {
   /** the standard error of the leader's lead over it (0 for the leader) */
   standardError: number;
-  /** whether it is tied with the leader (lead at most one standard error) */
+  /** whether the leader's lead on the metric is at most one standard error */
+  tiedOnMetric: boolean;
+  /** classification: the log loss of its out-of-fold probabilities (those it gives: calibrated when it is) */
+  logLoss?: number;
+  /**
+   * classification, tied on the metric: the standard error of its log loss's excess over the lowest of those tied on
+   * the metric (0 for that one)
+   */
+  logLossStandardError?: number;
+  /** tied with the leader: on the metric and, for classification, on the log loss */
   tied: boolean;
   /** its position in the simplicity order among the configurations not dropped (1 = simplest) */
   simplicityRank: number;
@@ -44,12 +53,11 @@ export function pooledMetric(run: AnalysisRun, repeats: Float64Array[]): number 
   return new RepeatedEvaluator(run.metrics[0], repeats, run.ctx).evaluate(new Float64Array(run.prepared.n).fill(1));
 }
 
-/** 2. Winners by the winner rule: the simplest configuration statistically tied with the leader (winner.ts). */
-export async function chooseWinners(
-  run: AnalysisRun,
-  cv: CrossValidation,
-  calibrations: Map<number, ConfigurationCalibration>,
-): Promise<Winners> {
+/**
+ * 2. Winners by the winner rule (winner.ts): the simplest configuration statistically tied with the leader, on the
+ * primary metric and, for classification, on the log loss of the probabilities each gives.
+ */
+export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Promise<Winners> {
   const { configs, metrics, ctx } = run;
   const aliveList = [...cv.alive].sort((a, b) => a - b);
   const pooled = Float64Array.from(aliveList, (c) => pooledMetric(run, cv.oof[c] as Float64Array[]));
@@ -58,54 +66,44 @@ export async function chooseWinners(
     const sigs = cv.foldSignatures.get(selectorKey(c.selector)) ?? [];
     return sigs.length > 0 ? sigs.reduce((s, sig) => s + sig.length, 0) / sigs.length : 0;
   };
-  const band =
-    run.prepared.task === 'classification'
-      ? probabilityBand(
-          aliveList.map((c) => configs[c]),
-          meanSize,
-          new Map(
-            aliveList.map((c) => [c, calibrations.get(c)?.sampleLogLoss as Float64Array]).filter(([, l]) => l !== undefined) as [
-              number,
-              Float64Array,
-            ][],
-          ),
-        )
-      : undefined;
-  const facts: SimplicityFacts = {
-    size: meanSize,
-    metric: (c) => pooledOf.get(c.index) as number,
-    ...(band ? { nearBestLogLoss: (c: Configuration) => band.get(c.index) === true } : {}),
-  };
-  const simplest = [...aliveList].sort((a, b) => simplicityOrder(configs[a], configs[b], facts));
+  const simplest = [...aliveList].sort((a, b) => simplicityOrder(configs[a], configs[b], meanSize, (c) => pooledOf.get(c.index) as number));
   const rank = new Int32Array(aliveList.length);
   simplest.forEach((c, r) => (rank[aliveList.indexOf(c)] = r));
-  const inBag = await inBagValues(cv.oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(run.seed, 0xbbc, 0));
-  const rule = new TieRule(inBag, rank);
+  const { y, classes, task } = run.prepared;
+  const sampleLosses =
+    task === 'classification' ? aliveList.map((c) => sampleLogLoss(cv.oof[c] as Float64Array[], y, classes.length)) : undefined;
+  const loss = sampleLosses ? Float64Array.from(sampleLosses, (l) => l.reduce((s, v) => s + v, 0) / l.length) : undefined;
+  const inBag = await inBagValues(cv.oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(run.seed, 0xbbc, 0), sampleLosses);
+  const rule = new TieRule(inBag.values, rank, inBag.losses);
   const everyPosition = aliveList.map((_, j) => j);
-  const best = aliveList[rule.choose(pooled)];
+  const best = aliveList[rule.choose(pooled, undefined, loss)];
   const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], positions: everyPosition }];
   const interpPositions = everyPosition.filter((j) => configs[aliveList[j]].interpretable);
-  const all = rule.standings(pooled);
+  const all = rule.standings(pooled, undefined, loss);
   const standings = new Map<number, RuleStanding>(
-    aliveList.map((c, j) => [c, { standardError: all.standardErrors[j], tied: all.tied.includes(j), simplicityRank: rank[j] + 1 }]),
+    aliveList.map((c, j) => [
+      c,
+      {
+        standardError: all.standardErrors[j],
+        tiedOnMetric: all.tiedOnMetric.includes(j),
+        ...(loss ? { logLoss: loss[j] } : {}),
+        ...(loss && Number.isFinite(all.lossStandardErrors[j]) ? { logLossStandardError: all.lossStandardErrors[j] } : {}),
+        tied: all.tied.includes(j),
+        simplicityRank: rank[j] + 1,
+      },
+    ]),
   );
   if (run.params.modelsConsidered === 'all' && !configs[best].interpretable && interpPositions.length > 0) {
-    const ib = aliveList[rule.choose(pooled, interpPositions)];
+    const ib = aliveList[rule.choose(pooled, interpPositions, loss)];
     keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
-    const among = rule.standings(pooled, interpPositions);
+    const among = rule.standings(pooled, interpPositions, loss);
     for (const j of interpPositions)
       (standings.get(aliveList[j]) as RuleStanding).interpretable = {
         standardError: among.standardErrors[j],
         tied: among.tied.includes(j),
       };
   }
-  return { keyed, aliveList, pooledOf, meanSize, inBag, rule, standings, nearBestLogLoss: band };
-}
-
-/** The log loss of a configuration's own out-of-fold probabilities, before any calibration (NaN when unknown). */
-export function ownLogLoss(calibration: ConfigurationCalibration | undefined): number {
-  const facts = calibration?.report;
-  return (facts?.uncalibrated ? facts.uncalibrated.logLoss : facts?.logLoss) ?? NaN;
+  return { keyed, aliveList, pooledOf, meanSize, inBag: inBag.values, inBagLoss: inBag.losses, rule, standings };
 }
 
 /** What calibration made of one configuration's probabilities. */
@@ -115,8 +113,6 @@ export interface ConfigurationCalibration {
   map?: Calibration;
   /** when calibrated: the pooled primary metric of its predictions before calibration */
   uncalibratedValue?: number;
-  /** the log loss of each sample's own out-of-fold probabilities before calibration, mean over the repeats */
-  sampleLogLoss?: Float64Array;
 }
 
 /**
@@ -139,9 +135,8 @@ export function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): 
   for (const c of [...cv.alive].sort((a, b) => a - b)) {
     const repeats = cv.oof[c] as Float64Array[];
     const { before, map } = chooseCalibration(repeats, y, K, run.plan.assignment, floor);
-    const sampleLogLoss = Float64Array.from(y, (cls, i) => repeats.reduce((s, p) => s - Math.log(p[i * K + cls]), 0) / repeats.length);
     if (!map) {
-      calibrations.set(c, { report: before, sampleLogLoss });
+      calibrations.set(c, { report: before });
       continue;
     }
     const mapped = repeats.map((p) => calibrated(map, p, K, floor));
@@ -149,7 +144,6 @@ export function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): 
       report: { ...repeatedScores(mapped, y, K), method: map.method, uncalibrated: before },
       map,
       uncalibratedValue: pooledMetric(run, repeats),
-      sampleLogLoss,
     });
     cv.oof[c] = mapped;
   }
@@ -160,7 +154,7 @@ export function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): 
 export async function estimatePerformance(run: AnalysisRun, cv: CrossValidation, winners: Winners): Promise<Estimate[]> {
   const estimates: Estimate[] = [];
   for (const km of winners.keyed) {
-    const choose = (values: Float64Array): number => winners.rule.choose(values, km.positions);
+    const choose = (values: Float64Array, b: number): number => winners.rule.choose(values, km.positions, winners.inBagLoss?.[b]);
     const rng = new Rng(run.seed, 0xbbc, 0);
     estimates.push(await bbcEstimate(cv.oof, winners.aliveList, run.metrics, run.ctx, BOOTSTRAPS, rng, { inBag: winners.inBag, choose }));
   }
