@@ -99,14 +99,15 @@ describe('Platt scaling (two classes)', () => {
     const p = Float64Array.from({ length: 200 }, (_, k) => (k % 2 ? (k < 100 ? 0.3 : 0.7) : k < 100 ? 0.7 : 0.3));
     const y = Float64Array.from({ length: 100 }, (_, i) => (i < 50 ? 0 : 1));
     const cal = fitCalibration(p, y, 2);
-    expect(cal).toEqual({ method: 'platt', a: [MAX_SCALE], b: [expect.closeTo(0, 6)] });
+    expect(cal?.method === 'platt' ? [cal.a[0], Math.abs(cal.b[0]) < 1e-6] : []).toEqual([MAX_SCALE, true]);
     const three = Float64Array.from({ length: 90 }, (_, k) => (k % 3 === Math.floor(k / 30) ? 0.5 : 0.25));
     const t = fitCalibration(
       three,
       Float64Array.from({ length: 30 }, (_, i) => Math.floor(i / 10)),
       3,
     );
-    expect(t).toEqual({ method: 'temperature', temperature: expect.closeTo(1 / MAX_SCALE, 9) });
+    expect(t?.method).toBe('temperature');
+    expect(t?.method === 'temperature' ? t.temperature : NaN).toBeCloseTo(1 / MAX_SCALE, 9);
   });
 
   it('refuses a map that is not increasing: scores that rank the classes backwards', () => {
