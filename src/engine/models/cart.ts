@@ -1,8 +1,11 @@
 import type { Rng } from '../rng';
 import { Design, Model, Target } from './common';
+import { explainedClasses, ShapleyForm } from './shapley-form';
 import { logrankRule } from './survival-tree';
 import { orderByRank, RankedColumns, rankColumns, RankOrderScratch, RADIX_BITS } from './rank-order';
-import { NodeRule, NumberList } from './tree-rule';
+import { NodeRule, NumberList, TreeArrays } from './tree-rule';
+
+export type { TreeArrays } from './tree-rule';
 
 /** Split criterion: Gini (classification), squared error (regression), log-rank (survival). */
 export type Criterion = 'gini' | 'mse' | 'logrank';
@@ -14,17 +17,6 @@ export interface TreeParams {
   mtry: number;
   /** survival: random thresholds tried per feature */
   nsplit: number;
-}
-
-/** A fitted tree in flat arrays; node 0 is the root, `feature[k] < 0` marks a leaf. */
-export interface TreeArrays {
-  feature: Int32Array;
-  threshold: Float64Array;
-  left: Int32Array;
-  right: Int32Array;
-  /** `width` numbers per node (class proportions, mean, or survival mortality) */
-  value: Float64Array;
-  width: number;
 }
 
 /** A threshold t with a <= t < b. */
@@ -409,6 +401,17 @@ export class DecisionTree implements Model {
       return `if ${condition(t.feature[k], t.threshold[k])} then (${render(t.left[k])}) else (${render(t.right[k])})`;
     };
     return render(0);
+  }
+
+  /** Classification: the probability of each class explained (leaf class shares); regression: the prediction. */
+  shapleyForm(): ShapleyForm {
+    const classification = this.task === 'classification';
+    return {
+      kind: 'trees',
+      scale: classification ? 'probability' : 'prediction',
+      trees: [this.tree],
+      columns: classification ? explainedClasses(this.tree.width) : [0],
+    };
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import type { Task } from '../metrics';
 import type { Design, Model, Target } from './common';
+import { explainedClasses, ShapleyForm } from './shapley-form';
 
 /**
  * The model of an empty signature (no feature is associated with the outcome): the training class
@@ -31,6 +32,13 @@ export class ConstantModel implements Model {
     const out = new Float64Array(X.rows * W);
     for (let i = 0; i < X.rows; i++) out.set(this.values, i * W);
     return out;
+  }
+
+  /** The same output for every row: nothing to attribute (the class shares are probabilities). */
+  shapleyForm(): ShapleyForm {
+    const columns = this.task === 'classification' ? explainedClasses(this.outputWidth) : [0];
+    const scale = this.task === 'classification' ? 'probability' : this.task === 'regression' ? 'prediction' : 'log relative hazard';
+    return { kind: 'linear', scale, heads: columns.map((c) => ({ intercept: this.values[c], weights: [] })) };
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
 import { columnMeans, Design, Model, Target, toArray } from './common';
+import type { ShapleyForm } from './shapley-form';
 import { timeQuartiles } from './survival-tree';
 
 interface CoxState {
@@ -247,6 +248,12 @@ export class CoxRegression implements Model {
       out[i] = s;
     }
     return out;
+  }
+
+  /** The log relative hazard (the risk score): sum (x_j - centers_j) b_j, linear in the design columns. */
+  shapleyForm(): ShapleyForm {
+    const intercept = -this.coefficients.reduce((s, b, j) => s + b * this.centers[j], 0);
+    return { kind: 'linear', scale: 'log relative hazard', heads: [{ intercept, weights: this.coefficients }] };
   }
 
   toJSON(): Record<string, unknown> {

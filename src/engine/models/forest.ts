@@ -1,6 +1,7 @@
 import { Rng } from '../rng';
 import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, Target } from './common';
+import { explainedClasses, ShapleyForm } from './shapley-form';
 import { rankColumns } from './rank-order';
 import {
   ForestSurvival,
@@ -104,6 +105,12 @@ export class RandomForest implements Model {
     const out = new Float64Array(X.rows * this.outputWidth);
     for (const t of this.trees) accumulateTree(t, X, out, 1 / this.trees.length);
     return out;
+  }
+
+  /** The mean of the trees' leaf values: class probabilities (before calibration), the prediction, or the risk. */
+  shapleyForm(): ShapleyForm {
+    const scale = this.task === 'classification' ? 'probability' : this.task === 'regression' ? 'prediction' : 'risk';
+    return { kind: 'trees', scale, trees: this.trees, columns: this.task === 'classification' ? explainedClasses(this.outputWidth) : [0] };
   }
 
   /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */

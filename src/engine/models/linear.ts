@@ -1,5 +1,6 @@
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import { columnMeans, Design, Model, Target, toArray } from './common';
+import type { ShapleyForm } from './shapley-form';
 
 /**
  * Ridge linear regression: minimizes (1/2n)||y - b0 - X b||^2 + (lambda/2)||b||^2 (intercept unpenalized),
@@ -51,6 +52,11 @@ export class RidgeRegression implements Model {
       out[i] = s;
     }
     return out;
+  }
+
+  /** The prediction, linear in the design columns. */
+  shapleyForm(): ShapleyForm {
+    return { kind: 'linear', scale: 'prediction', heads: [{ intercept: this.intercept, weights: this.coefficients }] };
   }
 
   toJSON(): Record<string, unknown> {

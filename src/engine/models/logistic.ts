@@ -1,4 +1,5 @@
 import { Design, Model, Target } from './common';
+import type { ShapleyForm } from './shapley-form';
 import { dotAt } from '../linalg';
 import { lbfgsMaximize } from './lbfgs';
 import { newton, SoftmaxObjective } from './softmax-fit';
@@ -112,6 +113,16 @@ export class LogisticRegression implements Model {
   slopes(): number[][] {
     const d = this.cols;
     return Array.from({ length: this.heads }, (_, h) => Array.from(this.weights.subarray(h * (d + 1) + 1, (h + 1) * (d + 1))));
+  }
+
+  /** Binary: the log-odds of the positive class; more classes: each class's softmax score. Linear in the design columns. */
+  shapleyForm(): ShapleyForm {
+    const b0 = this.intercepts();
+    return {
+      kind: 'linear',
+      scale: this.heads === 1 ? 'log-odds' : 'softmax score',
+      heads: this.slopes().map((weights, h) => ({ intercept: b0[h], weights })),
+    };
   }
 
   toJSON(): Record<string, unknown> {

@@ -12,6 +12,7 @@ import {
   sharedDecisions,
 } from './kernel-expansion';
 import { dualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
+import type { KernelHead, LinearHead, ShapleyForm } from './shapley-form';
 import { smo } from './smo';
 
 export type { Kernel } from './kernel-expansion';
@@ -176,6 +177,22 @@ export class SVM implements Model {
     return votes.map((v, j) => v + confidence[j] / (3 * (Math.abs(confidence[j]) + 1)));
   }
 
+  /**
+   * The decision value of each machine (binary: of the positive class; one-vs-rest: of each class), linear in the
+   * design columns or an RBF expansion; one-vs-one: each class's score (votes and confidence), as a function of rows.
+   */
+  shapleyForm(): ShapleyForm {
+    if (this.scheme === 'ovo') {
+      return {
+        kind: 'function',
+        scale: 'class score',
+        heads: this.classCount,
+        evaluate: (X) => this.pairScores(this.decisionValues(X), X.rows),
+      };
+    }
+    return machineForm(this.machines, this.gamma, 'decision value', 0, 1);
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       type: 'svm',
@@ -266,6 +283,11 @@ export class SVR implements Model {
     return out;
   }
 
+  /** The prediction: yMean + yScale x the machine's decision value, linear or an RBF expansion. */
+  shapleyForm(): ShapleyForm {
+    return machineForm([this.machine], this.gamma, 'prediction', this.yMean, this.yScale);
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       type: 'svr',
@@ -287,4 +309,23 @@ export class SVR implements Model {
     m.machine = expansionFromJSON(json.machine as Record<string, unknown>);
     return m;
   }
+}
+
+/** Kernel machines as a Shapley form: offset + factor x each machine's decision value, linear (kept w) or RBF. */
+function machineForm(
+  machines: Expansion[],
+  gamma: number,
+  scale: 'decision value' | 'prediction',
+  offset: number,
+  factor: number,
+): ShapleyForm {
+  if (machines.every((e) => e.w)) {
+    const heads = machines.map((e): LinearHead => ({
+      intercept: offset - factor * e.rho,
+      weights: Float64Array.from(e.w as Float64Array, (v) => factor * v),
+    }));
+    return { kind: 'linear', scale, heads };
+  }
+  const heads = machines.map((e): KernelHead => ({ coef: e.coef, sv: e.sv, rho: e.rho }));
+  return { kind: 'rbf', scale, gamma, heads, offset, factor };
 }

@@ -36,3 +36,14 @@ export class NumberList {
     this.data[this.length++] = v;
   }
 }
+
+/** A fitted tree in flat arrays; node 0 is the root, `feature[k] < 0` marks a leaf. */
+export interface TreeArrays {
+  feature: Int32Array;
+  threshold: Float64Array;
+  left: Int32Array;
+  right: Int32Array;
+  /** `width` numbers per node (class proportions, mean, or survival mortality) */
+  value: Float64Array;
+  width: number;
+}
