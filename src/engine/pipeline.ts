@@ -2,7 +2,7 @@ import type { FeatureMeta } from './data';
 import { EngineInputError } from './errors';
 import type { Configuration } from './grid';
 import type { Task } from './metrics';
-import { ConstantModel, createModel, Design, Model, modelFromJSON, Target } from './models';
+import { ConstantModel, createModel, Design, Model, modelFromJSON, SavedModel, Target } from './models';
 import { DecisionTree } from './models/cart';
 import { LogisticRegression } from './models/logistic';
 import { RidgeRegression } from './models/linear';
@@ -13,6 +13,10 @@ import { applyCalibration, Calibration, floorProbabilities, probabilityFloor } f
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
 import { fitSelectors, Selection, SelectorSpec } from './selection';
+import { backgroundColumns, backgroundRows, explanationRows, playersOf, storedBackground } from './explain/background';
+import { shapleyValues } from './explain/shapley';
+import type { ShapleyValues } from './explain/types';
+import { explainedClasses } from './models/shapley-form';
 import type { EngineDataset, ModelView, PredictionRow, SavedPipeline } from './types';
 
 /** The analysis data as every task sees it (in a worker, X lives in a SharedArrayBuffer). */
@@ -53,6 +57,10 @@ export interface TaskSpec {
   cacheKey?: string;
   /** return the fitted pipeline */
   final?: boolean;
+  /** model task: explain the predictions of `test` against a background of `train` rows (explain/background.ts) */
+  explain?: boolean;
+  /** model task of a survival model: also the predicted survival of `test` at these times */
+  survivalTimes?: number[];
 }
 
 export interface TaskResult {
@@ -65,6 +73,12 @@ export interface TaskResult {
   modelView?: ModelView;
   /** decision trees: the rules, on the original scale of the features */
   rules?: string;
+  /** `explain`: the Shapley values of the test rows' predictions, one player per feature of `fixedFeatures` kept */
+  explanation?: ShapleyValues;
+  /** the features of the players of `explanation` (indices into TaskData.features) */
+  explainedFeatures?: number[];
+  /** `survivalTimes`: test rows x times survival probabilities (empty when the model predicts none) */
+  survival?: Float64Array;
 }
 
 export function outputWidth(data: { task: Task; classes: string[] }): number {
@@ -241,8 +255,26 @@ export function runTask(data: TaskData, spec: TaskSpec): TaskResult {
   const predictions = spec.test.length > 0 ? model.predict(Xtest) : new Float64Array(0);
   if (floor !== undefined) floorProbabilities(predictions, data.classes.length, floor);
   const result: TaskResult = { id: spec.id, predictions };
+  if (spec.explain || spec.final) {
+    const background = backgroundRows(spec.train, data.seed, spec.seedIds);
+    if (spec.explain) {
+      result.explanation = shapleyValues(model.shapleyForm(), {
+        X: Xtest,
+        background: pre.transform(source, background),
+        players: playersOf(pre),
+      });
+      result.explainedFeatures = pre.steps.map((st) => st.feature);
+    }
+    if (spec.final) {
+      const stored = storedBackground(pre, data.features, data.X, data.n, background);
+      result.pipeline = new Pipeline(data.task, data.classes, pre, model, undefined, floor, stored).toJSON();
+    }
+  }
+  if (spec.survivalTimes) {
+    const curves = survivalCurves(model, Xtest, result.predictions, spec.survivalTimes);
+    result.survival = curves ? Float64Array.from(curves.rows.flatMap((c) => c.survival)) : new Float64Array(0);
+  }
   if (spec.final) {
-    result.pipeline = new Pipeline(data.task, data.classes, pre, model, undefined, floor).toJSON();
     result.modelView = linearModelView(model, pre, data.classes);
     result.rules = treeRules(model, pre, data.classes);
   }
@@ -258,9 +290,10 @@ export class Pipeline {
     readonly task: Task,
     readonly classes: string[],
     private readonly pre: Preprocessor,
-    private readonly model: Model,
+    private readonly model: SavedModel,
     private readonly calibration?: Calibration,
     private readonly floor?: number,
+    private readonly background?: (number | string | null)[][],
   ) {}
 
   /**
@@ -291,6 +324,7 @@ export class Pipeline {
       model: this.model.toJSON(),
       ...(this.calibration ? { calibration: this.calibration } : {}),
       ...(this.floor !== undefined ? { probabilityFloor: this.floor } : {}),
+      ...(this.background ? { background: this.background } : {}),
     };
   }
 
@@ -303,7 +337,23 @@ export class Pipeline {
       modelFromJSON(json.model),
       json.calibration,
       json.probabilityFloor,
+      json.background,
     );
+  }
+
+  /**
+   * The interventional Shapley values of the model's output at the design rows X (explain/), against the stored
+   * background: one player per feature read. Throws EngineInputError for a pipeline saved without a background.
+   */
+  private shapley(X: Design): ShapleyValues {
+    if (!this.background)
+      throw new EngineInputError('This model was saved before models kept what explanations need: run the analysis again');
+    const { columns, rows } = backgroundColumns(this.pre, this.background);
+    const background = this.pre.transform(
+      (j) => columns.get(j) as Float64Array,
+      Int32Array.from({ length: rows }, (_, i) => i),
+    );
+    return shapleyValues(this.model.shapleyForm(), { X, background, players: playersOf(this.pre) });
   }
 
   /**
@@ -320,6 +370,13 @@ export class Pipeline {
     const rows = Int32Array.from({ length: n }, (_, i) => i);
     const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
     const out = model.predict(X);
+    const explanations = options.explain
+      ? explanationRows(
+          this.shapley(X),
+          this.featureNames,
+          task === 'classification' ? explainedClasses(classes.length).map((c) => classes[c]) : undefined,
+        )
+      : undefined;
     if (task === 'classification') this.calibrate(out);
     const result: PredictionRow[] = [];
     for (let i = 0; i < n; i++) {
@@ -342,6 +399,7 @@ export class Pipeline {
         if (curves.rows[i].median !== undefined) r.medianSurvivalTime = curves.rows[i].median;
       });
     }
+    if (explanations) result.forEach((r, i) => (r.explanation = explanations[i]));
     return result;
   }
 }
@@ -387,6 +445,8 @@ function inputColumn(dataset: EngineDataset, step: FeatureStep): Float64Array {
 export interface PredictOptions {
   /** survival: the times of the predicted survival probabilities */
   times?: readonly number[];
+  /** add each row's explanation (the Shapley values of the model's output) */
+  explain?: boolean;
 }
 
 /** Predictions of a saved pipeline on a dataset; columns matched by name, extra columns ignored. */

@@ -5,6 +5,8 @@
  */
 
 import type { Calibration } from './calibration';
+import type { ShapleyMethod } from './explain/types';
+import type { OutputScale } from './models/shapley-form';
 import type { ModelPlots } from './plots';
 
 export type FeatureType = 'numerical' | 'categorical' | 'identifier' | 'event' | 'timeToEvent';
@@ -173,6 +175,11 @@ export interface SavedPipeline {
    * probabilities and again after the calibration map; absent in pipelines of engine 0.2 (which had none)
    */
   probabilityFloor?: number;
+  /**
+   * The background of the model's explanations: at most 100 training samples drawn at random (seeded), as one array
+   * per entry of `featureNames` (numbers, category labels, null where missing). Absent from pipelines saved before.
+   */
+  background?: (number | string | null)[][];
 }
 
 export interface AnalysisOutput {
@@ -281,4 +288,31 @@ export interface PredictionRow {
   survival?: { time: number; probability: number }[];
   /** survival (Cox models): the first time at which the predicted survival falls to 0.5 or below, when it does */
   medianSurvivalTime?: number;
+  /** when asked for (`explain`): the contribution of each feature the model reads to its output, and a base value */
+  explanation?: Explanation;
+}
+
+/**
+ * Interventional Shapley values of one prediction (src/engine/explain/): for each output explained, a base value (the
+ * mean output over the model's background of training samples) and one contribution per feature the model reads, whose
+ * sum is the output on the stated scale. The output is the model's own, before any calibration map: for a calibrated
+ * classifier the probabilities beside it are those of the calibration.
+ */
+export interface Explanation {
+  scale: OutputScale;
+  method: ShapleyMethod;
+  /** one per output explained: the positive class (binary), each class (more), or the one output */
+  outputs: ExplainedOutput[];
+}
+
+export interface ExplainedOutput {
+  /** classification: the class whose output this is */
+  class?: string;
+  /** the output on the scale: base + the contributions, to rounding */
+  value: number;
+  base: number;
+  /** feature name -> contribution */
+  contributions: Record<string, number>;
+  /** `sampling` only: feature name -> standard error of its contribution */
+  standardErrors?: Record<string, number>;
 }
