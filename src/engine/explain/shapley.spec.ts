@@ -233,11 +233,29 @@ function cases(): Case[] {
       kernel: true,
     },
     {
-      name: 'RBF SVM, three classes (one-vs-one class scores)',
-      method: 'enumeration',
-      scale: 'class score',
+      name: 'RBF SVM, three classes (one-vs-one: the summed pairwise decision values of each class)',
+      method: 'exactKernel',
+      scale: 'one-vs-one decision sum',
       form: svmRbf3.shapleyForm(),
-      output: (x) => (svmRbf3.shapleyForm() as { evaluate: Output }).evaluate(x),
+      output: (x) => {
+        const f = svmRbf3.decisionValues(x);
+        const out = new Float64Array(x.rows * 3);
+        for (let i = 0; i < x.rows; i++)
+          svmRbf3.pairs.forEach(([a, b], k) => {
+            out[i * 3 + a] += f[i * 3 + k];
+            out[i * 3 + b] -= f[i * 3 + k];
+          });
+        return out;
+      },
+      heads: 3,
+      kernel: true,
+    },
+    {
+      name: 'any output of rows (the three class probabilities of the RBF SVM, by enumeration)',
+      method: 'enumeration',
+      scale: 'probability',
+      form: { kind: 'function', scale: 'probability', heads: 3, evaluate: (x) => svmRbf3.predict(x) },
+      output: (x) => svmRbf3.predict(x),
       heads: 3,
       kernel: true,
     },
@@ -340,7 +358,7 @@ describe('RBF kernel machines', () => {
 
 describe('permutation sampling', () => {
   const svm = new SVM('rbf', 1, 1).fit(train.X, targets.three, new Rng(6));
-  const form = svm.shapleyForm();
+  const form: ShapleyForm = { kind: 'function', scale: 'probability', heads: 3, evaluate: (x) => svm.predict(x) };
   const input = { X: explainedZero, background, players: PLAYERS };
   const exact = shapleyValues(form, input);
   const sampled = shapleyValues(form, input, { maxEnumeratedPlayers: 2 });

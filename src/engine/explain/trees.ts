@@ -20,85 +20,122 @@ function leafWeights(m: number): Float64Array {
   return table;
 }
 
-/** What the walk down one tree for one (row, background row) pair reads and writes. */
-interface Walk {
-  tree: TreeArrays;
-  columns: number[];
-  playerOf: Int32Array;
-  /** the explained row's and the background row's direction at each node (1 = left), the latter at `bOff` */
-  xLeft: Uint8Array;
-  bLeft: Uint8Array;
-  bOff: number;
-  /** each player's state on the path: 0 free, 1 in A (x's side), 2 in B (b's side); A and B listed, a and b long */
-  state: Int8Array;
-  listA: Int32Array;
-  listB: Int32Array;
-  a: number;
-  b: number;
-  weights: Float64Array;
-  stride: number;
-  /** heads x players, added to */
-  phi: Float64Array;
-  players: number;
+/**
+ * The walk down one tree for one explained row and a group of background rows at once, in module variables (set by
+ * treeShapley before each walk): this is the hot loop of every tree model's explanation, and plain variables keep it
+ * free of property loads. The group is rows[lo, hi) of `group`, background rows that share the path's constraints
+ * (A and B) so far; a node splits it only where its rows go different ways, a leaf adds its value once for the group.
+ */
+/** each node's player (-1 at a leaf), the explained row's next node from each node, the background rows' (rows x nodes) */
+let nodePlayer: Int32Array = new Int32Array(0);
+let xNext: Int32Array = new Int32Array(0);
+let bNext: Int32Array = new Int32Array(0);
+let nodeCount = 0;
+/** background rows, grouped in place */
+let group: Int32Array = new Int32Array(0);
+/** the tree's leaf values, their width, and the columns explained */
+let leafValue: Float64Array = new Float64Array(0);
+let valueWidth = 1;
+let explainedColumns: number[] = [];
+/** each player's state on the path: 0 free, 1 in A (x's side), 2 in B (b's side); A and B listed, sizeA and sizeB long */
+let state: Int8Array = new Int8Array(0);
+let listA: Int32Array = new Int32Array(0);
+let listB: Int32Array = new Int32Array(0);
+let sizeA = 0;
+let sizeB = 0;
+let weights: Float64Array = new Float64Array(0);
+let stride = 1;
+/** heads x players, added to */
+let phi: Float64Array = new Float64Array(0);
+let playerCount = 0;
+
+/** Moves the rows of group[lo, hi) whose next node from k is `to` first; returns where the others start. */
+function partition(k: number, to: number, lo: number, hi: number): number {
+  let m = lo;
+  for (let q = lo; q < hi; q++) {
+    const r = group[q];
+    if (bNext[r * nodeCount + k] === to) {
+      group[q] = group[m];
+      group[m++] = r;
+    }
+  }
+  return m;
 }
 
-function walk(w: Walk, from: number): void {
-  const { feature, left, right, value, width } = w.tree;
+function walk(from: number, lo: number, hi: number): void {
   let k = from;
   for (;;) {
-    if (feature[k] < 0) {
-      const { a, b } = w;
+    const p = nodePlayer[k];
+    if (p < 0) {
+      const a = sizeA;
+      const b = sizeB;
       if (a + b === 0) return;
-      const wA = a > 0 ? w.weights[(a - 1) * w.stride + b] : 0;
-      const wB = b > 0 ? w.weights[a * w.stride + b - 1] : 0;
-      for (let h = 0; h < w.columns.length; h++) {
-        const v = value[k * width + w.columns[h]];
+      const count = hi - lo;
+      const wA = a > 0 ? count * weights[(a - 1) * stride + b] : 0;
+      const wB = b > 0 ? count * weights[a * stride + b - 1] : 0;
+      for (let h = 0; h < explainedColumns.length; h++) {
+        const v = leafValue[k * valueWidth + explainedColumns[h]];
         if (v === 0) continue;
-        const row = h * w.players;
-        for (let q = 0; q < a; q++) w.phi[row + w.listA[q]] += v * wA;
-        for (let q = 0; q < b; q++) w.phi[row + w.listB[q]] -= v * wB;
+        const row = h * playerCount;
+        for (let q = 0; q < a; q++) phi[row + listA[q]] += v * wA;
+        for (let q = 0; q < b; q++) phi[row + listB[q]] -= v * wB;
       }
       return;
     }
-    const p = w.playerOf[feature[k]];
-    const xl = w.xLeft[k];
-    const bl = w.bLeft[w.bOff + k];
-    const s = w.state[p];
-    if (s === 1 || (s === 0 && xl === bl)) k = xl ? left[k] : right[k];
-    else if (s === 2) k = bl ? left[k] : right[k];
-    else {
-      // x and b part here: both ways, the player on x's side (A), then on b's side (B)
-      w.state[p] = 1;
-      w.listA[w.a++] = p;
-      walk(w, xl ? left[k] : right[k]);
-      w.a--;
-      w.state[p] = 2;
-      w.listB[w.b++] = p;
-      walk(w, bl ? left[k] : right[k]);
-      w.b--;
-      w.state[p] = 0;
-      return;
+    const xk = xNext[k];
+    const s = state[p];
+    if (s === 1) {
+      k = xk;
+      continue;
     }
+    // the rows that go x's way first
+    const m = partition(k, xk, lo, hi);
+    if (s === 2) {
+      // each row its own way: those with x, then the others
+      if (m > lo && m < hi) walk(xk, lo, m);
+      if (m === hi) k = xk;
+      else {
+        lo = m;
+        k = bNext[group[m] * nodeCount + k];
+      }
+      continue;
+    }
+    if (m === hi) {
+      k = xk;
+      continue;
+    }
+    // rows with x go on with the player free; the others part from x here: on x's side (A), then on theirs (B)
+    if (m > lo) walk(xk, lo, m);
+    state[p] = 1;
+    listA[sizeA++] = p;
+    walk(xk, m, hi);
+    sizeA--;
+    state[p] = 2;
+    listB[sizeB++] = p;
+    walk(bNext[group[m] * nodeCount + k], m, hi);
+    sizeB--;
+    state[p] = 0;
+    return;
   }
 }
 
-/** Each row's direction (1 = left) at every split node of the tree, row-major (rows x nodes). */
-function directions(tree: TreeArrays, X: { data: Float64Array; rows: number; cols: number }): Uint8Array {
-  const { feature, threshold } = tree;
+/** Each row's next node from every split node of the tree (its own leaf's index at a leaf), row-major (rows x nodes). */
+function nextNodes(tree: TreeArrays, X: { data: Float64Array; rows: number; cols: number }): Int32Array {
+  const { feature, threshold, left, right } = tree;
   const nodes = feature.length;
-  const out = new Uint8Array(X.rows * nodes);
+  const out = new Int32Array(X.rows * nodes);
   for (let r = 0; r < X.rows; r++)
     for (let k = 0; k < nodes; k++) {
       const f = feature[k];
-      if (f >= 0) out[r * nodes + k] = X.data[r * X.cols + f] <= threshold[k] ? 1 : 0;
+      out[r * nodes + k] = f < 0 ? k : X.data[r * X.cols + f] <= threshold[k] ? left[k] : right[k];
     }
   return out;
 }
 
-/** The leaf a row reaches, from its directions at offset `off`. */
-function leafOf(tree: TreeArrays, dirs: Uint8Array, off: number): number {
+/** The leaf a row reaches, from its next nodes at offset `off`. */
+function leafOf(tree: TreeArrays, next: Int32Array, off: number): number {
   let k = 0;
-  while (tree.feature[k] >= 0) k = dirs[off + k] ? tree.left[k] : tree.right[k];
+  while (tree.feature[k] >= 0) k = next[off + k];
   return k;
 }
 
@@ -128,44 +165,38 @@ export function treeShapley(
   const values = new Float64Array(n * H * M);
   const output = new Float64Array(n * H);
   const base = new Float64Array(H);
-  const w: Walk = {
-    tree: trees[0],
-    columns,
-    playerOf: players.of,
-    xLeft: new Uint8Array(0),
-    bLeft: new Uint8Array(0),
-    bOff: 0,
-    state: new Int8Array(M),
-    listA: new Int32Array(M),
-    listB: new Int32Array(M),
-    a: 0,
-    b: 0,
-    weights: leafWeights(M),
-    stride: M + 1,
-    phi: new Float64Array(H * M),
-    players: M,
-  };
+  state = new Int8Array(M);
+  listA = new Int32Array(M);
+  listB = new Int32Array(M);
+  sizeA = 0;
+  sizeB = 0;
+  weights = leafWeights(M);
+  stride = M + 1;
+  phi = new Float64Array(H * M);
+  playerCount = M;
+  explainedColumns = columns;
+  group = new Int32Array(B);
   for (const tree of trees) {
     const nodes = tree.feature.length;
-    const { value, width } = tree;
-    w.tree = tree;
-    w.bLeft = directions(tree, background);
-    const xDirs = directions(tree, X);
-    for (let r = 0; r < B; r++) {
-      const k = leafOf(tree, w.bLeft, r * nodes);
-      for (let h = 0; h < H; h++) base[h] += (scale * value[k * width + columns[h]]) / B;
-    }
+    leafValue = tree.value;
+    valueWidth = tree.width;
+    nodePlayer = Int32Array.from(tree.feature, (f) => (f < 0 ? -1 : players.of[f]));
+    bNext = nextNodes(tree, background);
+    nodeCount = nodes;
+    const bLeaf = Int32Array.from({ length: B }, (_, r) => leafOf(tree, bNext, r * nodes));
+    for (let r = 0; r < B; r++) for (let h = 0; h < H; h++) base[h] += (scale * leafValue[bLeaf[r] * valueWidth + columns[h]]) / B;
+    const xAll = nextNodes(tree, X);
     for (let i = 0; i < n; i++) {
-      w.xLeft = xDirs.subarray(i * nodes, (i + 1) * nodes);
-      const leaf = leafOf(tree, w.xLeft, 0);
-      for (let h = 0; h < H; h++) output[i * H + h] += scale * value[leaf * width + columns[h]];
-      w.phi.fill(0);
-      for (let r = 0; r < B; r++) {
-        w.bOff = r * nodes;
-        walk(w, 0);
-      }
+      xNext = xAll.subarray(i * nodes, (i + 1) * nodes);
+      const leaf = leafOf(tree, xNext, 0);
+      for (let h = 0; h < H; h++) output[i * H + h] += scale * leafValue[leaf * valueWidth + columns[h]];
+      phi.fill(0);
+      // a background row in x's leaf went x's way at every node of its path: it adds nothing
+      let size = 0;
+      for (let r = 0; r < B; r++) if (bLeaf[r] !== leaf) group[size++] = r;
+      walk(0, 0, size);
       const at = i * H * M;
-      for (let q = 0; q < H * M; q++) values[at + q] += (scale * w.phi[q]) / B;
+      for (let q = 0; q < H * M; q++) values[at + q] += (scale * phi[q]) / B;
     }
   }
   return { base, values, output };

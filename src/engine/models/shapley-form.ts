@@ -13,13 +13,22 @@ import type { TreeArrays } from './tree-rule';
  * - `log-odds`: of the positive class (binary logistic regression);
  * - `softmax score`: each class's linear score, log p(class) up to a constant shared by the classes (multinomial);
  * - `probability`: a class's probability before calibration (trees and forests: the leaves' class shares);
- * - `decision value`: a support vector machine's decision value (its score is the logistic of it, before calibration);
- * - `class score`: a one-vs-one machine's class score (its votes plus its summed confidence in (-1/3, 1/3));
+ * - `decision value`: a support vector machine's decision value (binary: its score is the logistic of it, before
+ *   calibration; one-vs-rest: the score is the softmax of the classes');
+ * - `one-vs-one decision sum`: a one-vs-one machine's sum of a class's pairwise decision values, signed towards the class
+ *   (its class score is its votes plus this sum squashed into (-1/3, 1/3));
  * - `log relative hazard`: a Cox model's linear predictor on centred features;
  * - `risk`: a random survival forest's ensemble mortality (its cumulative hazard summed over the event times).
  */
 export type OutputScale =
-  'prediction' | 'log-odds' | 'softmax score' | 'probability' | 'decision value' | 'class score' | 'log relative hazard' | 'risk';
+  | 'prediction'
+  | 'log-odds'
+  | 'softmax score'
+  | 'probability'
+  | 'decision value'
+  | 'one-vs-one decision sum'
+  | 'log relative hazard'
+  | 'risk';
 
 /** One output of a linear form: intercept + sum weights[j] x design column j. */
 export interface LinearHead {

@@ -179,16 +179,19 @@ export class SVM implements Model {
 
   /**
    * The decision value of each machine (binary: of the positive class; one-vs-rest: of each class), linear in the
-   * design columns or an RBF expansion; one-vs-one: each class's score (votes and confidence), as a function of rows.
+   * design columns or an RBF expansion. One-vs-one: each class's sum of its pairs' decision values (the confidence
+   * of pairScores, signed towards the class), one expansion over the pairs' support vectors. Its votes, steps of
+   * those decision values, are not explained: the class score is votes + that sum squashed into (-1/3, 1/3).
    */
   shapleyForm(): ShapleyForm {
     if (this.scheme === 'ovo') {
-      return {
-        kind: 'function',
-        scale: 'class score',
-        heads: this.classCount,
-        evaluate: (X) => this.pairScores(this.decisionValues(X), X.rows),
-      };
+      const sums = Array.from({ length: this.classCount }, (_, c) => {
+        const parts = this.pairs.flatMap(([a, b], k) =>
+          a === c ? [{ e: this.machines[k], sign: 1 }] : b === c ? [{ e: this.machines[k], sign: -1 }] : [],
+        );
+        return sumOfMachines(parts);
+      });
+      return machineForm(sums, this.gamma, 'one-vs-one decision sum', 0, 1);
     }
     return machineForm(this.machines, this.gamma, 'decision value', 0, 1);
   }
@@ -311,11 +314,29 @@ export class SVR implements Model {
   }
 }
 
+/** The machine whose decision value is the signed sum of the parts' (their support vectors side by side). */
+function sumOfMachines(parts: { e: Expansion; sign: number }[]): Expansion {
+  const rho = parts.reduce((s, p) => s + p.sign * p.e.rho, 0);
+  if (parts.length > 0 && parts.every((p) => p.e.w)) {
+    const w = new Float64Array((parts[0].e.w as Float64Array).length);
+    for (const p of parts) (p.e.w as Float64Array).forEach((v, j) => (w[j] += p.sign * v));
+    return { coef: new Float64Array(0), sv: new Float64Array(0), w, rho };
+  }
+  const coef = Float64Array.from(parts.flatMap((p) => Array.from(p.e.coef, (v) => p.sign * v)));
+  const sv = new Float64Array(parts.reduce((s, p) => s + p.e.sv.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    sv.set(p.e.sv, at);
+    at += p.e.sv.length;
+  }
+  return { coef, sv, w: null, rho };
+}
+
 /** Kernel machines as a Shapley form: offset + factor x each machine's decision value, linear (kept w) or RBF. */
 function machineForm(
   machines: Expansion[],
   gamma: number,
-  scale: 'decision value' | 'prediction',
+  scale: 'decision value' | 'one-vs-one decision sum' | 'prediction',
   offset: number,
   factor: number,
 ): ShapleyForm {
