@@ -22,11 +22,18 @@ describe('the plot registry', () => {
   it('gives each task its plots', () => {
     const names = (task: 'classification' | 'regression' | 'survival', classCount = 0): string[] =>
       plotKindsFor({ task, classCount }).map((k) => k.name);
-    const feature = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
-    expect(names('classification', 2)).toEqual([...feature, 'ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities']);
-    expect(names('classification', 3)).toEqual(names('classification', 2));
+    const feature = [
+      'Feature Importance',
+      'Progressive Feature Importance',
+      'Feature Stability',
+      'Feature Contributions',
+      'Partial Dependence',
+    ];
+    const classes = ['ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities'];
+    expect(names('classification', 2)).toEqual([...feature, 'ROC Curve', 'Precision-Recall Curve', 'Threshold Table', ...classes.slice(1)]);
+    expect(names('classification', 3)).toEqual([...feature, ...classes]);
     expect(names('regression')).toEqual([...feature, 'Predicted vs Actual']);
-    expect(names('survival')).toEqual([...feature, 'Kaplan-Meier by Risk Group']);
+    expect(names('survival')).toEqual([...feature, 'Kaplan-Meier by Risk Group', 'Time-dependent AUC', 'Brier Score']);
   });
 });
 

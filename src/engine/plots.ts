@@ -14,17 +14,29 @@ import { PREDICTED_VS_ACTUAL } from './plots/predicted-vs-actual';
 import { KAPLAN_MEIER_BY_RISK_GROUP } from './plots/kaplan-meier';
 import { PROBABILITIES } from './plots/probabilities';
 import { CONFUSION_MATRIX } from './plots/confusion-matrix';
+import { FEATURE_CONTRIBUTIONS } from './plots/feature-contributions';
+import { PARTIAL_DEPENDENCE } from './plots/partial-dependence';
+import { PRECISION_RECALL_CURVE } from './plots/precision-recall';
+import { THRESHOLD_TABLE } from './plots/threshold-table';
+import { TIME_DEPENDENT_AUC } from './plots/time-dependent-auc';
+import { BRIER_SCORE } from './plots/brier-score';
 
 export const PLOT_KINDS = [
   FEATURE_IMPORTANCE,
   PROGRESSIVE_FEATURE_IMPORTANCE,
   FEATURE_STABILITY,
+  FEATURE_CONTRIBUTIONS,
+  PARTIAL_DEPENDENCE,
   ROC_CURVE,
+  PRECISION_RECALL_CURVE,
+  THRESHOLD_TABLE,
   CALIBRATION,
   CONFUSION_MATRIX,
   PROBABILITIES,
   PREDICTED_VS_ACTUAL,
   KAPLAN_MEIER_BY_RISK_GROUP,
+  TIME_DEPENDENT_AUC,
+  BRIER_SCORE,
 ] as const;
 
 type Kind = (typeof PLOT_KINDS)[number];

@@ -1,4 +1,5 @@
 import { crossValidate } from './analysis/cross-validation';
+import { explainOutOfFold } from './analysis/explanations';
 import { refitOnAllSamples } from './analysis/final-models';
 import { plotModels } from './analysis/model-plots';
 import { assembleOutput } from './analysis/output';
@@ -15,7 +16,8 @@ import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } fr
  *    by the winner rule (winner.ts), `best` and `interpretable`, and their BBC-CV estimates with 95% intervals for that
  *    rule (winners.ts);
  * 3. each winner's selection on all samples and one refit per signature shown (final-models.ts);
- * 4. the plots of each winner (model-plots.ts), and the result (output.ts).
+ * 4. the out-of-fold explanations of each winner (explanations.ts), its plots (model-plots.ts), and the result
+ *    (output.ts).
  */
 export async function runAnalysis(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): Promise<AnalysisOutput> {
   if (options.signal?.aborted) throw new EngineAbortError();
@@ -29,8 +31,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     refits.catch(() => undefined);
     const estimates = await estimatePerformance(run, cv, winners);
     const finals = await refits;
-    const { plots, pooled } = await plotModels(run, cv, winners, finals);
-    const output = assembleOutput(run, { cv, winners, calibrations, estimates, pooled, finals, plots });
+    const explanations = await explainOutOfFold(run, winners, finals);
+    const { plots, pooled } = await plotModels(run, cv, winners, finals, { explanations, calibrations });
+    const output = assembleOutput(run, { cv, winners, calibrations, estimates, pooled, finals, plots, explanations });
     run.progress.finish();
     return output;
   } finally {

@@ -276,6 +276,31 @@ export interface OutOfFoldPredictions {
   y: number[];
   /** survival: 1 = event, 0 = censored */
   event?: number[];
+  /**
+   * The explanation of each sample's prediction by the reference signature refitted on the plot fold that held it out
+   * (the Feature Contributions plot's): its outputs add up to that refit's output, close to but not the value above
+   * (a mean over repeats of models whose selections may have chosen other features). Absent from results stored before.
+   */
+  explanation?: OutOfFoldExplanationValues;
+}
+
+/** The out-of-fold explanations of a model, as arrays over the samples in the order of OutOfFoldPredictions.rows. */
+export interface OutOfFoldExplanationValues {
+  /** the players: the reference signature's features */
+  features: string[];
+  scale: OutputScale;
+  method: ShapleyMethod;
+  /** classification: the class of each output explained */
+  classes?: string[];
+  /** outputs explained per sample */
+  heads: number;
+  /** samples x heads x features */
+  values: number[];
+  /** samples x heads: the base value of the sample's fold model, and the output the base and contributions add up to */
+  base: number[];
+  output: number[];
+  /** sampling only: samples x heads x features */
+  standardErrors?: number[];
 }
 
 export interface PredictionRow {

@@ -1,14 +1,17 @@
 import { Estimate, RepeatedEvaluator } from '../bbc';
+import type { Calibration } from '../calibration';
+import type { PreparedData } from '../data';
 import { POOLED_BOOTSTRAP_STREAM, pooledPerformance } from '../plots/bootstrap';
-import type { TaskSpec } from '../pipeline';
+import { Pipeline, type TaskSpec } from '../pipeline';
 import { computePlots, plannedRefits } from '../plots';
+import type { FinalModelView, OutOfFoldExplanation } from '../plots/plot-kind';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
-import type { ModelPlots } from '../types';
+import type { EngineColumn, ModelPlots, SavedPipeline } from '../types';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel, meanOverRepeats } from './run';
-import type { Winners } from './winners';
+import type { ConfigurationCalibration, Winners } from './winners';
 
 /**
  * 5. The plots of each shown model (the registry in ../plots), from its configuration's out-of-fold predictions and
@@ -21,6 +24,7 @@ export async function plotModels(
   cv: CrossValidation,
   winners: Winners,
   finals: FinalModels,
+  explained: { explanations?: OutOfFoldExplanation[]; calibrations?: Map<number, ConfigurationCalibration> } = {},
 ): Promise<{ plots: Record<string, ModelPlots>; pooled: Estimate[] }> {
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
   const { n, classes } = prepared;
@@ -80,6 +84,8 @@ export async function plotModels(
         foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
         featureName: (f) => prepared.features[f].name,
         refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+        explanation: explained.explanations?.[i],
+        finalModel: finalModelView(prepared, finals.refits[i][0]?.pipeline, explained.calibrations?.get(km.config.index)?.map),
         memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
           if (!memo.has(key)) memo.set(key, compute());
           return memo.get(key) as Promise<T>;
@@ -101,4 +107,59 @@ export async function plotModels(
   const plots: Record<string, ModelPlots> = {};
   winners.keyed.forEach((km, i) => (plots[km.key] = computed[i]));
   return { plots, pooled };
+}
+
+/**
+ * The final model of a reference signature (its calibration map applied) over the analysed samples, for partial
+ * dependence: the pipeline predicts a dataset of the signature's columns built from the prepared data, with one
+ * column set to a value.
+ */
+export function finalModelView(
+  prepared: PreparedData,
+  saved: SavedPipeline | undefined,
+  calibration?: Calibration,
+): FinalModelView | undefined {
+  if (!saved) return undefined;
+  const pipeline = Pipeline.fromJSON({ ...saved, ...(calibration ? { calibration } : {}) });
+  const n = prepared.n;
+  const byName = new Map(prepared.features.map((f, j) => [f.name, j]));
+  const features = pipeline.featureNames.map((name) => {
+    const feature = byName.get(name) as number;
+    const meta = prepared.features[feature];
+    return { feature, name, kind: meta.kind, levels: meta.levels };
+  });
+  const column = (feature: number): Float64Array => prepared.X.subarray(feature * n, (feature + 1) * n);
+  const survivalTime = prepared.task === 'survival' ? medianOf(prepared.y) : undefined;
+  const W = prepared.task === 'classification' ? prepared.classes.length : 1;
+  return {
+    features,
+    column,
+    survivalTime,
+    predictWith(rows, feature, value) {
+      const columns = features.map((f): EngineColumn => {
+        const v = f.feature === feature ? Float64Array.from(rows, () => value) : Float64Array.from(rows, (r) => column(f.feature)[r]);
+        return f.kind === 'numerical'
+          ? { name: f.name, type: 'numerical', values: v }
+          : { name: f.name, type: 'categorical', levels: f.levels, codes: Int32Array.from(v, (c) => (Number.isNaN(c) ? -1 : c)) };
+      });
+      const predicted = pipeline.predict(
+        { sampleCount: rows.length, columns },
+        survivalTime !== undefined ? { times: [survivalTime] } : {},
+      );
+      const out = new Float64Array(rows.length * W);
+      predicted.forEach((p, k) => {
+        if (p.probabilities) prepared.classes.forEach((c, j) => (out[k * W + j] = (p.probabilities as Record<string, number>)[c]));
+        else if (survivalTime !== undefined) out[k] = p.survival?.[0]?.probability ?? NaN;
+        else out[k] = p.prediction as number;
+      });
+      return out;
+    },
+  };
+}
+
+/** The median of the values (R's quantile type 7). */
+function medianOf(values: Float64Array): number {
+  const sorted = Float64Array.from(values).sort();
+  const pos = (sorted.length - 1) / 2;
+  return (sorted[Math.floor(pos)] + sorted[Math.ceil(pos)]) / 2;
 }

@@ -13,6 +13,7 @@ import type {
   OutOfFoldPredictions,
   SavedPipeline,
 } from '../types';
+import type { OutOfFoldExplanation } from '../plots/plot-kind';
 import { mlEngine } from '../version';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
@@ -37,6 +38,8 @@ export interface AnalysisSteps {
   pooled: Estimate[];
   finals: FinalModels;
   plots: Record<string, ModelPlots>;
+  /** by shown model, in winners.keyed's order */
+  explanations?: OutOfFoldExplanation[];
 }
 
 /**
@@ -87,7 +90,7 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
     plots,
     pipelines,
     configurations: leaderboard(configs, { ...winners, droppedMetric: cv.droppedMetric, calibrations }, metrics[0], task, K),
-    outOfFold: Object.fromEntries(winners.keyed.map((km) => [km.key, outOfFold(run, cv, km)])),
+    outOfFold: Object.fromEntries(winners.keyed.map((km, i) => [km.key, outOfFold(run, cv, km, steps.explanations?.[i])])),
     stats: {
       configurations: configs.length,
       fits: run.fits,
@@ -99,7 +102,7 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
 }
 
 /** The out-of-fold predictions a model's estimate was computed from (mean over repeats), with the sample ids. */
-function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOfFoldPredictions {
+function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel, e: OutOfFoldExplanation | undefined): OutOfFoldPredictions {
   const { prepared } = run;
   const repeats = cv.oof[km.config.index] as Float64Array[];
   const ids = sampleIds(run.dataset);
@@ -111,6 +114,21 @@ function outOfFold(run: AnalysisRun, cv: CrossValidation, km: KeyedModel): OutOf
     values: Array.from(meanOverRepeats(repeats)),
     y: Array.from(prepared.y),
     ...(prepared.event ? { event: Array.from(prepared.event) } : {}),
+    ...(e
+      ? {
+          explanation: {
+            features: e.features,
+            scale: e.scale,
+            method: e.method,
+            ...(e.classes ? { classes: e.classes } : {}),
+            heads: e.heads,
+            values: Array.from(e.values),
+            base: Array.from(e.base),
+            output: Array.from(e.output),
+            ...(e.standardErrors ? { standardErrors: Array.from(e.standardErrors) } : {}),
+          },
+        }
+      : {}),
   };
 }
 

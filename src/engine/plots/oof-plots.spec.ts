@@ -1,48 +1,14 @@
-import { MetricContext } from '../bbc';
+import { plotContext } from '../../../test/plot-context';
 import { auc, makeEvaluator, MEAN_AUC } from '../metrics';
 import { Rng } from '../rng';
 import { CALIBRATION, calibrationErrors } from './calibration';
 import { CONFUSION_MATRIX } from './confusion-matrix';
 import { KAPLAN_MEIER_BY_RISK_GROUP, kaplanMeier, riskThirds } from './kaplan-meier';
-import type { PlotContext } from './plot-kind';
 import { PREDICTED_VS_ACTUAL } from './predicted-vs-actual';
 import { PROBABILITIES } from './probabilities';
 import { ROC_CURVE, rocCurve, tprAt, tprAtGrid } from './roc-curve';
 
-/** A plot context over given out-of-fold predictions (no refits: these plots read the predictions only). */
-function context(
-  task: PlotContext['task'],
-  predictions: Float64Array,
-  y: Float64Array,
-  classes: string[] = [],
-  event?: Float64Array,
-): PlotContext {
-  const n = y.length;
-  const metric: MetricContext = {
-    outcome: { y, event },
-    classCount: classes.length,
-    units: Int32Array.from({ length: n }, (_, i) => i),
-    unitCount: n,
-  };
-  return {
-    task,
-    classCount: classes.length,
-    n,
-    classes,
-    oof: [predictions],
-    predictions,
-    metric,
-    primaryMetric: '',
-    bootstraps: 200,
-    rng: (s) => new Rng(7, s),
-    signature: [],
-    selection: { signatures: [[]], signatureCount: 1 },
-    foldSignatures: [],
-    featureName: String,
-    refit: () => Promise.reject(new Error('no refits here')),
-    memo: (_, f) => f(),
-  };
-}
+const context = plotContext;
 
 /** Probabilities of K classes for n samples that lean towards the true class, with ties (rounded to 0.05). */
 function classification(n: number, K: number, seed: number): { p: Float64Array; y: Float64Array } {

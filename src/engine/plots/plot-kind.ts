@@ -1,4 +1,6 @@
 import type { MetricContext, RepeatedEvaluator } from '../bbc';
+import type { ShapleyMethod } from '../explain/types';
+import type { OutputScale } from '../models/shapley-form';
 import type { Task } from '../metrics';
 import type { Rng } from '../rng';
 import type { Selection } from '../selection';
@@ -59,6 +61,51 @@ export interface PlotContext extends PlotModel {
   refit(sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]>;
   /** computes a value shared by several plots once per model */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
+  /** the out-of-fold explanations of the reference signature's refits on the plot folds (analysis/explanations.ts) */
+  explanation?: OutOfFoldExplanation;
+  /** the final model of the reference signature, for partial dependence */
+  finalModel?: FinalModelView;
+}
+
+/**
+ * The Shapley values of every sample's prediction by the refit of the reference signature on the plot fold that held it
+ * out (each fold's model against a background of its own training samples).
+ */
+export interface OutOfFoldExplanation {
+  /** the players: the reference signature's features, by name */
+  features: string[];
+  scale: OutputScale;
+  method: ShapleyMethod;
+  /** classification: the class of each output explained (the positive class, or each class) */
+  classes?: string[];
+  heads: number;
+  /** samples x heads x features */
+  values: Float64Array;
+  /** samples x heads: the base value of the sample's fold model, and its output (base + the contributions) */
+  base: Float64Array;
+  output: Float64Array;
+  /** sampling only: samples x heads x features */
+  standardErrors?: Float64Array;
+  /** survival: the same refits' predicted survival of each sample at `times` (samples x times) */
+  survival?: { times: number[]; values: Float64Array };
+}
+
+/**
+ * The final model of the reference signature (refitted on every sample, its calibration applied), predicting the
+ * analysed samples with some features set to other values.
+ */
+export interface FinalModelView {
+  /** the features it reads (indices into the analysis's features), their names and kinds, and their levels */
+  features: { feature: number; name: string; kind: 'numerical' | 'categorical'; levels: string[] }[];
+  /** each analysed sample's value of a feature (numbers, or category codes into its levels; NaN missing) */
+  column(feature: number): Float64Array;
+  /**
+   * The outputs (samples x width: class probabilities, the prediction, or for survival the probability of surviving
+   * past `survivalTime`) of the samples `rows` with feature `feature` set to `value` (a number or a category code).
+   */
+  predictWith(rows: Int32Array, feature: number, value: number): Float64Array;
+  /** survival: the time of the predicted survival probabilities (the median of the observed times) */
+  survivalTime?: number;
 }
 
 /**

@@ -107,6 +107,85 @@ const PLOTS: Required<ModelPlots> = {
     })),
     logRank: { chiSquare: 12.3, df: 2, pValue: 0.0021 },
   },
+  'Feature Contributions': {
+    scale: 'log-odds',
+    method: 'closedForm',
+    outputs: [
+      {
+        class: ONERROR,
+        features: [
+          { name: SCRIPT, value: 0.9, cis: [0.8, 1] },
+          { name: QUOTES, value: 0.2, cis: [0.1, 0.3] },
+        ],
+      },
+    ],
+  },
+  'Partial Dependence': {
+    output: 'probability',
+    features: [
+      {
+        feature: SCRIPT,
+        kind: 'numerical',
+        grid: [1, 2, 3],
+        outputs: [{ class: ONERROR, average: [0.2, 0.5, 0.8], curves: [{ row: 4, values: [0.1, 0.4, 0.9] }] }],
+      },
+      {
+        feature: QUOTES,
+        kind: 'categorical',
+        grid: [ONERROR, SCRIPT],
+        outputs: [{ class: ONERROR, average: [0.3, 0.6], curves: [{ row: 4, values: [0.2, 0.7] }] }],
+      },
+    ],
+  },
+  'Precision-Recall Curve': {
+    class: ONERROR,
+    averagePrecision: 0.88,
+    cis: [0.8, 0.94],
+    prevalence: 0.4,
+    points: [
+      { recall: 0.2, precision: 1, threshold: 0.9 },
+      { recall: 0.7, precision: 0.85, threshold: 0.5 },
+      { recall: 1, precision: 0.4, threshold: 0.01 },
+    ],
+  },
+  'Threshold Table': {
+    class: ONERROR,
+    rows: [0.25, 0.5, 0.75].map((threshold) => ({
+      threshold,
+      calledPositive: Math.round(100 * (1 - threshold)),
+      sensitivity: 1 - threshold / 2,
+      sensitivityCis: [0.8 - threshold / 2, 1] as [number, number],
+      specificity: 0.5 + threshold / 2,
+      specificityCis: [0.4 + threshold / 2, 1] as [number, number],
+      ppv: 0.8,
+      ppvCis: [0.7, 0.9] as [number, number],
+      npv: 0.9,
+      npvCis: [0.8, 0.95] as [number, number],
+    })),
+    youden: {
+      threshold: 0.41,
+      calledPositive: 50,
+      sensitivity: 0.9,
+      sensitivityCis: [0.85, 0.95],
+      specificity: 0.85,
+      specificityCis: [0.8, 0.9],
+      ppv: 0.8,
+      ppvCis: [0.7, 0.9],
+      j: 0.75,
+    },
+  },
+  'Time-dependent AUC': [0.25, 0.5, 0.75].map((quantile) => ({
+    quantile,
+    time: 400 * quantile,
+    auc: 0.7,
+    cis: [0.6, 0.8] as [number, number],
+  })),
+  'Brier Score': {
+    points: [100, 200, 300].map((time) => ({ time, brier: time / 2000, cis: [time / 2500, time / 1500] as [number, number] })),
+    integrated: 0.1,
+    integratedCis: [0.08, 0.12],
+    reference: 0.14,
+  },
 };
 
 function model(overrides: Partial<ModelReport>): ModelReport {
@@ -131,13 +210,33 @@ const TASK_PLOTS = {
     'Feature Importance',
     'Progressive Feature Importance',
     'Feature Stability',
+    'Feature Contributions',
+    'Partial Dependence',
     'ROC Curve',
+    'Precision-Recall Curve',
+    'Threshold Table',
     'Calibration',
     'Confusion Matrix',
     'Probabilities',
   ],
-  regression: ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability', 'Predicted vs Actual'],
-  survival: ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability', 'Kaplan-Meier by Risk Group'],
+  regression: [
+    'Feature Importance',
+    'Progressive Feature Importance',
+    'Feature Stability',
+    'Feature Contributions',
+    'Partial Dependence',
+    'Predicted vs Actual',
+  ],
+  survival: [
+    'Feature Importance',
+    'Progressive Feature Importance',
+    'Feature Stability',
+    'Feature Contributions',
+    'Partial Dependence',
+    'Kaplan-Meier by Risk Group',
+    'Time-dependent AUC',
+    'Brier Score',
+  ],
 } as const;
 
 function reportData(task: keyof typeof TASK_PLOTS, models: Record<string, ModelReport>): ReportData {
