@@ -53,7 +53,10 @@ interface Kind {
 }
 
 const noisy = (signal: Float64Array, rng: Rng): Float64Array => Float64Array.from(signal, (s) => s + 0.7 * rng.normal());
-const binary = (signal: Float64Array, rng: Rng): Target => ({ y: Float64Array.from(noisy(signal, rng), (s) => (s > 0 ? 1 : 0)), classCount: 2 });
+const binary = (signal: Float64Array, rng: Rng): Target => ({
+  y: Float64Array.from(noisy(signal, rng), (s) => (s > 0 ? 1 : 0)),
+  classCount: 2,
+});
 const three = (signal: Float64Array, rng: Rng): Target => ({
   y: Float64Array.from(noisy(signal, rng), (s) => (s < -0.7 ? 0 : s < 0.7 ? 1 : 2)),
   classCount: 3,
@@ -120,7 +123,12 @@ async function explainIn(threads: number, job: Job): Promise<ShapleyValues> {
   );
   const cat = (key: 'values' | 'output' | 'standardErrors'): Float64Array | undefined =>
     parts[0][key] ? Float64Array.from(parts.flatMap((p) => Array.from(p[key] as Float64Array))) : undefined;
-  return { ...parts[0], values: cat('values') as Float64Array, output: cat('output') as Float64Array, standardErrors: cat('standardErrors') };
+  return {
+    ...parts[0],
+    values: cat('values') as Float64Array,
+    output: cat('output') as Float64Array,
+    standardErrors: cat('standardErrors'),
+  };
 }
 
 async function main(): Promise<void> {
@@ -181,7 +189,9 @@ async function main(): Promise<void> {
     }
     const met = Math.min(seconds, idle) <= 10 && !(relSe >= 0.01) ? 'met' : 'MISSED';
     console.log(
-      `${kind.name.padEnd(30)}${s.method.padEnd(13)}${seconds.toFixed(2).padStart(7)}  ${idle.toFixed(2).padStart(8)}  ${Math.round(rows / seconds)
+      `${kind.name.padEnd(30)}${s.method.padEnd(13)}${seconds.toFixed(2).padStart(7)}  ${idle.toFixed(2).padStart(8)}  ${Math.round(
+        rows / seconds,
+      )
         .toString()
         .padStart(6)}  ${gap.toExponential(1).padStart(12)}  ${(Number.isNaN(relSe) ? '-' : relSe.toFixed(4)).padStart(13)}  ${met}`,
     );

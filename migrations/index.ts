@@ -17,6 +17,7 @@ import { ResultDepth1763801500000 } from './1763801500000-result-depth';
 import { ImageAddQuota1763801600000 } from './1763801600000-image-add-quota';
 import { ImageAddReserve1763801700000 } from './1763801700000-image-add-reserve';
 import { ColumnPieces1763801800000 } from './1763801800000-column-pieces';
+import { PredictionExplain1763801900000 } from './1763801900000-prediction-explain';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   ImageAddQuota1763801600000,
   ImageAddReserve1763801700000,
   ColumnPieces1763801800000,
+  PredictionExplain1763801900000,
 ];

@@ -42,10 +42,18 @@ export class ResultDetailsController {
   @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
   @ApiQuery({ name: 'modelKey', required: true })
   @ApiQuery({ name: 'format', required: false, enum: ['json', 'csv'] })
+  @ApiQuery({
+    name: 'explain',
+    required: false,
+    enum: ['true', 'false'],
+    description: "JSON: add each sample's explanation (the Shapley values of its prediction)",
+  })
   async outOfFold(@Param('analysisId', ParseIdPipe) analysisId: string, @Query() query: Record<string, unknown>) {
-    const { format, ...rest } = query;
+    const { format, explain, ...rest } = query;
     const { modelKey } = parseBody(ModelKeyDto, rest);
-    if (format === undefined || format === 'json') return this.details.outOfFold(analysisId, modelKey);
+    if (explain !== undefined && explain !== 'true' && explain !== 'false')
+      throw new ApiError(Codes.WrongType, 'explain must be true or false');
+    if (format === undefined || format === 'json') return this.details.outOfFold(analysisId, modelKey, explain === 'true');
     if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
     const csv = await this.details.outOfFoldCsv(analysisId, modelKey);
     return new StreamableFile(Buffer.from(csv, 'utf8'), {

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import type { ConfigurationSummary } from '../engine/types';
+import type { ConfigurationSummary, Explanation, OutOfFoldExplanationValues } from '../engine/types';
 import { csvCell } from '../common/csv-cell';
 import { leaderboardPage, outOfFoldOf, resultState } from './analyses.queries';
 
@@ -20,6 +20,26 @@ export interface OutOfFoldRow {
   prediction: string | number;
   probabilities?: Record<string, number>;
   risk?: number;
+  explanation?: Explanation;
+}
+
+/** The explanation of sample i from a model's out-of-fold explanations (arrays over the samples). */
+function explanationOf(e: OutOfFoldExplanationValues, i: number): Explanation {
+  const H = e.heads;
+  const M = e.features.length;
+  const byName = (values: number[], at: number): Record<string, number> =>
+    Object.fromEntries(e.features.map((f, m) => [f, values[at + m]]));
+  return {
+    scale: e.scale,
+    method: e.method,
+    outputs: Array.from({ length: H }, (_, h) => ({
+      ...(e.classes ? { class: e.classes[h] } : {}),
+      value: e.output[i * H + h],
+      base: e.base[i * H + h],
+      contributions: byName(e.values, (i * H + h) * M),
+      ...(e.standardErrors ? { standardErrors: byName(e.standardErrors, (i * H + h) * M) } : {}),
+    })),
+  };
 }
 
 /** The parts of a finished analysis's result beyond api-v1's: the leaderboard and the out-of-fold predictions. */
@@ -52,8 +72,8 @@ export class ResultDetailsService {
     };
   }
 
-  /** The out-of-fold predictions of one model key's configuration, per sample. */
-  async outOfFold(analysisId: string, modelKey: string) {
+  /** The out-of-fold predictions of one model key's configuration, per sample (with `explain`, each one's explanation). */
+  async outOfFold(analysisId: string, modelKey: string, explain = false) {
     await this.finished(analysisId);
     const r = await outOfFoldOf(this.db, analysisId, modelKey);
     if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
@@ -62,6 +82,8 @@ export class ResultDetailsService {
     }
     if (!r.has_oof || !r.oof) throw ResultDetailsService.missing('out-of-fold predictions');
     const o = r.oof;
+    const explained = explain ? o.explanation : undefined;
+    if (explain && !explained) throw ResultDetailsService.missing('explanations of its out-of-fold predictions');
     const classes = r.models[modelKey].classes ?? [];
     const predictions = o.rows.map((row, i): OutOfFoldRow => {
       const out: OutOfFoldRow = { row, actual: 0, prediction: 0 };
@@ -84,6 +106,7 @@ export class ResultDetailsService {
         out.actual = o.y[i];
         out.prediction = o.values[i];
       }
+      if (explained) out.explanation = explanationOf(explained, i);
       return out;
     });
     return { analysisId, modelKey, repeats: o.repeats, predictions };

@@ -66,7 +66,8 @@ export const ERROR_CODES = {
   'badRequest-120-1-7': 'coreCount above the cores available to the user',
   'notFound-120-2-1': 'unknown analysis (result)',
   'notFound-120-2-3': 'analysis has no result: not finished',
-  'notFound-120-2-4': 'the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again',
+  'notFound-120-2-4':
+    'the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again',
   // image upload
   'notFound-130-1-1': 'unknown image upload task',
   'badRequest-130-2-1': 'sampleId not in the init file',

@@ -323,12 +323,58 @@ export const PAYLOAD_SCHEMAS = {
             prediction: { oneOf: [str('class of highest probability'), num('value or risk score')] },
             probabilities: { type: 'object', additionalProperties: { type: 'number' }, description: 'class -> probability' },
             risk: num('survival: higher is an earlier event'),
+            explanation: {
+              allOf: [ref('Explanation')],
+              description:
+                "explain=true: the Shapley values of the sample's prediction by the reference signature refitted on the plot fold that held it out (close to, not equal to, the prediction above)",
+            },
           },
           ['row', 'actual', 'prediction'],
         ),
       ),
     },
     ['analysisId', 'modelKey', 'repeats', 'predictions'],
+  ),
+  Explanation: obj(
+    {
+      scale: {
+        type: 'string',
+        enum: [
+          'prediction',
+          'log-odds',
+          'softmax score',
+          'probability',
+          'decision value',
+          'one-vs-one decision sum',
+          'log relative hazard',
+          'risk',
+        ],
+        description: "the model's output the base and the contributions add up to, before any calibration (README, Explanations)",
+      },
+      method: {
+        type: 'string',
+        enum: ['closedForm', 'exactTree', 'exactKernel', 'enumeration', 'sampling'],
+        description: 'how the Shapley values were computed: exactly, or by sampling with standard errors',
+      },
+      outputs: arrayOf(
+        obj(
+          {
+            class: str('classification: the class whose output this is'),
+            value: num('the output: base + the sum of the contributions'),
+            base: num("the mean output over the model's background of training samples"),
+            contributions: { type: 'object', additionalProperties: { type: 'number' }, description: 'feature -> contribution' },
+            standardErrors: {
+              type: 'object',
+              additionalProperties: { type: 'number' },
+              description: 'method sampling: feature -> standard error of its contribution',
+            },
+          },
+          ['value', 'base', 'contributions'],
+        ),
+      ),
+    },
+    ['scale', 'method', 'outputs'],
+    'interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output',
   ),
   PredictionRef: obj({ predictionId: id('the prediction started') }, ['predictionId']),
   Prediction: obj(
@@ -370,6 +416,10 @@ export const PAYLOAD_SCHEMAS = {
             medianSurvivalTime: num(
               'survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does',
             ),
+            explanation: {
+              allOf: [ref('Explanation')],
+              description: 'explain: true in the predict body: the Shapley values of the prediction',
+            },
           },
           ['row', 'prediction'],
         ),

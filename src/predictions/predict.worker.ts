@@ -7,6 +7,8 @@ export interface PredictRequest {
   pipeline: SavedPipeline;
   data: EngineDataset;
   times?: number[];
+  /** add each row's explanation */
+  explain?: boolean;
   /** the largest JSON text a result may take */
   maxBytes: number;
 }
@@ -30,9 +32,9 @@ function sampleIds(data: EngineDataset): string[] | undefined {
  * million rows is hundreds of MiB of JSON, whose objects would take seconds to copy to the service's thread and
  * serialise there, stalling every request of the process the job runs in.
  */
-function answer({ pipeline, data, times, maxBytes }: PredictRequest): PredictResponse {
+function answer({ pipeline, data, times, explain, maxBytes }: PredictRequest): PredictResponse {
   try {
-    const rows = predict(pipeline, data, { times });
+    const rows = predict(pipeline, data, { times, explain });
     const ids = sampleIds(data);
     const parts: string[] = [];
     let bytes = 2;

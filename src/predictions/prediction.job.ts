@@ -52,7 +52,13 @@ export class PredictionJob implements OnModuleInit {
     const pipeline = await this.analyses.pipeline(String(p.analysis_id), p.model_key, p.signature_index);
     if (!pipeline) throw new FinalJobError(`the analysis has no fitted model "${p.model_key}" for signature ${p.signature_index}`);
     const data = await this.columns.loadForEngine(String(p.dataset_id));
-    const request: PredictRequest = { pipeline, data, times: p.survival_times ?? undefined, maxBytes: MAX_RESULT_BYTES };
+    const request: PredictRequest = {
+      pipeline,
+      data,
+      times: p.survival_times ?? undefined,
+      explain: p.explain,
+      maxBytes: MAX_RESULT_BYTES,
+    };
     const out = await runInWorker<PredictResponse>(SCRIPT, request, { signal });
     if ('error' in out) {
       if (out.input) throw new JobFailure(Codes.PredictionInputRejected, out.error);

@@ -23,6 +23,7 @@ export class PredictionsController {
     Codes.PredictionColumnsMissing,
     Codes.TooManyQueuedJobs,
     Codes.UnknownField,
+    Codes.ResultPartMissing,
   )
   @Post('analysis/:analysisId/predict/:datasetId')
   @HttpCode(200)

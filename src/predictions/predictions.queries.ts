@@ -38,15 +38,16 @@ export interface NewPrediction {
   modelKey: string;
   signatureIndex: number;
   times: number[] | undefined;
+  explain: boolean;
 }
 
 /** Inserts a pending prediction; its id and the project of its analysis (whose job it is). */
 export async function insertPrediction(tx: EntityManager, p: NewPrediction): Promise<{ id: string; project_id: string }> {
   const [row] = await rows<{ id: string; project_id: string }>(
     tx,
-    `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index, survival_times)
-     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
-    [p.analysisId, p.datasetId, p.userId, p.modelKey, p.signatureIndex, p.times === undefined ? null : JSON.stringify(p.times)],
+    `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, signature_index, survival_times, explain)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id, (SELECT project_id FROM analyses WHERE id = $1) AS project_id`,
+    [p.analysisId, p.datasetId, p.userId, p.modelKey, p.signatureIndex, p.times === undefined ? null : JSON.stringify(p.times), p.explain],
   );
   return row;
 }
@@ -66,12 +67,13 @@ export interface PredictionToRun {
   model_key: string;
   signature_index: number;
   survival_times: number[] | null;
+  explain: boolean;
 }
 
 export async function predictionToRun(db: DataSource, id: string): Promise<PredictionToRun | undefined> {
   const [row] = await rows<PredictionToRun>(
     db,
-    'SELECT analysis_id, dataset_id, model_key, signature_index, survival_times FROM predictions WHERE id = $1',
+    'SELECT analysis_id, dataset_id, model_key, signature_index, survival_times, explain FROM predictions WHERE id = $1',
     [id],
   );
   return row;

@@ -70,6 +70,12 @@ export class PredictionsService {
         `signatureIndex ${signatureIndex}: the model "${dto.modelKey}" shows ${signatures.length} signature${signatures.length === 1 ? '' : 's'} (0 to ${signatures.length - 1})`,
       );
     }
+    if (dto.explain && !(await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex))?.background) {
+      throw new ApiError(
+        Codes.ResultPartMissing,
+        'explain: this analysis finished before its models kept what explanations need (a background of training samples): run it again',
+      );
+    }
     if (dto.times !== undefined) {
       const pipeline = await this.analyses.pipeline(analysisId, dto.modelKey, signatureIndex);
       if (pipeline?.task !== 'survival')
@@ -87,6 +93,7 @@ export class PredictionsService {
         modelKey: dto.modelKey,
         signatureIndex,
         times: dto.times,
+        explain: dto.explain ?? false,
       });
       const predictionId = String(row.id);
       await this.jobs.enqueue(PREDICTION_JOB, { predictionId }, { projectId: String(row.project_id), manager: tx });

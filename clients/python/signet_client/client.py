@@ -493,10 +493,14 @@ class SignetClient:
         path = f"/analysis/{_id(analysis_id)}/configurations/{int(offset)}/{int(count)}"
         return cast(ConfigurationPage, self._get(path, "Get configurations"))
 
-    def get_out_of_fold_predictions(self, analysis_id: str, model_key: str = "best") -> OutOfFoldPredictions:
-        """The out-of-fold predictions the model's estimate was computed from, per sample, beside the actual outcome."""
+    def get_out_of_fold_predictions(self, analysis_id: str, model_key: str = "best", explain: bool = False) -> OutOfFoldPredictions:
+        """
+        The out-of-fold predictions the model's estimate was computed from, per sample, beside the actual outcome;
+        ``explain=True``: with each sample's ``explanation`` (by the signature refitted on the folds without it).
+        """
         path = f"/analysis/{_id(analysis_id)}/outOfFoldPredictions"
-        return cast(OutOfFoldPredictions, self._get(path, "Get out-of-fold predictions", query={"modelKey": model_key}))
+        query = {"modelKey": model_key, **({"explain": "true"} if explain else {})}
+        return cast(OutOfFoldPredictions, self._get(path, "Get out-of-fold predictions", query=query))
 
     def get_out_of_fold_predictions_csv(self, analysis_id: str, model_key: str = "best") -> str:
         """The out-of-fold predictions as CSV text."""
@@ -543,9 +547,17 @@ class SignetClient:
 
     # ---- predictions -----------------------------------------------------------------------------
 
-    def predict_outcome(self, analysis_id: str, dataset_id: str, model_key: str = "best", signature_index: int = 0) -> str:
-        """Applies a model of a finished analysis to a dataset; returns the prediction id."""
-        body = {"modelKey": model_key, "signatureIndex": signature_index}
+    def predict_outcome(
+        self, analysis_id: str, dataset_id: str, model_key: str = "best", signature_index: int = 0, explain: bool = False
+    ) -> str:
+        """
+        Applies a model of a finished analysis to a dataset; returns the prediction id. ``explain=True``: each row of the
+        result then has an ``explanation`` (the contribution of each feature and a base value, adding up to the model's
+        output on the stated scale).
+        """
+        body: Dict[str, Any] = {"modelKey": model_key, "signatureIndex": signature_index}
+        if explain:
+            body["explain"] = True
         path = f"/analysis/{_id(analysis_id)}/predict/{_id(dataset_id)}"
         return str(self._post(path, "Predict outcome", body)["predictionId"])
 

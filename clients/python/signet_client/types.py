@@ -414,6 +414,141 @@ class KaplanMeierByRiskGroup(TypedDict):
     logRank: LogRank
 
 
+#: The methods of Shapley values: exact (closed form, tree, kernel, every coalition) or sampled with standard errors.
+ShapleyMethod = Literal["closedForm", "exactTree", "exactKernel", "enumeration", "sampling"]
+
+
+class FeatureContribution(TypedDict):
+    name: str
+    #: mean absolute contribution over the out-of-fold predictions
+    value: float
+    cis: List[float]
+
+
+class _FeatureContributionsOutputBase(TypedDict):
+    features: List[FeatureContribution]
+
+
+_FeatureContributionsOutputClass = TypedDict("_FeatureContributionsOutputClass", {"class": str}, total=False)
+
+
+class FeatureContributionsOutput(_FeatureContributionsOutputBase, _FeatureContributionsOutputClass):
+    """One output explained: its ``class`` (classification) and the features from the largest mean absolute contribution."""
+
+
+class FeatureContributions(TypedDict):
+    #: the model output the contributions add up to (log-odds, probability, prediction, ...)
+    scale: str
+    method: ShapleyMethod
+    #: one per output explained: the positive class of a binary outcome, each class of more, or the one output
+    outputs: List[FeatureContributionsOutput]
+
+
+class IceCurve(TypedDict):
+    #: the sample (its position among the analysed samples)
+    row: int
+    values: List[float]
+
+
+class _PartialDependenceOutputBase(TypedDict):
+    #: per grid value: the mean output over the samples
+    average: List[float]
+    curves: List[IceCurve]
+
+
+_PartialDependenceOutputClass = TypedDict("_PartialDependenceOutputClass", {"class": str}, total=False)
+
+
+class PartialDependenceOutput(_PartialDependenceOutputBase, _PartialDependenceOutputClass):
+    """One output (classification: the probability of ``class``) over the grid: the average and the ICE curves."""
+
+
+class _PartialDependenceFeatureBase(TypedDict):
+    feature: str
+    kind: Literal["numerical", "categorical"]
+    #: numerical: values over the observed range; categorical: 0, 1, ... (positions in labels)
+    grid: List[float]
+    outputs: List[PartialDependenceOutput]
+
+
+class PartialDependenceFeature(_PartialDependenceFeatureBase, total=False):
+    #: categorical: each observed category
+    labels: List[str]
+
+
+class _PartialDependenceBase(TypedDict):
+    output: Literal["probability", "prediction", "survival probability"]
+    features: List[PartialDependenceFeature]
+
+
+class PartialDependence(_PartialDependenceBase, total=False):
+    #: survival: the time of the survival probability (the median of the observed times)
+    survivalTime: float
+
+
+class PrecisionRecallPoint(TypedDict):
+    recall: float
+    precision: float
+    threshold: float
+
+
+PrecisionRecallCurve = TypedDict(
+    "PrecisionRecallCurve",
+    {"class": str, "averagePrecision": float, "cis": List[float], "prevalence": float, "points": List[PrecisionRecallPoint]},
+)
+
+
+class _ThresholdRowBase(TypedDict):
+    threshold: float
+    calledPositive: int
+    sensitivity: float
+    sensitivityCis: List[float]
+    specificity: float
+    specificityCis: List[float]
+
+
+class ThresholdRow(_ThresholdRowBase, total=False):
+    #: absent when no sample is called positive (ppv) or negative (npv)
+    ppv: float
+    ppvCis: List[float]
+    npv: float
+    npvCis: List[float]
+
+
+class YoudenRow(ThresholdRow):
+    #: Youden's J: sensitivity + specificity - 1
+    j: float
+
+
+ThresholdTable = TypedDict("ThresholdTable", {"class": str, "rows": List[ThresholdRow], "youden": YoudenRow})
+
+
+class TimeDependentAucPoint(TypedDict):
+    #: the quartile of the event times (0.25, 0.5, 0.75)
+    quantile: float
+    time: float
+    auc: float
+    cis: List[float]
+
+
+TimeDependentAuc = List[TimeDependentAucPoint]
+
+
+class BrierPoint(TypedDict):
+    time: float
+    brier: float
+    cis: List[float]
+
+
+class BrierScore(TypedDict):
+    points: List[BrierPoint]
+    #: the integrated Brier score: the mean of the curve over its range (0 is perfect)
+    integrated: float
+    integratedCis: List[float]
+    #: the integrated Brier score of the Kaplan-Meier curve of all samples
+    reference: float
+
+
 #: One plot by its name, typed by its kind: ``{"ROC Curve": [...]}`` has one key (more plot names may be added).
 Plot = TypedDict(
     "Plot",
@@ -421,12 +556,18 @@ Plot = TypedDict(
         "Feature Importance": FeatureImportance,
         "Progressive Feature Importance": ProgressiveFeatureImportance,
         "Feature Stability": FeatureStability,
+        "Feature Contributions": FeatureContributions,
+        "Partial Dependence": PartialDependence,
         "ROC Curve": RocCurve,
+        "Precision-Recall Curve": PrecisionRecallCurve,
+        "Threshold Table": ThresholdTable,
         "Calibration": Calibration,
         "Confusion Matrix": ConfusionMatrix,
         "Probabilities": Probabilities,
         "Predicted vs Actual": PredictedVsActual,
         "Kaplan-Meier by Risk Group": KaplanMeierByRiskGroup,
+        "Time-dependent AUC": TimeDependentAuc,
+        "Brier Score": BrierScore,
     },
     total=False,
 )
@@ -436,7 +577,13 @@ PLOT_SCHEMA_TYPES: Dict[str, Any] = {
     "FeatureImportance": FeatureImportance,
     "ProgressiveFeatureImportance": ProgressiveFeatureImportance,
     "FeatureStability": FeatureStability,
+    "FeatureContributions": FeatureContributions,
+    "PartialDependence": PartialDependence,
     "RocCurve": RocCurve,
+    "PrecisionRecallCurve": PrecisionRecallCurve,
+    "ThresholdTable": ThresholdTable,
+    "TimeDependentAuc": TimeDependentAuc,
+    "BrierScore": BrierScore,
     "Calibration": Calibration,
     "ConfusionMatrix": ConfusionMatrix,
     "Probabilities": Probabilities,
@@ -548,6 +695,33 @@ class ConfigurationPage(TypedDict):
     data: List[Configuration]
 
 
+class _ExplainedOutputBase(TypedDict):
+    #: the output: base + the sum of the contributions
+    value: float
+    #: the mean output over the model's background of training samples
+    base: float
+    #: feature -> contribution
+    contributions: Dict[str, float]
+
+
+_ExplainedOutputClass = TypedDict("_ExplainedOutputClass", {"class": str}, total=False)
+
+
+class ExplainedOutput(_ExplainedOutputBase, _ExplainedOutputClass, total=False):
+    #: method sampling: feature -> standard error of its contribution
+    standardErrors: Dict[str, float]
+
+
+class Explanation(TypedDict):
+    #: the model's output the base and the contributions add up to, before any calibration
+    scale: Literal[
+        "prediction", "log-odds", "softmax score", "probability", "decision value", "one-vs-one decision sum", "log relative hazard", "risk"
+    ]
+    method: ShapleyMethod
+    #: one per output explained: the positive class (binary), each class, or the one output
+    outputs: List[ExplainedOutput]
+
+
 class _OutOfFoldRowBase(TypedDict):
     #: zero-based row of the dataset
     row: int
@@ -565,6 +739,8 @@ class OutOfFoldRow(_OutOfFoldRowBase, total=False):
     probabilities: Dict[str, float]
     #: survival: higher is an earlier event
     risk: float
+    #: explain=True: the Shapley values of the sample's prediction by the signature refitted without it
+    explanation: Explanation
 
 
 class OutOfFoldPredictions(TypedDict):
@@ -588,6 +764,8 @@ class PredictionRow(_PredictionRowBase, total=False):
     probabilities: Dict[str, float]
     #: survival: higher is an earlier event
     risk: float
+    #: explain=True in predict_outcome: the Shapley values of the prediction
+    explanation: Explanation
 
 
 class PredictionResult(TypedDict):

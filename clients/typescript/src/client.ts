@@ -37,6 +37,7 @@ export type ConfigurationPage = Schemas['ConfigurationPage'];
 export type OutOfFoldPredictions = Schemas['OutOfFoldPredictions'];
 export type PredictionStatus = Schemas['PredictionStatus'];
 export type PredictionResult = Schemas['PredictionResult'];
+export type Explanation = Schemas['Explanation'];
 export type AnalyzeParameters = Schemas['AnalyzeDto'];
 export type CreateDatasetOptions = Omit<Schemas['CreateDatasetDto'], 'projectId' | 'name' | 'fileSizeInBytes'>;
 /** The attributes of an image upload (init): the project, the dataset's name, and the CSV's layout. */
@@ -440,10 +441,12 @@ export class SignetClient {
   }
 
   /** The out-of-fold predictions of a model, per sample, beside the actual outcome (JSON). */
-  async outOfFoldPredictions(analysisId: string, modelKey: string): Promise<OutOfFoldPredictions> {
+  /** The out-of-fold predictions per sample; `explain`: with each one's explanation (by the signature refitted without it). */
+  async outOfFoldPredictions(analysisId: string, modelKey: string, options: { explain?: boolean } = {}): Promise<OutOfFoldPredictions> {
+    const query = options.explain ? { modelKey, explain: 'true' as const } : { modelKey };
     return this.call(
       'GET outOfFoldPredictions',
-      this.api.GET('/api/public/v1/analysis/{analysisId}/outOfFoldPredictions', { params: { path: { analysisId }, query: { modelKey } } }),
+      this.api.GET('/api/public/v1/analysis/{analysisId}/outOfFoldPredictions', { params: { path: { analysisId }, query } }),
     );
   }
 
@@ -516,9 +519,19 @@ export class SignetClient {
 
   // --- predictions
 
-  /** Starts predicting a dataset with a model of the analysis' result; returns the prediction id. */
-  async predict(analysisId: string, datasetId: string, modelKey: string, signatureIndex?: number): Promise<string> {
-    const body = signatureIndex === undefined ? { modelKey } : { modelKey, signatureIndex };
+  /**
+   * Starts predicting a dataset with a model of the analysis' result; returns the prediction id. `explain`: each row
+   * of the result then has its explanation (each feature's contribution and a base value, adding up to the model's
+   * output on the stated scale); `times`: survival models' times of the survival probabilities.
+   */
+  async predict(
+    analysisId: string,
+    datasetId: string,
+    modelKey: string,
+    signatureIndex?: number,
+    options: { explain?: boolean; times?: number[] } = {},
+  ): Promise<string> {
+    const body = { modelKey, ...(signatureIndex === undefined ? {} : { signatureIndex }), ...options };
     const { predictionId } = await this.call(
       'POST predict',
       this.api.POST('/api/public/v1/analysis/{analysisId}/predict/{datasetId}', { params: { path: { analysisId, datasetId } }, body }),

@@ -860,6 +860,11 @@ export interface components {
             signatureIndex?: number;
             /** @description survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times) */
             times?: number[];
+            /**
+             * @description add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)
+             * @default false
+             */
+            explain?: boolean;
         };
         RegressionOutcome: {
             /** @description the numerical feature to predict */
@@ -1126,20 +1131,12 @@ export interface components {
             signatures: string[][];
             /** @description equivalent signatures found in all */
             signatureCount?: number;
-            /** @description metric name -> estimate on new data, bias-corrected for the choice among the configurations (BBC-CV) */
+            /** @description metric name -> estimate */
             performance: {
                 [key: string]: number;
             };
             /** @description metric name -> 95% interval */
             performanceCis?: {
-                [key: string]: number[];
-            };
-            /** @description metric name -> value on this model's own out-of-fold predictions (the value its plots show: the ROC curve's area, the confusion matrix's sensitivity); not corrected for the choice among the configurations */
-            pooledPerformance?: {
-                [key: string]: number;
-            };
-            /** @description metric name -> 95% bootstrap interval (the bootstraps of the ROC Curve, Calibration and Confusion Matrix plots) */
-            pooledPerformanceCis?: {
                 [key: string]: number[];
             };
             /** @description feature of a shown signature -> fraction of the cross-validation folds in which the selector chose it or one of its equivalents */
@@ -1164,20 +1161,17 @@ export interface components {
             positiveClass?: string;
             /** @description classification: how well the probabilities are calibrated */
             calibration?: {
-                /** @description log loss of the out-of-fold probabilities (absent in results of engine 0.2) */
-                logLoss?: number;
                 /** @description Brier score of the out-of-fold probabilities */
                 brier: number;
-                /** @description expected calibration error (10 bins of equal count) of the out-of-fold probabilities */
+                /** @description expected calibration error (10 bins) of the out-of-fold probabilities */
                 ece: number;
                 /**
-                 * @description present when the probabilities are calibrated (the values above are then after it): Platt scaling (two classes) or temperature scaling (more); isotonic in results of engine 0.2
+                 * @description present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression
                  * @enum {string}
                  */
-                method?: "platt" | "temperature" | "isotonic";
+                method?: "platt" | "isotonic";
                 /** @description before calibration */
                 uncalibrated?: {
-                    logLoss?: number;
                     brier: number;
                     ece: number;
                 };
@@ -1218,6 +1212,50 @@ export interface components {
             name: string;
             value: number;
         }[];
+        FeatureContributions: {
+            /** @description the model output the contributions add up to (log-odds, probability, prediction, ...) */
+            scale: string;
+            /** @enum {string} */
+            method: "closedForm" | "exactTree" | "exactKernel" | "enumeration" | "sampling";
+            /** @description one per output explained: the positive class of a binary outcome, each class of more, or the one output */
+            outputs: {
+                /** @description classification: the class whose output is explained */
+                class?: string;
+                features: {
+                    name: string;
+                    /** @description mean absolute contribution over the out-of-fold predictions */
+                    value: number;
+                    /** @description 95% interval (lower, upper) */
+                    cis: number[];
+                }[];
+            }[];
+        };
+        PartialDependence: {
+            /** @enum {string} */
+            output: "probability" | "prediction" | "survival probability";
+            /** @description survival: the time of the survival probability (the median of the observed times) */
+            survivalTime?: number;
+            features: {
+                feature: string;
+                /** @enum {string} */
+                kind: "numerical" | "categorical";
+                /** @description numerical: up to 20 values over the observed range; categorical: each observed category */
+                grid: unknown[];
+                /** @description one per output: the positive class, each class, or the one output */
+                outputs: {
+                    /** @description classification: the class whose probability this is */
+                    class?: string;
+                    /** @description per grid value: the mean output over the samples */
+                    average: number[];
+                    /** @description individual conditional expectation: at most 30 samples' outputs over the grid */
+                    curves: {
+                        /** @description the sample (its position among the analysed samples) */
+                        row: number;
+                        values: number[];
+                    }[];
+                }[];
+            }[];
+        };
         /** @description one curve per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
         RocCurve: {
             /** @description the class called positive (the others negative) */
@@ -1241,16 +1279,76 @@ export interface components {
                 cis: number[];
             }[];
         }[];
+        PrecisionRecallCurve: {
+            /** @description the class called positive */
+            class: string;
+            /** @description sum over thresholds of the recall gained x the precision (scikit-learn's average_precision_score) */
+            averagePrecision: number;
+            /** @description 95% interval (lower, upper) */
+            cis: number[];
+            /** @description share of the samples of the class: the average precision of a ranking at random */
+            prevalence: number;
+            /** @description one per distinct out-of-fold probability from the highest, at most 201 */
+            points: {
+                recall: number;
+                precision: number;
+                /** @description probability at or above which a sample is called positive */
+                threshold: number;
+            }[];
+        };
+        ThresholdTable: {
+            /** @description the class called positive */
+            class: string;
+            /** @description at the thresholds 0.05, 0.10, ..., 0.95 */
+            rows: {
+                /** @description probability at or above which a sample is called positive */
+                threshold: number;
+                calledPositive: number;
+                sensitivity: number;
+                /** @description 95% interval (lower, upper) */
+                sensitivityCis: number[];
+                specificity: number;
+                /** @description 95% interval (lower, upper) */
+                specificityCis: number[];
+                /** @description positive predictive value; absent when no sample is called positive */
+                ppv?: number;
+                /** @description 95% interval (lower, upper) */
+                ppvCis?: number[];
+                /** @description negative predictive value; absent when every sample is called positive */
+                npv?: number;
+                /** @description 95% interval (lower, upper) */
+                npvCis?: number[];
+            }[];
+            /** @description at the out-of-fold probability that maximises Youden's J */
+            youden: {
+                /** @description probability at or above which a sample is called positive */
+                threshold: number;
+                calledPositive: number;
+                sensitivity: number;
+                /** @description 95% interval (lower, upper) */
+                sensitivityCis: number[];
+                specificity: number;
+                /** @description 95% interval (lower, upper) */
+                specificityCis: number[];
+                /** @description positive predictive value; absent when no sample is called positive */
+                ppv?: number;
+                /** @description 95% interval (lower, upper) */
+                ppvCis?: number[];
+                /** @description negative predictive value; absent when every sample is called positive */
+                npv?: number;
+                /** @description 95% interval (lower, upper) */
+                npvCis?: number[];
+                /** @description Youden's J: sensitivity + specificity - 1 */
+                j: number;
+            };
+        };
         /** @description one entry per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
         Calibration: {
             class: string;
-            /** @description bins of equal count (10, fewer when probabilities tie), from the lowest probabilities */
+            /** @description the non-empty bins among 10 of width 0.1 */
             bins: {
-                /** @description the lowest probability in the bin */
                 lower: number;
-                /** @description the highest probability in the bin */
                 upper: number;
-                /** @description samples in the bin */
                 count: number;
                 meanPredicted: number;
                 /** @description fraction of the samples of the bin that are of the class */
@@ -1260,7 +1358,7 @@ export interface components {
             }[];
             /** @description Brier score */
             brier: number;
-            /** @description expected calibration error over the bins */
+            /** @description expected calibration error over the 10 bins */
             ece: number;
         }[];
         /** @description true class x predicted class (highest out-of-fold probability) */
@@ -1344,17 +1442,48 @@ export interface components {
                 pValue: number;
             };
         };
+        /** @description cumulative/dynamic AUC at the quartiles of the event times */
+        TimeDependentAuc: {
+            /** @description the quartile of the event times (0.25, 0.5, 0.75) */
+            quantile: number;
+            time: number;
+            /** @description chance that a sample with an event by the time has a higher out-of-fold risk score than one event free after it (IPCW) */
+            auc: number;
+            /** @description 95% interval (lower, upper) */
+            cis: number[];
+        }[];
+        BrierScore: {
+            /** @description the Brier score (IPCW) at event times from the first to the third quartile of the event times */
+            points: {
+                time: number;
+                brier: number;
+                /** @description 95% interval (lower, upper) */
+                cis: number[];
+            }[];
+            /** @description the integrated Brier score: the mean of the curve over its range (0 is perfect) */
+            integrated: number;
+            /** @description 95% interval (lower, upper) */
+            integratedCis: number[];
+            /** @description the integrated Brier score of the Kaplan-Meier curve of all samples */
+            reference: number;
+        };
         /** @description plot name -> plot values (more plot names may be added) */
         Plot: {
             "Feature Importance"?: components["schemas"]["FeatureImportance"];
             "Progressive Feature Importance"?: components["schemas"]["ProgressiveFeatureImportance"];
             "Feature Stability"?: components["schemas"]["FeatureStability"];
+            "Feature Contributions"?: components["schemas"]["FeatureContributions"];
+            "Partial Dependence"?: components["schemas"]["PartialDependence"];
             "ROC Curve"?: components["schemas"]["RocCurve"];
+            "Precision-Recall Curve"?: components["schemas"]["PrecisionRecallCurve"];
+            "Threshold Table"?: components["schemas"]["ThresholdTable"];
             Calibration?: components["schemas"]["Calibration"];
             "Confusion Matrix"?: components["schemas"]["ConfusionMatrix"];
             Probabilities?: components["schemas"]["Probabilities"];
             "Predicted vs Actual"?: components["schemas"]["PredictedVsActual"];
             "Kaplan-Meier by Risk Group"?: components["schemas"]["KaplanMeierByRiskGroup"];
+            "Time-dependent AUC"?: components["schemas"]["TimeDependentAuc"];
+            "Brier Score"?: components["schemas"]["BrierScore"];
         };
         AvailablePlots: {
             /**
@@ -1398,47 +1527,14 @@ export interface components {
             interpretable: boolean;
             /** @description the primary metric */
             metric: string;
-            /** @description pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated); droppedEarly: on the samples evaluated when dropped */
+            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions) */
             value: number | null;
-            /** @description a calibrated configuration: the pooled out-of-fold value of its probabilities before calibration */
+            /** @description a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by */
             uncalibratedValue?: number;
-            /**
-             * @description the calibration its probabilities go through (absent: none lowered their log loss and Brier score)
-             * @enum {string}
-             */
-            calibration?: "platt" | "temperature";
             /** @description mean size of its selector signature over the training folds */
             signatureSize: number;
             /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
             droppedEarly: boolean;
-            /** @description the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader) */
-            standardError?: number;
-            /** @description the winner rule: its value is within one standard error of the leader's */
-            tiedOnMetric?: boolean;
-            /** @description classification: the log loss of its out-of-fold probabilities (calibrated when it is) */
-            logLoss?: number;
-            /** @description classification, tied on the metric: the standard error of its log loss above the lowest of those tied on the metric (0 for that one) */
-            logLossStandardError?: number;
-            /** @description the winner rule: tied with the leader, on the metric and, for classification, on the log loss */
-            tied?: boolean;
-            /** @description the winner rule's simplicity keys, in the order it compares them */
-            simplicity?: {
-                /** @description mean signature size, rounded (fewer first) */
-                features: number;
-                /**
-                 * @description from the most to the least interpretable
-                 * @enum {string}
-                 */
-                family: "linear" | "tree" | "svm-linear" | "forest" | "svm-rbf";
-                /** @description within the family: smaller is more strongly regularised (smaller first) */
-                flexibility: number;
-            };
-            /** @description position in the simplicity order (1 = simplest): best is the tied row with the smallest */
-            simplicityRank?: number;
-            /** @description an interpretable configuration, when the result has an interpretable model: against the best interpretable one */
-            interpretableStandardError?: number;
-            /** @description an interpretable configuration: tied with the best interpretable one */
-            interpretableTied?: boolean;
             /**
              * @description the model of the result it became
              * @enum {string}
@@ -1482,6 +1578,37 @@ export interface components {
                 };
                 /** @description survival: higher is an earlier event */
                 risk?: number;
+                /** @description explain=true: the Shapley values of the sample's prediction by the reference signature refitted on the plot fold that held it out (close to, not equal to, the prediction above) */
+                explanation?: components["schemas"]["Explanation"];
+            }[];
+        };
+        /** @description interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output */
+        Explanation: {
+            /**
+             * @description the model's output the base and the contributions add up to, before any calibration (README, Explanations)
+             * @enum {string}
+             */
+            scale: "prediction" | "log-odds" | "softmax score" | "probability" | "decision value" | "one-vs-one decision sum" | "log relative hazard" | "risk";
+            /**
+             * @description how the Shapley values were computed: exactly, or by sampling with standard errors
+             * @enum {string}
+             */
+            method: "closedForm" | "exactTree" | "exactKernel" | "enumeration" | "sampling";
+            outputs: {
+                /** @description classification: the class whose output this is */
+                class?: string;
+                /** @description the output: base + the sum of the contributions */
+                value: number;
+                /** @description the mean output over the model's background of training samples */
+                base: number;
+                /** @description feature -> contribution */
+                contributions: {
+                    [key: string]: number;
+                };
+                /** @description method sampling: feature -> standard error of its contribution */
+                standardErrors?: {
+                    [key: string]: number;
+                };
             }[];
         };
         PredictionRef: {
@@ -1564,6 +1691,8 @@ export interface components {
                 }[];
                 /** @description survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does */
                 medianSurvivalTime?: number;
+                /** @description explain: true in the predict body: the Shapley values of the prediction */
+                explanation?: components["schemas"]["Explanation"];
             }[];
         };
         /** @description the answer to a request the service refused or could not carry out (HTTP 200) */
@@ -3669,6 +3798,8 @@ export interface operations {
     resultDetailsOutOfFold: {
         parameters: {
             query: {
+                /** @description JSON: add each sample's explanation (the Shapley values of its prediction) */
+                explain?: "true" | "false";
                 format?: "json" | "csv";
                 modelKey: unknown;
             };
@@ -4165,6 +4296,7 @@ export interface operations {
              *     - `notFound-110-1-1`: unknown dataset
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
              *     - `notFound-140-1-1`: modelKey not in the result
              *     - `badRequest-150-0-1`: signatureIndex is not the index of a signature shown in the result for that model
              *     - `badRequest-150-3-1`: the dataset lacks columns the model uses

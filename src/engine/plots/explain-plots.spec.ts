@@ -230,7 +230,7 @@ describe('Partial Dependence', () => {
     if (!v) throw new Error('no partial dependence');
     expect(v.features.map((f) => f.feature)).toEqual(features.map((j) => prepared.features[j].name));
     v.features.forEach((f, j) => {
-      const grid = f.grid as number[];
+      const grid = f.grid;
       const avg = f.outputs[0].average;
       expect(grid.length).toBeGreaterThan(5);
       const slope = (view.originalCoefficients as number[])[j];

@@ -19,8 +19,10 @@ export interface PartialDependenceOutput {
 export interface PartialDependenceEntry {
   feature: string;
   kind: 'numerical' | 'categorical';
-  /** numerical: values from the lowest to the highest observed; categorical: each observed category */
-  grid: (number | string)[];
+  /** numerical: values from the lowest to the highest observed; categorical: 0, 1, ... (the positions of `labels`) */
+  grid: number[];
+  /** categorical: each observed category */
+  labels?: string[];
   outputs: PartialDependenceOutput[];
 }
 
@@ -102,9 +104,10 @@ export const PARTIAL_DEPENDENCE = definePlot({
             kind: { type: 'string', enum: ['numerical', 'categorical'] },
             grid: {
               type: 'array',
-              items: {},
-              description: `numerical: up to ${PD_GRID_MAX} values over the observed range; categorical: each observed category`,
+              items: { type: 'number' },
+              description: `numerical: up to ${PD_GRID_MAX} values over the observed range; categorical: 0, 1, ... (positions in labels)`,
             },
+            labels: { type: 'array', items: { type: 'string' }, description: 'categorical: each observed category' },
             outputs: { type: 'array', items: OUTPUT, description: 'one per output: the positive class, each class, or the one output' },
           },
           required: ['feature', 'kind', 'grid', 'outputs'],
@@ -133,7 +136,8 @@ export const PARTIAL_DEPENDENCE = definePlot({
       return {
         feature: f.name,
         kind: f.kind,
-        grid: f.kind === 'categorical' ? codes.map((c) => f.levels[c]) : values,
+        grid: f.kind === 'categorical' ? codes.map((_, k) => k) : values,
+        ...(f.kind === 'categorical' ? { labels: codes.map((c) => f.levels[c]) } : {}),
         outputs: shown.map((c) => ({
           ...(ctx.task === 'classification' ? { class: ctx.classes[c] } : {}),
           average: outs.map((o) => {

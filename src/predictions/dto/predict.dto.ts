@@ -1,5 +1,5 @@
 import { Codes } from '../../common/error-codes';
-import { ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
+import { ValidateBoolean, ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
 
 export class PredictDto {
   @ValidateText('modelKey', {
@@ -25,6 +25,14 @@ export class PredictDto {
       'survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times)',
   })
   times?: number[];
+
+  @ValidateBoolean('explain', {
+    optional: true,
+    default: false,
+    description:
+      "add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)",
+  })
+  explain?: boolean;
 }
 
 export interface PredictionView {

@@ -108,7 +108,8 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
           : `Probability of surviving past ${num(v.survivalTime ?? NaN)}`;
     const charts = v.features.map((f) => {
       const categorical = f.kind === 'categorical';
-      const xs = f.grid.map((g, k) => (categorical ? k : (g as number)));
+      const xs = f.grid;
+      const label = (k: number): string => (categorical ? (f.labels?.[k] ?? String(k)) : num(f.grid[k]));
       const series = f.outputs.flatMap((o, c) => [
         ...(f.outputs.length === 1
           ? o.curves.map((curve) => ({
@@ -120,7 +121,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
           : []),
         {
           name: `${o.class !== undefined ? `${o.class}: ` : ''}average`,
-          points: o.average.map((y, k) => ({ x: xs[k], y, title: `${f.feature} = ${String(f.grid[k])}: ${num(y)}` })),
+          points: o.average.map((y, k) => ({ x: xs[k], y, title: `${f.feature} = ${label(k)}: ${num(y)}` })),
           color: PALETTE[c % PALETTE.length],
           markers: categorical,
           shape: categorical ? ('points' as const) : ('line' as const),
@@ -128,12 +129,12 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
       ]);
       return lineChart({
         title: 'Partial Dependence',
-        x: { label: categorical ? `${f.feature} (categories: ${f.grid.map(String).join(', ')})` : f.feature },
+        x: { label: categorical ? `${f.feature} (categories: ${f.grid.map(label).join(', ')})` : f.feature },
         y: { label: what, ...(v.output === 'prediction' ? {} : { domain: [0, 1] as [number, number] }) },
         series,
         table: {
           headers: [f.feature, ...f.outputs.map((o) => `${o.class !== undefined ? `${o.class}: ` : ''}average`)],
-          rows: f.grid.map((g, k) => [categorical ? String(g) : num(g as number), ...f.outputs.map((o) => num(o.average[k]))]),
+          rows: f.grid.map((_, k) => [label(k), ...f.outputs.map((o) => num(o.average[k]))]),
         },
       });
     });

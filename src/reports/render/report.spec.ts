@@ -132,7 +132,8 @@ const PLOTS: Required<ModelPlots> = {
       {
         feature: QUOTES,
         kind: 'categorical',
-        grid: [ONERROR, SCRIPT],
+        grid: [0, 1],
+        labels: [ONERROR, SCRIPT],
         outputs: [{ class: ONERROR, average: [0.3, 0.6], curves: [{ row: 4, values: [0.2, 0.7] }] }],
       },
     ],
