@@ -72,15 +72,31 @@ afterAll(async () => {
   await t.close();
 });
 
-const FEATURE_PLOTS = ['Feature Importance', 'Progressive Feature Importance', 'Feature Stability'];
-const CLASSIFICATION_PLOTS = [...FEATURE_PLOTS, 'ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities'];
+const FEATURE_PLOTS = [
+  'Feature Importance',
+  'Progressive Feature Importance',
+  'Feature Stability',
+  'Feature Contributions',
+  'Partial Dependence',
+];
+const BINARY_PLOTS = [
+  ...FEATURE_PLOTS,
+  'ROC Curve',
+  'Precision-Recall Curve',
+  'Threshold Table',
+  'Calibration',
+  'Confusion Matrix',
+  'Probabilities',
+];
+const CLASSES_PLOTS = [...FEATURE_PLOTS, 'ROC Curve', 'Calibration', 'Confusion Matrix', 'Probabilities'];
+const SURVIVAL_PLOTS = [...FEATURE_PLOTS, 'Kaplan-Meier by Risk Group', 'Time-dependent AUC', 'Brier Score'];
 
 describe('the plots of each kind of outcome', () => {
   it.each([
-    ['breast_cancer', CLASSIFICATION_PLOTS],
-    ['iris', CLASSIFICATION_PLOTS],
+    ['breast_cancer', BINARY_PLOTS],
+    ['iris', CLASSES_PLOTS],
     ['diabetes', [...FEATURE_PLOTS, 'Predicted vs Actual']],
-    ['lung', [...FEATURE_PLOTS, 'Kaplan-Meier by Risk Group']],
+    ['lung', SURVIVAL_PLOTS],
   ] as const)('%s lists its plots, and getPlot and getPlots return each', async (name, expected) => {
     const id = analyses[name];
     const avail = expectSuccess(await t.http().get(`${API}/analysis/${id}/availablePlots?modelKey=best`).set('Authorization', owner.auth));
@@ -514,6 +530,124 @@ describe('out-of-fold predictions', () => {
     expectError(await get('modelKey=best&format=xml'), 'badRequest-150-0-2');
     expectError(await get('modelKey=best&other=1'), 'badRequest-1-0-7');
   });
+});
+
+describe('explanations, as a user asks for them', () => {
+  interface Explained {
+    scale: string;
+    method: string;
+    outputs: { class?: string; value: number; base: number; contributions: Record<string, number> }[];
+  }
+  const get = (path: string, query: object = {}) => t.http().get(`${API}${path}`).query(query).set('Authorization', owner.auth);
+
+  it.each([
+    ['breast_cancer', 'probabilities'],
+    ['diabetes', 'prediction'],
+    ['lung', 'risk'],
+  ] as const)('%s: a prediction with explain: true explains every row; base + contributions = the output', async (name, _what) => {
+    const id = analyses[name];
+    const result = expectSuccess(await get(`/analysis/${id}/result`));
+    const { predictionId } = expectSuccess(
+      await t
+        .http()
+        .post(`${API}/analysis/${id}/predict/${datasets[name]}`)
+        .set('Authorization', owner.auth)
+        .send({ modelKey: 'best', explain: true }),
+    );
+    const done = await pollUntil<{ state: string }>(
+      t,
+      owner.auth,
+      `/prediction/${predictionId}/status`,
+      (x) => x.state !== 'pending' && x.state !== 'running',
+      120_000,
+    );
+    expect(done.state).toBe('finished');
+    const res = expectSuccess(await get(`/prediction/${predictionId}/result`));
+    const rows = res.predictions as {
+      prediction: number | string;
+      risk?: number;
+      probabilities?: Record<string, number>;
+      explanation: Explained;
+    }[];
+    expect(rows).toHaveLength({ breast_cancer: 569, diabetes: 442, lung: 228 }[name]);
+    const signature: string[] = result.models.best.signatures[0];
+    for (const r of rows) {
+      const e = r.explanation;
+      expect(e.outputs).toHaveLength(1);
+      const o = e.outputs[0];
+      expect(Object.keys(o.contributions).sort()).toEqual([...signature].sort());
+      const sum = Object.values(o.contributions).reduce((a, b) => a + b, o.base);
+      expect(Math.abs(sum - o.value)).toBeLessThan(1e-9);
+      if (name === 'diabetes') expect(o.value).toBeCloseTo(r.prediction as number, 9);
+      if (name === 'lung') expect(o.value).toBeCloseTo(r.risk as number, 9);
+      if (name === 'breast_cancer') {
+        expect(o.class).toBe('malignant');
+        // a higher log-odds or probability of malignant, a higher predicted probability (calibration keeps the order)
+        expect(['log-odds', 'probability', 'decision value']).toContain(e.scale);
+      }
+    }
+    if (name === 'breast_cancer') {
+      const sorted = [...rows].sort((a, b) => a.explanation.outputs[0].value - b.explanation.outputs[0].value);
+      expect((sorted[0].probabilities as Record<string, number>).malignant).toBeLessThan(
+        (sorted[sorted.length - 1].probabilities as Record<string, number>).malignant,
+      );
+    }
+    const csv = await get(`/prediction/${predictionId}/result`, { format: 'csv' });
+    const header = csv.text.split('\n')[0].split(',');
+    expect(header).toEqual(expect.arrayContaining(['base', 'explained', ...signature.map((f) => `contribution:${f}`)]));
+  });
+
+  it.each(['breast_cancer', 'diabetes', 'lung'] as const)(
+    '%s: the out-of-fold predictions with explain=true, whose mean absolute contributions are the Feature Contributions plot',
+    async (name) => {
+      const id = analyses[name];
+      const oof = expectSuccess(await get(`/analysis/${id}/outOfFoldPredictions`, { modelKey: 'best', explain: 'true' }));
+      const rows = oof.predictions as { explanation: Explained }[];
+      const plot = expectSuccess(await get(`/analysis/${id}/getPlot`, { modelKey: 'best', plotKey: 'Feature Contributions' })).plot[
+        'Feature Contributions'
+      ] as { scale: string; outputs: { features: { name: string; value: number }[] }[] };
+      expect(rows.every((r) => r.explanation.scale === plot.scale)).toBe(true);
+      for (const f of plot.outputs[0].features) {
+        const mean = rows.reduce((s, r) => s + Math.abs(r.explanation.outputs[0].contributions[f.name]), 0) / rows.length;
+        expect(mean).toBeCloseTo(f.value, 9);
+      }
+      for (const r of rows) {
+        const o = r.explanation.outputs[0];
+        expect(Math.abs(Object.values(o.contributions).reduce((a, b) => a + b, o.base) - o.value)).toBeLessThan(1e-9);
+      }
+      expectError(await get(`/analysis/${id}/outOfFoldPredictions`, { modelKey: 'best', explain: 'yes' }), 'badRequest-1-0-6');
+    },
+  );
+
+  it("breast_cancer: the threshold table's sensitivity and specificity are a recount of the out-of-fold probabilities", async () => {
+    const id = analyses.breast_cancer;
+    const oof = expectSuccess(await get(`/analysis/${id}/outOfFoldPredictions`, { modelKey: 'best' }));
+    const rows = oof.predictions as { actual: string; probabilities: Record<string, number> }[];
+    const table = expectSuccess(await get(`/analysis/${id}/getPlot`, { modelKey: 'best', plotKey: 'Threshold Table' })).plot[
+      'Threshold Table'
+    ];
+    for (const r of [...table.rows, table.youden] as { threshold: number; sensitivity: number; specificity: number }[]) {
+      const called = rows.map((x) => x.probabilities.malignant >= r.threshold);
+      const pos = rows.filter((x) => x.actual === 'malignant').length;
+      const tp = rows.filter((x, i) => called[i] && x.actual === 'malignant').length;
+      const tn = rows.filter((x, i) => !called[i] && x.actual !== 'malignant').length;
+      expect(r.sensitivity).toBeCloseTo(tp / pos, 12);
+      expect(r.specificity).toBeCloseTo(tn / (rows.length - pos), 12);
+    }
+  });
+
+  it.each(['breast_cancer', 'diabetes', 'lung'] as const)(
+    '%s: the report draws every plot the model lists, the new ones among them',
+    async (name) => {
+      const id = analyses[name];
+      const avail = expectSuccess(await get(`/analysis/${id}/availablePlots`, { modelKey: 'best' })).plots as string[];
+      const report = await get(`/analysis/${id}/report`);
+      expect(report.status).toBe(200);
+      for (const plot of avail)
+        expect({ plot, drawn: report.text.includes(`data-plot="${plot}" data-model="best"`) }).toEqual({ plot, drawn: true });
+      expect(avail).toEqual(expect.arrayContaining(['Feature Contributions', 'Partial Dependence']));
+    },
+  );
 });
 
 describe('survival predictions', () => {

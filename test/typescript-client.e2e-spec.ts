@@ -84,6 +84,11 @@ describe('the TypeScript client', () => {
       'Feature Importance': best.signatures[0].length,
       'Progressive Feature Importance': best.signatures[0].length,
       'Feature Stability': new Set(best.signatures.flat()).size,
+      // objects: one each
+      'Feature Contributions': 1,
+      'Partial Dependence': 1,
+      'Precision-Recall Curve': 1,
+      'Threshold Table': 1,
       // one curve and one calibration entry for the positive class; one probability entry per true class
       'ROC Curve': 1,
       Calibration: 1,

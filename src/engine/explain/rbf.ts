@@ -1,5 +1,4 @@
-import type { Design } from '../models/common';
-import type { KernelHead } from '../models/shapley-form';
+import type { KernelExpansions } from '../models/shapley-form';
 import { coalitionSizes, coalitionWeights, shapleyFromCoalitions } from './coalitions';
 import type { Players, ShapleyInput } from './types';
 
@@ -54,7 +53,8 @@ export function gaussLegendre(count: number): { nodes: Float64Array; weights: Fl
 
 /** factors[k * M + p] = exp(-gamma sum over p's columns (sv_k - row)^2) for the row at `at` of `data`. */
 function playerFactors(
-  head: KernelHead,
+  sv: Float64Array,
+  K: number,
   d: number,
   gamma: number,
   players: Players,
@@ -62,37 +62,15 @@ function playerFactors(
   at: number,
   out: Float64Array,
 ): void {
-  const K = head.coef.length;
   const M = players.count;
   out.fill(0, 0, K * M);
   for (let k = 0; k < K; k++) {
     for (let j = 0; j < d; j++) {
-      const diff = head.sv[k * d + j] - data[at + j];
+      const diff = sv[k * d + j] - data[at + j];
       out[k * M + players.of[j]] += diff * diff;
     }
     for (let p = 0; p < M; p++) out[k * M + p] = Math.exp(-gamma * out[k * M + p]);
   }
-}
-
-/** The machine's kernel sum (without rho) at each row: sum_k coef_k prod_p factors. */
-function kernelSums(head: KernelHead, X: Design, gamma: number, players: Players): { sums: Float64Array; factors: Float64Array } {
-  const K = head.coef.length;
-  const M = players.count;
-  const factors = new Float64Array(X.rows * K * M);
-  const sums = new Float64Array(X.rows);
-  const one = new Float64Array(K * M);
-  for (let r = 0; r < X.rows; r++) {
-    playerFactors(head, X.cols, gamma, players, X.data, r * X.cols, one);
-    factors.set(one, r * K * M);
-    let s = 0;
-    for (let k = 0; k < K; k++) {
-      let prod = head.coef[k];
-      for (let p = 0; p < M; p++) prod *= one[k * M + p];
-      s += prod;
-    }
-    sums[r] = s;
-  }
-  return { sums, factors };
 }
 
 /** Whether the coalition table is used for this many players and support vectors. */
@@ -100,8 +78,11 @@ export function usesCoalitions(players: number, supportVectors: number): boolean
   return players <= SUBSET_MAX_PLAYERS && supportVectors * 2 ** players <= SUBSET_MAX_TABLE;
 }
 
+/** Adds each head's Shapley values of a row (heads x players, into phi) from its factors a (K x M). */
+type RowMethod = (a: Float64Array, phi: Float64Array) => void;
+
 export function rbfShapley(
-  heads: KernelHead[],
+  machines: KernelExpansions,
   gamma: number,
   offset: number,
   factor: number,
@@ -110,78 +91,95 @@ export function rbfShapley(
   way?: 'coalitions' | 'quadrature',
 ): { base: Float64Array; values: Float64Array; output: Float64Array } {
   const n = X.rows;
-  const H = heads.length;
+  const d = X.cols;
+  const { sv, coefs, rho } = machines;
+  const H = coefs.length;
+  const K = H > 0 ? coefs[0].length : 0;
   const M = players.count;
   const B = background.rows;
+  // the background's factors, (row x K + k) x M
+  const c = new Float64Array(B * K * M);
+  const one = new Float64Array(K * M);
+  for (let r = 0; r < B; r++) {
+    playerFactors(sv, K, d, gamma, players, background.data, r * d, one);
+    c.set(one, r * K * M);
+  }
+  // each head's kernel sum at each background row: the base value
+  const base = Float64Array.from(coefs, (coef, h) => {
+    let s = 0;
+    for (let r = 0; r < B; r++)
+      for (let k = 0; k < K; k++) {
+        let prod = coef[k];
+        for (let p = 0; p < M; p++) prod *= c[(r * K + k) * M + p];
+        s += prod;
+      }
+    return offset + factor * (s / Math.max(1, B) - rho[h]);
+  });
+  const coalitions = way ? way === 'coalitions' : usesCoalitions(M, K);
+  const explain = coalitions ? coalitionMethod(coefs, c, K, B, M) : quadratureMethod(coefs, c, K, B, M);
   const values = new Float64Array(n * H * M);
   const output = new Float64Array(n * H);
-  const base = new Float64Array(H);
-  const phi = new Float64Array(M);
-  heads.forEach((head, h) => {
-    const K = head.coef.length;
-    const bg = kernelSums(head, background, gamma, players);
-    base[h] = offset + factor * (bg.sums.reduce((s, v) => s + v, 0) / Math.max(1, B) - head.rho);
-    const a = new Float64Array(K * M);
-    const coalitions = way ? way === 'coalitions' : usesCoalitions(M, K);
-    const explain = coalitions ? coalitionMethod(head, bg.factors, B, M) : quadratureMethod(head, bg.factors, B, M);
-    for (let i = 0; i < n; i++) {
-      playerFactors(head, X.cols, gamma, players, X.data, i * X.cols, a);
+  const a = new Float64Array(K * M);
+  const phi = new Float64Array(H * M);
+  for (let i = 0; i < n; i++) {
+    playerFactors(sv, K, d, gamma, players, X.data, i * d, a);
+    for (let h = 0; h < H; h++) {
       let s = 0;
       for (let k = 0; k < K; k++) {
-        let prod = head.coef[k];
+        let prod = coefs[h][k];
         for (let p = 0; p < M; p++) prod *= a[k * M + p];
         s += prod;
       }
-      output[i * H + h] = offset + factor * (s - head.rho);
-      explain(a, phi);
-      for (let p = 0; p < M; p++) values[(i * H + h) * M + p] = factor * phi[p];
+      output[i * H + h] = offset + factor * (s - rho[h]);
     }
-  });
+    explain(a, phi);
+    for (let q = 0; q < H * M; q++) values[i * H * M + q] = factor * phi[q];
+  }
   return { base, values, output };
 }
 
-/** The coalition table of one machine: phi of a row from its factors a (K x M). */
-function coalitionMethod(head: KernelHead, c: Float64Array, B: number, M: number): (a: Float64Array, phi: Float64Array) => void {
-  const K = head.coef.length;
+/**
+ * The coalition table: h_k(T) = mean over the background of prod_{p in T} c_kbp for every support vector k and set T,
+ * once; a row's coalition values per head are then sum_k coef_hk prod_{p in S} a_kp h_k(complement of S).
+ */
+function coalitionMethod(coefs: Float64Array[], c: Float64Array, K: number, B: number, M: number): RowMethod {
+  const H = coefs.length;
   const C = 1 << M;
   const full = C - 1;
-  // table[k * C + T] = mean over the background of prod_{p in T} c_kbp
   const table = new Float64Array(K * C);
   const prod = new Float64Array(C);
   for (let k = 0; k < K; k++) {
     for (let r = 0; r < B; r++) {
       const at = (r * K + k) * M;
       prod[0] = 1;
-      for (let T = 1; T < C; T++) {
-        const low = 31 - Math.clz32(T & -T);
-        prod[T] = prod[T & (T - 1)] * c[at + low];
-      }
+      for (let T = 1; T < C; T++) prod[T] = prod[T & (T - 1)] * c[at + 31 - Math.clz32(T & -T)];
       for (let T = 0; T < C; T++) table[k * C + T] += prod[T] / B;
     }
   }
   const weights = coalitionWeights(M);
   const sizes = coalitionSizes(M);
-  const v = new Float64Array(C);
+  const v = new Float64Array(H * C);
   return (a, phi) => {
     v.fill(0);
     for (let k = 0; k < K; k++) {
-      const coef = head.coef[k];
-      if (coef === 0) continue;
-      prod[0] = coef;
       const at = k * M;
-      for (let S = 1; S < C; S++) {
-        const low = 31 - Math.clz32(S & -S);
-        prod[S] = prod[S & (S - 1)] * a[at + low];
+      prod[0] = 1;
+      for (let S = 1; S < C; S++) prod[S] = prod[S & (S - 1)] * a[at + 31 - Math.clz32(S & -S)];
+      for (let S = 0; S < C; S++) prod[S] *= table[k * C + (full ^ S)];
+      for (let h = 0; h < H; h++) {
+        const coef = coefs[h][k];
+        if (coef === 0) continue;
+        const vh = h * C;
+        for (let S = 0; S < C; S++) v[vh + S] += coef * prod[S];
       }
-      for (let S = 0; S < C; S++) v[S] += prod[S] * table[k * C + (full ^ S)];
     }
-    shapleyFromCoalitions(v, M, weights, sizes, phi, 0);
+    for (let h = 0; h < H; h++) shapleyFromCoalitions(v.subarray(h * C, (h + 1) * C), M, weights, sizes, phi, h * M);
   };
 }
 
-/** Owen's integral by Gauss-Legendre quadrature, over every (support vector, background row): phi from factors a. */
-function quadratureMethod(head: KernelHead, c: Float64Array, B: number, M: number): (a: Float64Array, phi: Float64Array) => void {
-  const K = head.coef.length;
+/** Owen's integral by Gauss-Legendre quadrature, over every (support vector, background row). */
+function quadratureMethod(coefs: Float64Array[], c: Float64Array, K: number, B: number, M: number): RowMethod {
+  const H = coefs.length;
   const G = Math.max(1, Math.ceil(M / 2));
   const { nodes, weights } = gaussLegendre(G);
   const m = new Float64Array(M);
@@ -190,8 +188,6 @@ function quadratureMethod(head: KernelHead, c: Float64Array, B: number, M: numbe
   return (a, phi) => {
     phi.fill(0);
     for (let k = 0; k < K; k++) {
-      const coef = head.coef[k];
-      if (coef === 0) continue;
       const ak = k * M;
       for (let r = 0; r < B; r++) {
         const cb = (r * K + k) * M;
@@ -210,7 +206,10 @@ function quadratureMethod(head: KernelHead, c: Float64Array, B: number, M: numbe
             suffix *= m[p];
           }
         }
-        for (let p = 0; p < M; p++) phi[p] += (coef * (a[ak + p] - c[cb + p]) * acc[p]) / B;
+        for (let p = 0; p < M; p++) {
+          const term = ((a[ak + p] - c[cb + p]) * acc[p]) / B;
+          for (let h = 0; h < H; h++) phi[h * M + p] += coefs[h][k] * term;
+        }
       }
     }
   };

@@ -343,8 +343,8 @@ describe('RBF kernel machines', () => {
   const input = { X: explainedZero, background, players: PLAYERS };
 
   it('gives the same values by the coalition table and by Owen quadrature', () => {
-    const a = rbfShapley(form.heads, form.gamma, form.offset, form.factor, input, 'coalitions');
-    const b = rbfShapley(form.heads, form.gamma, form.offset, form.factor, input, 'quadrature');
+    const a = rbfShapley(form.machines, form.gamma, form.offset, form.factor, input, 'coalitions');
+    const b = rbfShapley(form.machines, form.gamma, form.offset, form.factor, input, 'quadrature');
     for (let k = 0; k < a.values.length; k++) expect(Math.abs(a.values[k] - b.values[k])).toBeLessThan(1e-10);
   });
 

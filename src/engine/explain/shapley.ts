@@ -23,8 +23,8 @@ export function shapleyValues(form: ShapleyForm, input: ShapleyInput, options: S
       return {
         ...common,
         method: 'exactKernel',
-        heads: form.heads.length,
-        ...rbfShapley(form.heads, form.gamma, form.offset, form.factor, input),
+        heads: form.machines.coefs.length,
+        ...rbfShapley(form.machines, form.gamma, form.offset, form.factor, input),
       };
     case 'function': {
       const limit = options.maxEnumeratedPlayers ?? ENUMERATION_MAX_PLAYERS;

@@ -36,12 +36,15 @@ export interface LinearHead {
   weights: ArrayLike<number>;
 }
 
-/** One output of an RBF kernel machine: offset + factor (sum_k coef_k exp(-gamma |sv_k - x|^2) - rho). */
-export interface KernelHead {
-  coef: Float64Array;
-  /** support vectors, row-major (coef.length x design columns) */
+/**
+ * RBF kernel machines over shared support vectors: head h is offset + factor (sum_k coefs[h][k] exp(-gamma |sv_k - x|^2)
+ * - rho[h]).
+ */
+export interface KernelExpansions {
+  /** the support vectors, row-major (coefs[h].length x design columns), each once */
   sv: Float64Array;
-  rho: number;
+  coefs: Float64Array[];
+  rho: number[];
 }
 
 /**
@@ -54,7 +57,7 @@ export interface KernelHead {
 export type ShapleyForm =
   | { kind: 'linear'; scale: OutputScale; heads: LinearHead[] }
   | { kind: 'trees'; scale: OutputScale; trees: TreeArrays[]; columns: number[] }
-  | { kind: 'rbf'; scale: OutputScale; gamma: number; heads: KernelHead[]; offset: number; factor: number }
+  | { kind: 'rbf'; scale: OutputScale; gamma: number; machines: KernelExpansions; offset: number; factor: number }
   | { kind: 'function'; scale: OutputScale; heads: number; evaluate: (X: Design) => Float64Array };
 
 /** The heads a classifier with `classCount` outputs explains: the positive class (the second) of two, else every class. */

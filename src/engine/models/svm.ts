@@ -12,7 +12,7 @@ import {
   sharedDecisions,
 } from './kernel-expansion';
 import { dualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
-import type { KernelHead, LinearHead, ShapleyForm } from './shapley-form';
+import type { KernelExpansions, LinearHead, ShapleyForm } from './shapley-form';
 import { smo } from './smo';
 
 export type { Kernel } from './kernel-expansion';
@@ -185,13 +185,8 @@ export class SVM implements Model {
    */
   shapleyForm(): ShapleyForm {
     if (this.scheme === 'ovo') {
-      const sums = Array.from({ length: this.classCount }, (_, c) => {
-        const parts = this.pairs.flatMap(([a, b], k) =>
-          a === c ? [{ e: this.machines[k], sign: 1 }] : b === c ? [{ e: this.machines[k], sign: -1 }] : [],
-        );
-        return sumOfMachines(parts);
-      });
-      return machineForm(sums, this.gamma, 'one-vs-one decision sum', 0, 1);
+      const signs = Array.from({ length: this.classCount }, (_, c) => this.pairs.map(([a, b]) => (a === c ? 1 : b === c ? -1 : 0)));
+      return machineForm(this.machines, this.gamma, 'one-vs-one decision sum', 0, 1, signs);
     }
     return machineForm(this.machines, this.gamma, 'decision value', 0, 1);
   }
@@ -314,39 +309,60 @@ export class SVR implements Model {
   }
 }
 
-/** The machine whose decision value is the signed sum of the parts' (their support vectors side by side). */
-function sumOfMachines(parts: { e: Expansion; sign: number }[]): Expansion {
-  const rho = parts.reduce((s, p) => s + p.sign * p.e.rho, 0);
-  if (parts.length > 0 && parts.every((p) => p.e.w)) {
-    const w = new Float64Array((parts[0].e.w as Float64Array).length);
-    for (const p of parts) (p.e.w as Float64Array).forEach((v, j) => (w[j] += p.sign * v));
-    return { coef: new Float64Array(0), sv: new Float64Array(0), w, rho };
-  }
-  const coef = Float64Array.from(parts.flatMap((p) => Array.from(p.e.coef, (v) => p.sign * v)));
-  const sv = new Float64Array(parts.reduce((s, p) => s + p.e.sv.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    sv.set(p.e.sv, at);
-    at += p.e.sv.length;
-  }
-  return { coef, sv, w: null, rho };
-}
-
-/** Kernel machines as a Shapley form: offset + factor x each machine's decision value, linear (kept w) or RBF. */
+/**
+ * Kernel machines as a Shapley form: offset + factor x the decision value of each head, head h being the machines
+ * summed with the signs `signs[h]` (default: head h is machine h alone). Linear machines (kept w) give linear heads; RBF
+ * ones, heads over their distinct support vectors (a sample is a support vector of several one-vs-one pairs).
+ */
 function machineForm(
   machines: Expansion[],
   gamma: number,
   scale: 'decision value' | 'one-vs-one decision sum' | 'prediction',
   offset: number,
   factor: number,
+  signs: number[][] = machines.map((_, h) => machines.map((__, k) => (k === h ? 1 : 0))),
 ): ShapleyForm {
+  const rho = signs.map((sign) => machines.reduce((s, e, k) => s + sign[k] * e.rho, 0));
   if (machines.every((e) => e.w)) {
-    const heads = machines.map((e): LinearHead => ({
-      intercept: offset - factor * e.rho,
-      weights: Float64Array.from(e.w as Float64Array, (v) => factor * v),
-    }));
+    const heads = signs.map((sign, h): LinearHead => {
+      const w = new Float64Array((machines[0]?.w as Float64Array | undefined)?.length ?? 0);
+      machines.forEach((e, k) => {
+        if (sign[k] !== 0) (e.w as Float64Array).forEach((v, j) => (w[j] += factor * sign[k] * v));
+      });
+      return { intercept: offset - factor * rho[h], weights: w };
+    });
     return { kind: 'linear', scale, heads };
   }
-  const heads = machines.map((e): KernelHead => ({ coef: e.coef, sv: e.sv, rho: e.rho }));
-  return { kind: 'rbf', scale, gamma, heads, offset, factor };
+  return { kind: 'rbf', scale, gamma, machines: distinctSupportVectors(machines, signs, rho), offset, factor };
+}
+
+/** The machines' support vectors, each once (found by their bytes), with each head's summed coefficients over them. */
+function distinctSupportVectors(machines: Expansion[], signs: number[][], rho: number[]): KernelExpansions {
+  const index = new Map<string, number>();
+  const rows: Float64Array[] = [];
+  const at = machines.map((e) => {
+    const d = e.coef.length > 0 ? e.sv.length / e.coef.length : 0;
+    return Array.from(e.coef, (_, k) => {
+      const v = e.sv.subarray(k * d, (k + 1) * d);
+      const key = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
+      let u = index.get(key);
+      if (u === undefined) {
+        u = rows.length;
+        index.set(key, u);
+        rows.push(v);
+      }
+      return u;
+    });
+  });
+  const d = rows[0]?.length ?? 0;
+  const sv = new Float64Array(rows.length * d);
+  rows.forEach((v, u) => sv.set(v, u * d));
+  const coefs = signs.map((sign) => {
+    const coef = new Float64Array(rows.length);
+    machines.forEach((e, k) => {
+      if (sign[k] !== 0) e.coef.forEach((v, j) => (coef[at[k][j]] += sign[k] * v));
+    });
+    return coef;
+  });
+  return { sv, coefs, rho };
 }
