@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { eventIndicator, predict } from '../src/engine';
 import { computeMetrics, metricNames } from '../src/engine/metrics';
+import type { Configuration } from '../src/engine/grid';
 import { Rng } from '../src/engine/rng';
 import { datasetFromCsv, subsetDataset } from './csv-dataset';
 import type {
@@ -200,4 +201,14 @@ export function heldOutPerformance(pipeline: SavedPipeline, test: EngineDataset,
     { y: t.values, event: ev },
     0,
   )['Concordance Index'];
+}
+
+/** One configuration per model kind (and SVM kernel) of a grid: the first of each. */
+export function onePerKind(configs: Configuration[]): Configuration[] {
+  const seen = new Map<string, Configuration>();
+  for (const c of configs) {
+    const key = c.model.kind === 'svm' ? `svm-${c.model.kernel}` : c.model.kind;
+    if (!seen.has(key)) seen.set(key, c);
+  }
+  return [...seen.values()];
 }

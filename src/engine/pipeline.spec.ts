@@ -1,7 +1,7 @@
 import { subsetDataset } from '../../bench/csv-dataset';
-import { loadShared, parameters } from '../../bench/engine-datasets';
+import { loadShared, onePerKind, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
-import { buildGrid, Configuration } from './grid';
+import { buildGrid } from './grid';
 import { predict, type Outcome, type SavedPipeline } from './index';
 import { outputWidth, runTask, TaskData } from './pipeline';
 
@@ -12,16 +12,6 @@ const cases: [string, Outcome][] = [
   ['diabetes', { regression: 'progression' }],
   ['lung', { survival: { event: 'status', timeToEvent: 'time' } }],
 ];
-
-/** One configuration per model kind (and SVM kernel) of the typical grid. */
-function onePerKind(configs: Configuration[]): Configuration[] {
-  const seen = new Map<string, Configuration>();
-  for (const c of configs) {
-    const key = c.model.kind === 'svm' ? `svm-${c.model.kernel}` : c.model.kind;
-    if (!seen.has(key)) seen.set(key, c);
-  }
-  return [...seen.values()];
-}
 
 describe.each(cases)('saved pipelines on %s', (name, outcome) => {
   it('every model kind predicts through predict() exactly what the fitted task predicted', () => {

@@ -1,6 +1,6 @@
 import type { Design } from '../models/common';
 import { Rng } from '../rng';
-import type { Players, ShapleyInput } from './types';
+import type { ExplainedRows, Players, ShapleyInput } from './types';
 
 /**
  * Shapley values from the values of every coalition, and the two ways of getting those of an output known only
@@ -73,11 +73,7 @@ export type Evaluate = (X: Design) => Float64Array;
  * Every coalition of every row, evaluated against every background row: exact for any output, at 2^players x
  * background rows evaluations per row explained.
  */
-export function enumerationShapley(
-  evaluate: Evaluate,
-  H: number,
-  { X, background, players }: ShapleyInput,
-): { base: Float64Array; values: Float64Array; output: Float64Array } {
+export function enumerationShapley(evaluate: Evaluate, H: number, { X, background, players }: ShapleyInput): ExplainedRows {
   const n = X.rows;
   const d = X.cols;
   const M = players.count;

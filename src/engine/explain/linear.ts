@@ -1,15 +1,12 @@
 import { columnMeans } from '../models/common';
 import type { LinearHead } from '../models/shapley-form';
-import type { ShapleyInput } from './types';
+import type { ExplainedRows, ShapleyInput } from './types';
 
 /**
  * Closed form for outputs linear in the design columns: a coalition's value is linear in the columns, so player p's
  * Shapley value is sum over its columns j of w_j (x_j - mean_b b_j), and the base value intercept + sum w_j mean_b b_j.
  */
-export function linearShapley(
-  heads: LinearHead[],
-  { X, background, players }: ShapleyInput,
-): { base: Float64Array; values: Float64Array; output: Float64Array } {
+export function linearShapley(heads: LinearHead[], { X, background, players }: ShapleyInput): ExplainedRows {
   const { rows: n, cols: d, data } = X;
   const H = heads.length;
   const M = players.count;

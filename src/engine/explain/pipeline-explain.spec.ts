@@ -1,7 +1,7 @@
 import { subsetDataset } from '../../../bench/csv-dataset';
-import { loadShared, parameters } from '../../../bench/engine-datasets';
+import { loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
 import { prepareData } from '../data';
-import { buildGrid, Configuration } from '../grid';
+import { buildGrid } from '../grid';
 import { EngineInputError, predict, type EngineDataset, type Outcome, type SavedPipeline } from '../index';
 import { runTask, TaskData } from '../pipeline';
 import { BACKGROUND_SIZE } from './background';
@@ -27,16 +27,6 @@ const cases: [string, () => EngineDataset, Outcome][] = [
   ['diabetes (sex categorical)', diabetesWithCategory, { regression: 'progression' }],
   ['lung', () => loadShared('lung'), { survival: { event: 'status', timeToEvent: 'time' } }],
 ];
-
-/** One configuration per model kind (and SVM kernel) of the typical grid. */
-function onePerKind(configs: Configuration[]): Configuration[] {
-  const seen = new Map<string, Configuration>();
-  for (const c of configs) {
-    const key = c.model.kind === 'svm' ? `svm-${c.model.kernel}` : c.model.kind;
-    if (!seen.has(key)) seen.set(key, c);
-  }
-  return [...seen.values()];
-}
 
 describe.each(cases)('explained predictions of saved pipelines on %s', (name, load, outcome) => {
   const data = load();

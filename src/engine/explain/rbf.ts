@@ -1,6 +1,6 @@
 import type { KernelExpansions } from '../models/shapley-form';
 import { coalitionSizes, coalitionWeights, shapleyFromCoalitions } from './coalitions';
-import type { Players, ShapleyInput } from './types';
+import type { ExplainedRows, Players, ShapleyInput } from './types';
 
 /**
  * Exact Shapley values of RBF kernel machines. The kernel is a product over the players:
@@ -89,7 +89,7 @@ export function rbfShapley(
   { X, background, players }: ShapleyInput,
   /** the way to use (tests): by default coalitions when usesCoalitions, else quadrature */
   way?: 'coalitions' | 'quadrature',
-): { base: Float64Array; values: Float64Array; output: Float64Array } {
+): ExplainedRows {
   const n = X.rows;
   const d = X.cols;
   const { sv, coefs, rho } = machines;

@@ -1,5 +1,5 @@
 import type { TreeArrays } from '../models/tree-rule';
-import type { ShapleyInput } from './types';
+import type { ExplainedRows, ShapleyInput } from './types';
 
 /**
  * The weights of a leaf reached under constraints: a leaf that the hybrid row reaches exactly when the a players of A
@@ -152,11 +152,7 @@ function leafOf(tree: TreeArrays, next: Int32Array, off: number): number {
  * The output is the mean over the trees of leaf value column `columns[h]`, as a forest's prediction (one tree: the
  * tree's). Categorical players span several design columns: a node on any of them asks the player.
  */
-export function treeShapley(
-  trees: TreeArrays[],
-  columns: number[],
-  { X, background, players }: ShapleyInput,
-): { base: Float64Array; values: Float64Array; output: Float64Array } {
+export function treeShapley(trees: TreeArrays[], columns: number[], { X, background, players }: ShapleyInput): ExplainedRows {
   const n = X.rows;
   const H = columns.length;
   const M = players.count;

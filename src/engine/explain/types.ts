@@ -42,6 +42,9 @@ export interface ShapleyValues {
   standardErrors?: Float64Array;
 }
 
+/** What each method computes: base values, the values, and the output they add up to. */
+export type ExplainedRows = Pick<ShapleyValues, 'base' | 'values' | 'output'>;
+
 /** Options of the computation. */
 export interface ShapleyOptions {
   /** the random stream of sampling (a fixed one by default, so that the same rows get the same values) */

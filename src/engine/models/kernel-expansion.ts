@@ -160,15 +160,10 @@ export function decision(e: Expansion, X: Design, kernel: Kernel, gamma: number,
 }
 
 /**
- * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
- * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
- * vector once, then each machine's sum over its own. Equal to `decision` per machine (the same kernel values), K / 2 times
- * cheaper or so.
+ * The distinct support vectors of machines over `d` columns, found by their bytes (row-major, `count` of them), and
+ * for each machine the index of each of its support vectors among them.
  */
-export function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
-  const d = X.cols;
-  const m = machines.length;
-  // the distinct support vectors, found by their bytes
+export function distinctSupportVectors(machines: Expansion[], d: number): { sv: Float64Array; count: number; refs: Int32Array[] } {
   const index = new Map<string, number>();
   const unique: Float64Array[] = [];
   const refs = machines.map((e) =>
@@ -184,9 +179,21 @@ export function sharedDecisions(machines: Expansion[], X: Design, gamma: number,
       return u;
     }),
   );
-  const u = unique.length;
-  const sv = new Float64Array(u * d);
+  const sv = new Float64Array(unique.length * d);
   unique.forEach((v, k) => sv.set(v, k * d));
+  return { sv, count: unique.length, refs };
+}
+
+/**
+ * Decision values of kernel machines that share support vectors (one-vs-one: a sample of class a is a support
+ * vector of up to K - 1 pairs), as LIBSVM computes them: the kernel between a row and each distinct support
+ * vector once, then each machine's sum over its own. Equal to `decision` per machine (the same kernel values), K / 2 times
+ * cheaper or so.
+ */
+export function sharedDecisions(machines: Expansion[], X: Design, gamma: number, out: Float64Array): void {
+  const d = X.cols;
+  const m = machines.length;
+  const { sv, count: u, refs } = distinctSupportVectors(machines, d);
   const kv = new Float64Array(u);
   const rows = new RbfRows(sv, u, d);
   for (let i = 0; i < X.rows; i++) {

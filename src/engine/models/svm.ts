@@ -2,6 +2,7 @@ import { Rng } from '../rng';
 import { Design, Model, Target } from './common';
 import {
   decision,
+  distinctSupportVectors,
   expansion,
   Expansion,
   expansionFromJSON,
@@ -333,34 +334,17 @@ function machineForm(
     });
     return { kind: 'linear', scale, heads };
   }
-  return { kind: 'rbf', scale, gamma, machines: distinctSupportVectors(machines, signs, rho), offset, factor };
+  return { kind: 'rbf', scale, gamma, machines: sharedExpansions(machines, signs, rho), offset, factor };
 }
 
-/** The machines' support vectors, each once (found by their bytes), with each head's summed coefficients over them. */
-function distinctSupportVectors(machines: Expansion[], signs: number[][], rho: number[]): KernelExpansions {
-  const index = new Map<string, number>();
-  const rows: Float64Array[] = [];
-  const at = machines.map((e) => {
-    const d = e.coef.length > 0 ? e.sv.length / e.coef.length : 0;
-    return Array.from(e.coef, (_, k) => {
-      const v = e.sv.subarray(k * d, (k + 1) * d);
-      const key = Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('latin1');
-      let u = index.get(key);
-      if (u === undefined) {
-        u = rows.length;
-        index.set(key, u);
-        rows.push(v);
-      }
-      return u;
-    });
-  });
-  const d = rows[0]?.length ?? 0;
-  const sv = new Float64Array(rows.length * d);
-  rows.forEach((v, u) => sv.set(v, u * d));
+/** The machines' support vectors, each once, with each head's summed coefficients over them. */
+function sharedExpansions(machines: Expansion[], signs: number[][], rho: number[]): KernelExpansions {
+  const d = machines.reduce((w, e) => (e.coef.length > 0 ? e.sv.length / e.coef.length : w), 0);
+  const { sv, count, refs } = distinctSupportVectors(machines, d);
   const coefs = signs.map((sign) => {
-    const coef = new Float64Array(rows.length);
+    const coef = new Float64Array(count);
     machines.forEach((e, k) => {
-      if (sign[k] !== 0) e.coef.forEach((v, j) => (coef[at[k][j]] += sign[k] * v));
+      if (sign[k] !== 0) e.coef.forEach((v, j) => (coef[refs[k][j]] += sign[k] * v));
     });
     return coef;
   });
