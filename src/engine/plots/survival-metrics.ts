@@ -73,6 +73,11 @@ export function censoringDistribution(time: ArrayLike<number>, event: ArrayLike<
   );
 }
 
+/** A term weighted by 1 / G; none where G is 0 (no sample left uncensored to stand for it: a bootstrap can draw that). */
+function ipcw(term: number, g: number): number {
+  return g > 0 ? term / g : 0;
+}
+
 /** The quantile q of the ascending values (R's type 7). */
 function quantile(sorted: ArrayLike<number>, q: number): number {
   const pos = (sorted.length - 1) * q;
@@ -127,7 +132,7 @@ export function timeDependentAuc(
       for (; k < order.length && risk[order[k]] === r; k++) {
         const i = order[k];
         if (w[i] === 0) continue;
-        if (time[i] <= t && event[i] === 1) caseW += w[i] / stepAt(G, time[i], true);
+        if (time[i] <= t && event[i] === 1) caseW += ipcw(w[i], stepAt(G, time[i], true));
         else if (time[i] > t) controlW += w[i];
       }
       concordant += caseW * (controlsBelow + 0.5 * controlW);
@@ -160,8 +165,8 @@ export function brierScores(
     for (let i = 0; i < n; i++) {
       if (w[i] === 0) continue;
       const p = survival[i * T + k];
-      if (time[i] <= t && event[i] === 1) s += (w[i] * p * p) / stepAt(G, time[i], true);
-      else if (time[i] > t) s += (w[i] * (1 - p) * (1 - p)) / gt;
+      if (time[i] <= t && event[i] === 1) s += ipcw(w[i] * p * p, stepAt(G, time[i], true));
+      else if (time[i] > t) s += ipcw(w[i] * (1 - p) * (1 - p), gt);
     }
     return total > 0 ? s / total : NaN;
   });
