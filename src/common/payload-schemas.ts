@@ -349,7 +349,8 @@ export const PAYLOAD_SCHEMAS = {
           'log relative hazard',
           'risk',
         ],
-        description: "the model's output the base and the contributions add up to, before any calibration (README, Explanations)",
+        description:
+          "the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)",
       },
       method: {
         type: 'string',

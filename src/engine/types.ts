@@ -320,8 +320,8 @@ export interface PredictionRow {
 /**
  * Interventional Shapley values of one prediction (src/engine/explain/): for each output explained, a base value (the
  * mean output over the model's background of training samples) and one contribution per feature the model reads, whose
- * sum is the output on the stated scale. The output is the model's own, before any calibration map: for a calibrated
- * classifier the probabilities beside it are those of the calibration.
+ * sum is the output on the stated scale. The output is the model's own, before the probability floor and any calibration
+ * map: a classifier's probabilities beside it are floored and calibrated.
  */
 export interface Explanation {
   scale: OutputScale;

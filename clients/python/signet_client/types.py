@@ -713,7 +713,7 @@ class ExplainedOutput(_ExplainedOutputBase, _ExplainedOutputClass, total=False):
 
 
 class Explanation(TypedDict):
-    #: the model's output the base and the contributions add up to, before any calibration
+    #: the model's output the base and the contributions add up to, before a classifier's probability floor and calibration
     scale: Literal[
         "prediction", "log-odds", "softmax score", "probability", "decision value", "one-vs-one decision sum", "log relative hazard", "risk"
     ]

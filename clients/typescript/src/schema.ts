@@ -1131,12 +1131,20 @@ export interface components {
             signatures: string[][];
             /** @description equivalent signatures found in all */
             signatureCount?: number;
-            /** @description metric name -> estimate */
+            /** @description metric name -> estimate on new data, bias-corrected for the choice among the configurations (BBC-CV) */
             performance: {
                 [key: string]: number;
             };
             /** @description metric name -> 95% interval */
             performanceCis?: {
+                [key: string]: number[];
+            };
+            /** @description metric name -> value on this model's own out-of-fold predictions (the value its plots show: the ROC curve's area, the confusion matrix's sensitivity); not corrected for the choice among the configurations */
+            pooledPerformance?: {
+                [key: string]: number;
+            };
+            /** @description metric name -> 95% bootstrap interval (the bootstraps of the ROC Curve, Calibration and Confusion Matrix plots) */
+            pooledPerformanceCis?: {
                 [key: string]: number[];
             };
             /** @description feature of a shown signature -> fraction of the cross-validation folds in which the selector chose it or one of its equivalents */
@@ -1161,17 +1169,20 @@ export interface components {
             positiveClass?: string;
             /** @description classification: how well the probabilities are calibrated */
             calibration?: {
+                /** @description log loss of the out-of-fold probabilities (absent in results of engine 0.2) */
+                logLoss?: number;
                 /** @description Brier score of the out-of-fold probabilities */
                 brier: number;
-                /** @description expected calibration error (10 bins) of the out-of-fold probabilities */
+                /** @description expected calibration error (10 bins of equal count) of the out-of-fold probabilities */
                 ece: number;
                 /**
-                 * @description present when the probabilities are calibrated (the values above are then after it): Platt scaling or isotonic regression
+                 * @description present when the probabilities are calibrated (the values above are then after it): Platt scaling (two classes) or temperature scaling (more); isotonic in results of engine 0.2
                  * @enum {string}
                  */
-                method?: "platt" | "isotonic";
+                method?: "platt" | "temperature" | "isotonic";
                 /** @description before calibration */
                 uncalibrated?: {
+                    logLoss?: number;
                     brier: number;
                     ece: number;
                 };
@@ -1239,8 +1250,10 @@ export interface components {
                 feature: string;
                 /** @enum {string} */
                 kind: "numerical" | "categorical";
-                /** @description numerical: up to 20 values over the observed range; categorical: each observed category */
-                grid: unknown[];
+                /** @description numerical: up to 20 values over the observed range; categorical: 0, 1, ... (positions in labels) */
+                grid: number[];
+                /** @description categorical: each observed category */
+                labels?: string[];
                 /** @description one per output: the positive class, each class, or the one output */
                 outputs: {
                     /** @description classification: the class whose probability this is */
@@ -1345,10 +1358,13 @@ export interface components {
         /** @description one entry per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more */
         Calibration: {
             class: string;
-            /** @description the non-empty bins among 10 of width 0.1 */
+            /** @description bins of equal count (10, fewer when probabilities tie), from the lowest probabilities */
             bins: {
+                /** @description the lowest probability in the bin */
                 lower: number;
+                /** @description the highest probability in the bin */
                 upper: number;
+                /** @description samples in the bin */
                 count: number;
                 meanPredicted: number;
                 /** @description fraction of the samples of the bin that are of the class */
@@ -1358,7 +1374,7 @@ export interface components {
             }[];
             /** @description Brier score */
             brier: number;
-            /** @description expected calibration error over the 10 bins */
+            /** @description expected calibration error over the bins */
             ece: number;
         }[];
         /** @description true class x predicted class (highest out-of-fold probability) */
@@ -1527,14 +1543,45 @@ export interface components {
             interpretable: boolean;
             /** @description the primary metric */
             metric: string;
-            /** @description pooled out-of-fold value; droppedEarly: on the samples evaluated when dropped; a calibrated model: of its calibrated out-of-fold predictions (those of its estimate, plots and out-of-fold predictions) */
+            /** @description pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated); droppedEarly: on the samples evaluated when dropped */
             value: number | null;
-            /** @description a calibrated model: the pooled out-of-fold value of its probabilities before calibration, which the winner rule chose it by */
+            /** @description a calibrated configuration: the pooled out-of-fold value of its probabilities before calibration */
             uncalibratedValue?: number;
+            /**
+             * @description the calibration its probabilities go through (absent: none lowered their log loss and Brier score)
+             * @enum {string}
+             */
+            calibration?: "platt" | "temperature";
             /** @description mean size of its selector signature over the training folds */
             signatureSize: number;
             /** @description BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
             droppedEarly: boolean;
+            /** @description the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader) */
+            standardError?: number;
+            /** @description the winner rule: its value is within one standard error of the leader's */
+            tied?: boolean;
+            /** @description the winner rule's simplicity keys, in the order it compares them: features, family, nearBestLogLoss (classification), flexibility */
+            simplicity?: {
+                /** @description mean signature size, rounded */
+                features: number;
+                /**
+                 * @description from the most to the least interpretable
+                 * @enum {string}
+                 */
+                family: "linear" | "tree" | "svm-linear" | "forest" | "svm-rbf";
+                /** @description classification: the log loss of its own out-of-fold probabilities, before calibration */
+                logLoss?: number;
+                /** @description classification: logLoss is within one standard error of the best of the configurations of its size and family (the third key: true first) */
+                nearBestLogLoss?: boolean;
+                /** @description within the family: smaller is more strongly regularised (smaller first) */
+                flexibility: number;
+            };
+            /** @description position in the simplicity order (1 = simplest): best is the tied row with the smallest */
+            simplicityRank?: number;
+            /** @description an interpretable configuration, when the result has an interpretable model: against the best interpretable one */
+            interpretableStandardError?: number;
+            /** @description an interpretable configuration: tied with the best interpretable one */
+            interpretableTied?: boolean;
             /**
              * @description the model of the result it became
              * @enum {string}
@@ -1585,7 +1632,7 @@ export interface components {
         /** @description interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output */
         Explanation: {
             /**
-             * @description the model's output the base and the contributions add up to, before any calibration (README, Explanations)
+             * @description the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)
              * @enum {string}
              */
             scale: "prediction" | "log-odds" | "softmax score" | "probability" | "decision value" | "one-vs-one decision sum" | "log relative hazard" | "risk";
@@ -3756,7 +3803,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
-             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
              */
             200: {
                 headers: {
@@ -3824,7 +3871,7 @@ export interface operations {
              *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
-             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
              *     - `notFound-140-1-1`: modelKey not in the result
              *     - `badRequest-150-0-2`: format is not json or csv
              */
@@ -4296,7 +4343,7 @@ export interface operations {
              *     - `notFound-110-1-1`: unknown dataset
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
-             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions): run it again
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
              *     - `notFound-140-1-1`: modelKey not in the result
              *     - `badRequest-150-0-1`: signatureIndex is not the index of a signature shown in the result for that model
              *     - `badRequest-150-3-1`: the dataset lacks columns the model uses

@@ -4,7 +4,8 @@ import type { TreeArrays } from './tree-rule';
 /**
  * What a model tells about the way it computes its output, so that the Shapley values of its predictions can be
  * computed exactly where its structure allows it (src/engine/explain/): every model class answers `shapleyForm()`.
- * The values explain the model's own output on the design columns (after preprocessing, before any calibration map).
+ * The values explain the model's own output on the design columns (after preprocessing, before the probability floor
+ * and any calibration map of a classifier: calibration.ts).
  */
 
 /**
@@ -12,7 +13,7 @@ import type { TreeArrays } from './tree-rule';
  * - `prediction`: the predicted value (regression);
  * - `log-odds`: of the positive class (binary logistic regression);
  * - `softmax score`: each class's linear score, log p(class) up to a constant shared by the classes (multinomial);
- * - `probability`: a class's probability before calibration (trees and forests: the leaves' class shares);
+ * - `probability`: a class's probability before the floor and calibration (trees and forests: the leaves' class shares);
  * - `decision value`: a support vector machine's decision value (binary: its score is the logistic of it, before
  *   calibration; one-vs-rest: the score is the softmax of the classes');
  * - `one-vs-one decision sum`: a one-vs-one machine's sum of a class's pairwise decision values, signed towards the class
