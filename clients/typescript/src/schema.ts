@@ -1559,20 +1559,22 @@ export interface components {
             /** @description the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader) */
             standardError?: number;
             /** @description the winner rule: its value is within one standard error of the leader's */
+            tiedOnMetric?: boolean;
+            /** @description classification: the log loss of its out-of-fold probabilities (calibrated when it is) */
+            logLoss?: number;
+            /** @description classification, tied on the metric: the standard error of its log loss above the lowest of those tied on the metric (0 for that one) */
+            logLossStandardError?: number;
+            /** @description the winner rule: tied with the leader, on the metric and, for classification, on the log loss */
             tied?: boolean;
-            /** @description the winner rule's simplicity keys, in the order it compares them: features, family, nearBestLogLoss (classification), flexibility */
+            /** @description the winner rule's simplicity keys, in the order it compares them */
             simplicity?: {
-                /** @description mean signature size, rounded */
+                /** @description mean signature size, rounded (fewer first) */
                 features: number;
                 /**
                  * @description from the most to the least interpretable
                  * @enum {string}
                  */
                 family: "linear" | "tree" | "svm-linear" | "forest" | "svm-rbf";
-                /** @description classification: the log loss of its own out-of-fold probabilities, before calibration */
-                logLoss?: number;
-                /** @description classification: logLoss is within one standard error of the best of the configurations of its size and family (the third key: true first) */
-                nearBestLogLoss?: boolean;
                 /** @description within the family: smaller is more strongly regularised (smaller first) */
                 flexibility: number;
             };
