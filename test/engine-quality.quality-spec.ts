@@ -1,5 +1,6 @@
 import { heldOutPerformance, holdout, loadShared, parameters, SHARED_DATASETS } from '../bench/engine-datasets';
 import { predict, runAnalysis } from '../src/engine';
+import { MULTICLASS_AUC_TOLERANCE } from '../src/engine/calibration';
 import { metricNames } from '../src/engine/metrics';
 
 /**
@@ -8,7 +9,9 @@ import { metricNames } from '../src/engine/metrics';
  * (bench/engine-datasets.ts, as `npm run bench:quality`); an analysis on the 70%, then its models on the 30%:
  * - the 95% intervals of the best model's estimate hold the held-out value in at least 85% of the analyses (each
  *   dataset's count is printed: on ten splits of one dataset it is noisy, a test set of 45 to 171 samples);
- * - calibration never lowers a held-out AUC (two classes: leaves it exactly as it is) and no probability is 0 or 1.
+ * - calibration leaves a binary held-out AUC exactly as it is, lowers a multiclass one by at most
+ *   MULTICLASS_AUC_TOLERANCE (temperature scaling keeps every predicted class, not every class's order of the samples),
+ *   and no probability is 0 or 1.
  */
 const SPLITS = Array.from({ length: 10 }, (_, i) => i + 1);
 
@@ -59,12 +62,12 @@ describe('the engine on the shared datasets, ten 70/30 splits each', () => {
     expect(covered / splits.length).toBeGreaterThanOrEqual(0.85);
   });
 
-  it('calibration never lowers a held-out AUC, and no held-out probability is 0 or 1', () => {
+  it('calibration leaves a binary held-out AUC as it is, a multiclass one within the tolerance, and no held-out probability is 0 or 1', () => {
     const calibrations = splits.flatMap((s) => s.calibrations);
     expect(calibrations.length).toBeGreaterThanOrEqual(20);
     for (const c of calibrations) {
       if (c.classes === 2) expect(Math.abs(c.calibrated - c.uncalibrated)).toBeLessThan(1e-12);
-      else expect(c.calibrated).toBeGreaterThanOrEqual(c.uncalibrated - 1e-12);
+      else expect(c.calibrated).toBeGreaterThanOrEqual(c.uncalibrated - MULTICLASS_AUC_TOLERANCE);
       expect(c.extreme).toBe(0);
     }
   });

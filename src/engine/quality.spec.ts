@@ -8,6 +8,7 @@
  * first, so any test can run alone or in any order.
  */
 import { heldOutPerformance, holdout, loadShared, parameters, SHARED_DATASETS, SharedDataset } from '../../bench/engine-datasets';
+import { MULTICLASS_AUC_TOLERANCE } from './calibration';
 import { predict, runAnalysis } from './index';
 import { metricNames } from './metrics';
 
@@ -102,13 +103,13 @@ describe('BBC-CV estimates', () => {
 
 describe.each(SHARED_DATASETS.filter((d) => 'classification' in d.outcome))('calibration on $name (typical)', (ds) => {
   it(
-    'never lowers the held-out AUC (two classes: leaves it as it is), and gives no probability of exactly 0 or 1',
+    'leaves a binary held-out AUC as it is, lowers a multiclass one by at most MULTICLASS_AUC_TOLERANCE, and gives no probability of exactly 0 or 1',
     async () => {
       for (const { calibrations } of await heldOutAnalyses(ds)) {
         expect(calibrations.length).toBeGreaterThan(0);
         for (const c of calibrations) {
           if (c.classes === 2) expect(Math.abs(c.calibrated - c.uncalibrated)).toBeLessThan(1e-12);
-          else expect(c.calibrated).toBeGreaterThanOrEqual(c.uncalibrated - 1e-12);
+          else expect(c.calibrated).toBeGreaterThanOrEqual(c.uncalibrated - MULTICLASS_AUC_TOLERANCE);
           expect(c.probabilities.every((p) => p > 0 && p < 1)).toBe(true);
         }
       }
