@@ -8,10 +8,12 @@
  *   1se          the simplest configuration within one standard error of the leader (features, family, flexibility)
  *   0.5se        the same within half a standard error
  *   1se-family   within one standard error, the more interpretable family first, then the fewest features
- *   0.5se-family within half a standard error, family first
+ *   ll-se        (classification) 1se, then among those only the configurations whose log loss is within one standard
+ *                error of the lowest of them
+ *   ll-res       (classification) ll-se, with log-loss differences below (K - 1) / n not told apart (the engine's rule)
  * and the same rules among the interpretable configurations. Prints, per dataset, the mean held-out value of each and
- * its mean paired difference from the leader's (with the standard error of that mean), and how often each rule picked
- * a configuration other than the leader.
+ * its mean paired difference from the leader's (with the standard error of that mean), how often each rule picked
+ * a configuration other than the leader, and for classification the mean held-out log loss of each.
  *
  *   npm run bench:winner-rule [-- --splits 10] [--datasets lung,iris] [--threads 2] [--extra DIR]
  */
@@ -21,8 +23,9 @@ import { refitOnAllSamples } from '../src/engine/analysis/final-models';
 import { startRun } from '../src/engine/analysis/run';
 import { calibrateConfigurations, chooseWinners } from '../src/engine/analysis/winners';
 import type { Configuration } from '../src/engine/grid';
-import type { SavedPipeline } from '../src/engine/types';
-import { familyOf, flexibility } from '../src/engine/winner';
+import type { EngineDataset, Outcome, SavedPipeline } from '../src/engine/types';
+import { familyOf, flexibility, logLossResolution, TieRule } from '../src/engine/winner';
+import { predict } from '../src/engine';
 import { heldOutPerformance, holdout, parameters, qualityDatasets } from './engine-datasets';
 
 function arg(name: string, fallback: string): string {
@@ -42,11 +45,12 @@ async function main(): Promise<void> {
   const threads = Number(arg('threads', String(os.cpus().length)));
   const all = qualityDatasets(arg('extra', ''));
   const only = arg('datasets', all.map((d) => d.name).join(',')).split(',');
-  const rules = ['leader', '1se', '0.5se', '1se-family', '0.5se-family'];
+  const rules = ['leader', '1se', '0.5se', '1se-family', 'll-se', 'll-res'];
   console.log(`winner rules: typical, ${splits} x 70/30 splits, ${threads} threads`);
   for (const ds of all.filter((d) => only.includes(d.name))) {
     const data = ds.load();
     const held: Record<string, number[]> = Object.fromEntries([...rules, ...rules.map((r) => `interp:${r}`)].map((r) => [r, []]));
+    const heldLoss: Record<string, number[]> = Object.fromEntries([...rules, ...rules.map((r) => `interp:${r}`)].map((r) => [r, []]));
     for (let s = 1; s <= splits; s++) {
       const { train, test } = holdout(data, ds.outcome, 0.3, s);
       const run = startRun(train, parameters(ds.outcome, 'typical', threads), { seed: s, threads });
@@ -54,7 +58,11 @@ async function main(): Promise<void> {
         const cv = await crossValidate(run);
         const calibrations = calibrateConfigurations(run, cv);
         const winners = await chooseWinners(run, cv);
-        const { aliveList, pooledOf, meanSize, rule } = winners;
+        const { aliveList, pooledOf, meanSize, rule, standings, inBag, inBagLoss } = winners;
+        const rank = Int32Array.from(aliveList, (c) => (standings.get(c)?.simplicityRank as number) - 1);
+        const losses = Float64Array.from(aliveList, (c) => standings.get(c)?.logLoss ?? NaN);
+        const { n, classes } = run.prepared;
+        const lossRule = (resolution: number): TieRule => new TieRule(inBag, rank, inBagLoss, resolution);
         const pooled = Float64Array.from(aliveList, (c) => pooledOf.get(c) as number);
         const size = (c: Configuration): number => Math.round(meanSize(c));
         const family = (c: Configuration): number => FAMILY_ORDER.indexOf(familyOf(c.model));
@@ -76,7 +84,10 @@ async function main(): Promise<void> {
           choices[`${prefix}1se`] = pick(1, bySize, among);
           choices[`${prefix}0.5se`] = pick(0.5, bySize, among);
           choices[`${prefix}1se-family`] = pick(1, byFamily, among);
-          choices[`${prefix}0.5se-family`] = pick(0.5, byFamily, among);
+          if (inBagLoss) {
+            choices[`${prefix}ll-se`] = aliveList[lossRule(0).choose(pooled, among, losses)];
+            choices[`${prefix}ll-res`] = aliveList[lossRule(logLossResolution(n, classes.length)).choose(pooled, among, losses)];
+          }
         };
         choose('');
         if (interp.length > 0) choose('interp:', interp);
@@ -85,14 +96,18 @@ async function main(): Promise<void> {
           ...winners,
           keyed: distinct.map((c) => ({ key: `c${c}`, config: run.configs[c], positions: [] })),
         });
-        const heldOf = new Map(
+        const pipelines = new Map(
           distinct.map((c, i) => {
             const map = calibrations.get(c)?.map;
-            const pipeline = { ...(finals.refits[i][0].pipeline as SavedPipeline), ...(map ? { calibration: map } : {}) };
-            return [c, heldOutPerformance(pipeline, test, ds.outcome)];
+            return [c, { ...(finals.refits[i][0].pipeline as SavedPipeline), ...(map ? { calibration: map } : {}) }];
           }),
         );
-        for (const [r, c] of Object.entries(choices)) held[r].push(heldOf.get(c) as number);
+        const heldOf = new Map(distinct.map((c) => [c, heldOutPerformance(pipelines.get(c) as SavedPipeline, test, ds.outcome)]));
+        const lossOf = new Map(distinct.map((c) => [c, heldOutLogLoss(pipelines.get(c) as SavedPipeline, test, ds.outcome)]));
+        for (const [r, c] of Object.entries(choices)) {
+          held[r].push(heldOf.get(c) as number);
+          heldLoss[r].push(lossOf.get(c) as number);
+        }
         console.log(
           `  ${ds.name} split ${s}: ` +
             Object.entries(choices)
@@ -113,12 +128,24 @@ async function main(): Promise<void> {
             .map((r) => {
               const v = held[`${prefix}${r}`];
               const d = v.map((x, i) => x - base[i]);
-              return `${r} ${mean(v).toFixed(4)} (${d.every((x) => x === 0) ? '=' : `${mean(d) >= 0 ? '+' : ''}${mean(d).toFixed(4)} +- ${sem(d).toFixed(4)}, ${d.filter((x) => x !== 0).length} differ`})`;
+              if (!v.length) return '';
+              const ll = heldLoss[`${prefix}${r}`];
+              const lossText = ll.every(Number.isFinite) ? `, log loss ${mean(ll).toFixed(4)}` : '';
+              return `${r} ${mean(v).toFixed(4)} (${d.every((x) => x === 0) ? '=' : `${mean(d) >= 0 ? '+' : ''}${mean(d).toFixed(4)} +- ${sem(d).toFixed(4)}, ${d.filter((x) => x !== 0).length} differ`}${lossText})`;
             })
             .join('; '),
       );
     }
   }
+}
+
+/** The held-out log loss of a classification pipeline's probabilities (NaN for other outcomes). */
+function heldOutLogLoss(pipeline: SavedPipeline, test: EngineDataset, outcome: Outcome): number {
+  if (!('classification' in outcome)) return NaN;
+  const c = test.columns.find((x) => x.name === outcome.classification);
+  if (!c || !('codes' in c)) return NaN;
+  const rows = predict(pipeline, test);
+  return rows.reduce((s, r, i) => s - Math.log((r.probabilities as Record<string, number>)[c.levels[c.codes[i]]]), 0) / rows.length;
 }
 
 main().then(
