@@ -174,6 +174,8 @@ function leaderboardSection(data: ReportData): Markup {
       <p class="note">This analysis finished before results kept their leaderboard: run it again to see every configuration tried.</p>
     </section>`;
   const ruled = board.rows.some((r) => r.simplicityRank !== undefined);
+  const lossColumn = board.rows.some((r) => r.logLoss !== undefined);
+  const metric = board.rows[0]?.metric ?? '';
   const row = (r: LeaderboardRow) =>
     markup`<tr data-rank="${r.rank}" ${r.modelKey ? markup` class="chosen" data-model-key="${r.modelKey}"` : ''}${r.tied ? markup` data-tied=""` : ''}${
       r.simplicityRank === undefined ? '' : markup` data-simplicity-rank="${String(r.simplicityRank)}"`
@@ -191,14 +193,15 @@ function leaderboardSection(data: ReportData): Markup {
             ? markup`<td class="num" data-standard-error="${r.standardError === undefined ? '' : String(r.standardError)}">${
                 r.standardError === undefined ? '' : num(r.standardError)
               }</td>
-              <td>${r.tied ? 'tied' : ''}</td>
+              ${lossColumn ? markup`<td class="num" data-log-loss="${r.logLoss === undefined ? '' : String(r.logLoss)}">${r.logLoss === undefined ? '' : num(r.logLoss)}</td>` : ''}
+              <td>${r.tied ? 'tied' : r.tiedOnMetric ? markup`<span class="note">on ${metric} only</span>` : ''}</td>
               <td class="num">${r.simplicity ? String(r.simplicity.features) : Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>
               <td>${r.simplicity ? (FAMILY_WORDS[r.simplicity.family] ?? r.simplicity.family) : ''}</td>
               <td class="num">${r.simplicityRank === undefined ? '' : String(r.simplicityRank)}</td>`
             : markup`<td class="num">${Number.isFinite(r.signatureSize) ? r.signatureSize.toFixed(1) : 'n/a'}</td>`
         }
       </tr>`;
-  const columns = ruled ? 9 : 5;
+  const columns = ruled ? (lossColumn ? 10 : 9) : 5;
   const rows = [
     ...board.rows.map(row),
     ...(board.chosen.length
@@ -208,9 +211,19 @@ function leaderboardSection(data: ReportData): Markup {
         ]
       : []),
   ];
-  const metric = board.rows[0]?.metric ?? '';
   const headers = ruled
-    ? ['rank', 'model', 'feature selection', metric, "standard error of the leader's lead", 'tied', 'features', 'family', 'simplicity rank']
+    ? [
+        'rank',
+        'model',
+        'feature selection',
+        metric,
+        "standard error of the leader's lead",
+        ...(lossColumn ? ['log loss'] : []),
+        'tied',
+        'features',
+        'family',
+        'simplicity rank',
+      ]
     : ['rank', 'model', 'feature selection', metric, 'features (mean)'];
   const tied = board.tied ?? [];
   return markup`<section id="leaderboard" data-section="leaderboard">
@@ -219,8 +232,13 @@ function leaderboardSection(data: ReportData): Markup {
       ${board.rows.length < board.totalCount ? `The top ${board.rows.length} of the ${count(board.totalCount)}` : `All ${count(board.totalCount)}`}
       configurations (feature selection + model) the analysis evaluated, by their pooled out-of-fold ${metric} (of calibrated probabilities
       where calibration lowered their log loss and Brier score). The winner rule: a configuration is tied with the top one when its
-      ${metric} is below the top one's by at most the standard error of that gap (over the same bootstraps as the estimates); the best
-      model is the tied configuration that comes first in the simplicity order: the fewest features (the mean signature size over the
+      ${metric} is below the top one's by at most the standard error of that gap (over the same bootstraps as the estimates)${
+        lossColumn
+          ? markup`, and the log loss of its probabilities is at most one standard error (or, for the smallest differences, the
+              probability floor's own share) above the lowest of those tied on ${metric}: a ranking metric cannot tell a wide margin from a
+              thin one`
+          : ''
+      }; the best model is the tied configuration that comes first in the simplicity order: the fewest features (the mean signature size over the
       folds, rounded), then the more interpretable family (linear, tree, linear SVM, forest, RBF SVM), then the stronger
       regularisation. So it need not be rank 1. The pooled values here are optimistic for the top of many configurations: the estimates
       above come from bootstrap bias-corrected cross-validation, which corrects for that choice.${
