@@ -9,8 +9,8 @@
  *   0.5se        the same within half a standard error
  *   1se-family   within one standard error, the more interpretable family first, then the fewest features
  *   ll-se        (classification) 1se, then among those only the configurations whose log loss is within one standard
- *                error of the lowest of them
- *   ll-res       (classification) ll-se, with log-loss differences below (K - 1) / n not told apart (the engine's rule)
+ *                error of the lowest of them (the engine's rule)
+ *   ll-res       (classification) ll-se, with log-loss differences below (K - 1) / n not told apart
  * and the same rules among the interpretable configurations. Prints, per dataset, the mean held-out value of each and
  * its mean paired difference from the leader's (with the standard error of that mean), how often each rule picked
  * a configuration other than the leader, and for classification the mean held-out log loss of each.
@@ -24,7 +24,7 @@ import { startRun } from '../src/engine/analysis/run';
 import { calibrateConfigurations, chooseWinners } from '../src/engine/analysis/winners';
 import type { Configuration } from '../src/engine/grid';
 import type { EngineDataset, Outcome, SavedPipeline } from '../src/engine/types';
-import { familyOf, flexibility, logLossResolution, TieRule } from '../src/engine/winner';
+import { familyOf, flexibility } from '../src/engine/winner';
 import { predict } from '../src/engine';
 import { heldOutPerformance, holdout, parameters, qualityDatasets } from './engine-datasets';
 
@@ -58,11 +58,18 @@ async function main(): Promise<void> {
         const cv = await crossValidate(run);
         const calibrations = calibrateConfigurations(run, cv);
         const winners = await chooseWinners(run, cv);
-        const { aliveList, pooledOf, meanSize, rule, standings, inBag, inBagLoss } = winners;
+        const { aliveList, pooledOf, meanSize, rule, standings, inBagLoss } = winners;
         const rank = Int32Array.from(aliveList, (c) => (standings.get(c)?.simplicityRank as number) - 1);
         const losses = Float64Array.from(aliveList, (c) => standings.get(c)?.logLoss ?? NaN);
         const { n, classes } = run.prepared;
-        const lossRule = (resolution: number): TieRule => new TieRule(inBag, rank, inBagLoss, resolution);
+        /** among those tied on the metric, those within max(one standard error, `resolution`) of the lowest log loss: the simplest */
+        const pickOnLoss = (resolution: number, among?: number[]): number => {
+          const st = rule.standings(pooled, among, losses);
+          const tied = st.tiedOnMetric.filter(
+            (j) => Number.isFinite(losses[j]) && losses[j] - losses[st.bestLoss] <= Math.max(st.lossStandardErrors[j], resolution),
+          );
+          return aliveList[tied.reduce((a, j) => (rank[j] < rank[a] ? j : a), tied[0])];
+        };
         const pooled = Float64Array.from(aliveList, (c) => pooledOf.get(c) as number);
         const size = (c: Configuration): number => Math.round(meanSize(c));
         const family = (c: Configuration): number => FAMILY_ORDER.indexOf(familyOf(c.model));
@@ -85,8 +92,8 @@ async function main(): Promise<void> {
           choices[`${prefix}0.5se`] = pick(0.5, bySize, among);
           choices[`${prefix}1se-family`] = pick(1, byFamily, among);
           if (inBagLoss) {
-            choices[`${prefix}ll-se`] = aliveList[lossRule(0).choose(pooled, among, losses)];
-            choices[`${prefix}ll-res`] = aliveList[lossRule(logLossResolution(n, classes.length)).choose(pooled, among, losses)];
+            choices[`${prefix}ll-se`] = pickOnLoss(0, among);
+            choices[`${prefix}ll-res`] = pickOnLoss((classes.length - 1) / n, among);
           }
         };
         choose('');

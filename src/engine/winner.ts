@@ -14,11 +14,7 @@ import { TimeSlices } from './time-slices';
  *    configurations that err on the same samples have a small standard error).
  * 3. Classification: among those, the tie must hold on a proper score too. With B the configuration tied on the
  *    metric whose probabilities have the lowest log loss, c stays tied when ll(c) - ll(B) is at most one standard
- *    error of that difference (over the same bootstraps), or at most (K - 1) / n (`logLossResolution`): twice what the
- *    probability floor alone adds to the loss of a sample predicted with certainty, a difference between models that
- *    both predict (nearly) every sample right, which the bootstraps find consistent and so "significant" (on wine,
- *    0.0085 against 0.0094 with a standard error of 0.0004 took the least regularised multinomial, whose held-out log
- *    loss was 0.59). An AUC ranks the samples and cannot tell a model that
+ *    error of that difference (over the same bootstraps). An AUC ranks the samples and cannot tell a model that
  *    separates them by a wide margin from one that barely does, nor see probabilities pulled towards the class
  *    frequencies: on 180 images of digits 0, 1 and 2 every configuration had a cross-validated AUC of 1, and the
  *    fewest features (2, out-of-fold log loss 0.165 against 0.020 with 21) held 5 of 60 new images wrong.
@@ -44,7 +40,6 @@ export class TieRule {
     private readonly inBag: Float64Array[],
     private readonly rank: Int32Array,
     private readonly inBagLoss?: Float64Array[],
-    private readonly lossResolution = 0,
   ) {}
 
   /**
@@ -96,9 +91,7 @@ export class TieRule {
     if (bestLoss < 0) return { leader, standardErrors, tiedOnMetric, bestLoss, lossStandardErrors, tied: tiedOnMetric };
     const lse = this.standardErrors(bestLoss, this.inBagLoss, this.lossErrors, -1);
     for (const j of tiedOnMetric) lossStandardErrors[j] = lse[j];
-    const tied = tiedOnMetric.filter(
-      (j) => Number.isFinite(losses[j]) && losses[j] - losses[bestLoss] <= Math.max(lse[j], this.lossResolution),
-    );
+    const tied = tiedOnMetric.filter((j) => Number.isFinite(losses[j]) && losses[j] - losses[bestLoss] <= lse[j]);
     return { leader, standardErrors, tiedOnMetric, bestLoss, lossStandardErrors, tied };
   }
 
@@ -128,14 +121,6 @@ export class TieRule {
     cache.set(from, se);
     return se;
   }
-}
-
-/**
- * The smallest log-loss difference the winner rule tells apart for n samples of K classes: (K - 1) / n, twice what the
- * probability floor 1 / (2n) alone adds to the loss of a sample predicted with certainty.
- */
-export function logLossResolution(n: number, K: number): number {
-  return (K - 1) / n;
 }
 
 /** Each sample's log loss under n x K probabilities, the mean over the repeats of the cross-validation. */

@@ -4,7 +4,7 @@ import type { Configuration } from '../grid';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
 import type { CalibrationFacts } from '../types';
-import { inBagValues, logLossResolution, sampleLogLoss, simplicityOrder, TieRule } from '../winner';
+import { inBagValues, sampleLogLoss, simplicityOrder, TieRule } from '../winner';
 import type { CrossValidation } from './cross-validation';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel } from './run';
 
@@ -74,12 +74,7 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
     task === 'classification' ? aliveList.map((c) => sampleLogLoss(cv.oof[c] as Float64Array[], y, classes.length)) : undefined;
   const loss = sampleLosses ? Float64Array.from(sampleLosses, (l) => l.reduce((s, v) => s + v, 0) / l.length) : undefined;
   const inBag = await inBagValues(cv.oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(run.seed, 0xbbc, 0), sampleLosses);
-  const rule = new TieRule(
-    inBag.values,
-    rank,
-    inBag.losses,
-    task === 'classification' ? logLossResolution(run.prepared.n, classes.length) : 0,
-  );
+  const rule = new TieRule(inBag.values, rank, inBag.losses);
   const everyPosition = aliveList.map((_, j) => j);
   const best = aliveList[rule.choose(pooled, undefined, loss)];
   const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], positions: everyPosition }];

@@ -234,9 +234,8 @@ function leaderboardSection(data: ReportData): Markup {
       where calibration lowered their log loss and Brier score). The winner rule: a configuration is tied with the top one when its
       ${metric} is below the top one's by at most the standard error of that gap (over the same bootstraps as the estimates)${
         lossColumn
-          ? markup`, and the log loss of its probabilities is at most one standard error (or, for the smallest differences, the
-              probability floor's own share) above the lowest of those tied on ${metric}: a ranking metric cannot tell a wide margin from a
-              thin one`
+          ? markup`, and the log loss of its probabilities is at most one standard error above the lowest of those tied on ${metric}: a
+              ranking metric cannot tell a wide margin from a thin one`
           : ''
       }; the best model is the tied configuration that comes first in the simplicity order: the fewest features (the mean signature size over the
       folds, rounded), then the more interpretable family (linear, tree, linear SVM, forest, RBF SVM), then the stronger
