@@ -1,5 +1,14 @@
 import { deflateSync, gzipSync } from 'node:zlib';
 import { ERROR_CODES } from '../src/common/error-codes';
+import {
+  emptyChunksIn,
+  jpegWithComments,
+  manyScansJpeg,
+  pngWithEmptyChunks,
+  rleBombBmp,
+  tiffWithDuplicateWidth,
+  truncatedBmp,
+} from './hostile-images';
 import { API, createProject, createTestApp, createUser, expectSuccess, pngChunk, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**
@@ -345,6 +354,17 @@ function multipartCases(): Case[] {
       name: 'add: 20 MB of image data behind a 16 x 16 header (a zlib bomb)',
       send: add('s1', crafted(ihdr(16, 16), pngChunk('IDAT', deflateSync(Buffer.alloc(20 * 1048576))))),
     },
+    // crafted images of the fifth review (issue 41): structure that costs a checker or a decoder far beyond its size
+    {
+      name: 'add: an 8 x 8 PNG with 4.4 million empty IDAT chunks (50 MB)',
+      send: add('s1', pngWithEmptyChunks(emptyChunksIn(50 * 1048576))),
+    },
+    { name: 'add: an 8 x 8 PNG with 200,000 empty tEXt chunks', send: add('s1', pngWithEmptyChunks(200_000, 'tEXt')) },
+    { name: 'add: a JPEG with 3 million COM segments', send: add('s1', jpegWithComments(3_000_000)) },
+    { name: 'add: a valid progressive JPEG of 757 scans', send: add('s1', manyScansJpeg()) },
+    { name: 'add: a 1,080-byte RLE8 BMP claiming 7000 x 7000 pixels', send: add('s1', rleBombBmp()) },
+    { name: 'add: a truncated BMP', send: add('s1', truncatedBmp(40, 40, 100)) },
+    { name: 'add: a TIFF with its width tag twice', send: add('s1', tiffWithDuplicateWidth()) },
   );
   const upload = (fileId: string, body: string) => () =>
     t

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
@@ -12,6 +12,9 @@ import { documentCheck } from './response-schemas';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { UsersService } from '../src/auth/users.service';
+import { pngChunk } from './hostile-images';
+
+export { pngChunk };
 
 export const API = '/api/public/v1';
 
@@ -194,16 +197,6 @@ export function pngHeader(width: number, height: number): Buffer {
   b[24] = 8; // bit depth
   b[25] = 6; // RGBA
   return b;
-}
-
-/** A PNG chunk: length, type, data and CRC. */
-export function pngChunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
 }
 
 /** A sound width x height PNG (gray, 8 bits: what add checks before storing) of exactly `size` bytes, padded with a text chunk. */

@@ -72,7 +72,7 @@ export const ERROR_CODES = {
   'notFound-130-1-1': 'unknown image upload task',
   'badRequest-130-2-1': 'sampleId not in the init file',
   'badRequest-130-2-2':
-    'image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which',
+    'image format not allowed or content not an image, or an image that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end, over 100,000 PNG chunks, over 2,000 JPEG segments or 100 scans, a run-length BMP claiming over 128 pixels a byte, a truncated BMP, a TIFF tag given twice); the message says which',
   'badRequest-130-2-5': 'image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS',
   'badRequest-130-0-1':
     'the init file could not be read as a sample table (not UTF-8 text, ragged rows, no rows); the message names the line',
@@ -83,6 +83,8 @@ export const ERROR_CODES = {
   'conflict-130-3-1': 'the upload is already committed',
   'badRequest-130-3-2': 'some samples have no image yet; the message says how many and which',
   'badRequest-130-4-1': 'an image could not be decoded while computing features (the task error names the sample)',
+  'badRequest-130-4-3':
+    'the images took longer to decode than an image task may take (IMAGE_TASK_DECODE_SECONDS, by default 60 s plus 10 s per MB of images)',
   'internal-130-4-2': 'the image dataset could not be built on the server after every attempt',
   'conflict-130-5-1':
     'the image upload expired: it was not committed within IMAGE_UPLOAD_EXPIRY_HOURS of its init or its last add, so it failed and its images were deleted; start a new upload',
@@ -168,6 +170,7 @@ export const Codes = {
   AlreadyCommitted: 'conflict-130-3-1',
   ImagesMissing: 'badRequest-130-3-2',
   UndecodableImage: 'badRequest-130-4-1',
+  ImageTaskTooSlow: 'badRequest-130-4-3',
   ImageDatasetFailed: 'internal-130-4-2',
   ImageUploadExpired: 'conflict-130-5-1',
   ModelKeyNotFound: 'notFound-140-1-1',

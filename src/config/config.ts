@@ -29,6 +29,10 @@ export interface AppConfig {
   maxImageBytes: number;
   /** Largest image accepted at add, in pixels (width x height from its header): bounds decoding memory. */
   maxImagePixels: number;
+  /** An image whose decoding takes longer than this fails its image task (its engine process is killed). */
+  imageDecodeTimeoutSeconds: number;
+  /** How long the decoding of an image task's images may take in all (0: 60 s plus 10 s per MB of its images). */
+  imageTaskDecodeSeconds: number;
   /** An image upload not committed within this many hours of its init or its last add fails, its images deleted. */
   imageUploadExpiryHours: number;
   /** Failed logins allowed per username, and per client address, within the window; then auth-10-4. */
@@ -179,6 +183,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxImageBytes: int(env, 'MAX_IMAGE_BYTES', 50 * 1024 * 1024, 1024),
     // 50 megapixels: a 45-megapixel camera frame fits; decoded as RGBA it is at most 200 MB
     maxImagePixels: int(env, 'MAX_IMAGE_PIXELS', 50_000_000, 1),
+    imageDecodeTimeoutSeconds: int(env, 'IMAGE_DECODE_TIMEOUT_SECONDS', 30, 1, 3600),
+    imageTaskDecodeSeconds: int(env, 'IMAGE_TASK_DECODE_SECONDS', 0, 0, 7 * 24 * 3600),
     imageUploadExpiryHours: int(env, 'IMAGE_UPLOAD_EXPIRY_HOURS', 24, 1, 24 * 365),
     loginMaxFailuresPerUser: int(env, 'LOGIN_MAX_FAILURES_PER_USER', 10, 1),
     loginMaxFailuresPerAddress: int(env, 'LOGIN_MAX_FAILURES_PER_ADDRESS', 50, 1),

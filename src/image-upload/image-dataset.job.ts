@@ -120,9 +120,26 @@ export class ImageDatasetJob implements OnModuleInit {
     // first failure (answers come in order: it is the first in the sample table's order) stops the sending
     // the job's cost in cores (FEATURE_CORES, 1 when WORKER_CORES is 1) decides how many images it decodes at once
     const decoding = Math.min(FEATURE_CORES, this.config.workerCores) > 1 ? 4 : 1;
-    const setup = { maxPixels: this.config.maxImagePixels, decoding, databaseUrl: urlOf(this.db), taskId, batchBytes };
+    const setup: MeasureSetup = {
+      maxPixels: this.config.maxImagePixels,
+      decodeTimeoutMs: this.config.imageDecodeTimeoutSeconds * 1000,
+      decoding,
+      databaseUrl: urlOf(this.db),
+      taskId,
+      batchBytes,
+    };
     const thread = new FeatureThread(setup, signal);
     let failure: Exclude<MeasureResponse, { ok: true }> | undefined;
+    // the whole task's time is bounded too: past it the engine process is killed, and the task fails
+    const budgetMs = taskDecodeBudgetMs(
+      samples.reduce((sum, s) => sum + s.size, 0),
+      this.config.imageTaskDecodeSeconds,
+    );
+    let late = false;
+    const deadline = setTimeout(() => {
+      late = true;
+      thread.close();
+    }, budgetMs);
     try {
       const answers: { start: number; count: number; answer: Promise<MeasureResponse> }[] = [];
       const take = async () => {
@@ -151,7 +168,14 @@ export class ImageDatasetJob implements OnModuleInit {
         if (failure) break;
       }
       while (answers.length && !failure) await take();
+    } catch (e) {
+      if (late) {
+        const seconds = Math.round(budgetMs / 1000);
+        throw new JobFailure(Codes.ImageTaskTooSlow, `the images took longer than ${seconds} s to decode (IMAGE_TASK_DECODE_SECONDS)`);
+      }
+      throw e;
     } finally {
+      clearTimeout(deadline);
       thread.close();
     }
     if (failure && 'read' in failure) {
@@ -174,6 +198,16 @@ export class ImageDatasetJob implements OnModuleInit {
     }));
     return { sampleCount: n, columns: [...sampleTable.columns, ...imageColumns], sampleColumn: 0 };
   }
+}
+
+/**
+ * How long the decoding of a task's images may take in all, in ms: IMAGE_TASK_DECODE_SECONDS when it is set, else 60 s
+ * plus 10 s per MB of images. Far above what
+ * sound images need (the images bench measures ~220 images of 256 x 256, ~90 KB each, a second: ~20 MB/s), it holds a task of
+ * crafted images (each slow to decode, under its own limit) to seconds per MB sent.
+ */
+export function taskDecodeBudgetMs(bytes: number, seconds: number): number {
+  return seconds > 0 ? seconds * 1000 : 60_000 + (10_000 * bytes) / 1e6;
 }
 
 const FEATURE_SCRIPT = workerScript(__dirname, __filename, 'image-features.worker');

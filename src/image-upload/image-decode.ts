@@ -1,7 +1,7 @@
 import * as bmpTs from 'bmp-ts';
 import sharp from 'sharp';
 import { Bitmap, computeFeatures, WORK_SIZE } from './image-features';
-import { assertPixelLimit, readImageHeader } from './image-format';
+import { assertPixelLimit, ImageHeader, ImageMime, readImageHeader } from './image-format';
 
 // each image is decoded once: libvips's operation cache would only hold memory
 sharp.cache(false);
@@ -26,6 +26,25 @@ export async function decodeImage(bytes: Uint8Array, maxPixels: number): Promise
   const header = readImageHeader(buffer);
   if (!header) throw new Error('the image is not a jpeg, png, tif or bmp image (checked by its content)');
   assertPixelLimit(header, maxPixels);
+  try {
+    return await decodeChecked(buffer, header, maxPixels);
+  } catch (e) {
+    // the decoders' own words (libvips' "tiff2vips: Read error at scanline 4294967295", Node's RangeError of a read
+    // past a BMP's end) name their internals, not the image: the task's error says it in ours
+    const format = FORMAT_NAMES[header.mime];
+    throw new Error(`its ${format} data is damaged, truncated or of a kind of ${format} the decoder does not read`, {
+      cause: e,
+    });
+  }
+}
+
+const FORMAT_NAMES: Record<ImageMime, string> = { 'image/jpeg': 'JPEG', 'image/png': 'PNG', 'image/bmp': 'BMP', 'image/tiff': 'TIFF' };
+
+async function decodeChecked(
+  buffer: Buffer,
+  header: ImageHeader,
+  maxPixels: number,
+): Promise<{ bitmap: Bitmap; width: number; height: number }> {
   let input: sharp.Sharp;
   if (header.mime === 'image/bmp') {
     const bitmap = bmpTs.decode(buffer, { toRGBA: true });

@@ -14,6 +14,8 @@ import { measureImage } from './image-decode';
 export interface MeasureSetup {
   /** MAX_IMAGE_PIXELS */
   maxPixels: number;
+  /** IMAGE_DECODE_TIMEOUT_SECONDS, in ms: an image whose measuring takes longer fails the batch (the service then kills this process) */
+  decodeTimeoutMs: number;
   /**
    * Images decoded at once, whatever their batch: sharp decodes on libuv's threads (4) while this thread computes
    * features, so that 4 keep two cores busy; 1 takes one core (decode, then features, image after image).
@@ -49,7 +51,7 @@ export function imagesCopy(taskId: string, start: number, end: number): string {
   return `SELECT image FROM image_samples WHERE task_id = ${Number(taskId)} AND idx >= ${Number(start)} AND idx < ${Number(end)} ORDER BY idx`;
 }
 
-const { maxPixels, decoding, databaseUrl, taskId, batchBytes } = workerData as MeasureSetup;
+const { maxPixels, decodeTimeoutMs, decoding, databaseUrl, taskId, batchBytes } = workerData as MeasureSetup;
 // a connection lost, idle or held between statements: the read that needs it fails (pg-pool.ts)
 const pool = safePool({ connectionString: databaseUrl, max: 1 });
 /** Batch buffers measured and done with, to fill again (a new 6 MB buffer costs 10-13 ms of page faults here). */
@@ -115,7 +117,7 @@ async function measureImages({ sampleIds, sizes }: MeasureRequest, bytes: Buffer
       await decodeSlot();
       try {
         if (failures.length) continue;
-        features.set(await measureImage(bytes.subarray(offsets[k], offsets[k] + sizes[k]), maxPixels), k * width);
+        features.set(await withinTime(measureImage(bytes.subarray(offsets[k], offsets[k] + sizes[k]), maxPixels)), k * width);
       } catch (e) {
         failures.push({ k, message: (e as Error).message || String(e) });
       } finally {
@@ -127,6 +129,21 @@ async function measureImages({ sampleIds, sizes }: MeasureRequest, bytes: Buffer
   if (!failures.length) return { ok: true, features };
   const first = failures.reduce((a, b) => (b.k < a.k ? b : a));
   return { ok: false, sampleId: sampleIds[first.k], message: first.message };
+}
+
+/**
+ * `measuring`, or a failure once it has taken decodeTimeoutMs: a native decode cannot be stopped from here, so the
+ * failure ends the batch, and the service ends this process (and the decode with it).
+ */
+function withinTime<T>(measuring: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`it took longer than ${decodeTimeoutMs / 1000} s to decode (IMAGE_DECODE_TIMEOUT_SECONDS)`)),
+      decodeTimeoutMs,
+    );
+  });
+  return Promise.race([measuring, late]).finally(() => clearTimeout(timer));
 }
 
 /** The last answer sent: each batch's answer goes after the one before it. */

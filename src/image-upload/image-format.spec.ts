@@ -1,6 +1,25 @@
 import { deflateSync } from 'node:zlib';
-import { pngChunk as chunk } from '../../test/utils';
-import { INFLATE_AT_ONCE_BYTES, pngDataBytes, pngProblem } from './image-format';
+import sharp from 'sharp';
+import {
+  bmpFile,
+  emptyChunksIn,
+  jpegWithComments,
+  manyScansJpeg,
+  pngChunk as chunk,
+  pngWithEmptyChunks,
+  rleBombBmp,
+  tiffWithDuplicateWidth,
+  truncatedBmp,
+} from '../../test/hostile-images';
+import {
+  checkImageBytes,
+  INFLATE_AT_ONCE_BYTES,
+  MAX_JPEG_SCANS,
+  MAX_JPEG_SEGMENTS,
+  MAX_PNG_CHUNKS,
+  pngDataBytes,
+  pngProblem,
+} from './image-format';
 
 /** A width x height gray 8-bit PNG whose IDAT chunks hold `idat` (split in two when asked). */
 function png(width: number, height: number, idat: Buffer, split = false): Buffer {
@@ -47,4 +66,64 @@ describe('pngProblem', () => {
       expect(await pngProblem(png(width, height, Buffer.from('not zlib at all')))).toBe('its image data is not a valid zlib stream');
     });
   }
+});
+
+describe('checkImageBytes: the bounds on structure (issue 41)', () => {
+  const LIMIT = 50_000_000;
+  const refused = async (bytes: Buffer) => {
+    const check = await checkImageBytes(bytes, LIMIT);
+    return check.ok ? 'accepted' : `${check.code}: ${check.problem}`;
+  };
+
+  it('refuses a PNG of more than MAX_PNG_CHUNKS chunks (empty IDAT or tEXt), and takes one with many fewer', async () => {
+    expect(await refused(pngWithEmptyChunks(MAX_PNG_CHUNKS))).toBe(
+      `badRequest-130-2-2: it cannot be decoded safely: it has more than ${MAX_PNG_CHUNKS} chunks`,
+    );
+    expect(await refused(pngWithEmptyChunks(MAX_PNG_CHUNKS, 'tEXt'))).toMatch(/more than 100000 chunks$/);
+    // the 50 MB of the review: 4.4 million chunks, refused at the bound (the walk stops there)
+    expect(await refused(pngWithEmptyChunks(emptyChunksIn(50 * 1048576)))).toMatch(/more than 100000 chunks$/);
+    expect(await refused(pngWithEmptyChunks(MAX_PNG_CHUNKS - 10))).toBe('accepted');
+  });
+
+  it('refuses a JPEG of more than MAX_JPEG_SEGMENTS segments, or of more than MAX_JPEG_SCANS scans, and takes a progressive one', async () => {
+    expect(await refused(jpegWithComments(MAX_JPEG_SEGMENTS))).toBe(
+      `badRequest-130-2-2: it cannot be decoded safely: it has more than ${MAX_JPEG_SEGMENTS} marker segments`,
+    );
+    expect(await refused(jpegWithComments(13_000_000))).toMatch(/more than 2000 marker segments$/);
+    expect(await refused(jpegWithComments(100))).toBe('accepted');
+    // a valid progressive JPEG with 757 scans (seconds to decode)
+    expect(await refused(manyScansJpeg())).toBe(
+      `badRequest-130-2-2: it cannot be decoded safely: it has more than ${MAX_JPEG_SCANS} scans (MAX_JPEG_SCANS: each is a pass over the whole image)`,
+    );
+    const progressive = await sharp({ create: { width: 300, height: 200, channels: 3, background: '#369' } })
+      .jpeg({ progressive: true })
+      .toBuffer();
+    expect(await refused(progressive)).toBe('accepted');
+  });
+
+  it('refuses a run-length BMP claiming more than 128 pixels a byte, a truncated BMP, and a TIFF with a tag twice', async () => {
+    expect(await refused(rleBombBmp())).toBe(
+      'badRequest-130-2-2: it cannot be decoded safely: its run-length-encoded data of 1080 bytes claims 7000 x 7000 pixels (at most 128 pixels a byte are accepted)',
+    );
+    // 64 x 64 in RLE8: 4096 pixels in 1078 + 34 bytes is 3.7 pixels a byte
+    expect(await refused(bmpFile(64, 64, 8, 1, Buffer.alloc(34)))).toBe('accepted');
+    expect(await refused(truncatedBmp(10, 10, 50))).toBe(
+      'badRequest-130-2-2: it cannot be decoded safely: it is truncated: its rows need 374 bytes and the file has 104',
+    );
+    expect(await refused(truncatedBmp(10, 10, 400))).toBe('accepted');
+    expect(await refused(tiffWithDuplicateWidth())).toBe(
+      'badRequest-130-2-2: it cannot be decoded safely: its first directory gives tag 256 twice',
+    );
+  });
+
+  it('names the pixel limit, and content that is no image', async () => {
+    expect(await checkImageBytes(pngWithEmptyChunks(0), 63)).toEqual({
+      ok: false,
+      code: 'badRequest-130-2-5',
+      problem: 'it is 8 x 8 pixels; at most 63 pixels are accepted',
+    });
+    expect(await refused(Buffer.from('just text'))).toBe(
+      'badRequest-130-2-2: it is not a jpeg, png, tif or bmp image (checked by its content)',
+    );
+  });
 });

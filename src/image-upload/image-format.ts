@@ -1,6 +1,6 @@
 import { createInflate, inflateSync } from 'node:zlib';
 import { ApiError } from '../common/api-error';
-import { Codes } from '../common/error-codes';
+import { Codes, ErrorCode } from '../common/error-codes';
 
 /** The image formats an upload accepts (api-v1: jpeg, jpg, tif, png, bmp), told apart by content. */
 export type ImageMime = 'image/jpeg' | 'image/png' | 'image/bmp' | 'image/tiff';
@@ -44,33 +44,84 @@ export function assertPixelLimit(header: ImageHeader, maxPixels: number): void {
   }
 }
 
+/** Chunks a PNG may have (IHDR, IDAT, IEND and the rest): more are refused before they are walked further. */
+export const MAX_PNG_CHUNKS = 100_000;
+/** Marker segments a JPEG may have (SOF, DHT, SOS, COM, APPn ...; not the restart markers inside its scans). */
+export const MAX_JPEG_SEGMENTS = 2_000;
 /**
- * The header of an image about to be stored, after every check that needs no decoding: a format of ours
- * (badRequest-130-2-2), at most `maxPixels` (badRequest-130-2-5), and for a PNG a sound structure whose data
- * inflates to what its header says (pngProblem; badRequest-130-2-2 naming the fault).
+ * Scans a JPEG may have. A baseline JPEG has one per component group; a progressive one ~10 (libjpeg's own script) and
+ * rarely more than 30; libjpeg-turbo's jpegtran and cjpeg accept at most 100. Every scan of a progressive JPEG is a
+ * pass over all its coefficients: a valid 203 KB JPEG of 7000 x 7000 pixels with 757 scans took 3.2 s to decode where
+ * the same image with 10 took 24 ms.
  */
-export async function checkImage(bytes: Buffer, name: string, maxPixels: number): Promise<ImageHeader> {
+export const MAX_JPEG_SCANS = 100;
+/**
+ * Pixels a run-length-encoded BMP (RLE8, RLE4) may claim per byte of its file. A run of RLE8 is two bytes for at most
+ * 255 pixels (RLE4 the same), so a bitmap drawn by runs alone stays under 128 pixels a byte; more means its end and
+ * delta codes leave most of the image undrawn, which its decoder still allocates in full (a 1,080-byte RLE8 BMP of
+ * 7000 x 7000 pixels took it to ~450 MB).
+ */
+export const MAX_BMP_RLE_PIXELS_PER_BYTE = 128;
+
+/** What the structural check of an image found: its header, or why it is refused (an error code and its words). */
+export type ImageCheck = { ok: true; header: ImageHeader } | { ok: false; code: ErrorCode; problem: string };
+
+/**
+ * Every check of an image that needs no decoding: a format of ours (badRequest-130-2-2), at most `maxPixels`
+ * (badRequest-130-2-5), and a structure a decoder can read safely (badRequest-130-2-2 naming the fault): for a PNG
+ * pngProblem, for a JPEG jpegProblem, for a BMP bmpProblem, for a TIFF tiffProblem. Its cost grows with the bytes
+ * (a PNG's data is inflated and counted): it runs on a thread (image-check.worker.ts), never on the event loop.
+ */
+export async function checkImageBytes(bytes: Buffer, maxPixels: number): Promise<ImageCheck> {
   const header = readImageHeader(bytes);
-  const shown = `"${name.slice(0, 60)}"`;
-  if (!header) throw new ApiError(Codes.BadImage, `${shown} is not a jpeg, png, tif or bmp image (checked by its content)`);
-  assertPixelLimit(header, maxPixels);
-  const problem = header.mime === 'image/png' ? await pngProblem(bytes) : header.mime === 'image/jpeg' ? jpegProblem(bytes) : undefined;
-  if (problem) {
-    const kind = header.mime === 'image/png' ? 'PNG' : 'JPEG';
-    throw new ApiError(Codes.BadImage, `${shown} is not a ${kind} image that can be decoded safely: ${problem}`);
+  if (!header) {
+    // a JPEG whose frame header is past MAX_JPEG_SEGMENTS segments says so
+    const jpegFault = bytes[0] === 0xff && bytes[1] === 0xd8 ? jpegProblem(bytes) : undefined;
+    const problem = jpegFault
+      ? `it cannot be decoded safely: ${jpegFault}`
+      : 'it is not a jpeg, png, tif or bmp image (checked by its content)';
+    return { ok: false, code: Codes.BadImage, problem };
   }
-  return header;
+  const pixels = header.width * header.height;
+  if (pixels > maxPixels) {
+    const problem = `it is ${header.width} x ${header.height} pixels; at most ${maxPixels} pixels are accepted`;
+    return { ok: false, code: Codes.ImageTooLarge, problem };
+  }
+  const problem = await STRUCTURE[header.mime](bytes);
+  if (problem) return { ok: false, code: Codes.BadImage, problem: `it cannot be decoded safely: ${problem}` };
+  return { ok: true, header };
+}
+
+const STRUCTURE: Record<ImageMime, (b: Buffer) => string | undefined | Promise<string | undefined>> = {
+  'image/png': (b) => pngProblem(b),
+  'image/jpeg': (b) => jpegProblem(b),
+  'image/bmp': (b) => bmpProblem(b),
+  'image/tiff': (b) => tiffProblem(b),
+};
+
+/** The first byte after the entropy-coded data that starts at `at`: the next marker (0xFF then neither 0x00 nor RSTn). */
+function afterEntropyData(b: Buffer, at: number): number {
+  for (let i = b.indexOf(0xff, at); i >= 0 && i + 1 < b.length; i = b.indexOf(0xff, i + 1)) {
+    const next = b[i + 1];
+    if (next !== 0x00 && next !== 0xff && !(next >= 0xd0 && next <= 0xd7)) return i;
+  }
+  return b.length;
 }
 
 /**
- * A JPEG with a second frame header (SOF) before its scan: a decoder may size its buffers by the later one, past
- * the pixel limit checked on the first (a second SOF of 9000 x 9000 took the decoder to 865 MB before it gave up).
+ * What makes a JPEG unsafe to decode, walking its marker segments and skipping its scans' data (one pass over the
+ * bytes, no allocation): a second frame header (SOF) before its first scan (a decoder may size its buffers by the
+ * later one, past the pixel limit checked on the first: a second SOF of 9000 x 9000 took the decoder to 865 MB before
+ * it gave up), more than MAX_JPEG_SEGMENTS segments (13 million COM segments of 4 bytes each, each walked) or more than
+ * MAX_JPEG_SCANS scans (each a pass of the decoder over every coefficient).
  */
 export function jpegProblem(b: Buffer): string | undefined {
   let frames = 0;
+  let scans = 0;
+  let segments = 0;
   let i = 2;
   while (i + 4 <= b.length) {
-    if (b[i] !== 0xff) return undefined;
+    if (b[i] !== 0xff) return undefined; // past what a decoder reads: trailing bytes
     let marker = b[i + 1];
     while (marker === 0xff && i + 2 < b.length) {
       i++;
@@ -80,10 +131,69 @@ export function jpegProblem(b: Buffer): string | undefined {
       i += 2;
       continue;
     }
-    if (marker === 0xd9 || marker === 0xda) return undefined; // the scan starts: the frame is settled
+    if (marker === 0xd9) return undefined; // end of image
+    if (++segments > MAX_JPEG_SEGMENTS) return `it has more than ${MAX_JPEG_SEGMENTS} marker segments`;
     const isFrame = marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
-    if (isFrame && ++frames > 1) return 'it has a second frame header (SOF) before its image data (a JPEG has one)';
-    i += 2 + b.readUInt16BE(i + 2);
+    if (isFrame && scans === 0 && ++frames > 1) return 'it has a second frame header (SOF) before its image data (a JPEG has one)';
+    const end = i + 2 + b.readUInt16BE(i + 2);
+    if (marker === 0xda) {
+      if (++scans > MAX_JPEG_SCANS) return `it has more than ${MAX_JPEG_SCANS} scans (MAX_JPEG_SCANS: each is a pass over the whole image)`;
+      i = afterEntropyData(b, end);
+    } else {
+      i = end;
+    }
+  }
+  return undefined;
+}
+
+/** BMP compressions: RLE8 and RLE4 encode runs, the others (none, bit fields) hold every row in full. */
+const BMP_RLE8 = 1;
+const BMP_RLE4 = 2;
+const BMP_BITFIELDS = [3, 6];
+
+/**
+ * What makes a BMP unsafe to decode: a run-length-encoded one claiming more than MAX_BMP_RLE_PIXELS_PER_BYTE pixels a
+ * byte of its file (see there), or an uncompressed one whose file is shorter than its rows (the decoder read past the
+ * end and failed with a message of its own).
+ */
+export function bmpProblem(b: Buffer): string | undefined {
+  const header = bmp(b);
+  if (!header) return undefined;
+  const pixels = header.width * header.height;
+  const dibSize = b.readUInt32LE(14);
+  if (dibSize === 12) {
+    const bpp = b.readUInt16LE(24);
+    return rowsProblem(b, header, bpp);
+  }
+  const bpp = b.readUInt16LE(28);
+  const compression = b.readUInt32LE(30);
+  if (compression === BMP_RLE8 || compression === BMP_RLE4) {
+    if (pixels > b.length * MAX_BMP_RLE_PIXELS_PER_BYTE) {
+      return `its run-length-encoded data of ${b.length} bytes claims ${header.width} x ${header.height} pixels (at most ${MAX_BMP_RLE_PIXELS_PER_BYTE} pixels a byte are accepted)`;
+    }
+    return undefined;
+  }
+  if (compression === 0 || BMP_BITFIELDS.includes(compression)) return rowsProblem(b, header, bpp);
+  return `its compression (${compression}) is not one a BMP decoder here reads (none, RLE8, RLE4, bit fields)`;
+}
+
+/** An uncompressed BMP whose file ends before its last row. */
+function rowsProblem(b: Buffer, header: ImageHeader, bpp: number): string | undefined {
+  const rowBytes = Math.ceil((header.width * bpp) / 32) * 4;
+  const needed = b.readUInt32LE(10) + rowBytes * header.height;
+  return needed > b.length ? `it is truncated: its rows need ${needed} bytes and the file has ${b.length}` : undefined;
+}
+
+/** What makes a TIFF unsafe to decode: a tag of its first directory given twice (which of the two a decoder takes is its own choice). */
+export function tiffProblem(b: Buffer): string | undefined {
+  const le = b.toString('latin1', 0, 2) === 'II';
+  const u16 = (o: number) => (le ? b.readUInt16LE(o) : b.readUInt16BE(o));
+  const ifd = le ? b.readUInt32LE(4) : b.readUInt32BE(4);
+  const seen = new Set<number>();
+  for (let k = 0, count = u16(ifd); k < count; k++) {
+    const tag = u16(ifd + 2 + k * 12);
+    if (seen.has(tag)) return `its first directory gives tag ${tag} twice`;
+    seen.add(tag);
   }
   return undefined;
 }
@@ -117,7 +227,8 @@ export function pngDataBytes(width: number, height: number, bitDepth: number, co
 export const INFLATE_AT_ONCE_BYTES = 1024 * 1024;
 
 /**
- * What makes a PNG unsafe or impossible to decode, found before any decoder allocates for it: a chunk
+ * What makes a PNG unsafe or impossible to decode, found before any decoder allocates for it: more than
+ * MAX_PNG_CHUNKS chunks (4.4 million empty IDAT chunks fit in 50 MB: each one walked, kept and inflated), a chunk
  * running past the end, a second IHDR (a decoder may take its dimensions, past the pixel limit checked on
  * the first), no image data, or image data that inflates to more than its header needs (a zlib bomb:
  * 1 MB inflating to 1 GiB). The data is inflated and counted, never kept beyond INFLATE_AT_ONCE_BYTES, and the
@@ -131,7 +242,8 @@ export async function pngProblem(b: Buffer): Promise<string | undefined> {
   const idat: Buffer[] = [];
   let at = 8;
   let ihdrs = 0;
-  while (at + 8 <= b.length) {
+  for (let chunks = 1; at + 8 <= b.length; chunks++) {
+    if (chunks > MAX_PNG_CHUNKS) return `it has more than ${MAX_PNG_CHUNKS} chunks`;
     const length = b.readUInt32BE(at);
     const type = b.toString('latin1', at + 4, at + 8);
     if (at + 12 + length > b.length) return `its ${type.replace(/[^A-Za-z]/g, '?')} chunk runs past the end of the file`;
@@ -190,9 +302,9 @@ function png(b: Buffer): ImageHeader | undefined {
 
 function jpeg(b: Buffer): ImageHeader | undefined {
   if (b.length < 4 || b[0] !== 0xff || b[1] !== 0xd8 || b[2] !== 0xff) return undefined;
-  // walk the marker segments up to a start-of-frame, which holds the dimensions
+  // walk the marker segments up to a start-of-frame, which holds the dimensions (at most MAX_JPEG_SEGMENTS of them)
   let i = 2;
-  while (i + 4 <= b.length) {
+  for (let segments = 0; i + 4 <= b.length && segments <= MAX_JPEG_SEGMENTS; segments++) {
     if (b[i] !== 0xff) return undefined;
     let marker = b[i + 1];
     while (marker === 0xff && i + 2 < b.length) {

@@ -18,7 +18,7 @@ import { FilesService } from '../datasets/files.service';
 import { SLOT_LIVE_SECONDS, UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
 import { FEATURE_CORES, IMAGE_DATASET_JOB, ImageTaskPayload } from './image-dataset.job';
-import { checkImage } from './image-format';
+import { checkImage } from './image-check';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
 import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
@@ -157,9 +157,9 @@ export class ImageUploadService implements OnModuleInit {
    * (the task takes images, the sample exists and has none; the task's owner has room for it, reserved on the slot),
    * and again by that statement, which writes the image only where it still holds, and gives the slot back.
    */
-  private async store(slot: UploadSlot, taskId: string, id: string, image: Buffer, filename: string): Promise<void> {
-    // every check of the image itself first, holding no connection (a PNG's data is inflated to be counted)
-    const header = await checkImage(image, filename, this.config.maxImagePixels);
+  private async store(slot: UploadSlot, taskId: string, id: string, received: Buffer, filename: string): Promise<void> {
+    // every check of the image itself first, on a thread, holding no connection (a PNG's data is inflated to be counted)
+    const { header, bytes: image } = await checkImage(received, filename, this.config.maxImagePixels);
     // the task is checked and its owner's room reserved in one statement, which takes the owner's files lock once the
     // task is found addable (reserveImageAdd); without a quota, the check alone
     if (this.files.quotaSet) {

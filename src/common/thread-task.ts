@@ -1,0 +1,34 @@
+import * as os from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ThreadAnswer, ThreadSetup, ThreadTask } from './thread-pool';
+
+/** What a task of a pooled thread gives back: its value, and the ArrayBuffers to move back with it (not copy). */
+export interface TaskResult<T> {
+  value: T;
+  transfer?: ArrayBuffer[];
+}
+
+/**
+ * The thread side of a ThreadPool: lowers this thread's priority (on Linux setpriority(0) sets the calling thread's
+ * niceness alone), then answers each task with `handle`'s result, or the message of what it threw. One task at a
+ * time: the pool sends the next once this one is answered.
+ */
+export function serveTasks<T>(handle: (data: unknown) => TaskResult<T> | Promise<TaskResult<T>>): void {
+  const port = parentPort;
+  if (!port) return;
+  try {
+    os.setPriority(0, (workerData as ThreadSetup).nice);
+  } catch {
+    // not allowed here: the thread runs at the process's priority
+  }
+  port.on('message', (task: ThreadTask) => {
+    void (async () => {
+      try {
+        const { value, transfer = [] } = await handle(task.data);
+        port.postMessage({ id: task.id, ok: true, value } satisfies ThreadAnswer, transfer);
+      } catch (e) {
+        port.postMessage({ id: task.id, ok: false, message: e instanceof Error ? e.message : String(e) } satisfies ThreadAnswer);
+      }
+    })();
+  });
+}
