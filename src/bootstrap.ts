@@ -37,7 +37,7 @@ export async function prepare(
   const logger = nestLogger(root);
   Logger.overrideLogger(logger);
   const log = new Logger(name);
-  const db = await resolveDatabase(config, (m) => log.log(m));
+  const db = await resolveDatabase(config, (m) => log.log(m), { fault: (m) => log.error(m) });
   const applied = await runMigrations(db.url);
   if (applied.length) log.log(`applied migrations: ${applied.join(', ')}`);
   return { config, logger, root, log, db };

@@ -8,7 +8,7 @@ import {
   rleBombBmp,
   tiffWithDuplicateWidth,
   truncatedBmp,
-} from './hostile-images';
+} from '../bench/hostile-images';
 import { API, createProject, createTestApp, createUser, expectSuccess, pngChunk, pngHeader, TestApp, uploadDataset } from './utils';
 
 /**

@@ -154,3 +154,69 @@ it('a hand-back that fails is tried again, and after its last try the job is lef
   expect(await jobOf(id)).toEqual({ state: 'running', attempts: 1, leased: true, lease: true });
   expectSuccess(await reader.http().post(`${API}/analysis/${id}/delete`).set('Authorization', owner.auth));
 }, 300_000);
+
+/**
+ * Issue 41, finding 5: the database connection cut under a stopping worker. The first hand-back's own connection is
+ * ended by the server in the middle of its transaction (a trigger that terminates its own backend), and every other
+ * connection of the database is ended too (the worker's idle pooled ones among them): the hand-back is tried again on
+ * a sound connection, and the job is queued with its attempt given back.
+ */
+it('a stopping worker whose database connections are cut under its hand-back hands the job back on a new one, no attempt spent', async () => {
+  await startWorker();
+  const id = await analyze();
+  await pollUntil<Status>(reader, owner.auth, status(id), midRun, 120_000);
+  await reader.db.query(`DROP SEQUENCE IF EXISTS hand_back_tries; CREATE SEQUENCE hand_back_tries`);
+  await reader.db.query(`
+    CREATE OR REPLACE FUNCTION fail_hand_back() RETURNS trigger AS $$
+    BEGIN
+      IF OLD.state = 'running' AND NEW.state = 'queued' AND nextval('hand_back_tries') = 1 THEN
+        PERFORM pg_terminate_backend(pg_backend_pid());
+        PERFORM pg_sleep(5);
+      END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql`);
+  await reader.db.query(`CREATE TRIGGER fail_hand_back BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fail_hand_back()`);
+  // every other connection of the database: the worker's idle ones (and the reader's, which it opens again)
+  await reader.db.query(
+    `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  expect(await stopWorker()).toBeLessThan(10_000);
+  expect(await tries()).toBe(2);
+  expect(await jobOf(id)).toEqual({ state: 'queued', attempts: 0, leased: false, lease: false });
+  expectSuccess(await reader.http().post(`${API}/analysis/${id}/delete`).set('Authorization', owner.auth));
+}, 300_000);
+
+/**
+ * Issue 41, finding 4: a job whose worker lost the database (here its result's store: the connection is ended by the
+ * server as it writes) is handed back with its attempt given back, not retried as a failed attempt, and the next run
+ * finishes on attempt 1.
+ */
+it('a job whose worker lost the database under it is handed back without spending an attempt, then finishes', async () => {
+  await reader.db.query(`DROP SEQUENCE IF EXISTS store_tries; CREATE SEQUENCE store_tries`);
+  await reader.db.query(`
+    CREATE OR REPLACE FUNCTION lose_store() RETURNS trigger AS $$
+    BEGIN
+      IF nextval('store_tries') = 1 THEN
+        PERFORM pg_terminate_backend(pg_backend_pid());
+        PERFORM pg_sleep(5);
+      END IF;
+      RETURN NEW;
+    END $$ LANGUAGE plpgsql`);
+  await reader.db.query(`CREATE TRIGGER lose_store BEFORE INSERT ON analysis_results FOR EACH ROW EXECUTE FUNCTION lose_store()`);
+  try {
+    await startWorker();
+    const id = await analyze();
+    const end = await pollUntil<Status>(reader, owner.auth, status(id), (s) => s.state === 'finished' || s.state === 'failed', 300_000);
+    expect(end.state).toBe('finished');
+    const [{ n }] = await reader.db.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM store_tries`);
+    expect(Number(n)).toBe(2);
+    let job = await jobOf(id);
+    for (let i = 0; i < 50 && job.state === 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      job = await jobOf(id);
+    }
+    expect({ state: job.state, attempts: job.attempts }).toEqual({ state: 'done', attempts: 1 });
+  } finally {
+    await reader.db.query(`DROP TRIGGER IF EXISTS lose_store ON analysis_results`);
+  }
+}, 600_000);

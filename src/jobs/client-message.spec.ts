@@ -1,6 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { EngineCrash } from '../common/engine-process';
-import { clientMessage } from './job-runner';
+import { clientMessage } from './job-messages';
 import { FinalJobError, JobFailure } from './jobs.types';
 
 describe('clientMessage: what a client reads of a failed job', () => {

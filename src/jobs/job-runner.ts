@@ -4,14 +4,17 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
-import { dropSpareEngineProcess, EngineCrash, keepSpareEngineProcess } from '../common/engine-process';
+import { dropSpareEngineProcess, keepSpareEngineProcess } from '../common/engine-process';
+import { isDatabaseUnavailable } from '../common/database-errors';
 import { untilAborted } from '../common/until-aborted';
 import type { JobKind } from './job-kinds';
 import { SubjectError } from './job-state';
 import * as queries from './jobs.queries';
 import { JobsService } from './jobs.service';
+import { clientMessage, idsOf } from './job-messages';
 import { FinalJobError, JobFailure, JobHandler } from './jobs.types';
 import { ThrottledProgress } from './progress';
+import { TickFailures } from './tick-failures';
 
 /** A job this runner took, with its registered kind and handler. */
 interface Job {
@@ -43,15 +46,11 @@ const PROGRESS_WRITE_MS = 1000;
  */
 const HAND_BACK_RETRY_MS = [250, 500, 1000, 2000];
 /**
- * What a client reads of a failure that is not a JobFailure: the messages written for clients (FinalJobError, an
- * engine crash), else a reference to the log. A fault of ours (SQL, a library's or Node's words, a path) is
- * never shown.
+ * The waits between tries to hand back a job that failed because its worker lost the database: until the database
+ * answers (a restart of the embedded server takes a second or two), every 5 s at most, while the runner runs; once it
+ * stops, HAND_BACK_RETRY_MS's tries more.
  */
-export function clientMessage(job: { id: string; subject: string }, e: unknown): string {
-  if (e instanceof FinalJobError || e instanceof EngineCrash) return e.message;
-  return `the ${job.subject} stopped on an internal fault (logged with job ${job.id}): retry, or report it with this number`;
-}
-
+const LOST_DATABASE_RETRY_MS = [250, 500, 1000, 2000, 5000];
 const LOST_WORKER = 'the worker running it stopped (lease expired) on its last attempt';
 
 /**
@@ -102,13 +101,16 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   private ticking = false;
   private stopped = false;
   private tickAgain = false;
+  private readonly tickFailures: TickFailures;
 
   constructor(
     private readonly db: DataSource,
     private readonly jobs: JobsService,
     private readonly scheduler: SchedulerRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.tickFailures = new TickFailures(this.logger, config.jobPollMs);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.runWorkers) return;
@@ -152,9 +154,13 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     return this.config.workerCores - used;
   }
 
-  /** One scheduler tick: recover expired leases, then claim and start what fits. Tests call it directly. */
+  /**
+   * One scheduler tick: recover expired leases, then claim and start what fits. Tests call it directly. After a tick
+   * failed (the database down), the next ones wait longer and longer (TickFailures), and the first to succeed renews
+   * the leases of the jobs still running here before anything else.
+   */
   async tick(): Promise<number> {
-    if (this.stopped) return 0;
+    if (this.stopped || this.tickFailures.waiting()) return 0;
     if (this.ticking) {
       // a job ended (or was enqueued) during this tick: look again once it is over
       this.tickAgain = true;
@@ -165,6 +171,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     try {
       do {
         this.tickAgain = false;
+        if (this.tickFailures.failing) await this.renewLeases();
         await this.recoverExpired();
         await this.failStranded();
         for (;;) {
@@ -176,8 +183,9 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
           started++;
         }
       } while (this.tickAgain && !this.stopped);
+      this.tickFailures.succeeded();
     } catch (e) {
-      this.logger.error(`job tick failed: ${(e as Error).message}`);
+      this.tickFailures.failed(e);
     } finally {
       this.ticking = false;
     }
@@ -322,10 +330,12 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
   }
 
-  /** A job's run threw: hand it back (shutdown), drop it (cancelled), retry it or give up. */
+  /** A job's run threw: hand it back (shutdown, its worker lost the database), drop it (cancelled), retry it or give up. */
   private async ended(job: Job, signal: AbortSignal, e: unknown): Promise<JobOutcome> {
     const reason = e instanceof Error ? e.message : String(e);
-    if (signal.aborted && signal.reason instanceof ShuttingDown) return this.handBack(job);
+    if (signal.aborted && signal.reason instanceof ShuttingDown) return this.handBack(job, 'shutting down');
+    // the database was lost under the job (not a fault of the job): back to the queue with its attempt, once it answers
+    if (!signal.aborted && isDatabaseUnavailable(e)) return this.handBack(job, `its worker lost the database (${reason})`);
     if (signal.aborted) {
       // deleted subject: "analysis.cancelled" (or task / prediction); another worker took it over: "job.cancelled"
       const deleted = signal.reason instanceof Cancelled && signal.reason.subjectDeleted;
@@ -358,12 +368,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   /**
-   * Hands a job stopped by shutdown back to the queue at once, rather than leaving it to wait out its lease: queued
-   * again with the attempt it was on given back (a clean stop is no failure of the job), its subject waiting as it
-   * did before it started (job-state.ts). A failed try (database busy or restarting) is logged and tried again, up
-   * to HAND_BACK_RETRY_MS; after the last, the job is taken again when its lease expires, that attempt spent.
+   * Hands a job back to the queue at once, rather than leaving it to wait out its lease: queued again with the attempt
+   * it was on given back (a clean stop, or the database lost under it, is no failure of the job), its subject waiting
+   * as it did before it started (job-state.ts). A failed try (database busy or restarting) is logged and tried again
+   * (a pooled connection the server ended fails its try and leaves the pool with it: pg-pool drops a connection that
+   * errored, so the next try takes a sound one or opens one): on shutdown up to HAND_BACK_RETRY_MS; for a job that lost
+   * the database until it answers (LOST_DATABASE_RETRY_MS) and, once the runner stops, HAND_BACK_RETRY_MS more. After
+   * the last, the job is taken again when its lease expires, that attempt spent. `why` is the log's.
    */
-  private async handBack(job: Job): Promise<JobOutcome> {
+  private async handBack(job: Job, why: string): Promise<JobOutcome> {
+    const lost = why !== 'shutting down';
+    let sinceStop = 0;
     for (let attempt = 0; ; attempt++) {
       try {
         const handed = await this.db.transaction(async (tx) => {
@@ -376,11 +391,14 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
           this.logger.log(this.fields(job, 'job.discarded'), `${this.describe(job)} discarded on shutdown: no longer this worker's`);
           return 'discarded';
         }
-        this.logger.log(this.fields(job, 'job.handedBack'), `${this.describe(job)} handed back to the queue: shutting down`);
+        this.logger.log(this.fields(job, 'job.handedBack'), `${this.describe(job)} handed back to the queue: ${why}`);
         return 'handedBack';
       } catch (e) {
         const reason = e instanceof Error ? e.message : String(e);
-        const wait = HAND_BACK_RETRY_MS[attempt];
+        const wait =
+          lost && !this.stopped
+            ? LOST_DATABASE_RETRY_MS[Math.min(attempt, LOST_DATABASE_RETRY_MS.length - 1)]
+            : HAND_BACK_RETRY_MS[sinceStop++];
         if (wait === undefined) {
           this.logger.error(
             this.fields(job, 'job.handBackFailed', { reason }),
@@ -458,24 +476,17 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     }
   }
 
-  /** Jobs whose worker died: requeue them, or give up after their last attempt. */
+  /**
+   * Jobs whose worker died: requeue them, or give up after their last attempt. Not this runner's own: they run here
+   * (their lease lapsed while the database was down) or are being handed back.
+   */
   async recoverExpired(): Promise<void> {
     const kinds = this.jobs.kindNames();
-    for (const r of await queries.requeueExpired(this.db, kinds))
+    for (const r of await queries.requeueExpired(this.db, kinds, this.workerId))
       this.logger.warn(`${this.describe(this.jobOf(r))} lost its worker; requeued`);
-    for (const r of await queries.expiredOnLastAttempt(this.db, kinds)) {
+    for (const r of await queries.expiredOnLastAttempt(this.db, kinds, this.workerId)) {
       const job = this.jobOf(r);
       await this.giveUp(job, { code: job.kind.failureCode, message: LOST_WORKER }, `state = 'running' AND lease_expires_at < now()`, []);
     }
   }
-}
-
-/** The identifiers in a job's payload (`analysisId`, `taskId`, ...), for its log lines. */
-function idsOf(payload: unknown): Record<string, string> {
-  if (!payload || typeof payload !== 'object') return {};
-  const ids: Record<string, string> = {};
-  for (const [k, v] of Object.entries(payload)) {
-    if (/Id$/.test(k) && (typeof v === 'string' || typeof v === 'number')) ids[k] = String(v);
-  }
-  return ids;
 }

@@ -178,24 +178,25 @@ export async function strandedJobs(db: DataSource, kinds: string[], cores: numbe
   );
 }
 
-/** Running jobs of `kinds` whose lease expired with attempts left: queued again (their worker died). */
-export async function requeueExpired(db: DataSource, kinds: string[]): Promise<JobRow[]> {
+/** Running jobs of `kinds` whose lease expired with attempts left, of workers other than `workerId`: queued again (their worker died). */
+export async function requeueExpired(db: DataSource, kinds: string[], workerId: string): Promise<JobRow[]> {
   return rows<JobRow>(
     db,
     `UPDATE jobs SET state = 'queued', error = 'worker lost (lease expired)', lease_owner = NULL, lease_expires_at = NULL,
             updated_at = now()
       WHERE id IN (SELECT id FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts < max_attempts
-                      AND kind = ANY($1) FOR UPDATE SKIP LOCKED)
+                      AND kind = ANY($1) AND lease_owner IS DISTINCT FROM $2 FOR UPDATE SKIP LOCKED)
       RETURNING ${JOB_COLUMNS}`,
-    [kinds],
+    [kinds, workerId],
   );
 }
 
-/** Running jobs of `kinds` whose lease expired on their last attempt. */
-export async function expiredOnLastAttempt(db: DataSource, kinds: string[]): Promise<JobRow[]> {
+/** Running jobs of `kinds` whose lease expired on their last attempt, of workers other than `workerId`. */
+export async function expiredOnLastAttempt(db: DataSource, kinds: string[], workerId: string): Promise<JobRow[]> {
   return rows<JobRow>(
     db,
-    `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts >= max_attempts AND kind = ANY($1)`,
-    [kinds],
+    `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'running' AND lease_expires_at < now() AND attempts >= max_attempts AND kind = ANY($1)
+        AND lease_owner IS DISTINCT FROM $2`,
+    [kinds, workerId],
   );
 }

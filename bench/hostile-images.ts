@@ -61,7 +61,9 @@ export function jpegWithComments(count: number): Buffer {
  * decode, where the same image with 10 scans takes milliseconds.
  */
 export function manyScansJpeg(): Buffer {
-  return fs.readFileSync(path.join(__dirname, 'data', 'many-scans.jpg'));
+  // test/data, from bench/ (ts-jest) or dist/bench/ (a bench), as engine-datasets.ts finds it
+  const dir = process.env.SIGNET_DATA_DIR ?? path.resolve(__dirname, __filename.endsWith('.ts') ? '..' : '../..', 'test', 'data');
+  return fs.readFileSync(path.join(dir, 'many-scans.jpg'));
 }
 
 /** A BMP header (BITMAPINFOHEADER) of `width` x `height` at `bpp` bits with `compression`, a palette when `bpp` <= 8, then `data`. */
