@@ -18,6 +18,7 @@ import { ImageAddQuota1763801600000 } from './1763801600000-image-add-quota';
 import { ImageAddReserve1763801700000 } from './1763801700000-image-add-reserve';
 import { ColumnPieces1763801800000 } from './1763801800000-column-pieces';
 import { PredictionExplain1763801900000 } from './1763801900000-prediction-explain';
+import { OutOfFoldTexts1763802000000 } from './1763802000000-out-of-fold-texts';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   ImageAddReserve1763801700000,
   ColumnPieces1763801800000,
   PredictionExplain1763801900000,
+  OutOfFoldTexts1763802000000,
 ];

@@ -522,6 +522,26 @@ describe('out-of-fold predictions', () => {
     expect(csv.text.split('\n')[0]).toBe('row,actual,event,prediction,risk');
   });
 
+  it('are written once, on an engine process, and then sent as stored (issue 41, finding 3: parsed and written on the event loop)', async () => {
+    const id = analyses.diabetes;
+    const get = (format = 'json') =>
+      t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?modelKey=best&format=${format}`).set('Authorization', owner.auth);
+    const [first, firstCsv] = [expectSuccess(await get()), (await get('csv')).text];
+    const stored = await t.db.query(
+      `SELECT model_key, length(rows_json) > 0 AS json, convert_from(csv, 'UTF8') AS csv FROM out_of_fold_texts WHERE analysis_id = $1`,
+      [id],
+    );
+    expect(stored).toEqual([{ model_key: 'best', json: true, csv: firstCsv }]);
+    // what is sent is the stored text: a change under it shows (a result never changes; this proves where answers come from)
+    await t.db.query(
+      `UPDATE out_of_fold_texts SET rows_json = convert_to('[{"row":0,"actual":1,"prediction":2}]', 'UTF8') WHERE analysis_id = $1`,
+      [id],
+    );
+    expect(expectSuccess(await get())).toEqual({ ...first, predictions: [{ row: 0, actual: 1, prediction: 2 }] });
+    await t.db.query(`DELETE FROM out_of_fold_texts WHERE analysis_id = $1`, [id]);
+    expect(expectSuccess(await get())).toEqual(first);
+  });
+
   it('refuses an unknown model, format or parameter with their codes', async () => {
     const id = analyses.diabetes;
     const get = (q: string) => t.http().get(`${API}/analysis/${id}/outOfFoldPredictions?${q}`).set('Authorization', owner.auth);

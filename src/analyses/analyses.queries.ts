@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Db, execute, prepared, rows } from '../database/sql';
-import type { AnalysisOutput, ConfigurationSummary, ModelPlots, ModelReport, OutOfFoldPredictions, SavedPipeline } from '../engine/types';
+import type { AnalysisOutput, ConfigurationSummary, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
 import type { SubjectError, SubjectState } from '../jobs/job-state';
 import type { StoredParameters } from './analysis-parameters';
 
@@ -159,21 +159,37 @@ export async function leaderboardPage(
   return row;
 }
 
-/** One model key's out-of-fold predictions, with the models and the analysis's task. */
-export interface OutOfFoldRowDb {
-  models: Record<string, ModelReport>;
-  oof: OutOfFoldPredictions | null;
+/** Whether a stored result has out-of-fold predictions, and the model key asked for (with the keys it has, for the error). */
+export interface OutOfFoldState {
+  keys: string[];
+  has_key: boolean;
   has_oof: boolean;
-  task: string;
+  /** the repeats of the cross-validation its predictions are the mean of */
+  repeats: number | null;
+  /** whether the result keeps the explanations of these predictions (results of engine 0.3 and later) */
+  has_explanation: boolean;
+  /** whether the stored texts hold the rows with their explanations (written the first time explain=true was asked) */
+  explained: boolean;
+  /** the id of its texts, when they are stored (out_of_fold_texts) */
+  text_id: string | null;
 }
 
-export async function outOfFoldOf(db: DataSource, analysisId: string, modelKey: string): Promise<OutOfFoldRowDb | undefined> {
-  const [row] = await prepared<OutOfFoldRowDb>(
+export async function outOfFoldState(db: DataSource, analysisId: string, modelKey: string): Promise<OutOfFoldState | undefined> {
+  const [row] = await prepared<OutOfFoldState>(
     db,
-    `SELECT r.models, r.out_of_fold -> $2::text AS oof, r.out_of_fold IS NOT NULL AS has_oof,
-            (SELECT jsonb_object_keys(a.parameters -> 'outcome') LIMIT 1) AS task
-       FROM analysis_results r JOIN analyses a ON a.id = r.analysis_id WHERE r.analysis_id = $1`,
+    `SELECT ARRAY(SELECT jsonb_object_keys(r.models)) AS keys, r.models ? $2::text AS has_key,
+            r.out_of_fold IS NOT NULL AND r.out_of_fold ? $2::text AS has_oof,
+            (r.out_of_fold -> $2::text ->> 'repeats')::int AS repeats,
+            coalesce(r.out_of_fold -> $2::text ? 'explanation', false) AS has_explanation,
+            coalesce((SELECT t.explained_json IS NOT NULL FROM out_of_fold_texts t WHERE t.analysis_id = r.analysis_id AND t.model_key = $2::text), false) AS explained,
+            (SELECT t.id FROM out_of_fold_texts t WHERE t.analysis_id = r.analysis_id AND t.model_key = $2::text) AS text_id
+       FROM analysis_results r WHERE r.analysis_id = $1`,
     [analysisId, modelKey],
   );
   return row;
+}
+
+/** The text of a stored out-of-fold texts row (its id from outOfFoldState), read as raw bytes (COPY: never decoded here). */
+export function outOfFoldTextCopy(textId: string, column: 'rows_json' | 'explained_json' | 'csv'): string {
+  return `SELECT ${column} FROM out_of_fold_texts WHERE id = ${Number(textId)}`;
 }

@@ -1,4 +1,5 @@
 import { Controller, Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { Readable } from 'node:stream';
 import { ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Access } from '../auth/access.decorator';
 import { Permission } from '../auth/permission';
@@ -53,10 +54,16 @@ export class ResultDetailsController {
     const { modelKey } = parseBody(ModelKeyDto, rest);
     if (explain !== undefined && explain !== 'true' && explain !== 'false')
       throw new ApiError(Codes.WrongType, 'explain must be true or false');
-    if (format === undefined || format === 'json') return this.details.outOfFold(analysisId, modelKey, explain === 'true');
-    if (format !== 'csv') throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    if (format !== undefined && format !== 'json' && format !== 'csv')
+      throw new ApiError(Codes.BadResultFormat, 'format must be json or csv');
+    if (format !== 'csv') {
+      // the envelope is written around the stored rows' bytes (as prediction results are), so it is sent as it is
+      return new StreamableFile(Readable.from(await this.details.outOfFold(analysisId, modelKey, explain === 'true')), {
+        type: 'application/json; charset=utf-8',
+      });
+    }
     const csv = await this.details.outOfFoldCsv(analysisId, modelKey);
-    return new StreamableFile(Buffer.from(csv, 'utf8'), {
+    return new StreamableFile(Readable.from(csv), {
       type: 'text/csv; charset=utf-8',
       disposition: `attachment; filename="analysis-${analysisId}-${modelKey === 'best' || modelKey === 'interpretable' ? modelKey : 'model'}-out-of-fold.csv"`,
     });

@@ -3,48 +3,30 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
-import type { ConfigurationSummary, Explanation, OutOfFoldExplanationValues } from '../engine/types';
-import { csvCell } from '../common/csv-cell';
-import { leaderboardPage, outOfFoldOf, resultState } from './analyses.queries';
+import type { ConfigurationSummary } from '../engine/types';
+import { DatabaseUnavailable } from '../common/database-errors';
+import { Semaphore } from '../common/semaphore';
+import { runInWorker, workerScript } from '../common/worker-thread';
+import { copyBytes } from '../database/copy-bytes';
+import { poolOf, urlOf } from '../database/sql';
+import { leaderboardPage, outOfFoldState, outOfFoldTextCopy, resultState } from './analyses.queries';
+import type { OutOfFoldAnswer, OutOfFoldRequest } from './out-of-fold.worker';
+
+const OUT_OF_FOLD_SCRIPT = workerScript(__dirname, __filename, 'out-of-fold.worker');
+/** Engine processes writing out-of-fold texts at once in one API process (each key once: later reads send the stored text). */
+const OUT_OF_FOLD_WRITERS = 2;
+/** The pieces the stored texts are read in. */
+const PIECE_BYTES = 1024 * 1024;
 
 /** A leaderboard row as the API shows it: its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null). */
 export type LeaderboardRow = { rank: number } & Omit<ConfigurationSummary, 'value'> & { value: number | null };
 
-export interface OutOfFoldRow {
-  row: number;
-  sampleId?: string;
-  /** the outcome: class label, value or time */
-  actual: string | number;
-  /** survival: 1 = event, 0 = censored */
-  event?: number;
-  prediction: string | number;
-  probabilities?: Record<string, number>;
-  risk?: number;
-  explanation?: Explanation;
-}
-
-/** The explanation of sample i from a model's out-of-fold explanations (arrays over the samples). */
-function explanationOf(e: OutOfFoldExplanationValues, i: number): Explanation {
-  const H = e.heads;
-  const M = e.features.length;
-  const byName = (values: number[], at: number): Record<string, number> =>
-    Object.fromEntries(e.features.map((f, m) => [f, values[at + m]]));
-  return {
-    scale: e.scale,
-    method: e.method,
-    outputs: Array.from({ length: H }, (_, h) => ({
-      ...(e.classes ? { class: e.classes[h] } : {}),
-      value: e.output[i * H + h],
-      base: e.base[i * H + h],
-      contributions: byName(e.values, (i * H + h) * M),
-      ...(e.standardErrors ? { standardErrors: byName(e.standardErrors, (i * H + h) * M) } : {}),
-    })),
-  };
-}
-
 /** The parts of a finished analysis's result beyond api-v1's: the leaderboard and the out-of-fold predictions. */
 @Injectable()
 export class ResultDetailsService {
+  private readonly making = new Map<string, Promise<void>>();
+  private readonly writers = new Semaphore(OUT_OF_FOLD_WRITERS);
+
   constructor(private readonly db: DataSource) {}
 
   /** The analysis must be finished with a result; results stored before `column` existed answer ResultPartMissing. */
@@ -72,77 +54,69 @@ export class ResultDetailsService {
     };
   }
 
-  /** The out-of-fold predictions of one model key's configuration, per sample (with `explain`, each one's explanation). */
-  async outOfFold(analysisId: string, modelKey: string, explain = false) {
-    await this.finished(analysisId);
-    const r = await outOfFoldOf(this.db, analysisId, modelKey);
-    if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
-    if (!Object.prototype.hasOwnProperty.call(r.models, modelKey)) {
-      throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${Object.keys(r.models).join(', ')}`);
-    }
-    if (!r.has_oof || !r.oof) throw ResultDetailsService.missing('out-of-fold predictions');
-    const o = r.oof;
-    const explained = explain ? o.explanation : undefined;
-    if (explain && !explained) throw ResultDetailsService.missing('explanations of its out-of-fold predictions');
-    const classes = r.models[modelKey].classes ?? [];
-    const predictions = o.rows.map((row, i): OutOfFoldRow => {
-      const out: OutOfFoldRow = { row, actual: 0, prediction: 0 };
-      if (o.sampleIds) out.sampleId = o.sampleIds[i];
-      if (r.task === 'classification') {
-        const p = o.values.slice(i * o.width, (i + 1) * o.width);
-        let best = 0;
-        p.forEach((v, c) => {
-          if (v > p[best]) best = c;
-        });
-        out.actual = classes[o.y[i]];
-        out.prediction = classes[best];
-        out.probabilities = Object.fromEntries(classes.map((c, k) => [c, p[k]]));
-      } else if (r.task === 'survival') {
-        out.actual = o.y[i];
-        out.event = o.event?.[i];
-        out.prediction = o.values[i];
-        out.risk = o.values[i];
-      } else {
-        out.actual = o.y[i];
-        out.prediction = o.values[i];
-      }
-      if (explained) out.explanation = explanationOf(explained, i);
-      return out;
-    });
-    return { analysisId, modelKey, repeats: o.repeats, predictions };
+  /**
+   * The out-of-fold predictions of one model key's configuration, per sample: the JSON answer's bytes, its envelope
+   * written around the stored rows (out_of_fold_texts, made once by an engine process), which are read as raw bytes and
+   * never parsed here (as prediction results are).
+   */
+  async outOfFold(analysisId: string, modelKey: string, explain = false): Promise<Buffer[]> {
+    const { textId, repeats } = await this.outOfFoldText(analysisId, modelKey, explain);
+    const head = JSON.stringify({ analysisId, modelKey, repeats });
+    const rows = await this.storedBytes(outOfFoldTextCopy(textId, explain ? 'explained_json' : 'rows_json'));
+    return [Buffer.from(`{"payload":${head.slice(0, -1)},"predictions":`), ...rows, Buffer.from('},"status":"success"}')];
   }
 
-  /** The same as CSV: row, sampleId (when any), actual, event (survival), prediction, one probability column per class, risk. */
-  async outOfFoldCsv(analysisId: string, modelKey: string): Promise<string> {
-    const { predictions: rows } = await this.outOfFold(analysisId, modelKey);
-    const classes = Object.keys(rows[0]?.probabilities ?? {});
-    const hasSample = rows.some((r) => r.sampleId !== undefined);
-    const survival = rows.some((r) => r.risk !== undefined);
-    const header = [
-      'row',
-      ...(hasSample ? ['sampleId'] : []),
-      'actual',
-      ...(survival ? ['event'] : []),
-      'prediction',
-      ...classes.map((c) => `probability:${c}`),
-      ...(survival ? ['risk'] : []),
-    ];
-    const lines = [header.map(csvCell).join(',')];
-    for (const r of rows) {
-      lines.push(
-        [
-          r.row,
-          ...(hasSample ? [r.sampleId] : []),
-          r.actual,
-          ...(survival ? [r.event] : []),
-          r.prediction,
-          ...classes.map((c) => r.probabilities?.[c]),
-          ...(survival ? [r.risk] : []),
-        ]
-          .map(csvCell)
-          .join(','),
-      );
+  /** The same as CSV (row, sampleId when any, actual, event for survival, prediction, a probability per class, risk): its bytes. */
+  async outOfFoldCsv(analysisId: string, modelKey: string): Promise<Buffer[]> {
+    const { textId } = await this.outOfFoldText(analysisId, modelKey, false);
+    return this.storedBytes(outOfFoldTextCopy(textId, 'csv'));
+  }
+
+  /**
+   * The stored texts of a model key's out-of-fold predictions (with `explain`, the rows with their explanations too),
+   * made now on an engine process when they are not yet.
+   */
+  private async outOfFoldText(analysisId: string, modelKey: string, explain: boolean): Promise<{ textId: string; repeats: number }> {
+    await this.finished(analysisId);
+    for (let made = false; ; made = true) {
+      const r = await outOfFoldState(this.db, analysisId, modelKey);
+      if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
+      if (!r.has_key) throw new ApiError(Codes.ModelKeyNotFound, `modelKey "${modelKey.slice(0, 60)}" is not one of ${r.keys.join(', ')}`);
+      if (!r.has_oof) throw ResultDetailsService.missing('out-of-fold predictions');
+      if (explain && !r.has_explanation) throw ResultDetailsService.missing('explanations of its out-of-fold predictions');
+      if (r.text_id !== null && (!explain || r.explained)) return { textId: r.text_id, repeats: r.repeats ?? 1 };
+      if (made) throw new Error(`the out-of-fold texts of analysis ${analysisId} were not stored`);
+      await this.makeText(analysisId, modelKey, explain);
     }
-    return lines.join('\n') + '\n';
+  }
+
+  /**
+   * Writes the texts of a model key's out-of-fold predictions (out-of-fold.worker.ts), once per key in this process
+   * (a request that comes meanwhile waits for the same), at most OUT_OF_FOLD_WRITERS at once.
+   */
+  private makeText(analysisId: string, modelKey: string, explain: boolean): Promise<void> {
+    const key = `${analysisId}\u0000${modelKey}\u0000${explain}`;
+    let making = this.making.get(key);
+    if (!making) {
+      const request: OutOfFoldRequest = { databaseUrl: urlOf(this.db), analysisId, modelKey, explain };
+      making = this.writers
+        .run(() => runInWorker<OutOfFoldAnswer>(OUT_OF_FOLD_SCRIPT, request))
+        .then((answer) => {
+          if ('failed' in answer) {
+            const why = `the out-of-fold predictions could not be written: ${answer.failed}`;
+            throw answer.unavailable ? new DatabaseUnavailable(why) : new Error(why);
+          }
+        })
+        .finally(() => this.making.delete(key));
+      this.making.set(key, making);
+    }
+    return making;
+  }
+
+  /** The bytes of a one-column bytea COPY, in pieces of up to 1 MiB, read whole before they are sent (no connection waits on a client). */
+  private async storedBytes(copy: string): Promise<Buffer[]> {
+    const pieces: Buffer[] = [];
+    for await (const piece of copyBytes(poolOf(this.db), copy, PIECE_BYTES, 4)) pieces.push(piece);
+    return pieces;
   }
 }

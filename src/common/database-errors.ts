@@ -6,6 +6,7 @@
  */
 export function isDatabaseUnavailable(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
+  if (e instanceof DatabaseUnavailable) return true;
   const driver = (e as { driverError?: unknown }).driverError;
   if (driver instanceof Error && driver !== e && isDatabaseUnavailable(driver)) return true;
   const { code, syscall } = e as { code?: unknown; syscall?: unknown };
@@ -31,3 +32,6 @@ const MESSAGES = [
   'Client has encountered a connection error and is not queryable',
   'Client was closed and is not queryable',
 ];
+
+/** The database could not be reached by an engine process (its own connection), as told to the service in words. */
+export class DatabaseUnavailable extends Error {}
