@@ -31,8 +31,7 @@ export class ReportsController {
   @Header('X-Content-Type-Options', 'nosniff')
   @Header('Cache-Control', 'private, no-store')
   async report(@Param('analysisId', ParseIdPipe) analysisId: string, @Req() req: Request): Promise<StreamableFile> {
-    const page = await this.reports.report(analysisId, originOf(req));
-    return new StreamableFile(Buffer.from(page, 'utf8'), {
+    return new StreamableFile(await this.reports.report(analysisId, originOf(req)), {
       type: 'text/html; charset=utf-8',
       disposition: `inline; filename="analysis-${analysisId}-report.html"`,
     });

@@ -1,57 +1,97 @@
 import { Injectable } from '@nestjs/common';
-import { AnalysesService } from '../analyses/analyses.service';
+import { DataSource } from 'typeorm';
+import { ANALYSIS_SUBJECT } from '../analyses/analysis.job';
 import { ResultDetailsService } from '../analyses/result-details.service';
 import { ApiError } from '../common/api-error';
+import { DatabaseUnavailable } from '../common/database-errors';
 import { Codes } from '../common/error-codes';
-import { DatasetsService } from '../datasets/datasets.service';
+import { Semaphore } from '../common/semaphore';
+import { runInWorker, workerScript } from '../common/worker-thread';
+import { urlOf } from '../database/sql';
+import { seconds } from '../jobs/job-state';
+import { JobsService } from '../jobs/jobs.service';
 import { SERVICE_VERSION } from '../version';
-import type { ReportData, ReportModel } from './render/report-data';
-import { renderReport } from './render/report-page';
+import type { ReportData } from './render/report-data';
+import { ReportCache } from './report-cache';
+import type { ReportAnswer, ReportRequest } from './report.worker';
+import { reportRow } from './reports.queries';
 
 /** Configurations of the leaderboard the report lists. */
 export const REPORT_LEADERBOARD_ROWS = 20;
+/** Reports drawn at once in one API process (each on an engine process); the others wait their turn. */
+export const REPORT_RENDERS = 2;
+/** Bytes of drawn reports one API process keeps (REPORT_CACHE_BYTES). */
+export const REPORT_CACHE_BYTES = 64 * 1024 * 1024;
 
 /** Configurations tied with the leader the report lists, simplest first (the winner rule's candidates). */
 export const REPORT_TIED_ROWS = 8;
 
-/** The model keys in the order the report shows them: best, interpretable, then any other. */
-const KEY_ORDER = ['best', 'interpretable'];
+const SCRIPT = workerScript(__dirname, __filename, 'report.worker');
 
-/** The report of a finished analysis, read from its stored result through the services that serve the result's routes. */
+/**
+ * The report of a finished analysis: drawn from its stored result on an engine process (report.worker.ts), at most
+ * REPORT_RENDERS at once, and kept (ReportCache: a finished result never changes), so that readers get the same bytes
+ * again without drawing them. Only what the page needs beside its models is read here, in one statement and a page of
+ * the leaderboard.
+ */
 @Injectable()
 export class ReportsService {
+  private readonly cache = new ReportCache(REPORT_CACHE_BYTES);
+  private readonly drawing = new Map<string, Promise<Buffer>>();
+  private readonly renders = new Semaphore(REPORT_RENDERS);
+
   constructor(
-    private readonly analyses: AnalysesService,
+    private readonly db: DataSource,
+    private readonly jobs: JobsService,
     private readonly details: ResultDetailsService,
-    private readonly datasets: DatasetsService,
   ) {}
 
-  /** The report as HTML; `origin` (scheme, host, port) is where its examples send their calls. */
-  async report(analysisId: string, origin: string): Promise<string> {
-    return renderReport(await this.data(analysisId, origin));
+  /** The report as HTML (its UTF-8 bytes); `origin` (scheme, host, port) is where its examples send their calls. */
+  async report(analysisId: string, origin: string): Promise<Buffer> {
+    const key = `${analysisId} ${origin}`;
+    const kept = this.cache.get(key);
+    if (kept) return kept;
+    let drawing = this.drawing.get(key);
+    if (!drawing) {
+      drawing = this.draw(analysisId, origin).finally(() => this.drawing.delete(key));
+      this.drawing.set(key, drawing);
+    }
+    const page = await drawing;
+    this.cache.set(key, page);
+    return page;
   }
 
-  async data(analysisId: string, origin: string): Promise<ReportData> {
-    // the result first: an unfinished analysis answers as the result route does
-    const result = await this.analyses.result(analysisId);
-    const { projectId } = await this.analyses.get(analysisId);
-    const keys = Object.keys(result.models).sort((a, b) => rank(a) - rank(b));
-    const models: ReportModel[] = [];
-    for (const key of keys) models.push({ key, report: result.models[key], plots: (await this.analyses.plotsOf(analysisId, key)).plots });
-    const leaderboard = await this.leaderboard(analysisId, keys);
-    const dataset = await this.datasets.get(result.parameters.datasetId);
+  private async draw(analysisId: string, origin: string): Promise<Buffer> {
+    const data = await this.data(analysisId, origin);
+    const request: ReportRequest = { databaseUrl: urlOf(this.db), data: { ...data, generatedAt: new Date().toISOString() } };
+    const answer = await this.renders.run(() => runInWorker<ReportAnswer>(SCRIPT, request));
+    if ('missing' in answer) throw new ApiError(Codes.AnalysisResultUnknown); // deleted meanwhile
+    if ('failed' in answer) {
+      const why = `the report could not be drawn: ${answer.failed}`;
+      throw answer.unavailable ? new DatabaseUnavailable(why) : new Error(why);
+    }
+    return Buffer.from(answer.html.buffer, answer.html.byteOffset, answer.html.byteLength);
+  }
+
+  /** What the report shows beside its models; errors as the result route (an analysis deleted meanwhile is unknown). */
+  async data(analysisId: string, origin: string): Promise<Omit<ReportData, 'models' | 'generatedAt'>> {
+    const r = await reportRow(this.db, this.jobs.states.shownState(ANALYSIS_SUBJECT), analysisId);
+    if (!r) throw new ApiError(Codes.AnalysisResultUnknown);
+    if (r.state !== 'finished' || !r.has_result || !r.start_time || !r.end_time)
+      throw new ApiError(Codes.AnalysisUnfinished, `the analysis is ${r.state}: it has no result`);
     return {
       analysisId,
-      projectId,
-      parameters: result.parameters,
-      dataset: { name: dataset.name, sampleCount: dataset.sampleCount, featureCount: dataset.featureCount },
-      mlEngine: result.mlEngine,
+      projectId: String(r.project_id),
+      parameters: r.parameters,
+      dataset:
+        r.dataset_name === null
+          ? undefined
+          : { name: r.dataset_name, sampleCount: r.sample_count ?? 0, featureCount: r.feature_count ?? 0 },
+      mlEngine: r.ml_engine ?? '',
       serviceVersion: SERVICE_VERSION,
-      startTime: result.startTime,
-      executionTimeInSeconds: result.executionTimeInSeconds,
-      generatedAt: new Date(),
-      models,
-      leaderboard,
+      startTime: r.start_time.toISOString(),
+      executionTimeInSeconds: seconds(r.start_time, r.end_time),
+      leaderboard: await this.leaderboard(analysisId, r.keys ?? []),
       origin,
     };
   }
@@ -83,5 +123,3 @@ export class ReportsService {
     }
   }
 }
-
-const rank = (key: string): number => (KEY_ORDER.indexOf(key) + 1 || KEY_ORDER.length + 1) - 1;

@@ -14,6 +14,8 @@ export const colorOf = (i: number): string => PALETTE[i % PALETTE.length];
 export interface ChartParts {
   svg: Markup;
   table: Markup;
+  /** the drawing's width in CSS pixels: one of up to HALF_COLUMN sits beside another on a wide screen */
+  width?: number;
   /** the series' names beside their colours, under the chart (HTML text stays readable on a phone) */
   legend?: Markup;
 }
@@ -78,9 +80,41 @@ export function tick([x1, y1, x2, y2]: number[], [tx, ty, anchor]: [number, numb
   return markup`<line class="grid" x1="${c(x1)}" y1="${c(y1)}" x2="${c(x2)}" y2="${c(y2)}"/><text class="tick" x="${c(tx)}" y="${c(ty)}" text-anchor="${anchor}">${label}</text>`;
 }
 
-/** Cuts a label to `max` characters (the full one is in the mark's title and the table). */
-export function shorten(label: string, max = 26): string {
-  return label.length <= max ? label : `${label.slice(0, max - 1)}\u2026`;
+/**
+ * The width of a character in ems of the charts' sans-serif face, estimated on the wide side so that text cut to a
+ * width never runs past it: East Asian wide and full-width characters and emoji 1, capitals (W and M widest) up to
+ * 0.95, narrow letters and punctuation 0.32, the rest 0.6. A name without spaces of 200 capitals or ideographs was cut by
+ * its count of characters, and drawn over the values beside it (issue 41, finding 8).
+ */
+function charEms(code: number): number {
+  if (
+    code >= 0x1100 &&
+    (code <= 0x115f ||
+      (code >= 0x2e80 && code <= 0xa4cf) ||
+      (code >= 0xac00 && code <= 0xd7a3) ||
+      (code >= 0xf900 && code <= 0xfaff) ||
+      (code >= 0xfe30 && code <= 0xfe4f) ||
+      (code >= 0xff00 && code <= 0xff60) ||
+      (code >= 0xffe0 && code <= 0xffe6) ||
+      code >= 0x1f000)
+  )
+    return 1;
+  if (code === 0x57 || code === 0x4d || code === 0x6d || code === 0x77 || code === 0x40) return 0.95; // W M m w @
+  if (code >= 0x41 && code <= 0x5a) return 0.75;
+  if (" iljtfr.,:;'!|()[]".includes(String.fromCodePoint(code))) return 0.32;
+  return 0.6;
+}
+
+/** `label` cut (with an ellipsis) to what fits in `width` pixels of text of `fontPx` (estimated by charEms); the full one is in the mark's title and the table. */
+export function fitText(label: string, width: number, fontPx = 13): string {
+  const room = width / fontPx;
+  const chars = [...label];
+  const ems = chars.map((ch) => charEms(ch.codePointAt(0) ?? 0));
+  if (ems.reduce((a, b) => a + b, 0) <= room) return label;
+  // the longest start that leaves room for the ellipsis (1 em, on the wide side)
+  let keep = 0;
+  for (let used = 1; keep < chars.length && used + ems[keep] <= room; keep++) used += ems[keep];
+  return `${chars.slice(0, keep).join('')}\u2026`;
 }
 
 /** `label` in lines of at most `max` characters, broken at spaces (a word longer than a line keeps a line of its own). */
@@ -137,9 +171,17 @@ export function legend(items: readonly { name: Content; color: string; dashed?: 
   )}</ul>`;
 }
 
+/**
+ * Charts at most this wide go two to a row on a screen wide enough for both at their size (styles.ts): one alone
+ * took half the report's column.
+ */
+export const HALF_COLUMN = 500;
+
 /** A chart in its figure: heading, the drawing, its legend, a caption in words, and the values under a disclosure. */
 export function figure(o: { title: string; parts: ChartParts; caption?: Content; attributes?: Markup; extra?: Content }): Markup {
-  return markup`<figure class="plot" ${o.attributes ?? ''}>
+  // a chart with a table of its own beside it (the confusion matrix's per class) takes the whole row too
+  const wide = (o.parts.width ?? Infinity) > HALF_COLUMN || o.extra !== undefined;
+  return markup`<figure class="plot" ${o.attributes ?? ''}${wide ? markup` data-wide=""` : ''}>
     <h4>${o.title}</h4>
     <div class="chart-wrap">${o.parts.svg}</div>
     ${o.parts.legend ?? ''}${o.caption ? markup`<figcaption>${o.caption}</figcaption>` : ''}${o.extra ?? ''}

@@ -11,13 +11,13 @@ import {
   ChartParts,
   colorOf,
   dataTable,
+  fitText,
   labelLines,
   legend,
   linear,
   niceDomain,
   PALETTE,
   Scale,
-  shorten,
   svgFrame,
   tick,
   tickLabel,
@@ -55,8 +55,8 @@ const ROW = 40;
 
 /** The label and value line above a bar or box, the label cut to leave room for the value. */
 function rowText(y: number, label: string, value: Content, valueChars: number): Markup {
-  const room = Math.max(12, Math.floor((ROWS_WIDTH - 16 - valueChars * 6.8) / 7.2));
-  return markup`<text class="label" x="8" y="${y + 14}">${shorten(label, room)}</text
+  const room = Math.max(90, ROWS_WIDTH - 16 - 8 - valueChars * 7.3);
+  return markup`<text class="label" x="8" y="${y + 14}">${fitText(label, room)}</text
     ><text class="value" x="${ROWS_WIDTH - 8}" y="${y + 14}" text-anchor="end">${value}</text>`;
 }
 
@@ -129,7 +129,7 @@ export function barChart(o: BarChartOptions): ChartParts {
       ...(withCis ? [b.cis ? intervalText(b.cis, o.axis.percent) : 'n/a'] : []),
     ]),
   );
-  return { svg, table };
+  return { svg, table, width: ROWS_WIDTH };
 }
 
 const intervalText = (cis: readonly [number, number], percent?: boolean): string =>
@@ -303,7 +303,7 @@ export function xyChart(o: XyChartOptions): ChartParts {
     ...(o.lines ?? []).map((l, i) => ({ name: l.name, color: l.color ?? colorOf(o.series.length + i), dashed: l.dashed })),
     ...(o.diagonal ? [{ name: 'y = x', color: '#999999', dashed: true }] : []),
   ];
-  return { svg, table: dataTable(o.title, o.table.headers, o.table.rows), legend: legend(items) };
+  return { svg, table: dataTable(o.title, o.table.headers, o.table.rows), legend: legend(items), width };
 }
 
 /** Lines through points, each series with its 95% band (ROC curves, calibration). */
@@ -342,7 +342,7 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
   const f = (v: number) => valueText(v, o.axis.percent);
   o.boxes.forEach((b, i) => {
     if (b.group !== undefined && (i === 0 || o.boxes[i - 1].group !== b.group)) {
-      rows.push(markup`<text class="group" x="8" y="${y + 18}">${shorten(b.group, 56)}</text>`);
+      rows.push(markup`<text class="group" x="8" y="${y + 18}">${fitText(b.group, ROWS_WIDTH - 16)}</text>`);
       y += 26;
     }
     const mid = y + 27;
@@ -382,7 +382,7 @@ export function boxChart(o: { title: string; boxes: readonly Box[]; axis: Axis; 
       f(b.mean),
     ]),
   );
-  return { svg, table };
+  return { svg, table, width: ROWS_WIDTH };
 }
 
 // ---- heat map ------------------------------------------------------------------------------------------------
@@ -429,13 +429,13 @@ export function heatMap(o: {
   const rowLabels = o.rowLabels.map(
     (l, i) =>
       markup`<text class="label" x="${labelW - 6}" y="${headH + i * cell + cell / 2 + 3}" text-anchor="end"
-        >${shorten(l, 22)}<title>${l}</title></text
+        >${fitText(l, labelW - 10)}<title>${l}</title></text
       >`,
   );
   const colLabels = o.columnLabels.map(
     (l, j) =>
       markup`<text class="label" transform="translate(${labelW + j * cell + cell / 2 + 3} ${headH - 6}) rotate(-40)"
-        >${shorten(l, 12)}<title>${l}</title></text
+        >${fitText(l, 100)}<title>${l}</title></text
       >`,
   );
   const svg = svgFrame(
@@ -450,5 +450,5 @@ export function heatMap(o: {
     [`${o.rowHeader} \\ ${o.columnHeader}`, ...o.columnLabels],
     o.counts.map((r, i) => [o.rowLabels[i], ...r.map((v) => String(v))]),
   );
-  return { svg, table };
+  return { svg, table, width };
 }

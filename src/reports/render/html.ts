@@ -18,9 +18,20 @@ export type Content = Markup | string | number | boolean | null | undefined | re
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/**
+ * Unicode's explicit direction controls: embeddings and overrides (U+202A-U+202E) and isolates (U+2066-U+2069). One in a
+ * class label or a feature name turned the text after it around, the service's own numbers included ("AUC 0.859"
+ * read backwards: issue 41, finding 7); each is shown as its code point instead, so that names read as they are
+ * stored and nothing beyond them moves. (Letters of right-to-left scripts keep their direction: they reorder only
+ * themselves.)
+ */
+const DIRECTION_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
 /** Text for an element's content or a quoted attribute value. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  return text
+    .replace(/[&<>"']/g, (c) => ESCAPES[c])
+    .replace(DIRECTION_CONTROLS, (c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase()}]`);
 }
 
 function render(value: Content): string {

@@ -232,6 +232,7 @@ export function modelSection(data: ReportData, task: Task, m: ReportModel, prima
           ? data.parameters.outcome.survival.timeToEvent
           : data.parameters.outcome.classification,
     positiveClass: m.report.positiveClass ?? (m.report.classes?.length === 2 ? m.report.classes[1] : undefined),
+    classSizes: Object.fromEntries(m.plots['Confusion Matrix']?.perClass.map((p) => [p.class, p.count]) ?? []),
   };
   const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
   const lead =

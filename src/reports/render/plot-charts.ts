@@ -9,6 +9,7 @@ import { barChart, boxChart, Box, heatMap, lineChart, scatterChart, stepChart } 
 import { interval, num, pct, pValue } from './format';
 import { markup } from './html';
 import { DECISION_RENDERERS } from './decision-charts';
+import { largestClasses, summarisedMatrix } from './many-classes';
 import { MAX_DRAWN_POINTS, MAX_TABLE_ROWS, Renderer } from './plot-renderer';
 
 export type { PlotRenderContext, RenderedPlot } from './plot-renderer';
@@ -58,8 +59,13 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     in the data.`,
   }),
 
-  'ROC Curve': (entries, ctx) => {
-    const binary = entries.length === 1 && ctx.positiveClass !== undefined;
+  'ROC Curve': (all, ctx) => {
+    const binary = all.length === 1 && ctx.positiveClass !== undefined;
+    const shown = largestClasses(
+      all.map((e) => e.class),
+      (c) => ctx.classSizes?.[c] ?? 0,
+    );
+    const entries = all.filter((e) => shown.has(e.class));
     const name = (e: (typeof entries)[number]) => `${binary ? '' : `${e.class}: `}AUC ${num(e.auc)} (95% interval ${interval(e.cis)})`;
     return {
       parts: lineChart({
@@ -85,7 +91,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
             one (0.5: chance, 1: perfect). Band: 95% bootstrap interval.`
         : markup`One curve per class, that class against all the others (one-vs-rest), from the out-of-fold probabilities. The AUC of each is
           the chance that a random sample of the class gets a higher probability of it than a random sample of another class (0.5: chance,
-          1: perfect). Bands: 95% bootstrap intervals.`,
+          1: perfect). Bands: 95% bootstrap intervals.${manyNote(all.length, entries.length)}`,
     };
   },
 
@@ -129,36 +135,50 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     is perfect); calibration error: the mean gap between a bin's probability and its observed share.`,
   }),
 
-  'Confusion Matrix': (m) => ({
-    parts: heatMap({
-      title: 'Confusion Matrix',
-      rowLabels: m.classes,
-      columnLabels: m.classes,
-      counts: m.counts,
-      rowHeader: 'true class',
-      columnHeader: 'predicted class',
-    }),
-    caption: markup`Each sample counted once: by its true class (row) and the class the model gave the highest out-of-fold probability
-    (column). The diagonal holds the correct calls; the shade is the cell's share of its row.`,
-    extra: dataTable(
-      'Per class: sensitivity (recall) and precision, with 95% bootstrap intervals',
-      ['class', 'samples', 'sensitivity', '95% interval', 'precision', '95% interval'],
-      m.perClass.map((p) => [
-        p.class,
-        String(p.count),
-        pct(p.sensitivity),
-        interval(p.sensitivityCis, pct),
-        p.precision !== undefined ? pct(p.precision) : 'none predicted',
-        p.precisionCis ? interval(p.precisionCis, pct) : 'n/a',
-      ]),
-    ),
-  }),
+  'Confusion Matrix': (m) => {
+    const shown = summarisedMatrix(m.classes, m.counts);
+    return {
+      parts: heatMap({
+        title: 'Confusion Matrix',
+        rowLabels: shown.labels,
+        columnLabels: shown.labels,
+        counts: shown.counts,
+        rowHeader: 'true class',
+        columnHeader: 'predicted class',
+      }),
+      caption: markup`Each sample counted once: by its true class (row) and the class the model gave the highest out-of-fold probability
+    (column). The diagonal holds the correct calls; the shade is the cell's share of its row.${
+      shown.labels.length < m.classes.length
+        ? ` The ${shown.labels.length - 1} largest of the ${m.classes.length} classes are shown one by one; the others are summed as "${shown.labels[shown.labels.length - 1]}" (every count is in the plot's values, getPlot).`
+        : ''
+    }`,
+      extra: dataTable(
+        'Per class: sensitivity (recall) and precision, with 95% bootstrap intervals',
+        ['class', 'samples', 'sensitivity', '95% interval', 'precision', '95% interval'],
+        m.perClass.map((p) => [
+          p.class,
+          String(p.count),
+          pct(p.sensitivity),
+          interval(p.sensitivityCis, pct),
+          p.precision !== undefined ? pct(p.precision) : 'none predicted',
+          p.precisionCis ? interval(p.precisionCis, pct) : 'n/a',
+        ]),
+      ),
+    };
+  },
 
-  Probabilities: (groups, ctx) => {
+  Probabilities: (all, ctx) => {
     const positive = ctx.positiveClass;
+    // many classes: the largest, each with the probability of its own class only (K boxes, not K x K)
+    const shown = largestClasses(
+      all.map((g) => g.trueClass),
+      (c) => all.find((g) => g.trueClass === c)?.count ?? 0,
+    );
+    const many = shown.size < all.length;
+    const groups = all.filter((g) => shown.has(g.trueClass));
     const boxes: Box[] = groups.flatMap((g, t) =>
       g.probabilities
-        .filter((p) => positive === undefined || p.class === positive)
+        .filter((p) => (positive === undefined || p.class === positive) && (!many || p.class === g.trueClass))
         .map((p, c) => ({
           label: positive !== undefined ? `true ${g.trueClass} (${g.count})` : `P(${p.class})`,
           group: positive !== undefined ? undefined : `true class ${g.trueClass} (${g.count} samples)`,
@@ -183,8 +203,8 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
           ? markup`The out-of-fold probability of <strong>${positive}</strong> among the samples of each true class: boxes from the first to
               the third quartile, a line at the median, whiskers to the lowest and highest value, a dot at the mean. Well separated boxes
               mean the probability tells the classes apart.`
-          : markup`For the samples of each true class, the out-of-fold probability the model gave each class: boxes from the first to the
-            third quartile, a line at the median, whiskers to the lowest and highest value, a dot at the mean.`,
+          : markup`For the samples of each true class, the out-of-fold probability the model gave ${many ? 'that class' : 'each class'}: boxes from the
+            first to the third quartile, a line at the median, whiskers to the lowest and highest value, a dot at the mean.${manyNote(all.length, groups.length, ', each with the probability of its own class')}`,
     };
   },
 
@@ -264,6 +284,13 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     ),
   }),
 };
+
+/** What a chart of many classes leaves out, in words (nothing when it shows them all). */
+function manyNote(classes: number, shown: number, how = ''): string {
+  return shown < classes
+    ? ` Of ${classes} classes, the ${shown} largest are shown${how} (every value is in the plot's values, getPlot).`
+    : '';
+}
 
 /** The renderer of a plot name, when this version of the report knows it (a stored plot of a later kind is skipped). */
 export function rendererOf(name: string): Renderer<PlotName> | undefined {

@@ -11,6 +11,8 @@ export interface PlotRenderContext {
   outcome: string;
   /** binary classification: the class whose probability is shown */
   positiveClass?: string;
+  /** classification: the samples of each class (many-classes.ts shows the largest when there are many) */
+  classSizes?: Record<string, number>;
 }
 
 export interface RenderedPlot {

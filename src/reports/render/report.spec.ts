@@ -380,7 +380,7 @@ describe('the report', () => {
     for (const [id, title] of Object.entries(REPORT_SECTIONS))
       expect(page).toContain(`<section id="${id}" data-section="${id}"><h2>${title}</h2>`);
     expect(page).toContain('<h2>Best model</h2>');
-    for (const name of TASK_PLOTS.classification) expect(page).toContain(`<figure class="plot" data-plot="${name}" data-model="best">`);
+    for (const name of TASK_PLOTS.classification) expect(page).toContain(`<figure class="plot" data-plot="${name}" data-model="best"`);
   });
 
   it('shows each metric with its interval, the leaderboard, the signature with equivalents and stability, and the coefficients', () => {

@@ -18,7 +18,8 @@ h2 { font-size: 1.35rem; margin: 2.2rem 0 .6rem; padding-bottom: .2rem; border-b
 h3 { font-size: 1.1rem; margin: 1.6rem 0 .5rem; }
 h4 { font-size: 1rem; margin: 0 0 .4rem; }
 p, li, dd, figcaption, h1, h2, h3, h4 { overflow-wrap: anywhere; }
-td, th { overflow-wrap: break-word; }
+td, th { overflow-wrap: anywhere; }
+thead th { min-width: 5rem; }
 .subtitle { color: var(--muted); margin: .2rem 0 0; }
 nav.toc ol { display: flex; flex-wrap: wrap; gap: .2rem 1.2rem; padding: 0; margin: .5rem 0 0; list-style: none; font-size: .92rem; }
 a { color: var(--accent); }
@@ -43,6 +44,9 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 tr.chosen { background: #eef6fb; }
 ul.features { margin: .3rem 0; padding-left: 1.2rem; }
 figure.plot { margin: 1rem 0 1.4rem; padding: .8rem; border: 1px solid var(--line); border-radius: 8px; }
+@media screen and (min-width: 66rem) {
+  figure.plot:not([data-wide]) { display: inline-block; vertical-align: top; box-sizing: border-box; width: calc(50% - .6rem); margin-right: .5rem; }
+}
 .chart-wrap { overflow-x: auto; }
 svg.chart { display: block; max-width: 100%; height: auto; }
 svg.chart text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; font-size: 13px; fill: var(--ink); }

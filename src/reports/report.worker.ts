@@ -1,0 +1,51 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { isDatabaseUnavailable } from '../common/database-errors';
+import { safePool } from '../database/pg-pool';
+import type { ModelPlots, ModelReport } from '../engine/types';
+import type { ReportData, ReportModel } from './render/report-data';
+import { renderReport } from './render/report-page';
+
+/** What the service read of an analysis (small), for the worker to add its models and plots to and draw. */
+export interface ReportRequest {
+  databaseUrl: string;
+  /** the report's data but its models (read here, with their plots); `generatedAt` as an ISO time */
+  data: Omit<ReportData, 'models' | 'generatedAt'> & { generatedAt: string };
+}
+
+/** The page's UTF-8 bytes; `missing`: the result is gone (deleted meanwhile); `failed`: the database could not be read. */
+export type ReportAnswer = { html: Uint8Array } | { missing: true } | { failed: string; unavailable: boolean };
+
+/** The model keys in the order the report shows them: best, interpretable, then any other. */
+const KEY_ORDER = ['best', 'interpretable'];
+const rank = (key: string): number => (KEY_ORDER.indexOf(key) + 1 || KEY_ORDER.length + 1) - 1;
+
+/**
+ * Draws an analysis's report (render/report-page.ts) in an engine process: reads the result's models and plots over a
+ * connection of its own (a 100-class result's plots are megabytes of JSON), then writes the page. Its cost grows with
+ * the classes and features of the result (a 100-class report took 2.9 s on the API's event loop before).
+ */
+async function draw({ databaseUrl, data }: ReportRequest): Promise<ReportAnswer> {
+  const pool = safePool({ connectionString: databaseUrl, max: 1 });
+  try {
+    const { rows } = await pool.query<{ models: string; plots: string }>(
+      'SELECT models::text AS models, plots::text AS plots FROM analysis_results WHERE analysis_id = $1',
+      [data.analysisId],
+    );
+    if (!rows[0]) return { missing: true };
+    const reports = JSON.parse(rows[0].models) as Record<string, ModelReport>;
+    const plots = JSON.parse(rows[0].plots) as Record<string, ModelPlots>;
+    const keys = Object.keys(reports).sort((a, b) => rank(a) - rank(b));
+    const models: ReportModel[] = keys.map((key) => ({ key, report: reports[key], plots: plots[key] ?? {} }));
+    const html = renderReport({ ...data, generatedAt: new Date(data.generatedAt), models });
+    return { html: Buffer.from(html, 'utf8') };
+  } finally {
+    await pool.end();
+  }
+}
+
+if (parentPort && workerData !== null && typeof (workerData as { databaseUrl?: unknown }).databaseUrl === 'string') {
+  void draw(workerData as ReportRequest).then(
+    (answer) => parentPort?.postMessage(answer),
+    (e: unknown) => parentPort?.postMessage({ failed: e instanceof Error ? e.message : String(e), unavailable: isDatabaseUnavailable(e) }),
+  );
+}
