@@ -1,6 +1,30 @@
+import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ApiError } from './api-error';
+import { Codes } from './error-codes';
+
+const logger = new Logger('Uploads');
+
+/** The errors of a disk with no room left (or the user's quota of it). */
+const DISK_FULL = new Set(['ENOSPC', 'EDQUOT']);
+
+/**
+ * What a request answers when the spool file of its body cannot be written, logged at error level for the operator: a
+ * full disk is the service's, not a malformed body (it answered badRequest-1-0-4 and logged nothing: issue 41,
+ * finding 10), so the client reads unavailable-1-0-1 (try again later); any other failure of the disk is a fault of
+ * the service (HTTP 500, its correlation id in the log).
+ */
+export function spoolFailure(e: unknown, spoolFile: string): Error {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  const reason = e instanceof Error ? e.message : String(e);
+  logger.error({ msg: 'an upload could not be spooled', event: 'upload.spoolFailed', code, reason, file: spoolFile });
+  if (code && DISK_FULL.has(code)) {
+    return new ApiError(Codes.ServiceBusy, 'the service has no room to receive the upload now: try again later');
+  }
+  return new Error(`the spool file ${spoolFile} could not be written: ${reason}`);
+}
 
 /**
  * Spool files (request bodies on their way in: image init files, image adds) are named

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
-import { spoolPath } from '../common/spool';
+import { spoolFailure, spoolPath } from '../common/spool';
 import { FileStream, MultipartRead, openMultipart } from './multipart';
 
 const MAX_FIELD_BYTES = 64 * 1024;
@@ -28,6 +28,13 @@ export interface AddForm {
   fields: Record<string, string>;
   file?: { name: string; read: () => Promise<Buffer> };
   discard: () => Promise<void>;
+}
+
+/** The spool file of the part could not be written: `error` is what the request answers (spoolFailure). */
+class SpoolFault extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
 }
 
 /** busboy's own words for a broken body, in ours. */
@@ -64,7 +71,7 @@ class FilePart {
         }
         if (!this.out) {
           this.out = fs.createWriteStream(spool, { flags: 'wx', mode: 0o600 });
-          this.out.on('error', reject);
+          this.out.on('error', (e) => reject(new SpoolFault(spoolFailure(e, spool))));
           onSpool(this.out);
           for (const held of this.chunks) this.out.write(held);
           this.chunks = [];
@@ -129,7 +136,8 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
       const held = new FilePart(stream, spool, (out) => (read.streams = { part: stream, out }));
       part = held;
       file = { name: info?.filename ?? 'image', read: () => held.read() };
-      held.done.catch((e: unknown) => fail(new ApiError(Codes.MalformedBody, busboyFault(e))));
+      // the spool file's failure as it is (spoolFailure); the part's own, a broken body
+      held.done.catch((e: unknown) => fail(e instanceof SpoolFault ? e.error : new ApiError(Codes.MalformedBody, busboyFault(e))));
     });
     parser.on('filesLimit', () => fail(new ApiError(Codes.MalformedBody, 'send one file part only')));
     parser.on('fieldsLimit', () => fail(new ApiError(Codes.MalformedBody, 'the multipart body has too many fields')));
@@ -144,7 +152,7 @@ export async function readAddForm(req: IncomingMessage, options: AddFormOptions)
     return { fields, file, discard };
   } catch (e) {
     await discard();
-    throw e;
+    throw e instanceof SpoolFault ? e.error : e;
   } finally {
     read.stop();
   }

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
-import { spoolPath } from '../common/spool';
+import { spoolFailure, spoolPath } from '../common/spool';
 import { MultipartRead, openMultipart } from './multipart';
 
 export interface InitFormOptions<T> {
@@ -56,10 +56,10 @@ export async function readInitForm<T>(req: IncomingMessage, options: InitFormOpt
       read.streams = { part: stream, out };
       spooled = new Promise<void>((done, broke) => {
         out.on('finish', done);
-        out.on('error', broke);
-        stream.on('error', broke);
+        out.on('error', (e) => broke(spoolFailure(e, spool)));
+        stream.on('error', () => broke(new ApiError(Codes.MalformedBody, 'the file part could not be read')));
       });
-      spooled.catch(() => fail(new ApiError(Codes.MalformedBody, 'the file part could not be read')));
+      spooled.catch(fail);
       stream.pipe(out);
     });
     parser.on('filesLimit', () => fail(new ApiError(Codes.MalformedBody, 'only one file part may be sent')));
