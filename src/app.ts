@@ -10,7 +10,7 @@ import { httpLogging } from './common/logger';
 import { answerClientErrors } from './common/client-error';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
-import { assertSafeJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } from './common/text';
+import { assertSafeJson, duplicateJsonKey, duplicateKeyMessage, jsonDepthExceeds, MAX_JSON_DEPTH, parseQueryString } from './common/text';
 import { UsersService } from './auth/users.service';
 import type { AuthedRequest } from './auth/auth-context';
 
@@ -35,12 +35,15 @@ class RefusedBody extends Error {
 
 /**
  * Checks the raw bytes before JSON.parse sees them: nesting deeper than MAX_JSON_DEPTH (which would
- * overflow the stack in validation) is malformed; bytes that are not UTF-8 break the text rule.
+ * overflow the stack in validation) and a key given twice in one object (JSON.parse keeps the last silently) are
+ * malformed; bytes that are not UTF-8 break the text rule.
  */
 function verifyJsonBytes(_req: Request, _res: Response, buf: Buffer, encoding: string): void {
   if (jsonDepthExceeds(buf)) {
     throw new RefusedBody('signet.refused', Codes.MalformedBody, `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  const twice = duplicateJsonKey(buf);
+  if (twice !== undefined) throw new RefusedBody('signet.refused', Codes.MalformedBody, duplicateKeyMessage('the JSON body', twice));
   if (/^utf-?8$/i.test(encoding) && !isUtf8(buf)) {
     throw new RefusedBody('signet.refused', Codes.WrongType, 'the JSON body is not valid UTF-8');
   }

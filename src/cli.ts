@@ -6,7 +6,7 @@ import { dataSourceOptions, describeDatabase, resolveDatabase, runMigrations } f
 import { EmbeddedElsewhereError } from './database/embedded-postgres';
 import { TokenEntity } from './auth/token.entity';
 import { UserEntity } from './auth/user.entity';
-import { UsersService, UserInputError } from './auth/users.service';
+import { MAX_CORES, UsersService, UserInputError } from './auth/users.service';
 import { SERVICE_VERSION } from './version';
 
 /**
@@ -38,7 +38,8 @@ function print(value: unknown): void {
 }
 
 function positiveInt(raw: string): number {
-  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive integer');
+  if (!/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_CORES)
+    throw new InvalidArgumentError(`must be an integer from 1 to ${MAX_CORES}`);
   return Number(raw);
 }
 
@@ -112,7 +113,7 @@ function buildProgram(): Command {
     .command('set')
     .description("change a user's core quota and/or email, and print the user's settings")
     .argument('<username>')
-    .option('--cores <n>', 'core quota for analyses (a positive integer)', positiveInt)
+    .option('--cores <n>', 'core quota for analyses (an integer from 1 to 1024)', positiveInt)
     .option('--email <email>', 'email address (login works with it too; not one another user has)')
     .action(async (username: string, o: { cores?: number; email?: string }) => {
       if (o.cores === undefined && o.email === undefined) throw new UserInputError('nothing to set: give --cores and/or --email');

@@ -473,6 +473,17 @@ function otherCases(): Case[] {
       send: () =>
         raw('post', '/createProject', 'application/json', gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20))).set('Content-Encoding', 'gzip'),
     },
+    // the fifth review (issue 41): a key given twice, times that repeat, run backwards or overflow
+    { name: 'POST createProject: a key twice', send: () => raw('post', '/createProject', 'application/json', '{"name":"a","name":"b"}') },
+    {
+      name: 'POST predict: a key twice',
+      send: () =>
+        raw('post', `/analysis/${ids.analysisId}/predict/${ids.datasetId}`, 'application/json', '{"modelKey":"best","modelKey":"x"}'),
+    },
+    ...[[5, 5], [9, 1], [1e308]].map((times) => ({
+      name: `POST predict: times ${JSON.stringify(times)}`,
+      send: () => json(`/analysis/${ids.analysisId}/predict/${ids.datasetId}`, { modelKey: 'best', times }),
+    })),
     { name: 'POST logout: a NUL in the body', send: () => json('/logout', { x: NUL }) },
     { name: 'POST logout: deep JSON', send: () => raw('post', '/logout', 'application/json', DEEP) },
   ];

@@ -238,8 +238,16 @@ describe('the CLI', () => {
 
     const refusals: [string[], string][] = [
       [['users', 'set', 'ivan'], 'error: nothing to set: give --cores and/or --email'],
-      [['users', 'set', 'ivan', '--cores', '0'], "error: option '--cores <n>' argument '0' is invalid. must be a positive integer"],
-      [['users', 'set', 'ivan', '--cores', '2.5'], "error: option '--cores <n>' argument '2.5' is invalid. must be a positive integer"],
+      [['users', 'set', 'ivan', '--cores', '0'], "error: option '--cores <n>' argument '0' is invalid. must be an integer from 1 to 1024"],
+      [
+        ['users', 'set', 'ivan', '--cores', '2.5'],
+        "error: option '--cores <n>' argument '2.5' is invalid. must be an integer from 1 to 1024",
+      ],
+      // issue 41, finding 9: PostgreSQL's "out of range for type integer" reached the operator
+      [
+        ['users', 'set', 'ivan', '--cores', '99999999999'],
+        "error: option '--cores <n>' argument '99999999999' is invalid. must be an integer from 1 to 1024",
+      ],
       [['users', 'set', 'ivan', '--email', 'not-an-address'], 'error: email not-an-address is not an email address'],
       [['users', 'set', 'ivan', '--email', 'JILL@example.org'], 'error: email JILL@example.org belongs to another user'],
       [['users', 'set', 'nobody-here', '--cores', '2'], 'error: no user nobody-here'],
@@ -252,6 +260,19 @@ describe('the CLI', () => {
     // nothing changed
     const after = json(await cli(['users', 'list'])).find((x) => x.username === 'ivan');
     expect([after.cores, after.email]).toEqual([2, 'ivan@example.org']);
+  });
+
+  it('users create refuses an email another user has in another case, naming the email (issue 41, finding 11), and cores past 1024', async () => {
+    json(await cli(['users', 'create', 'lena', '--password', 'lena-password', '--email', 'Lena@Example.org']));
+    const twice = await cli(['users', 'create', 'lena2', '--password', 'lena-password', '--email', 'lena@example.org']);
+    expect({ code: twice.code, stdout: twice.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(twice.stderr).toContain('error: email lena@example.org belongs to another user');
+    const huge = await cli(['users', 'create', 'lena3', '--password', 'lena-password', '--cores', '99999999999']);
+    expect(huge.code).toBe(1);
+    expect(huge.stderr).toContain('must be an integer from 1 to 1024');
+    expect(huge.stderr).not.toContain('out of range');
+    const names = json(await cli(['users', 'list'])).map((x) => x.username);
+    expect(names.filter((n) => String(n).startsWith('lena'))).toEqual(['lena']);
   });
 
   it("tokens list prints a user's live tokens (created, last used, expiry), never a token", async () => {

@@ -541,3 +541,46 @@ describe('finding 4: login does the same work for unknown users and throttles fa
     }
   });
 });
+
+describe('issue 41, finding 13: a key given twice, and times that repeat or run backwards, are refused', () => {
+  it('a JSON body or a multipart JSON field giving a key twice in one object is malformed (badRequest-1-0-4)', async () => {
+    const u = await createUser(t);
+    const p = await createProject(t, u.auth);
+    const send = (path: string, body: string) =>
+      t
+        .http()
+        .post(API + path)
+        .set('Authorization', u.auth)
+        .set('Content-Type', 'application/json')
+        .send(body);
+    const twice = expectError(await send('/createProject', '{"name":"first","name":"second"}'), 'badRequest-1-0-4');
+    expect(twice.message).toBe('the JSON body gives the key "name" twice in one object');
+    // the same key written with an escape is the same key; in a nested object too
+    expectError(await send('/createProject', '{"name":"a","n\\u0061me":"b"}'), 'badRequest-1-0-4');
+    expectError(await send(`/project/${p}/share`, '{"username":"x","permissions":["read"],"x":{"a":1,"a":2}}'), 'badRequest-1-0-4');
+    const res = await t
+      .http()
+      .post(`${API}/image/initUpload`)
+      .set('Authorization', u.auth)
+      .field('attributes', `{"projectId":${p},"name":"scans","name":"other"}`)
+      .attach('file', Buffer.from('sampleId\ns1\n'), 'l.csv');
+    expect(expectError(res, 'badRequest-1-0-4').message).toBe('attributes gives the key "name" twice in one object');
+    // the same key in two objects, or a value equal to a key, is fine
+    expectSuccess(await send('/createProject', '{"name":"name","description":"{\\"name\\":1}"}'));
+  });
+
+  it('times must increase, each once, up to 10^15 (a time twice made two CSV columns of one name; 1e308 came back as 309 digits)', async () => {
+    const u = await createUser(t);
+    const p = await createProject(t, u.auth);
+    const ds = await dataset(p, 'times');
+    const analysisId = await finishedAnalysis(p, ds, u.userId);
+    const predict = (times: unknown) =>
+      t.http().post(`${API}/analysis/${analysisId}/predict/${ds}`).set('Authorization', u.auth).send({ modelKey: 'best', times });
+    for (const times of [[180, 180], [365, 180], [1e308], [1, 2, 2e15]]) {
+      const body = expectError(await predict(times), 'badRequest-1-0-6');
+      expect(body.message).toBe('times must be an array of 1 to 100 numbers from 0 to 1000000000000000, increasing, each given once');
+    }
+    // sound times pass the check: what is refused next is this synthetic result's missing model
+    expectError(await predict([180, 365.5, 1e15]), 'badRequest-150-0-1');
+  });
+});

@@ -54,7 +54,7 @@ describe('the Python client', () => {
     }).catch((e: { code: number; stdout: string; stderr: string }) => e);
     const out = `${res.stdout}\n${res.stderr}`;
     // unittest reports on stderr: every test ran and passed, none skipped
-    expect(out).toMatch(/Ran 22 tests in [\d.]+s\s+OK\s*$/);
+    expect(out).toMatch(/Ran 24 tests in [\d.]+s\s+OK\s*$/);
     expect(out).not.toMatch(/skipped|FAIL|ERROR|could not log out/);
     // every session the suite opened (dozens of logins) was logged out: only the tokens made here are live
     expect(await liveTokens(user.userId)).toBe(1);

@@ -167,6 +167,16 @@ describe('the TypeScript client', () => {
     expect((await owner.availablePlotsByBody(analysisId, 'best')).plots).toEqual(names);
     expect(await owner.plotByBody(analysisId, 'best', names[0])).toEqual(await owner.plot(analysisId, 'best', names[0]));
     expect(await owner.plotsByBody(analysisId, 'best')).toEqual(await owner.plots(analysisId, 'best'));
+    // out-of-fold predictions as JSON and CSV (issue 41, finding 12: the client had no CSV method)
+    const oof = await owner.outOfFoldPredictions(analysisId, 'best');
+    const oofCsv = (await owner.outOfFoldPredictionsCsv(analysisId, 'best')).trim().split('\n');
+    expect(oofCsv[0]).toMatch(/^row,actual,prediction,probability:/);
+    expect(oofCsv).toHaveLength(oof.predictions.length + 1);
+    await expect(owner.outOfFoldPredictionsCsv(analysisId, 'nope')).rejects.toMatchObject({ code: 'notFound-140-1-1' });
+    // times are sent (a classification model refuses them: the service saw them)
+    await expect(owner.predict(analysisId, dataset.datasetId, 'best', undefined, { times: [1, 2] })).rejects.toMatchObject({
+      code: 'badRequest-1-0-7',
+    });
     const predictionId = await owner.predict(analysisId, dataset.datasetId, 'best');
     expect((await owner.predictions(analysisId)).data.map((p) => p.predictionId)).toEqual([predictionId]);
     await owner.waitForPrediction(predictionId, { intervalMs: 200 });

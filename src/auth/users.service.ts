@@ -15,6 +15,15 @@ export class UserInputError extends Error {}
 
 const USERNAME = /^[A-Za-z0-9._-]{1,64}$/;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
+/** The largest core quota a user may have (WORKER_CORES' own bound): beyond, PostgreSQL's integer overflowed in its own words. */
+export const MAX_CORES = 1024;
+
+/** A core quota, or the error that says why it is not one. */
+function assertCores(cores: number | undefined): void {
+  if (cores !== undefined && !(Number.isInteger(cores) && cores > 0 && cores <= MAX_CORES)) {
+    throw new UserInputError(`cores must be an integer from 1 to ${MAX_CORES}`);
+  }
+}
 
 /** Users and their tokens: login, logout, the CLI's user and token commands, the admin bootstrap. */
 /** What deleting a user removed, and what it kept (their work in projects of others, now their owners'). */
@@ -85,12 +94,14 @@ export class UsersService {
     if (input.email !== undefined && !EMAIL.test(input.email)) {
       throw new UserInputError('email is not an email address');
     }
-    if (input.cores !== undefined && !(Number.isInteger(input.cores) && input.cores > 0)) {
-      throw new UserInputError('cores must be a positive integer');
-    }
+    assertCores(input.cores);
     const repo = this.db.getRepository(UserEntity);
     if (await repo.exists({ where: { username: input.username } })) {
       throw new UserInputError(`user ${input.username} already exists`);
+    }
+    // as `users set`: an email is one user's, whatever its case (login by email must name one user)
+    if (input.email !== undefined && (await queries.emailTaken(this.db, input.email, '0'))) {
+      throw new UserInputError(`email ${input.email} belongs to another user`);
     }
     const user = repo.create({
       username: input.username,
@@ -100,8 +111,11 @@ export class UsersService {
     });
     const saved = await repo.save(user).catch((e: unknown) => {
       // the same name created meanwhile by another process (two HTTP processes bootstrapping the admin)
-      if ((e as { driverError?: { code?: string } }).driverError?.code === '23505') {
-        throw new UserInputError(`user ${input.username} already exists`);
+      const driver = (e as { driverError?: { code?: string; constraint?: string } }).driverError;
+      if (driver?.code === '23505') {
+        throw new UserInputError(
+          driver.constraint?.includes('email') ? `email ${input.email} belongs to another user` : `user ${input.username} already exists`,
+        );
       }
       throw e;
     });
@@ -146,9 +160,7 @@ export class UsersService {
     change: { cores?: number; email?: string },
   ): Promise<{ userId: string; username: string; email: string | null; cores: number | null }> {
     if (change.cores === undefined && change.email === undefined) throw new UserInputError('give --cores and/or --email');
-    if (change.cores !== undefined && !(Number.isInteger(change.cores) && change.cores > 0)) {
-      throw new UserInputError('cores must be a positive integer');
-    }
+    assertCores(change.cores);
     if (change.email !== undefined && !EMAIL.test(change.email)) throw new UserInputError(`email ${change.email} is not an email address`);
     const user = await this.userNamed(username);
     if (change.email !== undefined) {

@@ -17,7 +17,7 @@ export const ERROR_CODES = {
   'tooMany-1-0-1':
     'the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started',
   'unavailable-1-0-1':
-    'service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, or the database could not be reached (stopped, restarting, the connection cut); try again',
+    'service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again',
   // auth
   'auth-10-3': 'invalid credentials at login',
   'badRequest-10-0-1': 'username unknown (sharing)',

@@ -93,11 +93,71 @@ export function jsonDepthExceeds(buf: Uint8Array, limit = MAX_JSON_DEPTH): boole
   return false;
 }
 
-/** Parses JSON text from a client (a multipart field): too deep -> badRequest-1-0-4, bad strings -> -1-0-6. */
+/**
+ * The first key given twice in one object of JSON text, found without parsing (one pass; a key with escapes is
+ * decoded to be compared). JSON.parse keeps the last of them silently: `{"modelKey":"best","modelKey":"x"}` was
+ * validated as one value and meant by its sender as another (issue 41, finding 13). Undefined when every object's
+ * keys differ (or the text is not JSON: the parser says so).
+ */
+export function duplicateJsonKey(buf: Uint8Array): string | undefined {
+  // the keys of each open object, undefined for an open array
+  const open: (Set<string> | undefined)[] = [];
+  let expectKey = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (c === 0x22) {
+      const start = i;
+      let escaped = false;
+      for (i++; i < buf.length && buf[i] !== 0x22; i++) {
+        if (buf[i] === 0x5c) {
+          i++;
+          escaped = true;
+        }
+      }
+      const keys = open[open.length - 1];
+      if (!expectKey || !keys) continue;
+      const raw = Buffer.from(buf.buffer, buf.byteOffset + start, i + 1 - start).toString('utf8');
+      const key = escaped ? decodeJsonString(raw) : raw.slice(1, -1);
+      if (key === undefined) return undefined;
+      if (keys.has(key)) return key;
+      keys.add(key);
+      expectKey = false;
+    } else if (c === 0x7b) {
+      open.push(new Set());
+      expectKey = true;
+    } else if (c === 0x5b) {
+      open.push(undefined);
+    } else if (c === 0x7d || c === 0x5d) {
+      open.pop();
+      expectKey = false;
+    } else if (c === 0x2c) {
+      expectKey = open[open.length - 1] !== undefined;
+    }
+  }
+  return undefined;
+}
+
+function decodeJsonString(raw: string): string | undefined {
+  try {
+    return JSON.parse(raw) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The message of a key given twice, as a client reads it. */
+export function duplicateKeyMessage(where: string, key: string): string {
+  return `${where} gives the key ${JSON.stringify(key.slice(0, 60))} twice in one object`;
+}
+
+/** Parses JSON text from a client (a multipart field): too deep or a key twice -> badRequest-1-0-4, bad strings -> -1-0-6. */
 export function parseClientJson(text: string, field: string): unknown {
-  if (jsonDepthExceeds(Buffer.from(text, 'utf8'))) {
+  const bytes = Buffer.from(text, 'utf8');
+  if (jsonDepthExceeds(bytes)) {
     throw new ApiError(Codes.MalformedBody, `${field} is nested deeper than ${MAX_JSON_DEPTH} levels`);
   }
+  const twice = duplicateJsonKey(bytes);
+  if (twice !== undefined) throw new ApiError(Codes.MalformedBody, duplicateKeyMessage(field, twice));
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -237,22 +237,33 @@ export function ValidateInt(name: string, o: FieldOptions & { min: number; defau
   );
 }
 
-/** An array of 1 to `max` (100) finite non-negative numbers, such as times (badRequest-1-0-6 otherwise). */
+/** The largest time accepted: beyond it PostgreSQL's JSON writes a number digit by digit (1e308 as 309 digits). */
+export const MAX_TIME = 1e15;
+
+/**
+ * An array of 1 to `max` (100) numbers from 0 to MAX_TIME in increasing order, each once, such as times
+ * (badRequest-1-0-6 otherwise: a time given twice made two columns of one name in a CSV).
+ */
 export function ValidateTimes(name: string, o: FieldOptions & { max?: number } = {}): PropertyDecorator {
   const max = o.max ?? 100;
   return field(
     name,
     o,
-    { type: 'number', isArray: true, minItems: 1, maxItems: max, minimum: 0 },
+    { type: 'number', isArray: true, minItems: 1, maxItems: max, minimum: 0, maximum: MAX_TIME, uniqueItems: true },
     ValidateBy(
       {
         name: 'isTimes',
         validator: {
           validate: (v) =>
-            Array.isArray(v) && v.length >= 1 && v.length <= max && v.every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0),
+            Array.isArray(v) &&
+            v.length >= 1 &&
+            v.length <= max &&
+            v.every(
+              (x, i) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= MAX_TIME && (i === 0 || x > (v[i - 1] as number)),
+            ),
         },
       },
-      code(Codes.WrongType, `${name} must be an array of 1 to ${max} non-negative numbers`),
+      code(Codes.WrongType, `${name} must be an array of 1 to ${max} numbers from 0 to ${MAX_TIME}, increasing, each given once`),
     ),
   );
 }

@@ -30,7 +30,7 @@ import urllib.request
 import uuid
 import weakref
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Type, TypeVar, cast
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, cast
 
 from .types import (
     Analysis,
@@ -120,6 +120,30 @@ def _page(offset: int, count: int) -> str:
     return f"{int(offset)}/{int(count)}"
 
 
+def _origin(url: str) -> Tuple[str, str]:
+    """A URL's scheme and host (with its port): what a bearer token is for."""
+    parts = urllib.parse.urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+class _NoTokenElsewhere(urllib.request.HTTPRedirectHandler):
+    """
+    Follows redirects as urllib does, but sends the token to the service's own origin only: urllib copies every
+    header of a request to the request it is redirected to, ``Authorization`` included, so a redirect to another host
+    (or from https to http) handed that host the user's token.
+    """
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(newurl) != _origin(req.full_url):
+            new.remove_header("Authorization")
+        return new
+
+
+#: How every request is sent: urllib's opener with _NoTokenElsewhere in place of its redirect handler.
+_OPENER = urllib.request.build_opener(_NoTokenElsewhere)
+
+
 def _logout_at_exit(base_url: str, token: str, timeout: float) -> None:
     """Revokes a token nobody logged out (the client was dropped, or the interpreter exits)."""
     req = urllib.request.Request(
@@ -129,7 +153,7 @@ def _logout_at_exit(base_url: str, token: str, timeout: float) -> None:
         method="POST",
     )
     try:
-        with urllib.request.urlopen(req, timeout=min(timeout, 5.0)) as res:
+        with _OPENER.open(req, timeout=min(timeout, 5.0)) as res:
             res.read()
     except (OSError, ValueError) as e:
         sys.stderr.write(f"signet_client: could not log out ({e}); the token stays valid until it expires\n")
@@ -548,16 +572,25 @@ class SignetClient:
     # ---- predictions -----------------------------------------------------------------------------
 
     def predict_outcome(
-        self, analysis_id: str, dataset_id: str, model_key: str = "best", signature_index: int = 0, explain: bool = False
+        self,
+        analysis_id: str,
+        dataset_id: str,
+        model_key: str = "best",
+        signature_index: int = 0,
+        explain: bool = False,
+        times: Optional[Sequence[float]] = None,
     ) -> str:
         """
         Applies a model of a finished analysis to a dataset; returns the prediction id. ``explain=True``: each row of the
         result then has an ``explanation`` (the contribution of each feature and a base value, adding up to the model's
-        output on the stated scale).
+        output on the stated scale). ``times`` (survival models): the times at which each row gives its survival
+        probability, increasing (default: the quartiles of the training times).
         """
         body: Dict[str, Any] = {"modelKey": model_key, "signatureIndex": signature_index}
         if explain:
             body["explain"] = True
+        if times is not None:
+            body["times"] = list(times)
         path = f"/analysis/{_id(analysis_id)}/predict/{_id(dataset_id)}"
         return str(self._post(path, "Predict outcome", body)["predictionId"])
 
@@ -621,7 +654,7 @@ class SignetClient:
         hdrs.update(headers or {})
         req = urllib.request.Request(url, data=data, headers=hdrs, method=method)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as res:
+            with _OPENER.open(req, timeout=self.timeout) as res:
                 status, content, content_type = res.status, res.read(), res.headers.get("Content-Type", "")
         except urllib.error.HTTPError as e:
             if e.code not in set(accept):

@@ -401,3 +401,80 @@ class JourneyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _Recorder:
+    """A local HTTP server that answers each request with `answer(path)` and keeps what it was sent."""
+
+    def __init__(self, answer: typing.Callable[[str], typing.Tuple[int, Dict[str, str], bytes]]) -> None:
+        import http.server
+        import threading
+
+        seen: List[Dict[str, Any]] = []
+        self.seen = seen
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _any(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                status, headers, content = answer(self.path)
+                self.send_response(status)
+                for k, v in headers.items():
+                    self.send_header(k, v)
+                self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+            do_GET = _any
+            do_POST = _any
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _success(payload: Any) -> typing.Tuple[int, Dict[str, str], bytes]:
+    return 200, {"Content-Type": "application/json"}, json.dumps({"status": "success", "payload": payload}).encode("utf-8")
+
+
+class TransportTest(unittest.TestCase):
+    """Issue 41, finding 12: what the client sends, against local servers that record it (no service needed)."""
+
+    def test_a_redirect_to_another_host_gets_no_token_and_one_to_the_same_host_keeps_it(self) -> None:
+        elsewhere = _Recorder(lambda path: _success({"projectId": "9"}))
+        # the service's origin: its own redirects stay, one to another port (another origin) leaves
+        service = _Recorder(
+            lambda path: (307, {"Location": elsewhere.url + "/api/public/v1/project/9"}, b"")
+            if path.endswith("/away")
+            else ((307, {"Location": "/api/public/v1/project/8"}, b"") if path.endswith("/home") else _success({"projectId": "8"}))
+        )
+        try:
+            c = SignetClient(service.url, token="secret-token")
+            c._get("/away", "Redirected away")
+            c._get("/home", "Redirected home")
+            self.assertEqual([s["path"] for s in elsewhere.seen], ["/api/public/v1/project/9"])
+            self.assertNotIn("Authorization", elsewhere.seen[0]["headers"])
+            home = [s for s in service.seen if s["path"] == "/api/public/v1/project/8"]
+            self.assertEqual(home[0]["headers"].get("Authorization"), "Bearer secret-token")
+        finally:
+            service.close()
+            elsewhere.close()
+
+    def test_predict_sends_times_when_given(self) -> None:
+        service = _Recorder(lambda path: _success({"predictionId": "3"}))
+        try:
+            c = SignetClient(service.url, token="t")
+            self.assertEqual(c.predict_outcome("7", "12", "best", times=[180, 365.5]), "3")
+            self.assertEqual(c.predict_outcome("7", "12"), "3")
+            bodies = [json.loads(s["body"]) for s in service.seen]
+            self.assertEqual(bodies, [{"modelKey": "best", "signatureIndex": 0, "times": [180, 365.5]}, {"modelKey": "best", "signatureIndex": 0}])
+        finally:
+            service.close()

@@ -450,6 +450,17 @@ export class SignetClient {
     );
   }
 
+  /** The same as CSV text (format=csv): `row,sampleId,actual,event,prediction,probability:<class>...,risk` (the columns that apply). */
+  async outOfFoldPredictionsCsv(analysisId: string, modelKey: string): Promise<string> {
+    return this.csvText(
+      'GET outOfFoldPredictions',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/outOfFoldPredictions', {
+        params: { path: { analysisId }, query: { modelKey, format: 'csv' } },
+        parseAs: 'text',
+      }),
+    );
+  }
+
   /**
    * Writes the analysis report (one self-contained HTML page: models, estimates with intervals, signatures, every
    * plot drawn, the leaderboard) to `filePath`, and returns that path. An analysis without a result throws its code.
@@ -559,17 +570,20 @@ export class SignetClient {
 
   /** The predictions as CSV text (format=csv). */
   async predictionResultCsv(predictionId: string): Promise<string> {
-    const operation = 'GET prediction result';
-    const { data, error, response } = await this.settle(
-      operation,
+    return this.csvText(
+      'GET prediction result',
       this.api.GET('/api/public/v1/prediction/{predictionId}/result', {
         params: { path: { predictionId }, query: { format: 'csv' } },
         parseAs: 'text',
       }),
     );
+  }
+
+  /** The text of a CSV answer; an error (unknown prediction or analysis, not finished) still comes as the JSON error envelope. */
+  private async csvText(operation: string, request: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<string> {
+    const { data, error, response } = await this.settle(operation, request);
     if (response.status !== 200) throw new SignetError(`http-${response.status}`, response.statusText, operation, response.status);
     const text = String(data ?? error ?? '');
-    // an error (unknown prediction, not finished) still comes as the JSON error envelope
     if ((response.headers.get('content-type') ?? '').startsWith('application/json')) {
       const body = JSON.parse(text) as Envelope;
       if (body.status === 'error') throw new SignetError(body.code, body.message, operation);
