@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { Client } from 'pg';
 import { INestApplication, Logger } from '@nestjs/common';
 import { createApp } from '../src/app';
 import { createRootLogger, nestLogger } from '../src/common/logger';
@@ -40,8 +41,14 @@ export interface BenchServer extends BenchClient {
 /** The service as `npm start` runs it, in a process of its own (with its HTTP processes and engine processes). */
 export interface BenchService extends BenchClient {
   pid: number;
+  /** its DATA_DIR, and the URL of its embedded PostgreSQL's database (a bench may read and write it directly) */
+  dir: string;
+  databaseUrl: string;
+  /** resolves with the process's exit code (null when a signal ended it) */
+  exited: Promise<number | null>;
   /** Runs the CLI against the service's database; returns its JSON answer. */
   cli: (...args: string[]) => Promise<unknown>;
+  /** SIGTERM, then waits for the exit; removes DATA_DIR unless it was given (startService's `dir`). */
   stop: () => Promise<void>;
 }
 
@@ -49,16 +56,20 @@ export interface BenchService extends BenchClient {
  * Starts `node dist/src/main.js` on 127.0.0.1 with its embedded PostgreSQL in a temp dir, and logs in as the
  * admin it bootstraps. `env` adds settings (WORKER_CORES, MAX_UPLOADS_PER_USER, ...).
  */
-export async function startService(env: Record<string, string> = {}): Promise<BenchService> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
+export async function startService(
+  env: Record<string, string> = {},
+  again?: { dir: string; port: number; pgPort: number },
+): Promise<BenchService & { port: number; pgPort: number }> {
+  const dir = again?.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'signet-bench-'));
   fs.chmodSync(dir, 0o755);
-  const port = await freePort();
+  const port = again?.port ?? (await freePort());
+  const pgPort = again?.pgPort ?? (await freePort());
   const fullEnv = {
     ...process.env,
     DATA_DIR: dir,
     HOST: '127.0.0.1',
     PORT: String(port),
-    EMBEDDED_PG_PORT: String(await freePort()),
+    EMBEDDED_PG_PORT: String(pgPort),
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     ...env,
   };
@@ -71,7 +82,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Be
       stdio: ['ignore', 'inherit', 'inherit'],
     },
   );
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}/api/public/v1`;
   const credentials = path.join(dir, 'admin-credentials.json');
   for (const end = Date.now() + 120_000; ;) {
@@ -84,10 +95,16 @@ export async function startService(env: Record<string, string> = {}): Promise<Be
     await new Promise((r) => setTimeout(r, 200));
   }
   const { token } = JSON.parse(fs.readFileSync(credentials, 'utf8')) as { token: string };
+  const password = fs.readFileSync(path.join(dir, 'pg-password'), 'utf8').trim();
   return {
     base,
     auth: `Bearer ${token}`,
     pid: child.pid!,
+    dir,
+    port,
+    pgPort,
+    databaseUrl: `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${pgPort}/signet`,
+    exited,
     cli: async (...args: string[]) => {
       const { stdout } = await run(process.execPath, [path.join(root, 'dist', 'src', 'cli.js'), ...args], { env: fullEnv });
       return JSON.parse(stdout.trim()) as unknown;
@@ -95,7 +112,7 @@ export async function startService(env: Record<string, string> = {}): Promise<Be
     stop: async () => {
       child.kill('SIGTERM');
       await exited;
-      fs.rmSync(dir, { recursive: true, force: true });
+      if (!again) fs.rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -216,4 +233,16 @@ export function rssSampler(): { peak: () => number; stop: () => void } {
 
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+/** The rows of one statement, on a connection of its own to `url` (closed after it). */
+export async function queryOnce<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
+  const db = new Client({ connectionString: url });
+  db.on('error', () => undefined);
+  await db.connect();
+  try {
+    return (await db.query(sql, params)).rows as T[];
+  } finally {
+    await db.end();
+  }
 }

@@ -2,9 +2,9 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from 'pg';
 import { TEST_DATA } from './utils';
 import { freePort } from './free-port';
+import { postgresOf, queryOnce, waitFor } from './processes';
 
 /**
  * Issue 41, findings 4 and 5, on the service as `npm start` runs it (`node dist/src/main.js`, its embedded PostgreSQL):
@@ -12,16 +12,6 @@ import { freePort } from './free-port';
  * service in a data directory of its own.
  */
 const ROOT = path.resolve(__dirname, '..');
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 interface Service {
   dir: string;
@@ -75,22 +65,9 @@ async function service(extra: Record<string, string> = {}): Promise<Service> {
     if (json.status !== 'success') throw new Error(`${route}: ${JSON.stringify(json)}`);
     return json.payload as T;
   };
-  const query = async <T>(sql: string, params: unknown[] = []) => {
-    const db = new Client({
-      host: '127.0.0.1',
-      port: pgPort,
-      user: 'postgres',
-      password: fs.readFileSync(path.join(dir, 'pg-password'), 'utf8').trim(),
-      database: 'signet',
-    });
-    db.on('error', () => undefined);
-    await db.connect();
-    try {
-      return (await db.query(sql, params)).rows as T[];
-    } finally {
-      await db.end();
-    }
-  };
+  const databaseUrl = () =>
+    `postgresql://postgres:${encodeURIComponent(fs.readFileSync(path.join(dir, 'pg-password'), 'utf8').trim())}@127.0.0.1:${pgPort}/signet`;
+  const query = <T>(sql: string, params: unknown[] = []) => queryOnce<T>(databaseUrl(), sql, params);
   return {
     dir,
     base,
@@ -110,21 +87,6 @@ async function service(extra: Record<string, string> = {}): Promise<Service> {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** The PostgreSQL processes of a data directory. */
-function postgresOf(pgDir: string): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((pid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(`\0-D\0${pgDir}`);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 interface Status {

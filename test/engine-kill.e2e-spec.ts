@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { SPARE_ARG } from '../src/common/engine-process';
 import { TEST_DATA } from './utils';
 import { freePort } from './free-port';
+import { postgresOf, processes, waitFor } from './processes';
 
 /**
  * kill -9 of the service (`node dist/src/main.js`, embedded PostgreSQL) while an analysis and a dataset build
@@ -14,37 +15,8 @@ import { freePort } from './free-port';
  */
 const ROOT = path.resolve(__dirname, '..');
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-/** Pids of the processes whose command line contains `needle` (Linux /proc), with their parent pid. */
-function processes(needle: string, unless?: string): { pid: number; ppid: number }[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .flatMap((pid) => {
-      try {
-        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        if (!argv.includes(needle) || (unless && argv.split('\0').includes(unless))) return [];
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return [{ pid: Number(pid), ppid }];
-      } catch {
-        return [];
-      }
-    });
-}
-
 /** The engine processes of process `pid` that run a job (not the spare it keeps ready: engine-process.ts). */
 const engineProcessesOf = (pid: number) => processes('engine-host.js', SPARE_ARG).filter((p) => p.ppid === pid);
-const postgresOf = (pgDir: string) => processes(`\0-D\0${pgDir}`).map((p) => p.pid);
 
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));

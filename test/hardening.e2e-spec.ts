@@ -17,6 +17,16 @@ afterAll(async () => {
 
 type User = Awaited<ReturnType<typeof createUser>>;
 
+/** POST of `body` as it is (JSON text a client wrote by hand), as `auth`. */
+function rawJson(auth: string, path: string, body: string) {
+  return t
+    .http()
+    .post(API + path)
+    .set('Authorization', auth)
+    .set('Content-Type', 'application/json')
+    .send(body);
+}
+
 async function share(projectId: string, user: User, read: boolean, write: boolean, execute: boolean) {
   await t.db.query(`INSERT INTO project_shares (project_id, user_id, can_read, can_write, can_execute) VALUES ($1, $2, $3, $4, $5)`, [
     projectId,
@@ -150,13 +160,7 @@ describe('finding 7: deeply nested JSON is refused with badRequest-1-0-4 before 
     const u = await createUser(t);
     const p = await createProject(t, u.auth);
     const deep = '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000);
-    const send = (path: string, body: string) =>
-      t
-        .http()
-        .post(API + path)
-        .set('Authorization', u.auth)
-        .set('Content-Type', 'application/json')
-        .send(body);
+    const send = (path: string, body: string) => rawJson(u.auth, path, body);
     expectError(await send('/createProject', deep), 'badRequest-1-0-4');
     expectError(await send('/createProject', `{"name":"x","description":${'['.repeat(50_000)}${']'.repeat(50_000)}}`), 'badRequest-1-0-4');
     expectError(await t.http().post(`${API}/login`).set('Content-Type', 'application/json').send(deep), 'badRequest-1-0-4');
@@ -546,13 +550,7 @@ describe('issue 41, finding 13: a key given twice, and times that repeat or run 
   it('a JSON body or a multipart JSON field giving a key twice in one object is malformed (badRequest-1-0-4)', async () => {
     const u = await createUser(t);
     const p = await createProject(t, u.auth);
-    const send = (path: string, body: string) =>
-      t
-        .http()
-        .post(API + path)
-        .set('Authorization', u.auth)
-        .set('Content-Type', 'application/json')
-        .send(body);
+    const send = (path: string, body: string) => rawJson(u.auth, path, body);
     const twice = expectError(await send('/createProject', '{"name":"first","name":"second"}'), 'badRequest-1-0-4');
     expect(twice.message).toBe('the JSON body gives the key "name" twice in one object');
     // the same key written with an escape is the same key; in a nested object too

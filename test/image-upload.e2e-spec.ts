@@ -1,6 +1,6 @@
 import type request from 'supertest';
 import { Jimp } from 'jimp';
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -21,6 +21,7 @@ import {
   uploadDataset,
   uploadTask,
 } from './utils';
+import { pngChunk as chunk } from '../bench/hostile-images';
 
 /** The image dataset flow through HTTP: init, add, commit, status; then the dataset it makes. */
 
@@ -34,15 +35,6 @@ async function image(mime: Mime, width: number, height = 6, rgba = 0x3366ccff): 
 }
 
 /** A PNG chunk: length, type, data, CRC. */
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
-}
-
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createUser>>;
 beforeAll(async () => {

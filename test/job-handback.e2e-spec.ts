@@ -114,25 +114,32 @@ it('an analysis stopped three times mid-run by a clean shutdown finishes on its 
 }, 600_000);
 
 /**
- * Makes the next `failures` hand-backs fail in the database (a trigger that raises while a sequence, which no
- * rollback undoes, counts the tries).
+ * A fault injected in the database: a BEFORE trigger `name` on `table` that does `action` to the first `times` rows
+ * for which `when` holds, counted by the sequence `<name>_tries` (which no rollback undoes).
  */
-async function failHandBacks(failures: number): Promise<void> {
-  await reader.db.query(
-    `DROP TRIGGER IF EXISTS fail_hand_back ON jobs; DROP SEQUENCE IF EXISTS hand_back_tries; CREATE SEQUENCE hand_back_tries`,
-  );
+async function injectFault(name: string, table: string, event: 'INSERT' | 'UPDATE', when: string, action: string, times: number) {
+  await reader.db.query(`DROP TRIGGER IF EXISTS ${name} ON ${table}; DROP SEQUENCE IF EXISTS ${name}_tries; CREATE SEQUENCE ${name}_tries`);
   await reader.db.query(`
-    CREATE OR REPLACE FUNCTION fail_hand_back() RETURNS trigger AS $$
+    CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger AS $$
     BEGIN
-      IF OLD.state = 'running' AND NEW.state = 'queued' AND nextval('hand_back_tries') <= ${failures} THEN
-        RAISE EXCEPTION 'injected: the database refused the hand-back';
+      IF ${when} AND nextval('${name}_tries') <= ${times} THEN
+        ${action};
       END IF;
       RETURN NEW;
     END $$ LANGUAGE plpgsql`);
-  await reader.db.query(`CREATE TRIGGER fail_hand_back BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fail_hand_back()`);
+  await reader.db.query(`CREATE TRIGGER ${name} BEFORE ${event} ON ${table} FOR EACH ROW EXECUTE FUNCTION ${name}()`);
 }
-const tries = async () =>
-  Number((await reader.db.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM hand_back_tries`))[0].n);
+/** How many rows the fault `name` has seen. */
+const triesOf = async (name: string) =>
+  Number((await reader.db.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM ${name}_tries`))[0].n);
+const HANDING_BACK = `OLD.state = 'running' AND NEW.state = 'queued'`;
+/** The connection that runs the statement ended by the server (as a restart or pg_terminate_backend does) under it. */
+const CUT_CONNECTION = 'PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5)';
+
+/** Makes the next `failures` hand-backs fail in the database. */
+const failHandBacks = (failures: number) =>
+  injectFault('fail_hand_back', 'jobs', 'UPDATE', HANDING_BACK, `RAISE EXCEPTION 'injected: the database refused the hand-back'`, failures);
+const tries = () => triesOf('fail_hand_back');
 
 it('a hand-back that fails is tried again, and after its last try the job is left to its lease, never lost', async () => {
   await startWorker();
@@ -165,17 +172,7 @@ it('a stopping worker whose database connections are cut under its hand-back han
   await startWorker();
   const id = await analyze();
   await pollUntil<Status>(reader, owner.auth, status(id), midRun, 120_000);
-  await reader.db.query(`DROP SEQUENCE IF EXISTS hand_back_tries; CREATE SEQUENCE hand_back_tries`);
-  await reader.db.query(`
-    CREATE OR REPLACE FUNCTION fail_hand_back() RETURNS trigger AS $$
-    BEGIN
-      IF OLD.state = 'running' AND NEW.state = 'queued' AND nextval('hand_back_tries') = 1 THEN
-        PERFORM pg_terminate_backend(pg_backend_pid());
-        PERFORM pg_sleep(5);
-      END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql`);
-  await reader.db.query(`CREATE TRIGGER fail_hand_back BEFORE UPDATE ON jobs FOR EACH ROW EXECUTE FUNCTION fail_hand_back()`);
+  await injectFault('fail_hand_back', 'jobs', 'UPDATE', HANDING_BACK, CUT_CONNECTION, 1);
   // every other connection of the database: the worker's idle ones (and the reader's, which it opens again)
   await reader.db.query(
     `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
@@ -192,24 +189,13 @@ it('a stopping worker whose database connections are cut under its hand-back han
  * finishes on attempt 1.
  */
 it('a job whose worker lost the database under it is handed back without spending an attempt, then finishes', async () => {
-  await reader.db.query(`DROP SEQUENCE IF EXISTS store_tries; CREATE SEQUENCE store_tries`);
-  await reader.db.query(`
-    CREATE OR REPLACE FUNCTION lose_store() RETURNS trigger AS $$
-    BEGIN
-      IF nextval('store_tries') = 1 THEN
-        PERFORM pg_terminate_backend(pg_backend_pid());
-        PERFORM pg_sleep(5);
-      END IF;
-      RETURN NEW;
-    END $$ LANGUAGE plpgsql`);
-  await reader.db.query(`CREATE TRIGGER lose_store BEFORE INSERT ON analysis_results FOR EACH ROW EXECUTE FUNCTION lose_store()`);
+  await injectFault('lose_store', 'analysis_results', 'INSERT', 'true', CUT_CONNECTION, 1);
   try {
     await startWorker();
     const id = await analyze();
     const end = await pollUntil<Status>(reader, owner.auth, status(id), (s) => s.state === 'finished' || s.state === 'failed', 300_000);
     expect(end.state).toBe('finished');
-    const [{ n }] = await reader.db.query(`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM store_tries`);
-    expect(Number(n)).toBe(2);
+    expect(await triesOf('lose_store')).toBe(2);
     let job = await jobOf(id);
     for (let i = 0; i < 50 && job.state === 'running'; i++) {
       await new Promise((r) => setTimeout(r, 100));

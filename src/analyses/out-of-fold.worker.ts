@@ -1,7 +1,6 @@
-import { parentPort, workerData } from 'node:worker_threads';
 import { csvCell } from '../common/csv-cell';
-import { isDatabaseUnavailable } from '../common/database-errors';
-import { safePool } from '../database/pg-pool';
+import { answerOnce, WorkFailed } from '../common/thread-task';
+import { withOwnConnection } from '../database/pg-pool';
 import type { Explanation, OutOfFoldExplanationValues, OutOfFoldPredictions } from '../engine/types';
 
 /** The out-of-fold predictions of one model key of a finished analysis, to be written as the API answers them. */
@@ -17,7 +16,7 @@ export interface OutOfFoldRequest {
  * `stored`: its texts are in out_of_fold_texts (written now, or by another process first); `missing`: it has none;
  * `failed`: the database could not be read or written (`unavailable`: it could not be reached).
  */
-export type OutOfFoldAnswer = { stored: true } | { missing: true } | { failed: string; unavailable: boolean };
+export type OutOfFoldAnswer = { stored: true } | { missing: true } | WorkFailed;
 
 export interface OutOfFoldRow {
   row: number;
@@ -118,8 +117,7 @@ export function outOfFoldCsv(rows: OutOfFoldRow[]): string {
  * seconds of parsing and writing.
  */
 async function store({ databaseUrl, analysisId, modelKey, explain }: OutOfFoldRequest): Promise<OutOfFoldAnswer> {
-  const pool = safePool({ connectionString: databaseUrl, max: 1 });
-  try {
+  return withOwnConnection(databaseUrl, async (pool) => {
     const { rows } = await pool.query<{ oof: string | null; classes: string | null; task: string }>(
       `SELECT (r.out_of_fold -> $2::text)::text AS oof, (r.models -> $2::text -> 'classes')::text AS classes,
               (SELECT jsonb_object_keys(a.parameters -> 'outcome') LIMIT 1) AS task
@@ -141,14 +139,10 @@ async function store({ databaseUrl, analysisId, modelKey, explain }: OutOfFoldRe
       [analysisId, modelKey, Buffer.from(JSON.stringify(predictions)), Buffer.from(outOfFoldCsv(predictions)), explained],
     );
     return { stored: true };
-  } finally {
-    await pool.end();
-  }
+  });
 }
 
-if (parentPort && workerData !== null && typeof (workerData as { analysisId?: unknown }).analysisId === 'string') {
-  void store(workerData as OutOfFoldRequest).then(
-    (answer) => parentPort?.postMessage(answer),
-    (e: unknown) => parentPort?.postMessage({ failed: e instanceof Error ? e.message : String(e), unavailable: isDatabaseUnavailable(e) }),
-  );
-}
+answerOnce(
+  (data) => typeof (data as { analysisId?: unknown } | null)?.analysisId === 'string',
+  (data) => store(data as OutOfFoldRequest),
+);

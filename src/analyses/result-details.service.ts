@@ -4,7 +4,7 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { Page } from '../common/pipes';
 import type { ConfigurationSummary } from '../engine/types';
-import { DatabaseUnavailable } from '../common/database-errors';
+import { workFailure } from '../common/database-errors';
 import { Semaphore } from '../common/semaphore';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { copyBytes } from '../database/copy-bytes';
@@ -102,10 +102,7 @@ export class ResultDetailsService {
       making = this.writers
         .run(() => runInWorker<OutOfFoldAnswer>(OUT_OF_FOLD_SCRIPT, request))
         .then((answer) => {
-          if ('failed' in answer) {
-            const why = `the out-of-fold predictions could not be written: ${answer.failed}`;
-            throw answer.unavailable ? new DatabaseUnavailable(why) : new Error(why);
-          }
+          if ('failed' in answer) throw workFailure(answer, 'the out-of-fold predictions could not be written');
         })
         .finally(() => this.making.delete(key));
       this.making.set(key, making);

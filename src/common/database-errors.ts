@@ -35,3 +35,9 @@ const MESSAGES = [
 
 /** The database could not be reached by an engine process (its own connection), as told to the service in words. */
 export class DatabaseUnavailable extends Error {}
+
+/** The error a service throws for a worker's WorkFailed (thread-task.ts): DatabaseUnavailable when it could not reach the database. */
+export function workFailure(answer: { failed: string; unavailable: boolean }, what: string): Error {
+  const why = `${what}: ${answer.failed}`;
+  return answer.unavailable ? new DatabaseUnavailable(why) : new Error(why);
+}

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { isDatabaseUnavailable } from './database-errors';
 import type { ThreadAnswer, ThreadSetup, ThreadTask } from './thread-pool';
 
 /** What a task of a pooled thread gives back: its value, and the ArrayBuffers to move back with it (not copy). */
@@ -31,4 +32,25 @@ export function serveTasks<T>(handle: (data: unknown) => TaskResult<T> | Promise
       }
     })();
   });
+}
+
+/** What a one-shot worker that fails answers: its error's message, and whether the database could not be reached. */
+export interface WorkFailed {
+  failed: string;
+  unavailable: boolean;
+}
+
+/**
+ * The thread side of a one-shot engine-process script (runInWorker) whose work may fail on the database: when this is
+ * that thread (`accepts(workerData)`), runs `work` and posts its answer, or a WorkFailed (the service rethrows it with
+ * workFailure).
+ */
+export function answerOnce<T>(accepts: (data: unknown) => boolean, work: (data: unknown) => Promise<T>): void {
+  const port = parentPort;
+  if (!port || !accepts(workerData)) return;
+  void work(workerData).then(
+    (answer) => port.postMessage(answer),
+    (e: unknown) =>
+      port.postMessage({ failed: e instanceof Error ? e.message : String(e), unavailable: isDatabaseUnavailable(e) } satisfies WorkFailed),
+  );
 }

@@ -25,3 +25,13 @@ export function safePool(config: PoolConfig): Pool {
   pool.on('error', ignore);
   return pool;
 }
+
+/** Runs `work` on a pool of one connection of its own to `databaseUrl` (an engine process's), ended after it. */
+export async function withOwnConnection<T>(databaseUrl: string, work: (pool: Pool) => Promise<T>): Promise<T> {
+  const pool = safePool({ connectionString: databaseUrl, max: 1 });
+  try {
+    return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}

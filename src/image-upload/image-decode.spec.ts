@@ -1,8 +1,9 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { Jimp } from 'jimp';
 import { decodeImage, measureImage } from './image-decode';
 import { IMAGE_FEATURES, WORK_SIZE } from './image-features';
+import { pngChunk as chunk } from '../../bench/hostile-images';
 
 const LIMIT = 50_000_000;
 
@@ -17,15 +18,6 @@ function rgbPixels(w = 48, h = 32): Buffer {
   const data = Buffer.alloc(w * h * 3);
   for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) data.set(picture(x, y), (y * w + x) * 3);
   return data;
-}
-
-function chunk(type: string, data: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
-  return Buffer.concat([head, data, crc]);
 }
 
 /** The picture as a 16-bit RGB PNG (each 8-bit value v stored as v * 257), written by hand. */

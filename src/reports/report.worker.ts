@@ -1,6 +1,5 @@
-import { parentPort, workerData } from 'node:worker_threads';
-import { isDatabaseUnavailable } from '../common/database-errors';
-import { safePool } from '../database/pg-pool';
+import { answerOnce, WorkFailed } from '../common/thread-task';
+import { withOwnConnection } from '../database/pg-pool';
 import type { ModelPlots, ModelReport } from '../engine/types';
 import type { ReportData, ReportModel } from './render/report-data';
 import { renderReport } from './render/report-page';
@@ -13,7 +12,7 @@ export interface ReportRequest {
 }
 
 /** The page's UTF-8 bytes; `missing`: the result is gone (deleted meanwhile); `failed`: the database could not be read. */
-export type ReportAnswer = { html: Uint8Array } | { missing: true } | { failed: string; unavailable: boolean };
+export type ReportAnswer = { html: Uint8Array } | { missing: true } | WorkFailed;
 
 /** The model keys in the order the report shows them: best, interpretable, then any other. */
 const KEY_ORDER = ['best', 'interpretable'];
@@ -25,8 +24,7 @@ const rank = (key: string): number => (KEY_ORDER.indexOf(key) + 1 || KEY_ORDER.l
  * the classes and features of the result (a 100-class report took 2.9 s on the API's event loop before).
  */
 async function draw({ databaseUrl, data }: ReportRequest): Promise<ReportAnswer> {
-  const pool = safePool({ connectionString: databaseUrl, max: 1 });
-  try {
+  return withOwnConnection(databaseUrl, async (pool) => {
     const { rows } = await pool.query<{ models: string; plots: string }>(
       'SELECT models::text AS models, plots::text AS plots FROM analysis_results WHERE analysis_id = $1',
       [data.analysisId],
@@ -38,14 +36,10 @@ async function draw({ databaseUrl, data }: ReportRequest): Promise<ReportAnswer>
     const models: ReportModel[] = keys.map((key) => ({ key, report: reports[key], plots: plots[key] ?? {} }));
     const html = renderReport({ ...data, generatedAt: new Date(data.generatedAt), models });
     return { html: Buffer.from(html, 'utf8') };
-  } finally {
-    await pool.end();
-  }
+  });
 }
 
-if (parentPort && workerData !== null && typeof (workerData as { databaseUrl?: unknown }).databaseUrl === 'string') {
-  void draw(workerData as ReportRequest).then(
-    (answer) => parentPort?.postMessage(answer),
-    (e: unknown) => parentPort?.postMessage({ failed: e instanceof Error ? e.message : String(e), unavailable: isDatabaseUnavailable(e) }),
-  );
-}
+answerOnce(
+  (data) => typeof (data as { databaseUrl?: unknown } | null)?.databaseUrl === 'string',
+  (data) => draw(data as ReportRequest),
+);

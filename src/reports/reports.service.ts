@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { ANALYSIS_SUBJECT } from '../analyses/analysis.job';
 import { ResultDetailsService } from '../analyses/result-details.service';
 import { ApiError } from '../common/api-error';
-import { DatabaseUnavailable } from '../common/database-errors';
+import { workFailure } from '../common/database-errors';
 import { Codes } from '../common/error-codes';
 import { Semaphore } from '../common/semaphore';
 import { runInWorker, workerScript } from '../common/worker-thread';
@@ -66,10 +66,7 @@ export class ReportsService {
     const request: ReportRequest = { databaseUrl: urlOf(this.db), data: { ...data, generatedAt: new Date().toISOString() } };
     const answer = await this.renders.run(() => runInWorker<ReportAnswer>(SCRIPT, request));
     if ('missing' in answer) throw new ApiError(Codes.AnalysisResultUnknown); // deleted meanwhile
-    if ('failed' in answer) {
-      const why = `the report could not be drawn: ${answer.failed}`;
-      throw answer.unavailable ? new DatabaseUnavailable(why) : new Error(why);
-    }
+    if ('failed' in answer) throw workFailure(answer, 'the report could not be drawn');
     return Buffer.from(answer.html.buffer, answer.html.byteOffset, answer.html.byteLength);
   }
 
