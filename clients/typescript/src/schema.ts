@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /** Liveness: the process answers (HTTP 503 when its embedded database could not be restarted for a minute) */
         get: operations["healthLive"];
         put?: never;
         post?: never;
@@ -2035,7 +2035,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
@@ -2172,7 +2172,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `auth-10-3`: invalid credentials at login
              *     - `auth-10-4`: too many failed logins for this username or from this address: try again after the window (LOGIN_FAILURE_WINDOW_SECONDS)
              */
@@ -2220,7 +2220,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
@@ -2281,7 +2281,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `badRequest-100-0-1`: project name not 1 to 60 characters, blank or holding control characters
              *     - `badRequest-100-0-2`: project description over 255 characters
              */
@@ -2341,7 +2341,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -2401,7 +2401,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
@@ -2460,7 +2460,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
@@ -2518,7 +2518,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -2583,7 +2583,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
              *     - `badRequest-10-0-2`: permission value not one of read, write, execute
              *     - `badRequest-10-0-3`: a project cannot be shared with (or unshared from) its owner
@@ -2651,7 +2651,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `badRequest-10-0-1`: username unknown (sharing)
              *     - `badRequest-10-0-3`: a project cannot be shared with (or unshared from) its owner
              *     - `notFound-100-1-1`: unknown project
@@ -2717,7 +2717,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
@@ -2780,7 +2780,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
@@ -2837,7 +2837,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-115-1-1`: unknown file or task
              *     - `badRequest-115-0-1`: fileId not 1 to 64 of A-Za-z0-9._-
              *     - `conflict-115-5-1`: the file cannot be deleted or replaced: a dataset is still being created from it
@@ -2905,7 +2905,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
              *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters, blank or holding control characters
@@ -2975,7 +2975,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-115-1-1`: unknown file or task
              */
             200: {
@@ -3034,7 +3034,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
             200: {
@@ -3096,7 +3096,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -3155,7 +3155,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
             200: {
@@ -3214,7 +3214,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              */
             200: {
@@ -3279,7 +3279,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-110-3-1`: unknown feature name in featureTypes
              *     - `badRequest-110-3-2`: feature type not possible for that column
@@ -3348,7 +3348,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-120-0-1`: outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }
              *     - `badRequest-120-0-2`: an outcome feature is not a feature of the dataset
@@ -3427,7 +3427,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `badRequest-120-0-1`: outcome missing or not one of { regression }, { classification }, { survival: { event, timeToEvent } }
              *     - `badRequest-120-0-2`: an outcome feature is not a feature of the dataset
@@ -3500,7 +3500,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
             200: {
@@ -3562,7 +3562,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              */
             200: {
@@ -3621,7 +3621,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
             200: {
@@ -3680,7 +3680,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              */
@@ -3740,7 +3740,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
             200: {
@@ -3802,7 +3802,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
@@ -3870,7 +3870,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
@@ -3938,7 +3938,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4005,7 +4005,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4071,7 +4071,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4139,7 +4139,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4205,7 +4205,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4272,7 +4272,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `notFound-140-1-1`: modelKey not in the result
@@ -4341,7 +4341,7 @@ export interface operations {
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-110-1-1`: unknown dataset
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
@@ -4406,7 +4406,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-150-1-1`: unknown prediction
              */
             200: {
@@ -4468,7 +4468,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-150-1-1`: unknown prediction
              *     - `notFound-150-2-1`: prediction has no result: not finished
              *     - `badRequest-150-0-2`: format is not json or csv
@@ -4533,7 +4533,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
             200: {
@@ -4592,7 +4592,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-150-1-1`: unknown prediction
              */
             200: {
@@ -4663,7 +4663,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-100-1-1`: unknown project
              *     - `conflict-110-0-1`: dataset name already used in the project
              *     - `badRequest-110-0-2`: dataset name not 3 to 60 characters, blank or holding control characters
@@ -4742,12 +4742,12 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `tooMany-115-0-2`: the user already has MAX_UPLOADS_PER_USER uploads in progress; retry when one ends
              *     - `badRequest-115-0-3`: the upload, dataset or image would take the user over the storage quota (USER_STORAGE_QUOTA_BYTES)
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `badRequest-130-2-1`: sampleId not in the init file
-             *     - `badRequest-130-2-2`: image format not allowed or content not an image, or a PNG or JPEG that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end); the message says which
+             *     - `badRequest-130-2-2`: image format not allowed or content not an image, or an image that cannot be decoded safely (a second IHDR or frame header, PNG data inflating beyond what its header needs, chunks past the end, over 100,000 PNG chunks, over 2,000 JPEG segments or 100 scans, a run-length BMP claiming over 128 pixels a byte, a truncated BMP, a TIFF tag given twice); the message says which
              *     - `badRequest-130-2-5`: image has more pixels (width x height, from its header) than MAX_IMAGE_PIXELS
              *     - `conflict-130-2-3`: the sample already has an image
              *     - `conflict-130-2-4`: the upload is already committed: no more images can be added
@@ -4810,7 +4810,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
              *     - `tooMany-1-0-1`: the user already has MAX_QUEUED_JOBS_PER_USER jobs waiting to run (dataset builds, image tasks, analyses, predictions), or 34 requests queueing jobs at once in one API process; retry when some have started
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-130-1-1`: unknown image upload task
              *     - `conflict-130-3-1`: the upload is already committed
              *     - `badRequest-130-3-2`: some samples have no image yet; the message says how many and which
@@ -4872,7 +4872,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-130-1-1`: unknown image upload task
              */
             200: {
@@ -4931,7 +4931,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-2-1`: unknown analysis (result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              */
