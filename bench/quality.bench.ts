@@ -116,6 +116,8 @@ interface ProbabilityFacts {
   zeroOne: number;
   /** primary metric of the probabilities without the calibration map minus with it */
   calibrationCost: number;
+  /** log loss of the model's own probabilities (floored, without the calibration map) */
+  logLossUncalibrated: number;
 }
 
 function probabilityFacts(pipeline: SavedPipeline, test: EngineDataset, outcome: string): ProbabilityFacts {
@@ -127,15 +129,24 @@ function probabilityFacts(pipeline: SavedPipeline, test: EngineDataset, outcome:
   const p = probs(pipeline);
   const metric = metricNames('classification', K)[0];
   const auc = (q: Float64Array): number => computeMetrics('classification', q, { y }, K)[metric];
-  const uncalibrated = pipeline.calibration ? auc(probs({ ...pipeline, calibration: undefined })) : auc(p);
+  const own = pipeline.calibration ? probs({ ...pipeline, calibration: undefined }) : p;
+  const uncalibrated = auc(own);
   let logLoss = 0;
+  let logLossUncalibrated = 0;
   let brier = 0;
   for (let i = 0; i < y.length; i++) {
     logLoss -= Math.log(p[i * K + y[i]]) / y.length;
+    logLossUncalibrated -= Math.log(own[i * K + y[i]]) / y.length;
     if (K === 2) brier += (p[i * 2 + 1] - (y[i] === 1 ? 1 : 0)) ** 2 / y.length;
     else for (let c = 0; c < K; c++) brier += (p[i * K + c] - (y[i] === c ? 1 : 0)) ** 2 / y.length;
   }
-  return { logLoss, brier, zeroOne: p.filter((v) => v === 0 || v === 1).length, calibrationCost: uncalibrated - auc(p) };
+  return {
+    logLoss,
+    brier,
+    zeroOne: p.filter((v) => v === 0 || v === 1).length,
+    calibrationCost: uncalibrated - auc(p),
+    logLossUncalibrated,
+  };
 }
 
 interface SplitRecord {
@@ -212,7 +223,7 @@ async function main(): Promise<void> {
           `  ${ds.name} split ${s}: best ${f(record.best.held)} [${f(record.best.ci[0])}, ${f(record.best.ci[1])}] est ${f(record.best.estimate)}` +
             ` interp ${f(record.interpretable.held)}` +
             (task === 'classification'
-              ? ` logloss ${f(record.best.logLoss)} (LR ${f(record.peers.logLoss?.LogisticRegression)}) 0/1 ${record.best.zeroOne}` +
+              ? ` logloss ${f(record.best.logLoss)} (own ${f(record.best.logLossUncalibrated)}, LR ${f(record.peers.logLoss?.LogisticRegression)}) 0/1 ${record.best.zeroOne}` +
                 ` cal-cost ${(record.best.calibrationCost ?? 0).toExponential(1)} ${record.best.calibration ?? ''}`
               : '') +
             `; ${peerText}; ${seconds.toFixed(1)} s; ${record.best.model}`,
