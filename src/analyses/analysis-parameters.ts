@@ -1,7 +1,7 @@
 import { Codes, ErrorCode } from '../common/error-codes';
-import { validateBody } from '../common/validation';
+import { declaredFields, validateBody } from '../common/validation';
 import type { AnalysisParameters, FeatureType } from '../engine/types';
-import { AnalyzeDto } from './dto/analyze.dto';
+import { ANALYZE_DEFAULTS, AnalyzeDto } from './dto/analyze.dto';
 
 /** The parameters as stored and echoed: the effective values, defaults filled in, plus the dataset. */
 export type StoredParameters = AnalysisParameters & { datasetId: string; name: string };
@@ -11,18 +11,8 @@ export interface Violation {
   message: string;
 }
 
-/** The order violations are reported in: unknown fields first, then the fields as api-v1.md lists them. */
-const FIELD_ORDER = [
-  'outcome',
-  'thoroughness',
-  'modelsConsidered',
-  'featureSelection',
-  'coreCount',
-  'maxSignatureSize',
-  'maxVisualizedSignatureCount',
-  'name',
-  'groupingFeature',
-];
+/** The order violations are reported in: unknown fields first, then the fields as AnalyzeDto declares them (api-v1.md's order). */
+const FIELD_ORDER = declaredFields(AnalyzeDto);
 const rank = (property: string) => FIELD_ORDER.indexOf(property.split('.')[0]) + 1; // unknown fields: 0
 
 /**
@@ -80,12 +70,12 @@ export function checkParameters(
     datasetId,
     outcome: dto.outcome,
     ...(g !== undefined ? { groupingFeature: g } : {}),
-    modelsConsidered: dto.modelsConsidered ?? 'all',
-    featureSelection: dto.featureSelection ?? 'mostRelevant',
+    modelsConsidered: dto.modelsConsidered ?? ANALYZE_DEFAULTS.modelsConsidered,
+    featureSelection: dto.featureSelection ?? ANALYZE_DEFAULTS.featureSelection,
     thoroughness: dto.thoroughness,
     coreCount: dto.coreCount,
-    maxSignatureSize: dto.maxSignatureSize ?? 25,
-    maxVisualizedSignatureCount: dto.maxVisualizedSignatureCount ?? 5,
+    maxSignatureSize: dto.maxSignatureSize ?? ANALYZE_DEFAULTS.maxSignatureSize,
+    maxVisualizedSignatureCount: dto.maxVisualizedSignatureCount ?? ANALYZE_DEFAULTS.maxVisualizedSignatureCount,
     name: dto.name,
   };
   return { violations: [], parameters };

@@ -10,6 +10,7 @@ import { parseBody } from '../common/validation';
 import { ApiEnvelope, ApiErrors } from '../common/api-docs.decorators';
 import { ModelKeyDto } from './dto/model-key.dto';
 import { ResultDetailsService } from './result-details.service';
+import { isModelKey } from '../engine/types';
 
 /** The leaderboard and the out-of-fold predictions of a finished analysis (read permission, as its result). */
 @ApiTags('analyses')
@@ -65,7 +66,7 @@ export class ResultDetailsController {
     const csv = await this.details.outOfFoldCsv(analysisId, modelKey);
     return new StreamableFile(Readable.from(csv), {
       type: 'text/csv; charset=utf-8',
-      disposition: `attachment; filename="analysis-${analysisId}-${modelKey === 'best' || modelKey === 'interpretable' ? modelKey : 'model'}-out-of-fold.csv"`,
+      disposition: `attachment; filename="analysis-${analysisId}-${isModelKey(modelKey) ? modelKey : 'model'}-out-of-fold.csv"`,
     });
   }
 }

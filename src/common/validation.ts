@@ -13,6 +13,7 @@ import {
   Min,
   ValidateBy,
   ValidateIf,
+  getMetadataStorage,
   validateSync,
   ValidationOptions,
 } from 'class-validator';
@@ -83,6 +84,17 @@ export function validateBody<T extends object>(cls: new () => T, plain: unknown)
   const value = Object.assign(new cls(), plain);
   const errors = validateSync(value, { whitelist: true, forbidNonWhitelisted: true });
   return { value, violations: toViolations(errors) };
+}
+
+/** The fields of a body DTO in the order the class declares them (the order its violations are reported in). */
+export function declaredFields(cls: new () => object): string[] {
+  return [
+    ...new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(cls, '', true, false)
+        .map((m) => m.propertyName),
+    ),
+  ];
 }
 
 /** The typed body, or the first violation thrown as an ApiError with its code (`what` prefixes the message). */

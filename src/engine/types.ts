@@ -46,13 +46,34 @@ export interface EngineDataset {
 
 export type Outcome = { regression: string } | { classification: string } | { survival: { event: string; timeToEvent: string } };
 
-export type Thoroughness = 'preliminary' | 'typical' | 'extensive';
+/*
+ * The enumerations of the API, each declared here once: the analyze body's validation, the OpenAPI document, both
+ * clients' types and the code that compares against a value read them from these objects (test/api-enums.e2e-spec.ts
+ * fails on any of their strings written as a literal elsewhere).
+ */
+
+/** How many configurations an analysis tries (grid.ts says which). */
+export const Thoroughness = { Preliminary: 'preliminary', Typical: 'typical', Extensive: 'extensive' } as const;
+export type Thoroughness = (typeof Thoroughness)[keyof typeof Thoroughness];
+
+/** Which models an analysis considers: the interpretable ones only, or all. */
+export const ModelsConsidered = { Interpretable: 'interpretable', All: 'all' } as const;
+export type ModelsConsidered = (typeof ModelsConsidered)[keyof typeof ModelsConsidered];
+
+/** Whether selection may keep every feature when that predicts better. */
+export const FeatureSelection = { MostRelevant: 'mostRelevant', MostRelevantOrAll: 'mostRelevantOrAll' } as const;
+export type FeatureSelection = (typeof FeatureSelection)[keyof typeof FeatureSelection];
+
+/** The keys of a result's models: the best, and the best interpretable one when the best is not. */
+export const ModelKey = { Best: 'best', Interpretable: 'interpretable' } as const;
+export type ModelKey = (typeof ModelKey)[keyof typeof ModelKey];
+export const isModelKey = (key: string): key is ModelKey => (Object.values(ModelKey) as string[]).includes(key);
 
 export interface AnalysisParameters {
   outcome: Outcome;
   groupingFeature?: string;
-  modelsConsidered: 'interpretable' | 'all';
-  featureSelection: 'mostRelevant' | 'mostRelevantOrAll';
+  modelsConsidered: ModelsConsidered;
+  featureSelection: FeatureSelection;
   thoroughness: Thoroughness;
   coreCount: number;
   maxSignatureSize: number;

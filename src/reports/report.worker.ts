@@ -1,6 +1,6 @@
 import { answerOnce, WorkFailed } from '../common/thread-task';
 import { withOwnConnection } from '../database/pg-pool';
-import type { ModelPlots, ModelReport } from '../engine/types';
+import { ModelKey, type ModelPlots, type ModelReport } from '../engine/types';
 import type { ReportData, ReportModel } from './render/report-data';
 import { renderReport } from './render/report-page';
 
@@ -15,7 +15,7 @@ export interface ReportRequest {
 export type ReportAnswer = { html: Uint8Array } | { missing: true } | WorkFailed;
 
 /** The model keys in the order the report shows them: best, interpretable, then any other. */
-const KEY_ORDER = ['best', 'interpretable'];
+const KEY_ORDER: string[] = Object.values(ModelKey);
 const rank = (key: string): number => (KEY_ORDER.indexOf(key) + 1 || KEY_ORDER.length + 1) - 1;
 
 /**

@@ -3,15 +3,20 @@ import { ValidateBy, ValidationArguments } from 'class-validator';
 import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidatePositiveInt, ValidateText } from '../../common/validation';
 import { OUTCOME_FORMS } from '../../common/payload-schemas';
+import { FeatureSelection, ModelsConsidered, Thoroughness } from '../../engine/types';
 import type { AnalysisParameters, Outcome } from '../../engine/types';
 
 /** Upper bounds of the analyze parameters api-v1 leaves open (README, error codes badRequest-120-0-8 and -9). */
 export const MAX_SIGNATURE_SIZE = 1000;
 export const MAX_VISUALIZED_SIGNATURES = 50;
 
-export const THOROUGHNESS = ['preliminary', 'typical', 'extensive'] as const;
-export const MODELS_CONSIDERED = ['interpretable', 'all'] as const;
-export const FEATURE_SELECTION = ['mostRelevant', 'mostRelevantOrAll'] as const;
+/** The values of the optional parameters an analysis gets when its body leaves them out (api-v1.md, "Analyze dataset"). */
+export const ANALYZE_DEFAULTS = {
+  modelsConsidered: ModelsConsidered.All,
+  featureSelection: FeatureSelection.MostRelevant,
+  maxSignatureSize: 25,
+  maxVisualizedSignatureCount: 5,
+} as const satisfies Partial<AnalysisParameters>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const isName = (v: unknown) => typeof v === 'string' && v.length > 0;
@@ -44,17 +49,22 @@ export class AnalyzeDto {
   )
   outcome: Outcome;
 
-  @ValidateEnum('thoroughness', THOROUGHNESS, { nullIs: 'value', code: Codes.BadThoroughness })
+  @ValidateEnum('thoroughness', Object.values(Thoroughness), { nullIs: 'value', code: Codes.BadThoroughness })
   thoroughness: AnalysisParameters['thoroughness'];
 
-  @ValidateEnum('modelsConsidered', MODELS_CONSIDERED, { optional: true, nullIs: 'value', code: Codes.BadModelsConsidered, default: 'all' })
+  @ValidateEnum('modelsConsidered', Object.values(ModelsConsidered), {
+    optional: true,
+    nullIs: 'value',
+    code: Codes.BadModelsConsidered,
+    default: ANALYZE_DEFAULTS.modelsConsidered,
+  })
   modelsConsidered?: AnalysisParameters['modelsConsidered'];
 
-  @ValidateEnum('featureSelection', FEATURE_SELECTION, {
+  @ValidateEnum('featureSelection', Object.values(FeatureSelection), {
     optional: true,
     nullIs: 'value',
     code: Codes.BadFeatureSelection,
-    default: 'mostRelevant',
+    default: ANALYZE_DEFAULTS.featureSelection,
   })
   featureSelection?: AnalysisParameters['featureSelection'];
 
@@ -70,7 +80,7 @@ export class AnalyzeDto {
     optional: true,
     nullIs: 'value',
     code: Codes.BadMaxSignatureSize,
-    default: 25,
+    default: ANALYZE_DEFAULTS.maxSignatureSize,
     max: MAX_SIGNATURE_SIZE,
   })
   maxSignatureSize?: number;
@@ -79,7 +89,7 @@ export class AnalyzeDto {
     optional: true,
     nullIs: 'value',
     code: Codes.BadMaxVisualizedSignatureCount,
-    default: 5,
+    default: ANALYZE_DEFAULTS.maxVisualizedSignatureCount,
     max: MAX_VISUALIZED_SIGNATURES,
   })
   maxVisualizedSignatureCount?: number;

@@ -1,5 +1,6 @@
 import { Codes } from '../../common/error-codes';
 import { ValidateText } from '../../common/validation';
+import { ModelKey } from '../../engine/types';
 
 /** The model of a result a route reads (query string). */
 export class ModelKeyDto {
@@ -8,7 +9,7 @@ export class ModelKeyDto {
     max: 100,
     code: Codes.ModelKeyNotFound,
     message: 'modelKey is not a model of the result',
-    example: 'best',
+    example: ModelKey.Best,
     description: 'a key of the models of the analysis result',
   })
   modelKey: string;

@@ -1,5 +1,6 @@
 import { Codes } from '../../common/error-codes';
 import { ValidateText } from '../../common/validation';
+import { ModelKey } from '../../engine/types';
 
 /** What the plot routes of one model read, from the query string (GET) or the JSON body (POST). */
 export class ModelPlotsDto {
@@ -8,7 +9,7 @@ export class ModelPlotsDto {
     max: 100,
     code: Codes.ModelKeyNotFound,
     message: 'modelKey is not a model of the result',
-    example: 'best',
+    example: ModelKey.Best,
     description: 'a key of the models of the analysis result',
   })
   modelKey: string;

@@ -1,12 +1,13 @@
 import { Codes } from '../../common/error-codes';
 import { ValidateBoolean, ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
+import { ModelKey } from '../../engine/types';
 
 export class PredictDto {
   @ValidateText('modelKey', {
     max: 100,
     code: Codes.ModelKeyNotFound,
     message: 'modelKey is not a model of the result',
-    example: 'best',
+    example: ModelKey.Best,
     description: 'a key of the models of the analysis result',
   })
   modelKey: string;

@@ -3,6 +3,7 @@
  * features do (coefficients), the facts of its result, and its plots.
  */
 import { orderedPlotNames } from '../../engine/plots';
+import { isModelKey, ModelKey, Thoroughness } from '../../engine/types';
 import type { ModelReport } from '../../engine/types';
 import { dataTable, figure, table } from './chart-frame';
 import { count, interval, num, pct } from './format';
@@ -217,7 +218,7 @@ function plotsBlock(data: ReportData, m: ReportModel, ctx: PlotRenderContext): M
     <p class="note">
       Every plot is drawn from the configuration's pooled out-of-fold predictions: each sample predicted by a model fitted without it.
       Their figures (the area under a ROC curve, the sensitivity of the confusion matrix) can differ a little from the estimates
-      above, which are corrected for the choice among the configurations.${data.parameters.thoroughness === 'preliminary' ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
+      above, which are corrected for the choice among the configurations.${data.parameters.thoroughness === Thoroughness.Preliminary ? ' A preliminary analysis has few repeats: intervals are wide.' : ''}
     </p>
     ${figures}`;
 }
@@ -236,14 +237,14 @@ export function modelSection(data: ReportData, task: Task, m: ReportModel, prima
   };
   const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
   const lead =
-    m.key === 'best'
+    m.key === ModelKey.Best
       ? 'The simplest configuration whose performance is statistically tied with the top one (fewest features, then the most interpretable model, then the stronger regularisation: see the leaderboard), its performance estimated by bootstrap bias-corrected cross-validation.'
-      : m.key === 'interpretable'
+      : m.key === ModelKey.Interpretable
         ? 'Chosen by the same rule among the interpretable configurations (linear models and decision trees): what each feature does can be read off it.'
         : '';
   return markup`<section
     class="model"
-    id="model-${m.key === 'best' || m.key === 'interpretable' ? m.key : 'other'}"
+    id="model-${isModelKey(m.key) ? m.key : 'other'}"
     data-section="model"
     data-model="${m.key}"
   >

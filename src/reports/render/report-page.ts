@@ -26,6 +26,7 @@ import {
   taskOf,
   Task,
 } from './report-parts';
+import { FeatureSelection, isModelKey, ModelKey, ModelsConsidered } from '../../engine/types';
 
 /** The sections of every report, in order: their anchors and headings (the table of contents, and tests, read this). */
 export const REPORT_SECTIONS = {
@@ -39,8 +40,8 @@ export const REPORT_SECTIONS = {
 // ---- sections ----------------------------------------------------------------------------------------------------
 
 function summarySection(data: ReportData, task: Task, primary: string): Markup {
-  const best = data.models.find((m) => m.key === 'best') ?? data.models[0];
-  const interpretable = data.models.find((m) => m.key === 'interpretable');
+  const best = data.models.find((m) => m.key === ModelKey.Best) ?? data.models[0];
+  const interpretable = data.models.find((m) => m.key === ModelKey.Interpretable);
   if (!best)
     return markup`<section id="summary" data-section="summary">
       <h2>${REPORT_SECTIONS.summary}</h2>
@@ -57,7 +58,7 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
       <strong>${f}</strong>${alternatives.length ? markup` <span class="note">(or ${listWords(alternatives, 3)})</span>` : ''}
     </li>`;
   });
-  const bestRow = data.leaderboard?.rows.find((r) => r.modelKey === 'best');
+  const bestRow = data.leaderboard?.rows.find((r) => r.modelKey === ModelKey.Best);
   const interpretableCard = interpretable
     ? markup`<div class="card">
         <h3>Interpretable alternative</h3>
@@ -70,7 +71,7 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
         <p>${comparison(best.report, interpretable.report, primary)}</p>
         <p><a href="#model-interpretable">Details</a></p>
       </div>`
-    : bestRow?.interpretable || data.parameters.modelsConsidered === 'interpretable'
+    : bestRow?.interpretable || data.parameters.modelsConsidered === ModelsConsidered.Interpretable
       ? markup`<div class="card">
           <h3>Interpretable</h3>
           <p class="big">Yes</p>
@@ -139,10 +140,15 @@ function analysisSection(data: ReportData): Markup {
     ],
     ['Outcome', outcomeWords(data)],
     ['Thoroughness', p.thoroughness],
-    ['Models considered', p.modelsConsidered === 'interpretable' ? 'interpretable only (linear models, decision trees)' : 'all'],
+    [
+      'Models considered',
+      p.modelsConsidered === ModelsConsidered.Interpretable ? 'interpretable only (linear models, decision trees)' : 'all',
+    ],
     [
       'Feature selection',
-      p.featureSelection === 'mostRelevant' ? 'the most relevant features' : 'the most relevant features, or all when that predicts better',
+      p.featureSelection === FeatureSelection.MostRelevant
+        ? 'the most relevant features'
+        : 'the most relevant features, or all when that predicts better',
     ],
     ['Largest signature', `${p.maxSignatureSize} features; at most ${p.maxVisualizedSignatureCount} equivalent signatures shown`],
     ...(p.groupingFeature ? ([['Samples grouped by', p.groupingFeature]] as [string, Content][]) : []),
@@ -182,7 +188,7 @@ function leaderboardSection(data: ReportData): Markup {
     }>
         <td class="num">${r.rank}</td>
         <td>
-          ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}${
+          ${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === ModelKey.Best ? '' : ' alt'}">${r.modelKey}</span>` : ''}${r.interpretable ? markup` <span class="note">(interpretable)</span>` : ''}${
             r.calibration ? markup` <span class="note">(${r.calibration === 'platt' ? 'Platt' : 'temperature'}-calibrated)</span>` : ''
           }
         </td>
@@ -263,7 +269,7 @@ function leaderboardSection(data: ReportData): Markup {
                     <td class="num">${String(r.simplicityRank)}</td>
                     <td class="num">${r.simplicity ? String(r.simplicity.features) : ''}</td>
                     <td>${r.simplicity ? (FAMILY_WORDS[r.simplicity.family] ?? r.simplicity.family) : ''}</td>
-                    <td>${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === 'best' ? '' : ' alt'}">${r.modelKey}</span>` : ''}</td>
+                    <td>${r.model}${r.modelKey ? markup` <span class="badge${r.modelKey === ModelKey.Best ? '' : ' alt'}">${r.modelKey}</span>` : ''}</td>
                     <td class="num">${num(r.value)}</td>
                     <td class="num">${r.rank}</td>
                   </tr>`,
@@ -277,9 +283,9 @@ function leaderboardSection(data: ReportData): Markup {
 function predictSection(data: ReportData): Markup {
   const id = data.analysisId;
   const base = `${data.origin}/api/public/v1`;
-  const best = data.models.find((m) => m.key === 'best') ?? data.models[0];
+  const best = data.models.find((m) => m.key === ModelKey.Best) ?? data.models[0];
   const inputs = best?.report.signatures[0] ?? [];
-  const key = best?.key ?? 'best';
+  const key = best?.key ?? ModelKey.Best;
   const curl = `B=${base}
 TOKEN=...   # from POST $B/login (see the README)
 # the new samples: a CSV with the columns below, made a dataset of project ${data.projectId} as any upload; then
@@ -364,7 +370,7 @@ export function renderReport(data: ReportData): string {
       ${[
         ['summary', REPORT_SECTIONS.summary],
         ['analysis', REPORT_SECTIONS.analysis],
-        ...data.models.map((m) => [`model-${m.key === 'best' || m.key === 'interpretable' ? m.key : 'other'}`, modelHeading(m.key)]),
+        ...data.models.map((m) => [`model-${isModelKey(m.key) ? m.key : 'other'}`, modelHeading(m.key)]),
         ['leaderboard', REPORT_SECTIONS.leaderboard],
         ['predict', REPORT_SECTIONS.predict],
         ['reading', REPORT_SECTIONS.reading],
