@@ -8,6 +8,8 @@ import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
 import { AnalysesService } from './analyses.service';
 import { AnalyzeDto } from './dto/analyze.dto';
 import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
+import { AnalysisRef, AnalysisCheck, Analysis, AnalysisPage, AnalysisStatus } from './dto/analysis.dto';
+import { AnalysisResult } from './dto/result.dto';
 
 /** The body is validated by checkParameters (AnalyzeDto, then the dataset's features); AnalyzeDto documents it. */
 const ANALYZE_BODY = { type: AnalyzeDto };
@@ -27,7 +29,7 @@ const ANALYZE_ERRORS = [
 export class AnalysesController {
   constructor(private readonly analyses: AnalysesService) {}
 
-  @ApiEnvelope('Start an analysis of a dataset', 'AnalysisRef')
+  @ApiEnvelope('Start an analysis of a dataset', AnalysisRef)
   @ApiErrors(...ANALYZE_ERRORS, Codes.TooManyQueuedJobs)
   @Post('dataset/:datasetId/analyze')
   @HttpCode(200)
@@ -42,10 +44,7 @@ export class AnalysesController {
     return this.analyses.analyze(auth.userId, datasetId, req.projectOf?.datasetId as string, body);
   }
 
-  @ApiEnvelope(
-    'Check analysis parameters against a dataset without starting anything: the violations analyze would answer',
-    'AnalysisCheck',
-  )
+  @ApiEnvelope('Check analysis parameters against a dataset without starting anything: the violations analyze would answer', AnalysisCheck)
   @ApiErrors(...ANALYZE_ERRORS)
   @Post('check/dataset/:datasetId/analyze')
   @HttpCode(200)
@@ -55,14 +54,14 @@ export class AnalysesController {
     return this.analyses.check(auth.userId, datasetId, body);
   }
 
-  @ApiEnvelope('Get an analysis', 'Analysis')
+  @ApiEnvelope('Get an analysis', Analysis)
   @Get('analysis/:analysisId')
   @Access(Permission.ProjectRead, 'analysisId')
   get(@Param('analysisId', ParseIdPipe) analysisId: string) {
     return this.analyses.get(analysisId);
   }
 
-  @ApiEnvelope('List the analyses of a project', 'AnalysisPage')
+  @ApiEnvelope('List the analyses of a project', AnalysisPage)
   @Get('analyses/all/:projectId/:offset/:count')
   @Access(Permission.ProjectRead, 'projectId')
   list(
@@ -73,14 +72,14 @@ export class AnalysesController {
     return this.analyses.list(projectId, offset, count);
   }
 
-  @ApiEnvelope('Status of an analysis (progress while running)', 'AnalysisStatus')
+  @ApiEnvelope('Status of an analysis (progress while running)', AnalysisStatus)
   @Get('analysis/:analysisId/status')
   @Access(Permission.ProjectRead, 'analysisId')
   status(@Param('analysisId', ParseIdPipe) analysisId: string) {
     return this.analyses.status(analysisId);
   }
 
-  @ApiEnvelope('The result of a finished analysis: models, signatures, performance', 'AnalysisResult')
+  @ApiEnvelope('The result of a finished analysis: models, signatures, performance', AnalysisResult)
   @ApiErrors(Codes.AnalysisUnfinished)
   @Get('analysis/:analysisId/result')
   @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
@@ -88,7 +87,7 @@ export class AnalysesController {
     return this.analyses.result(analysisId);
   }
 
-  @ApiEnvelope('Delete an analysis (its state just before is returned)', 'Analysis')
+  @ApiEnvelope('Delete an analysis (its state just before is returned)', Analysis)
   @Post('analysis/:analysisId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'analysisId')

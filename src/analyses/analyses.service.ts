@@ -4,11 +4,10 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes, ErrorCode } from '../common/error-codes';
-import { Page } from '../common/pipes';
 import { paginateSql } from '../database/paginate';
 import { keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
-import type { FeatureView } from '../datasets/dto/dataset.dto';
+import type { Feature } from '../datasets/dto/dataset.dto';
 import { ColumnStore } from '../datasets/column-store';
 import { renderStatus, seconds } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
@@ -18,22 +17,9 @@ import { AnalysisRow } from './analyses.queries';
 import { ANALYSIS_JOB, ANALYSIS_SUBJECT } from './analysis.job';
 import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
+import type { Analysis, AnalysisCheck, AnalysisPage, AnalysisRef, AnalysisStatus } from './dto/analysis.dto';
 
-export interface AnalysisView {
-  analysisId: string;
-  projectId: string;
-  parameters: StoredParameters;
-  state: string;
-}
-
-export interface AnalysisStatus extends AnalysisView {
-  startTime?: string;
-  executionTimeInSeconds?: number;
-  progress?: number;
-  error?: { code: string; message: string };
-}
-
-function view(r: AnalysisRow): AnalysisView {
+function view(r: AnalysisRow): Analysis {
   return { analysisId: String(r.id), projectId: String(r.project_id), parameters: r.parameters, state: r.state };
 }
 
@@ -54,7 +40,7 @@ export class AnalysesService {
     return (quota ?? this.config.workerCores) - (await queries.coresInUse(manager, userId));
   }
 
-  async check(userId: string, datasetId: string, body: unknown): Promise<{ errors: Violation[]; warnings: Violation[] }> {
+  async check(userId: string, datasetId: string, body: unknown): Promise<AnalysisCheck> {
     const features = await this.datasets.featuresOf(datasetId);
     const { violations, parameters } = checkParameters(body, datasetId, features);
     const warnings: Violation[] = [];
@@ -84,7 +70,7 @@ export class AnalysesService {
    * off this event loop. The other columns are passed with their types only (the validation needs just to
    * know that features are left). At most `dataChecks` run at once; the others wait before reading anything.
    */
-  private async dataProblems(datasetId: string, parameters: StoredParameters, features: FeatureView[]): Promise<string[]> {
+  private async dataProblems(datasetId: string, parameters: StoredParameters, features: Feature[]): Promise<string[]> {
     const outcome = parameters.outcome;
     const needed = new Set(
       'classification' in outcome
@@ -108,7 +94,7 @@ export class AnalysesService {
     );
   }
 
-  async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
+  async analyze(userId: string, datasetId: string, projectId: string, body: unknown): Promise<AnalysisRef> {
     return this.jobs.enqueueTurn(userId, () => this.queueAnalysis(userId, datasetId, projectId, body));
   }
 
@@ -145,11 +131,11 @@ export class AnalysesService {
     return row;
   }
 
-  async get(analysisId: string): Promise<AnalysisView> {
+  async get(analysisId: string): Promise<Analysis> {
     return view(await this.row(analysisId));
   }
 
-  async list(projectId: string, offset: number, count: number): Promise<Page<AnalysisView> & { projectId: string }> {
+  async list(projectId: string, offset: number, count: number): Promise<AnalysisPage> {
     const sql = { table: 'analyses', columns: queries.analysisColumns(this.state()), where: 'project_id = $1', params: [projectId] };
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
@@ -212,7 +198,7 @@ export class AnalysesService {
   }
 
   /** Deletes the analysis with its result, predictions and job: the runner stops a running one within 2 s. */
-  async delete(analysisId: string): Promise<AnalysisView> {
+  async delete(analysisId: string): Promise<Analysis> {
     const row = await queries.deleteAnalysis(this.db, this.state(), analysisId);
     if (!row) throw new ApiError(Codes.AnalysisNotFound);
     return view(row);

@@ -2,6 +2,7 @@ import { csvCell } from '../common/csv-cell';
 import { answerOnce, WorkFailed } from '../common/thread-task';
 import { withOwnConnection } from '../database/pg-pool';
 import type { Explanation, OutOfFoldExplanationValues, OutOfFoldPredictions } from '../engine/types';
+import type { OutOfFoldRow } from './dto/result.dto';
 
 /** The out-of-fold predictions of one model key of a finished analysis, to be written as the API answers them. */
 export interface OutOfFoldRequest {
@@ -17,19 +18,6 @@ export interface OutOfFoldRequest {
  * `failed`: the database could not be read or written (`unavailable`: it could not be reached).
  */
 export type OutOfFoldAnswer = { stored: true } | { missing: true } | WorkFailed;
-
-export interface OutOfFoldRow {
-  row: number;
-  sampleId?: string;
-  /** the outcome: class label, value or time */
-  actual: string | number;
-  /** survival: 1 = event, 0 = censored */
-  event?: number;
-  prediction: string | number;
-  probabilities?: Record<string, number>;
-  risk?: number;
-  explanation?: Explanation;
-}
 
 /** The explanation of sample i from a model's out-of-fold explanations (arrays over the samples). */
 function explanationOf(e: OutOfFoldExplanationValues, i: number): Explanation {

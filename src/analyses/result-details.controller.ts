@@ -11,6 +11,7 @@ import { ApiEnvelope, ApiErrors } from '../common/api-docs.decorators';
 import { ModelKeyDto } from './dto/model-key.dto';
 import { ResultDetailsService } from './result-details.service';
 import { isModelKey } from '../engine/types';
+import { ConfigurationPage, OutOfFoldPredictions } from './dto/result.dto';
 
 /** The leaderboard and the out-of-fold predictions of a finished analysis (read permission, as its result). */
 @ApiTags('analyses')
@@ -18,7 +19,7 @@ import { isModelKey } from '../engine/types';
 export class ResultDetailsController {
   constructor(private readonly details: ResultDetailsService) {}
 
-  @ApiEnvelope('Every configuration the analysis evaluated, from the highest pooled out-of-fold primary metric', 'ConfigurationPage')
+  @ApiEnvelope('Every configuration the analysis evaluated, from the highest pooled out-of-fold primary metric', ConfigurationPage)
   @ApiErrors(Codes.AnalysisUnfinished, Codes.ResultPartMissing)
   @Get('configurations/:offset/:count')
   @Access(Permission.ProjectRead, 'analysisId', { notFound: Codes.AnalysisResultUnknown })
@@ -30,7 +31,7 @@ export class ResultDetailsController {
     return this.details.configurations(analysisId, offset, count);
   }
 
-  @ApiEnvelope('The out-of-fold predictions of a model, per sample (JSON, or CSV with format=csv)', 'OutOfFoldPredictions', { csv: true })
+  @ApiEnvelope('The out-of-fold predictions of a model, per sample (JSON, or CSV with format=csv)', OutOfFoldPredictions, { csv: true })
   @ApiErrors(
     Codes.AnalysisUnfinished,
     Codes.ResultPartMissing,

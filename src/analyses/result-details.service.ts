@@ -2,14 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
-import { Page } from '../common/pipes';
-import type { ConfigurationSummary } from '../engine/types';
 import { workFailure } from '../common/database-errors';
 import { Semaphore } from '../common/semaphore';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { copyBytes } from '../database/copy-bytes';
 import { poolOf, urlOf } from '../database/sql';
 import { leaderboardPage, outOfFoldState, outOfFoldTextCopy, resultState } from './analyses.queries';
+import type { Configuration, ConfigurationPage } from './dto/result.dto';
 import type { OutOfFoldAnswer, OutOfFoldRequest } from './out-of-fold.worker';
 
 const OUT_OF_FOLD_SCRIPT = workerScript(__dirname, __filename, 'out-of-fold.worker');
@@ -18,8 +17,8 @@ const OUT_OF_FOLD_WRITERS = 2;
 /** The pieces the stored texts are read in. */
 const PIECE_BYTES = 1024 * 1024;
 
-/** A leaderboard row as the API shows it: its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null). */
-export type LeaderboardRow = { rank: number } & Omit<ConfigurationSummary, 'value'> & { value: number | null };
+/** A row of the leaderboard as the API shows it. */
+export type LeaderboardRow = Configuration;
 
 /** The parts of a finished analysis's result beyond api-v1's: the leaderboard and the out-of-fold predictions. */
 @Injectable()
@@ -42,7 +41,7 @@ export class ResultDetailsService {
   }
 
   /** A page of the leaderboard: every configuration evaluated, from the highest pooled out-of-fold primary metric. */
-  async configurations(analysisId: string, offset: number, count: number): Promise<Page<LeaderboardRow> & { analysisId: string }> {
+  async configurations(analysisId: string, offset: number, count: number): Promise<ConfigurationPage> {
     await this.finished(analysisId);
     const r = await leaderboardPage(this.db, analysisId, offset, count);
     if (!r || r.total === null) throw ResultDetailsService.missing('its leaderboard');
@@ -50,7 +49,16 @@ export class ResultDetailsService {
       analysisId,
       offset,
       totalCount: r.total,
-      data: (r.page ?? []).map((c, k): LeaderboardRow => ({ rank: offset + k + 1, ...c, value: c.value ?? null })),
+      // its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null);
+      data: (r.page ?? []).map(
+        // the engine's summary types modelKey as a string: its values are ModelKey's
+        (c, k) =>
+          ({
+            rank: offset + k + 1,
+            ...c,
+            value: c.value ?? null,
+          }) as LeaderboardRow,
+      ),
     };
   }
 

@@ -5,10 +5,11 @@ import { Codes } from '../common/error-codes';
 import { ApiTags } from '@nestjs/swagger';
 import { Access } from './access.decorator';
 import { Auth, AuthContext } from './auth-context';
-import { LoginDto } from './dto/login.dto';
+import { LoginDto, Token } from './dto/login.dto';
 import { Permission } from './permission';
 import { UsersService } from './users.service';
 import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
+import { Empty } from '../common/api-schema';
 
 @ApiTags('auth')
 @Controller()
@@ -17,12 +18,12 @@ export class AuthController {
 
   constructor(private readonly users: UsersService) {}
 
-  @ApiEnvelope('Log in: a bearer token for a username or email and password', 'Token')
+  @ApiEnvelope('Log in: a bearer token for a username or email and password', Token)
   @ApiErrors(...bodyErrors(LoginDto), Codes.InvalidCredentials, Codes.LoginThrottled)
   @Post('login')
   @HttpCode(200)
   @Access(Permission.Public)
-  async login(@Body() dto: LoginDto, @Req() req: Request): Promise<{ token: string }> {
+  async login(@Body() dto: LoginDto, @Req() req: Request): Promise<Token> {
     try {
       // the address counts failures per client (the login policy of login-throttle.ts)
       return await this.users.login(dto.usernameOrEmail, dto.password, req.ip);
@@ -37,11 +38,11 @@ export class AuthController {
     }
   }
 
-  @ApiEnvelope('Log out: revoke the token of this request', 'Empty')
+  @ApiEnvelope('Log out: revoke the token of this request', Empty)
   @Post('logout')
   @HttpCode(200)
   @Access(Permission.Authenticated)
-  async logout(@Auth() auth: AuthContext): Promise<Record<string, never>> {
+  async logout(@Auth() auth: AuthContext): Promise<Empty> {
     await this.users.logout(auth.tokenId);
     return {};
   }

@@ -2,13 +2,14 @@ import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import { getMetadataStorage } from 'class-validator';
 import { Codes, ErrorCode } from '../common/error-codes';
-import { PayloadSchema } from './payload-schemas';
+import type { Answer, PayloadSchema } from './api-schema';
 
 export const API_PAYLOAD = 'signet:api-payload';
 export const API_ERRORS = 'signet:api-errors';
 
 export interface PayloadDeclaration {
-  schema: PayloadSchema;
+  /** The payload's schema (a named TypeBox schema, src/common/api-schema.ts); none for an HTML document. */
+  schema?: PayloadSchema;
   /** The result is sent as-is, not in the envelope (health). */
   raw?: boolean;
   /** The route can also answer a CSV file (prediction result with ?format=csv). */
@@ -17,17 +18,28 @@ export interface PayloadDeclaration {
   html?: boolean;
 }
 
+/** A method decorator that holds the handler's answer to the payload's type: the compiler fails on any other. */
+type AnswerDecorator<S extends PayloadSchema> = <H extends (...args: never[]) => Answer<S> | Promise<Answer<S>>>(
+  target: object,
+  key: string | symbol,
+  descriptor: TypedPropertyDescriptor<H>,
+) => void;
+
 /**
  * Documents an operation: its summary and its success payload, which the document shows inside the
  * envelope `{ status: "success", payload }` (with the route's error envelope beside it, see src/openapi/document.ts).
  */
-export function ApiEnvelope(summary: string, schema: PayloadSchema, options: Omit<PayloadDeclaration, 'schema'> = {}): MethodDecorator {
+export function ApiEnvelope<S extends PayloadSchema>(
+  summary: string,
+  schema: S,
+  options: Omit<PayloadDeclaration, 'schema' | 'html'> = {},
+): AnswerDecorator<S> {
   return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema, ...options } satisfies PayloadDeclaration));
 }
 
 /** Documents an operation whose success answer is an HTML document (the analysis report); its errors are envelopes. */
 export function ApiHtml(summary: string): MethodDecorator {
-  return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { schema: 'Empty', html: true } satisfies PayloadDeclaration));
+  return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { html: true } satisfies PayloadDeclaration));
 }
 
 /**

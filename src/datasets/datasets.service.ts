@@ -13,13 +13,13 @@ import { ColumnStore } from './column-store';
 import { CREATE_DATASET_JOB, CreateDatasetPayload } from './create-dataset.job';
 import * as queries from './datasets.queries';
 import { ColumnShape, DatasetRow } from './datasets.queries';
-import { CreateDatasetDto, DatasetView, FeatureView, TaskView } from './dto/dataset.dto';
+import { CreateDatasetDto, Dataset, Feature, TaskStatus } from './dto/dataset.dto';
 import { FilesService } from './files.service';
 import { FILE_TASK_KIND, TASK_SUBJECT } from './task.subject';
 import { checkTypesInWorker, typeChecks } from './type-check';
 
-export function toDatasetView(r: DatasetRow): DatasetView {
-  const v: DatasetView = {
+export function toDatasetView(r: DatasetRow): Dataset {
+  const v: Dataset = {
     datasetId: String(r.id),
     projectId: String(r.project_id),
     name: r.name,
@@ -91,30 +91,30 @@ export class DatasetsService {
   }
 
   /** A task's status (dataset creation or image upload; `kind` narrows it to one). */
-  async taskStatus(taskId: string, kind?: string, notFound: ErrorCode = Codes.FileOrTaskNotFound): Promise<TaskView> {
+  async taskStatus(taskId: string, kind?: string, notFound: ErrorCode = Codes.FileOrTaskNotFound): Promise<TaskStatus> {
     const row = await queries.taskStatusRow(this.db, this.jobs.states.statusColumns(TASK_SUBJECT), taskId);
     if (!row || (kind !== undefined && row.kind !== kind)) throw new ApiError(notFound);
     return { taskId: String(row.id), ...renderStatus(TASK_SUBJECT, row) };
   }
 
-  async get(datasetId: string): Promise<DatasetView> {
+  async get(datasetId: string): Promise<Dataset> {
     const row = await queries.datasetById(this.db, datasetId);
     if (!row) throw new ApiError(Codes.DatasetNotFound);
     return toDatasetView(row);
   }
 
-  async list(projectId: string, offset: number, count: number): Promise<Page<DatasetView> & { projectId: string }> {
+  async list(projectId: string, offset: number, count: number): Promise<Page<Dataset> & { projectId: string }> {
     return { projectId, ...(await paginateSql(this.db, queries.datasetsOfProject(projectId), offset, count, toDatasetView)) };
   }
 
   /** Deletes the dataset; its columns, analyses and predictions (with their jobs) go with it (cascade, one statement). */
-  async delete(datasetId: string): Promise<DatasetView> {
+  async delete(datasetId: string): Promise<Dataset> {
     const row = await queries.deleteDataset(this.db, datasetId);
     if (!row) throw new ApiError(Codes.DatasetNotFound);
     return toDatasetView(row);
   }
 
-  async featuresOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<FeatureView[]> {
+  async featuresOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<Feature[]> {
     const rows = await queries.featuresOf(manager, datasetId);
     return rows.map((r) => ({
       name: r.name,
@@ -124,7 +124,7 @@ export class DatasetsService {
     }));
   }
 
-  async features(datasetId: string): Promise<{ datasetId: string; features: FeatureView[] }> {
+  async features(datasetId: string): Promise<{ datasetId: string; features: Feature[] }> {
     await this.get(datasetId);
     return { datasetId, features: await this.featuresOf(datasetId) };
   }
@@ -132,7 +132,7 @@ export class DatasetsService {
   async changeFeatureTypes(
     datasetId: string,
     featureTypes: Record<string, FeatureType>,
-  ): Promise<{ datasetId: string; features: FeatureView[] }> {
+  ): Promise<{ datasetId: string; features: Feature[] }> {
     if ((await queries.sampleCountOf(this.db, datasetId)) === undefined) throw new ApiError(Codes.DatasetNotFound);
     // only the named columns, and never their levels or values here: a dataset with a categorical column of
     // millions of labels stalled this event loop on every change, whichever column it named

@@ -12,6 +12,7 @@ import { FinalJobError } from '../jobs/jobs.types';
 import * as queries from './datasets.queries';
 import { FILE_ID } from './dto/dataset.dto';
 import { SLOT_LIVE_SECONDS, UploadSlot, UploadSlots } from './upload-slots';
+import type { File, UploadedFile } from './dto/dataset.dto';
 
 export const CHUNK_BYTES = 1024 * 1024;
 
@@ -26,17 +27,6 @@ export interface StoredFile {
   id: string;
   sizeInBytes: number;
   chunkCount: number;
-}
-
-/** One uploaded file as `GET /files/:offset/:count` shows it. */
-export interface FileView {
-  fileId: string;
-  sizeInBytes: number;
-  created: string;
-  /** A dataset that still exists was created from this upload. */
-  usedByDataset: boolean;
-  /** A dataset is being created from it right now: it cannot be deleted until that ends. */
-  inUse: boolean;
 }
 
 /**
@@ -75,7 +65,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
     if (!FILE_ID.test(fileId)) throw new ApiError(Codes.BadFileId, 'fileId must be 1 to 64 of A-Za-z0-9._-');
   }
 
-  async upload(userId: string, fileId: string, req: IncomingMessage): Promise<{ fileId: string; sizeInBytes: number }> {
+  async upload(userId: string, fileId: string, req: IncomingMessage): Promise<UploadedFile> {
     const reader = new BodyReader(req, this.config.uploadIdleSeconds * 1000);
     let slot: UploadSlot | undefined;
     let filePk: string | undefined;
@@ -257,7 +247,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /** The caller's stored files, oldest first. */
-  async list(userId: string, offset: number, count: number): Promise<Page<FileView>> {
+  async list(userId: string, offset: number, count: number): Promise<Page<File>> {
     return paginateSql(this.db, queries.filesOfUser(userId), offset, count, (r: queries.FileListRow) => ({
       fileId: r.file_id,
       sizeInBytes: Number(r.size_in_bytes),
@@ -271,7 +261,7 @@ export class FilesService implements OnApplicationBootstrap, OnApplicationShutdo
    * Deletes the caller's file. Refused with conflict-115-5-1 while a dataset is being created from it;
    * datasets already made from it keep their own copy of the data.
    */
-  async delete(userId: string, fileId: string): Promise<{ fileId: string; sizeInBytes: number }> {
+  async delete(userId: string, fileId: string): Promise<UploadedFile> {
     this.checkFileId(fileId);
     return this.db.transaction(async (tx) => {
       await this.lockFiles(tx, userId);

@@ -9,6 +9,8 @@ import { ParseIdPipe } from '../common/pipes';
 import { ImageAddFieldsDto, ImageInitAttributesDto } from './image-upload.dto';
 import { ImageUploadService } from './image-upload.service';
 import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
+import { TaskRef, TaskStatus } from '../datasets/dto/dataset.dto';
+import { Empty } from '../common/api-schema';
 
 @ApiTags('image datasets')
 @Controller('image')
@@ -19,7 +21,7 @@ export class ImageUploadController {
    * The project is named inside the multipart body: the service checks write permission on it as soon
    * as the attributes part has arrived (no multer here: it would read the whole body first).
    */
-  @ApiEnvelope('Start an image dataset upload: the sample table and the attributes (multipart)', 'TaskRef')
+  @ApiEnvelope('Start an image dataset upload: the sample table and the attributes (multipart)', TaskRef)
   @ApiErrors(
     ...bodyErrors(ImageInitAttributesDto),
     Codes.BodyStalled,
@@ -49,7 +51,7 @@ export class ImageUploadController {
     return this.images.init(auth.userId, req);
   }
 
-  @ApiEnvelope('Add the image of one sample (multipart)', 'TaskRef')
+  @ApiEnvelope('Add the image of one sample (multipart)', TaskRef)
   @ApiErrors(
     ...bodyErrors(ImageAddFieldsDto),
     Codes.BodyStalled,
@@ -80,7 +82,7 @@ export class ImageUploadController {
     return this.images.add(auth.userId, taskId, req);
   }
 
-  @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', 'Empty')
+  @ApiEnvelope('Commit the upload: build the image dataset (poll the task status)', Empty)
   @ApiErrors(Codes.AlreadyCommitted, Codes.ImageUploadExpired, Codes.ImagesMissing, Codes.TooManyQueuedJobs)
   @Get(':taskId/commit')
   @Access(Permission.ProjectWrite, 'taskId', { notFound: Codes.ImageTaskNotFound })
@@ -88,7 +90,7 @@ export class ImageUploadController {
     return this.images.commit(auth.userId, taskId);
   }
 
-  @ApiEnvelope('Status of an image upload task (datasetId when finished)', 'TaskStatus')
+  @ApiEnvelope('Status of an image upload task (datasetId when finished)', TaskStatus)
   @Get(':taskId/status')
   @Access(Permission.ProjectRead, 'taskId', { notFound: Codes.ImageTaskNotFound })
   status(@Param('taskId', ParseIdPipe) taskId: string) {

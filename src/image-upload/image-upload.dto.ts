@@ -22,10 +22,3 @@ export class ImageInitAttributesDto {
   @ValidateBoolean('hasFeatureHeaders', { optional: true, default: true, description: 'whether the first row of the file is a header row' })
   hasFeatureHeaders?: boolean;
 }
-
-export interface ImageTaskView {
-  taskId: string;
-  state: string;
-  datasetId?: string;
-  error?: { code: string; message: string };
-}

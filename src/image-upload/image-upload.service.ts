@@ -14,6 +14,8 @@ import { AccessService } from '../auth/access.service';
 import { Permission } from '../auth/permission';
 import { Db, keepRow } from '../database/sql';
 import { DatasetsService } from '../datasets/datasets.service';
+import type { TaskRef, TaskStatus } from '../datasets/dto/dataset.dto';
+import type { Empty } from '../common/api-schema';
 import { FilesService } from '../datasets/files.service';
 import { SLOT_LIVE_SECONDS, UploadSlot } from '../datasets/upload-slots';
 import { JobsService } from '../jobs/jobs.service';
@@ -21,7 +23,7 @@ import { FEATURE_CORES, IMAGE_DATASET_JOB, ImageTaskPayload } from './image-data
 import { checkImage } from './image-check';
 import { readInitForm } from './init-form';
 import { readAddForm } from './add-form';
-import { ImageAddFieldsDto, ImageInitAttributesDto, ImageTaskView } from './image-upload.dto';
+import { ImageAddFieldsDto, ImageInitAttributesDto } from './image-upload.dto';
 import * as queries from './image-upload.queries';
 import type { ImageTaskRow } from './image-upload.queries';
 import { parseSampleTableInWorker } from './sample-table';
@@ -77,7 +79,7 @@ export class ImageUploadService implements OnModuleInit {
    * permission on the project, fields, name free) as soon as they arrive, before the rest of the body is
    * read; the sample table streams to a spool file meanwhile (see readInitForm).
    */
-  async init(userId: string, req: IncomingMessage): Promise<{ taskId: string }> {
+  async init(userId: string, req: IncomingMessage): Promise<TaskRef> {
     const slot = await this.files.slots.take(userId);
     try {
       const { checked, file } = await readInitForm(req, {
@@ -129,7 +131,7 @@ export class ImageUploadService implements OnModuleInit {
    * in a spool file when it is large, under one of the caller's upload slots and the idle timeout, at most
    * MAX_IMAGE_BYTES); it is read once the whole body has arrived.
    */
-  async add(userId: string, taskId: string, req: IncomingMessage): Promise<{ taskId: string }> {
+  async add(userId: string, taskId: string, req: IncomingMessage): Promise<TaskRef> {
     const slot = await this.files.slots.take(userId);
     try {
       const form = await readAddForm(req, {
@@ -195,7 +197,7 @@ export class ImageUploadService implements OnModuleInit {
     return task;
   }
 
-  async commit(userId: string, taskId: string): Promise<Record<string, never>> {
+  async commit(userId: string, taskId: string): Promise<Empty> {
     return this.jobs.enqueueTurn(userId, () => this.queueBuild(taskId));
   }
 
@@ -217,7 +219,7 @@ export class ImageUploadService implements OnModuleInit {
     return {};
   }
 
-  async status(taskId: string): Promise<ImageTaskView> {
+  async status(taskId: string): Promise<TaskStatus> {
     return this.datasets.taskStatus(taskId, IMAGE_TASK_KIND, Codes.ImageTaskNotFound);
   }
 

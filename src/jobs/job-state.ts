@@ -1,4 +1,6 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { StringEnum, Type } from '../common/api-schema';
+import type { Static } from '../common/api-schema';
 import { Db, execute, rows } from '../database/sql';
 import type { JobKind, JobSubject } from './job-kinds';
 import type { Finished } from './jobs.types';
@@ -17,12 +19,15 @@ import type { Finished } from './jobs.types';
  * see JobKind's waitsAs). `fail` never overwrites a finished or failed subject: the first failure
  * recorded is the one the client sees.
  */
-export type SubjectState = 'pending' | 'running' | 'finished' | 'failed';
+export const SubjectState = StringEnum(['pending', 'running', 'finished', 'failed']);
+export type SubjectState = Static<typeof SubjectState>;
 
-export interface SubjectError {
-  code: string;
-  message: string;
-}
+/** The error a failed task, analysis or prediction carries in its status. */
+export const SubjectError = Type.Object(
+  { code: Type.String({ description: 'an error code of the catalogue' }), message: Type.String() },
+  { $id: 'StatusError' },
+);
+export type SubjectError = Static<typeof SubjectError>;
 
 /**
  * The state as clients see it, as a SELECT column on the subject's table: a subject whose job waits in the queue

@@ -4,7 +4,9 @@ import type { OperationObject, ParameterObject, PathItemObject, ReferenceObject,
 import { ERROR_CODES } from '../common/error-codes';
 import { SERVICE_VERSION } from '../version';
 import { ApiRoute } from './routes';
-import { answerSchema, ERROR_ENVELOPE, HTTP_ERROR, ID_SCHEMA, PAYLOAD_SCHEMAS, successEnvelope } from '../common/payload-schemas';
+import { ID_PATTERN, refTo as ref } from '../common/api-schema';
+import { Components, componentName } from './components';
+import { answerSchema, ERROR_ENVELOPE, HTTP_ERROR, successEnvelope } from './envelopes';
 
 const DESCRIPTION = `Automated machine-learning analyses: projects, datasets, analyses, plots, predictions.
 
@@ -43,10 +45,9 @@ function pathParameterSchema(name: string): SchemaObject {
   if (name === 'fileId') return { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'chosen by the client' };
   if (name === 'offset') return { type: 'integer', minimum: 0 };
   if (name === 'count') return { type: 'integer', minimum: 0, maximum: 100 };
-  return { ...ID_SCHEMA };
+  return { type: 'string', pattern: ID_PATTERN, example: '1' };
 }
 
-const ref = (name: string): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
 
 /** The generic answers, whose bodies are not part of the API (api-v1.md: Errors), described all the same. */
@@ -60,9 +61,9 @@ const HTTP_FAULTS = {
  * The responses of one operation, all with named schemas: its answer (`<Payload>Response`: the success
  * envelope `<Payload>Success` or the `ErrorEnvelope`), and the generic 403 (unless public), 404 and 500.
  */
-function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string>): void {
+function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string>, components: Components): void {
   if (!route.payload) throw new Error(`OpenAPI: ${route.method} ${route.path} declares no payload (@ApiEnvelope)`);
-  const name = route.payload.schema;
+  const name = route.payload.schema ? components.add(route.payload.schema) : '';
   const table = route.codes.map((c) => `- \`${c}\`: ${ERROR_CODES[c]}`).join('\n');
   const responses: OperationObject['responses'] = {};
   if (route.payload.html) {
@@ -109,9 +110,10 @@ function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string
 function answerSchemas(routes: ApiRoute[]): Record<string, SchemaObject> {
   const out: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE, HttpError: HTTP_ERROR };
   for (const route of routes) {
-    if (!route.payload || route.payload.raw || route.payload.html) continue;
-    out[`${route.payload.schema}Success`] = successEnvelope(route.payload.schema);
-    out[`${route.payload.schema}Response`] = answerSchema(route.payload.schema);
+    if (!route.payload?.schema || route.payload.raw || route.payload.html) continue;
+    const name = componentName(route.payload.schema);
+    out[`${name}Success`] = successEnvelope(name);
+    out[`${name}Response`] = answerSchema(name);
   }
   return out;
 }
@@ -141,16 +143,17 @@ export function buildOpenApiDocument(app: INestApplication, routes: ApiRoute[]):
   // an opaque token, not a JWT (Nest's addBearerAuth says JWT unless told otherwise)
   delete (document.components?.securitySchemes?.bearer as { bearerFormat?: string } | undefined)?.bearerFormat;
   const tags = new Map<string, string>();
+  const components = new Components();
   for (const [path, item] of Object.entries<PathItemObject>(document.paths)) {
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
       const route = routes.find((r) => r.method === method.toUpperCase() && r.path === expressPath(path));
       if (!route) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is not in the route table`);
-      describe(op, route, tags);
+      describe(op, route, tags, components);
     }
   }
-  const schemas: Record<string, SchemaObject | ReferenceObject> = { ...document.components?.schemas, ...PAYLOAD_SCHEMAS };
+  const schemas: Record<string, SchemaObject | ReferenceObject> = { ...document.components?.schemas, ...components.all() };
   for (const [name, schema] of Object.entries(answerSchemas(routes))) {
     if (name in schemas) throw new Error(`OpenAPI: the schema ${name} is defined twice`);
     schemas[name] = schema;

@@ -7,7 +7,7 @@ import { PlotsService } from './plots.service';
 import { ApiEnvelope, ApiErrors } from '../common/api-docs.decorators';
 import { Codes } from '../common/error-codes';
 import { parseBody } from '../common/validation';
-import { ModelPlotsDto, OnePlotDto } from './dto/plot.dto';
+import { AvailablePlots, ModelPlotsDto, OnePlotDto, PlotAll, PlotOne } from './dto/plot.dto';
 
 /** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a value that is not a string, a field other than modelKey and plotKey. */
 const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.WrongType, Codes.UnknownField, Codes.ModelKeyNotFound];
@@ -18,7 +18,7 @@ const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.WrongTy
 export class PlotsController {
   constructor(private readonly plots: PlotsService) {}
 
-  @ApiEnvelope('Names of the plots of a model (modelKey in the query)', 'AvailablePlots')
+  @ApiEnvelope('Names of the plots of a model (modelKey in the query)', AvailablePlots)
   @ApiErrors(...PLOT_ERRORS)
   @Get('availablePlots')
   @Access(Permission.ProjectWrite, 'analysisId')
@@ -28,7 +28,7 @@ export class PlotsController {
     return this.plots.available(analysisId, q.modelKey);
   }
 
-  @ApiEnvelope('Names of the plots of a model (modelKey in the body)', 'AvailablePlots')
+  @ApiEnvelope('Names of the plots of a model (modelKey in the body)', AvailablePlots)
   @ApiErrors(...PLOT_ERRORS)
   @Post('availablePlots')
   @HttpCode(200)
@@ -37,7 +37,7 @@ export class PlotsController {
     return this.plots.available(analysisId, b.modelKey);
   }
 
-  @ApiEnvelope('One plot of a model (modelKey, plotKey in the query)', 'PlotOne')
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the query)', PlotOne)
   @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Get('getPlot')
   @Access(Permission.ProjectWrite, 'analysisId')
@@ -48,7 +48,7 @@ export class PlotsController {
     return this.plots.plot(analysisId, q.modelKey, q.plotKey);
   }
 
-  @ApiEnvelope('One plot of a model (modelKey, plotKey in the body)', 'PlotOne')
+  @ApiEnvelope('One plot of a model (modelKey, plotKey in the body)', PlotOne)
   @ApiErrors(...PLOT_ERRORS, Codes.PlotKeyNotFound)
   @Post('getPlot')
   @HttpCode(200)
@@ -57,7 +57,7 @@ export class PlotsController {
     return this.plots.plot(analysisId, b.modelKey, b.plotKey);
   }
 
-  @ApiEnvelope('Every plot of a model (modelKey in the query)', 'PlotAll')
+  @ApiEnvelope('Every plot of a model (modelKey in the query)', PlotAll)
   @ApiErrors(...PLOT_ERRORS)
   @Get('getPlots')
   @Access(Permission.ProjectWrite, 'analysisId')
@@ -67,7 +67,7 @@ export class PlotsController {
     return this.plots.all(analysisId, q.modelKey);
   }
 
-  @ApiEnvelope('Every plot of a model (modelKey in the body)', 'PlotAll')
+  @ApiEnvelope('Every plot of a model (modelKey in the body)', PlotAll)
   @ApiErrors(...PLOT_ERRORS)
   @Post('getPlots')
   @HttpCode(200)

@@ -6,7 +6,7 @@ import { Permission } from '../auth/permission';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { ParseCountPipe, ParseIdPipe, ParseOffsetPipe } from '../common/pipes';
-import { PredictDto } from './dto/predict.dto';
+import { PredictDto, Prediction, PredictionPage, PredictionRef, PredictionResult, PredictionStatus } from './dto/predict.dto';
 import { PredictionsService } from './predictions.service';
 import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorators';
 
@@ -15,7 +15,7 @@ import { ApiEnvelope, ApiErrors, bodyErrors } from '../common/api-docs.decorator
 export class PredictionsController {
   constructor(private readonly predictions: PredictionsService) {}
 
-  @ApiEnvelope("Predict a dataset with a model of an analysis' result", 'PredictionRef')
+  @ApiEnvelope("Predict a dataset with a model of an analysis' result", PredictionRef)
   @ApiErrors(
     ...bodyErrors(PredictDto),
     Codes.AnalysisUnfinished,
@@ -38,7 +38,7 @@ export class PredictionsController {
     return this.predictions.create(auth.userId, analysisId, datasetId, dto);
   }
 
-  @ApiEnvelope('Status of a prediction', 'PredictionStatus')
+  @ApiEnvelope('Status of a prediction', PredictionStatus)
   @Get('prediction/:predictionId/status')
   @Access(Permission.ProjectRead, 'predictionId')
   @Access(Permission.ProjectRead, 'predictionId', { kind: 'predictionDataset' })
@@ -46,7 +46,7 @@ export class PredictionsController {
     return this.predictions.status(predictionId);
   }
 
-  @ApiEnvelope('The predictions of a finished prediction (JSON, or CSV with format=csv)', 'PredictionResult', { csv: true })
+  @ApiEnvelope('The predictions of a finished prediction (JSON, or CSV with format=csv)', PredictionResult, { csv: true })
   @ApiErrors(Codes.BadResultFormat, Codes.PredictionUnfinished, Codes.UnknownField)
   @Get('prediction/:predictionId/result')
   @Access(Permission.ProjectRead, 'predictionId')
@@ -73,7 +73,7 @@ export class PredictionsController {
     });
   }
 
-  @ApiEnvelope('List the predictions made with an analysis', 'PredictionPage')
+  @ApiEnvelope('List the predictions made with an analysis', PredictionPage)
   @Get('analysis/:analysisId/predictions/:offset/:count')
   @Access(Permission.ProjectRead, 'analysisId')
   list(
@@ -86,7 +86,7 @@ export class PredictionsController {
     return this.predictions.list(analysisId, offset, count, auth.userId);
   }
 
-  @ApiEnvelope('Delete a prediction', 'Prediction')
+  @ApiEnvelope('Delete a prediction', Prediction)
   @Post('prediction/:predictionId/delete')
   @HttpCode(200)
   @Access(Permission.ProjectWrite, 'predictionId')

@@ -11,23 +11,14 @@ import { renderStatus } from '../jobs/job-state';
 import { JobsService } from '../jobs/jobs.service';
 import { DatasetsService } from '../datasets/datasets.service';
 import { AnalysesService } from '../analyses/analyses.service';
-import type { PredictionRow } from '../engine/types';
-import { PredictDto, PredictionView } from './dto/predict.dto';
+import { PredictDto, Prediction, PredictionRef, PredictionResult, PredictionStatus } from './dto/predict.dto';
 import { PREDICTION_JOB, PREDICTION_SUBJECT } from './prediction.job';
 import * as queries from './predictions.queries';
 import { PredictionRowDb } from './predictions.queries';
 
-export interface PredictionResult {
-  predictionId: string;
-  analysisId: string;
-  datasetId: string;
-  modelKey: string;
-  predictions: (PredictionRow & { sampleId?: string })[];
-}
-
 const CSV_SCRIPT = workerScript(__dirname, __filename, 'result-csv.worker');
 
-function view(r: PredictionRowDb): PredictionView {
+function view(r: PredictionRowDb): Prediction {
   return {
     predictionId: String(r.id),
     analysisId: String(r.analysis_id),
@@ -53,7 +44,7 @@ export class PredictionsService {
     return this.jobs.states.shownState(PREDICTION_SUBJECT);
   }
 
-  async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<{ predictionId: string }> {
+  async create(userId: string, analysisId: string, datasetId: string, dto: PredictDto): Promise<PredictionRef> {
     return this.jobs.enqueueTurn(userId, () => this.queue(userId, analysisId, datasetId, dto));
   }
 
@@ -127,7 +118,7 @@ export class PredictionsService {
     return row;
   }
 
-  async status(predictionId: string): Promise<PredictionView & { error?: { code: string; message: string } }> {
+  async status(predictionId: string): Promise<PredictionStatus> {
     const r = await this.get(predictionId);
     return { ...view(r), ...renderStatus(PREDICTION_SUBJECT, r) };
   }
@@ -165,14 +156,14 @@ export class PredictionsService {
   }
 
   /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
-  async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<PredictionView> & { analysisId: string }> {
+  async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<Prediction> & { analysisId: string }> {
     const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
     const sql = { table: 'predictions', columns: queries.predictionColumns(this.state()), where, params: [analysisId, userId] };
     return { analysisId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
   /** Deletes the prediction with its result and job: the runner stops a running one within 2 s. */
-  async delete(predictionId: string): Promise<PredictionView> {
+  async delete(predictionId: string): Promise<Prediction> {
     const row = await queries.deletePrediction(this.db, this.state(), predictionId);
     if (!row) throw new ApiError(Codes.PredictionNotFound);
     return view(row);

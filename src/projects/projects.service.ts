@@ -8,10 +8,10 @@ import { keepRow } from '../database/sql';
 import { UserEntity } from '../auth/user.entity';
 import { ProjectEntity } from './project.entity';
 import { ProjectShareEntity } from './project-share.entity';
-import { CreateProjectDto, ProjectView, ShareProjectDto, SharePermission } from './dto/project.dto';
+import { CreateProjectDto, Project, ShareProjectDto, SharePermission } from './dto/project.dto';
 
-export function toProjectView(p: Pick<ProjectEntity, 'id' | 'name' | 'description'>): ProjectView {
-  const view: ProjectView = { projectId: String(p.id), name: p.name };
+export function toProjectView(p: Pick<ProjectEntity, 'id' | 'name' | 'description'>): Project {
+  const view: Project = { projectId: String(p.id), name: p.name };
   if (p.description !== null && p.description !== undefined) view.description = p.description;
   return view;
 }
@@ -29,13 +29,13 @@ export class ProjectsService {
     return { projectId: String(saved.id) };
   }
 
-  async get(projectId: string): Promise<ProjectView> {
+  async get(projectId: string): Promise<Project> {
     const p = await this.db.getRepository(ProjectEntity).findOne({ where: { id: projectId } });
     if (!p) throw new ApiError(Codes.ProjectNotFound);
     return toProjectView(p);
   }
 
-  listOwned(userId: string, offset: number, count: number): Promise<Page<ProjectView>> {
+  listOwned(userId: string, offset: number, count: number): Promise<Page<Project>> {
     return paginateSql(
       this.db,
       { table: 'projects', columns: PAGE_COLUMNS, where: 'owner_id = $1', params: [userId] },
@@ -45,13 +45,13 @@ export class ProjectsService {
     );
   }
 
-  listShared(userId: string, offset: number, count: number): Promise<Page<ProjectView>> {
+  listShared(userId: string, offset: number, count: number): Promise<Page<Project>> {
     const where = 'EXISTS (SELECT 1 FROM project_shares s WHERE s.project_id = projects.id AND s.user_id = $1)';
     return paginateSql(this.db, { table: 'projects', columns: PAGE_COLUMNS, where, params: [userId] }, offset, count, toProjectView);
   }
 
   /** Deletes the project and, by cascade in the same statement, everything in it. */
-  async delete(projectId: string): Promise<ProjectView> {
+  async delete(projectId: string): Promise<Project> {
     return this.db.transaction(async (tx) => {
       const p = await tx
         .getRepository(ProjectEntity)

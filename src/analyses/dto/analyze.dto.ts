@@ -2,7 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { ValidateBy, ValidationArguments } from 'class-validator';
 import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidatePositiveInt, ValidateText } from '../../common/validation';
-import { OUTCOME_FORMS } from '../../common/payload-schemas';
+import { refTo } from '../../common/api-schema';
+import { OUTCOME_FORMS } from './analysis.dto';
 import { FeatureSelection, ModelsConsidered, Thoroughness } from '../../engine/types';
 import type { AnalysisParameters, Outcome } from '../../engine/types';
 
@@ -37,8 +38,8 @@ export function outcomeProblem(o: unknown): string | undefined {
 
 /** The body of analyze and of its check (api-v1.md, "Analyze dataset"); fields in the order they are reported. */
 export class AnalyzeDto {
-  // named forms (src/common/payload-schemas.ts): a oneOf of inline objects is what generators cannot name
-  @ApiProperty({ description: 'the outcome to predict, one of three forms', oneOf: OUTCOME_FORMS })
+  // the named forms (./analysis.dto.ts): a oneOf of inline objects is what generators cannot name
+  @ApiProperty({ description: 'the outcome to predict, one of three forms', oneOf: OUTCOME_FORMS.map((form) => refTo(form.$id as string)) })
   @ValidateBy(
     { name: 'isDefined', validator: { validate: (v) => v !== undefined } },
     { message: 'outcome is required', context: { code: Codes.MissingField } },

@@ -1,3 +1,5 @@
+import { Type } from '../../common/api-schema';
+import type { Static } from '../../common/api-schema';
 import { Codes } from '../../common/error-codes';
 import { ValidateText } from '../../common/validation';
 
@@ -11,3 +13,7 @@ export class LoginDto {
   @ValidateText('password', { max: 1024, ...CREDENTIALS })
   password: string;
 }
+
+/** The answer of login. */
+export const Token = Type.Object({ token: Type.String({ description: 'bearer token for the Authorization header' }) }, { $id: 'Token' });
+export type Token = Static<typeof Token>;

@@ -1,7 +1,10 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { IsDefined, IsObject, IsOptional, Matches, Validate, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { Id, PageOf, StringEnum, Type } from '../../common/api-schema';
+import type { Static } from '../../common/api-schema';
 import { Codes } from '../../common/error-codes';
+import { SubjectError, SubjectState } from '../../jobs/job-state';
 import { code, ValidateBoolean, ValidateId, ValidateInt, ValidateText } from '../../common/validation';
 import { FEATURE_TYPES } from '../column-codec';
 import type { FeatureType } from '../../engine/types';
@@ -99,26 +102,66 @@ export class ChangeFeatureTypesDto {
 
 export const FILE_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export interface DatasetView {
-  datasetId: string;
-  projectId: string;
-  name: string;
-  description?: string;
-  sampleCount: number;
-  featureCount: number;
-  sizeInBytes: number;
-}
+export const UploadedFile = Type.Object(
+  { fileId: Type.String({ description: 'the client-chosen file id' }), sizeInBytes: Type.Integer() },
+  { $id: 'UploadedFile' },
+);
+export type UploadedFile = Static<typeof UploadedFile>;
 
-export interface FeatureView {
-  name: string;
-  type: FeatureType;
-  missingCount: number;
-  distinctCount: number;
-}
+export const File = Type.Object(
+  {
+    fileId: Type.String(),
+    sizeInBytes: Type.Integer(),
+    created: Type.String({ format: 'date-time' }),
+    usedByDataset: Type.Boolean({ description: 'a dataset that still exists was created from this upload' }),
+    inUse: Type.Boolean({ description: 'a dataset is being created from it right now' }),
+  },
+  { $id: 'File' },
+);
+export type File = Static<typeof File>;
 
-export interface TaskView {
-  taskId: string;
-  state: string;
-  datasetId?: string;
-  error?: { code: string; message: string };
-}
+export const FilePage = PageOf('FilePage', File);
+export type FilePage = Static<typeof FilePage>;
+
+export const TaskRef = Type.Object({ taskId: Id('the task to poll') }, { $id: 'TaskRef' });
+export type TaskRef = Static<typeof TaskRef>;
+
+/** The status of a dataset creation or image upload task. */
+export const TaskStatus = Type.Object(
+  {
+    taskId: Id('echoed'),
+    state: SubjectState,
+    datasetId: Type.Optional(Id('the dataset made, when finished')),
+    error: Type.Optional(SubjectError),
+  },
+  { $id: 'TaskStatus' },
+);
+export type TaskStatus = Static<typeof TaskStatus>;
+
+export const Dataset = Type.Object(
+  {
+    datasetId: Id('identifier'),
+    projectId: Id('owning project'),
+    name: Type.String({ description: '3 to 60 characters, unique within the project' }),
+    description: Type.Optional(Type.String({ description: 'at most 255 characters' })),
+    sampleCount: Type.Integer(),
+    featureCount: Type.Integer(),
+    sizeInBytes: Type.Integer({ description: 'storage occupied' }),
+  },
+  { $id: 'Dataset' },
+);
+export type Dataset = Static<typeof Dataset>;
+
+export const DatasetPage = PageOf('DatasetPage', Dataset, { projectId: Id('echoed') });
+export type DatasetPage = Static<typeof DatasetPage>;
+
+export const Feature = Type.Object({
+  name: Type.String(),
+  type: StringEnum(FEATURE_TYPES),
+  missingCount: Type.Integer(),
+  distinctCount: Type.Integer(),
+});
+export type Feature = Static<typeof Feature>;
+
+export const Features = Type.Object({ datasetId: Id('echoed'), features: Type.Array(Feature) }, { $id: 'Features' });
+export type Features = Static<typeof Features>;

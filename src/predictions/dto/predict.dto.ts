@@ -1,6 +1,11 @@
+import { AllOf, Id, MapOf, OneOf, PageOf, Type } from '../../common/api-schema';
+import type { Fits, Static } from '../../common/api-schema';
+import type { PredictionRow } from '../../engine/types';
 import { Codes } from '../../common/error-codes';
+import { SubjectError, SubjectState } from '../../jobs/job-state';
 import { ValidateBoolean, ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
 import { ModelKey } from '../../engine/types';
+import { ExplanationOf } from '../../analyses/dto/result.dto';
 
 export class PredictDto {
   @ValidateText('modelKey', {
@@ -36,11 +41,63 @@ export class PredictDto {
   explain?: boolean;
 }
 
-export interface PredictionView {
-  predictionId: string;
-  analysisId: string;
-  datasetId: string;
-  modelKey: string;
-  signatureIndex: number;
-  state: string;
-}
+export const PredictionRef = Type.Object({ predictionId: Id('the prediction started') }, { $id: 'PredictionRef' });
+export type PredictionRef = Static<typeof PredictionRef>;
+
+export const Prediction = Type.Object(
+  {
+    predictionId: Id('identifier'),
+    analysisId: Id('the analysis whose model predicts'),
+    datasetId: Id('the dataset predicted'),
+    modelKey: Type.String(),
+    signatureIndex: Type.Integer(),
+    state: SubjectState,
+  },
+  { $id: 'Prediction' },
+);
+export type Prediction = Static<typeof Prediction>;
+
+export const PredictionStatus = AllOf([Prediction, Type.Object({ error: Type.Optional(SubjectError) })], { $id: 'PredictionStatus' });
+export type PredictionStatus = Static<typeof PredictionStatus>;
+
+export const PredictionPage = PageOf('PredictionPage', Prediction, { analysisId: Id('echoed') });
+export type PredictionPage = Static<typeof PredictionPage>;
+
+/** One row of a prediction's result: the engine's PredictionRow, with the sample's id. */
+export const PredictedRow = Type.Object({
+  row: Type.Integer({ description: 'zero-based row of the dataset' }),
+  sampleId: Type.Optional(Type.String({ description: 'the sample id, when the dataset has an identifier feature' })),
+  prediction: OneOf([Type.String({ description: 'class label' }), Type.Number({ description: 'value or risk score' })]),
+  probabilities: Type.Optional(MapOf(Type.Number(), { description: 'class -> probability' })),
+  risk: Type.Optional(Type.Number({ description: 'survival: higher is an earlier event' })),
+  survival: Type.Optional(
+    Type.Array(
+      Type.Object({ time: Type.Number(), probability: Type.Number({ description: 'predicted probability of surviving past the time' }) }),
+      {
+        description:
+          'survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times',
+      },
+    ),
+  ),
+  medianSurvivalTime: Type.Optional(
+    Type.Number({
+      description: 'survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does',
+    }),
+  ),
+  explanation: Type.Optional(ExplanationOf('explain: true in the predict body: the Shapley values of the prediction')),
+});
+export type PredictedRow = Static<typeof PredictedRow>;
+/** the engine's rows (engine/types.ts) are what this schema says, with the sample id */
+export const ROWS_FIT: Fits<PredictionRow & { sampleId?: string }, PredictedRow> = true;
+
+export const PredictionResult = Type.Object(
+  {
+    predictionId: Id('identifier'),
+    analysisId: Id('analysis'),
+    datasetId: Id('dataset'),
+    modelKey: Type.String(),
+    predictions: Type.Array(PredictedRow),
+  },
+  { $id: 'PredictionResult' },
+);
+export type PredictionResult = Static<typeof PredictionResult>;

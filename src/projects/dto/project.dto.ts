@@ -1,3 +1,5 @@
+import { Id, PageOf, StringEnum, Type } from '../../common/api-schema';
+import type { Static } from '../../common/api-schema';
 import { Codes } from '../../common/error-codes';
 import { ValidateEnum, ValidateText } from '../../common/validation';
 
@@ -37,9 +39,24 @@ export class UnshareProjectDto {
   username: string;
 }
 
+export const ProjectRef = Type.Object({ projectId: Id('the new project') }, { $id: 'ProjectRef' });
+export type ProjectRef = Static<typeof ProjectRef>;
+
 /** The Project object of api-v1.md. */
-export interface ProjectView {
-  projectId: string;
-  name: string;
-  description?: string;
-}
+export const Project = Type.Object(
+  { projectId: Id('identifier'), name: Type.String(), description: Type.Optional(Type.String()) },
+  { $id: 'Project' },
+);
+export type Project = Static<typeof Project>;
+
+export const ProjectPage = PageOf('ProjectPage', Project);
+export type ProjectPage = Static<typeof ProjectPage>;
+
+export const Share = Type.Object(
+  { projectId: Id('the shared project'), username: Type.String(), permissions: Type.Array(StringEnum(SHARE_PERMISSIONS)) },
+  { $id: 'Share' },
+);
+export type Share = Static<typeof Share>;
+
+export const Unshare = Type.Object({ projectId: Id('the project'), username: Type.String() }, { $id: 'Unshare' });
+export type Unshare = Static<typeof Unshare>;
