@@ -131,6 +131,14 @@ describe('the TypeScript client installed in another project', () => {
       cwd: a,
     });
     expect(stdout.trim()).toBe('OPERATION_METHODS SignetClient SignetError SignetNetworkError');
+
+    // its types are generated: the committed src/schema.ts is what its generator (installed with it) writes from the
+    // document the service serves, as `npm run generate` there does
+    const generated = path.join(tmp, 'schema.ts');
+    const generator = path.join(copy, 'node_modules', 'openapi-typescript', 'bin', 'cli.js');
+    await run(process.execPath, [generator, `${url}/api/public/v1/openapi.json`, '--default-non-nullable', 'false', '--output', generated]);
+    const wanted = fs.readFileSync(generated, 'utf8');
+    expect(fs.readFileSync(path.join(CLIENT, 'src', 'schema.ts'), 'utf8') === wanted).toBe(true);
   }, 240_000);
 
   it('installs from the tarball of npm pack and runs the journey in a program of that project', async () => {

@@ -46,7 +46,6 @@ from .types import (
     Features,
     FilePage,
     Health,
-    Outcome,
     PlotAll,
     PlotOne,
     Prediction,
@@ -63,6 +62,10 @@ from .types import (
 )
 
 API_PREFIX = "/api/public/v1"
+
+#: ``{"classification": name}``, ``{"regression": name}`` or ``{"survival": {"event": name, "timeToEvent": name}}``
+#: (``types.RegressionOutcome``, ``types.ClassificationOutcome``, ``types.SurvivalOutcome``; any dict is accepted)
+Outcome = Dict[str, Any]
 
 #: Called with each status payload while a ``wait_for_*`` helper polls (``progress`` is 0..1 while running).
 ProgressCallback = Callable[[Dict[str, Any]], None]

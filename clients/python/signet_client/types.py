@@ -1,31 +1,143 @@
 """
 The payloads of the Signet API as ``TypedDict`` s: one per component schema of the OpenAPI document
-(``/api/public/v1/openapi.json``, built from ``src/openapi/schemas.ts``), with the same names and fields.
-Ids are strings of digits, as the API writes them. A key that the API leaves out when it does not apply
-(``description``, ``datasetId`` of an unfinished task, ``progress`` of an analysis not running ...) is in the
-``total=False`` part of its type. At run time they are plain ``dict`` s.
+(``/api/public/v1/openapi.json``), with the same names and fields, and one per object a schema holds inline
+(``<Parent><Field>``). Ids are strings of digits, as the API writes them. A key that the API leaves out when it
+does not apply (``description``, ``datasetId`` of an unfinished task, ``progress`` of an analysis not
+running ...) is in the ``total=False`` part of its type. At run time they are plain ``dict`` s.
+
+GENERATED from the OpenAPI document by src/openapi/python-types.ts (``npm run generate:python``): do not edit.
 """
 
 from __future__ import annotations
 
 from typing import Any, Dict, List, Literal, TypedDict, Union
 
-#: The states of a task, an analysis or a prediction.
-State = Literal["pending", "running", "finished", "failed"]
-FeatureType = Literal["numerical", "categorical", "identifier", "event", "timeToEvent"]
-Permission = Literal["read", "write", "execute"]
 
 
+class LoginDto(TypedDict):
+    usernameOrEmail: str
+    password: str
+
+
+class _CreateProjectDtoBase(TypedDict):
+    name: str
+
+
+class CreateProjectDto(_CreateProjectDtoBase, total=False):
+    description: str
+
+
+class ShareProjectDto(TypedDict):
+    username: str
+    permissions: List[Literal["read", "write", "execute"]]
+
+
+class UnshareProjectDto(TypedDict):
+    username: str
+
+
+class _CreateDatasetDtoBase(TypedDict):
+    #: project to hold the dataset (write permission); a string of digits (a JSON number is accepted too)
+    projectId: str
+    name: str
+    #: size of the uploaded file, as a check
+    fileSizeInBytes: int
+
+
+class CreateDatasetDto(_CreateDatasetDtoBase, total=False):
+    description: str
+    separator: str
+    hasFeatureHeaders: bool
+    hasSampleHeaders: bool
+    hasSamplesInRows: bool
+    #: feature name -> numerical | categorical | identifier | event | timeToEvent
+    featureTypes: Dict[str, Literal["numerical", "categorical", "identifier", "event", "timeToEvent"]]
+
+
+class ChangeFeatureTypesDto(TypedDict):
+    #: feature name -> numerical | categorical | identifier | event | timeToEvent
+    featureTypes: Dict[str, Literal["numerical", "categorical", "identifier", "event", "timeToEvent"]]
+
+
+class RegressionOutcome(TypedDict):
+    #: the numerical feature to predict
+    regression: str
+
+
+class ClassificationOutcome(TypedDict):
+    #: the categorical feature to predict
+    classification: str
+
+
+class SurvivalOutcomeSurvival(TypedDict):
+    #: the event feature
+    event: str
+    #: the time-to-event feature
+    timeToEvent: str
+
+
+class SurvivalOutcome(TypedDict):
+    survival: SurvivalOutcomeSurvival
+
+
+class _AnalyzeDtoBase(TypedDict):
+    #: the outcome to predict, one of three forms
+    outcome: Union[RegressionOutcome, ClassificationOutcome, SurvivalOutcome]
+    thoroughness: Literal["preliminary", "typical", "extensive"]
+    #: at most the cores currently available to the user
+    coreCount: int
+    name: str
+
+
+class AnalyzeDto(_AnalyzeDtoBase, total=False):
+    modelsConsidered: Literal["interpretable", "all"]
+    featureSelection: Literal["mostRelevant", "mostRelevantOrAll"]
+    maxSignatureSize: int
+    maxVisualizedSignatureCount: int
+    #: an identifier feature; its groups are never split between training and test data
+    groupingFeature: str
+
+
+class ModelPlotsDto(TypedDict):
+    #: a key of the models of the analysis result
+    modelKey: str
+
+
+class OnePlotDto(TypedDict):
+    #: a key of the models of the analysis result
+    modelKey: str
+    #: one of the names availablePlots gives for the model
+    plotKey: str
+
+
+class _PredictDtoBase(TypedDict):
+    #: a key of the models of the analysis result
+    modelKey: str
+
+
+class PredictDto(_PredictDtoBase, total=False):
+    #: index in the model's signatures (0 = the reference signature); every signature shown has its own fitted model
+    signatureIndex: int
+    #: survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times)
+    times: List[float]
+    #: add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)
+    explain: bool
+
+
+#: an empty object
 class Empty(TypedDict):
-    """An empty object (logout, image upload commit)."""
+    pass
 
 
 class Token(TypedDict):
+    #: bearer token for the Authorization header
     token: str
 
 
 class Version(TypedDict):
+    #: service version
     version: str
+    #: analysis engine and its version
     mlEngine: str
 
 
@@ -38,17 +150,18 @@ class Health(_HealthBase, total=False):
 
 
 class StatusError(TypedDict):
-    """The error a failed task, analysis or prediction carries in its status."""
-
+    #: an error code of the catalogue
     code: str
     message: str
 
 
 class ProjectRef(TypedDict):
+    #: the new project
     projectId: str
 
 
 class _ProjectBase(TypedDict):
+    #: identifier
     projectId: str
     name: str
 
@@ -58,23 +171,28 @@ class Project(_ProjectBase, total=False):
 
 
 class ProjectPage(TypedDict):
+    #: echoed from the request
     offset: int
+    #: items in the whole list
     totalCount: int
     data: List[Project]
 
 
 class Share(TypedDict):
+    #: the shared project
     projectId: str
     username: str
-    permissions: List[Permission]
+    permissions: List[Literal["read", "write", "execute"]]
 
 
 class Unshare(TypedDict):
+    #: the project
     projectId: str
     username: str
 
 
 class UploadedFile(TypedDict):
+    #: the client-chosen file id
     fileId: str
     sizeInBytes: int
 
@@ -90,69 +208,82 @@ class File(TypedDict):
 
 
 class FilePage(TypedDict):
+    #: echoed from the request
     offset: int
+    #: items in the whole list
     totalCount: int
     data: List[File]
 
 
 class TaskRef(TypedDict):
+    #: the task to poll
     taskId: str
 
 
 class _TaskStatusBase(TypedDict):
+    #: echoed
     taskId: str
-    state: State
+    state: Literal["pending", "running", "finished", "failed"]
 
 
 class TaskStatus(_TaskStatusBase, total=False):
+    #: the dataset made, when finished
     datasetId: str
     error: StatusError
 
 
 class _DatasetBase(TypedDict):
+    #: identifier
     datasetId: str
+    #: owning project
     projectId: str
+    #: 3 to 60 characters, unique within the project
     name: str
     sampleCount: int
     featureCount: int
+    #: storage occupied
     sizeInBytes: int
 
 
 class Dataset(_DatasetBase, total=False):
+    #: at most 255 characters
     description: str
 
 
 class DatasetPage(TypedDict):
+    #: echoed
     projectId: str
+    #: echoed from the request
     offset: int
+    #: items in the whole list
     totalCount: int
     data: List[Dataset]
 
 
-class Feature(TypedDict):
+class FeaturesFeaturesItem(TypedDict):
     name: str
-    type: FeatureType
+    type: Literal["numerical", "categorical", "identifier", "event", "timeToEvent"]
     missingCount: int
     distinctCount: int
 
 
 class Features(TypedDict):
+    #: echoed
     datasetId: str
-    features: List[Feature]
-
-
-#: ``{"classification": name}``, ``{"regression": name}`` or ``{"survival": {"event": name, "timeToEvent": name}}``
-Outcome = Dict[str, Any]
+    features: List[FeaturesFeaturesItem]
 
 
 class _AnalysisParametersBase(TypedDict):
+    #: the dataset analysed
     datasetId: str
-    outcome: Outcome
+    #: { regression }, { classification } or { survival: { event, timeToEvent } }
+    outcome: Union[RegressionOutcome, ClassificationOutcome, SurvivalOutcome]
     thoroughness: Literal["preliminary", "typical", "extensive"]
     coreCount: int
     name: str
 
 
+#: the parameters given to analyze (with their defaults) and the dataset analysed
 class AnalysisParameters(_AnalysisParametersBase, total=False):
     groupingFeature: str
     modelsConsidered: Literal["interpretable", "all"]
@@ -162,86 +293,140 @@ class AnalysisParameters(_AnalysisParametersBase, total=False):
 
 
 class AnalysisRef(TypedDict):
+    #: the analysis started
     analysisId: str
 
 
+#: errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat
 class AnalysisCheck(TypedDict):
-    #: what analyze would refuse, with the codes it would answer
     errors: List[StatusError]
-    #: accepted with a caveat
     warnings: List[StatusError]
 
 
 class Analysis(TypedDict):
+    #: identifier
     analysisId: str
+    #: owning project
     projectId: str
     parameters: AnalysisParameters
-    state: State
+    state: Literal["pending", "running", "finished", "failed"]
 
 
 class AnalysisPage(TypedDict):
+    #: echoed
     projectId: str
+    #: echoed from the request
     offset: int
+    #: items in the whole list
     totalCount: int
     data: List[Analysis]
 
 
 class _AnalysisStatusBase(TypedDict):
+    #: identifier
     analysisId: str
+    #: owning project
     projectId: str
     parameters: AnalysisParameters
-    state: State
+    state: Literal["pending", "running", "finished", "failed"]
 
 
 class AnalysisStatus(_AnalysisStatusBase, total=False):
+    #: when running or finished (maybe when failed)
     startTime: str
+    #: when running or finished (maybe when failed)
     executionTimeInSeconds: float
-    #: 0 to 1, only while running
+    #: only while running
     progress: float
     error: StatusError
 
 
-class ModelView(TypedDict):
+class _ModelModelViewBase(TypedDict):
     featureNames: List[str]
     coefficients: Union[List[float], List[List[float]]]
 
 
+class ModelModelView(_ModelModelViewBase, total=False):
+    #: with originalCoefficients: the linear predictor is intercept + sum of coefficient x value (one per class of a multinomial model)
+    intercept: Union[float, List[float]]
+    #: per unit of each numerical feature, per level (against the reference level) of a categorical one
+    originalCoefficients: Union[List[float], List[List[float]]]
+    #: Cox models: hazard ratio per unit of each feature
+    hazardRatios: List[float]
+    #: logistic models: the class of each row of coefficients (binary: the positive class)
+    classes: List[str]
+
+
+class _ModelCalibrationUncalibratedBase(TypedDict):
+    brier: float
+    ece: float
+
+
+#: before calibration
+class ModelCalibrationUncalibrated(_ModelCalibrationUncalibratedBase, total=False):
+    logLoss: float
+
+
+class _ModelCalibrationBase(TypedDict):
+    #: Brier score of the out-of-fold probabilities
+    brier: float
+    #: expected calibration error (10 bins of equal count) of the out-of-fold probabilities
+    ece: float
+
+
+#: classification: how well the probabilities are calibrated
+class ModelCalibration(_ModelCalibrationBase, total=False):
+    #: log loss of the out-of-fold probabilities (absent in results of engine 0.2)
+    logLoss: float
+    #: present when the probabilities are calibrated (the values above are then after it): Platt scaling (two classes) or temperature scaling (more); isotonic in results of engine 0.2
+    method: Literal["platt", "temperature", "isotonic"]
+    #: before calibration
+    uncalibrated: ModelCalibrationUncalibrated
+
+
 class _ModelBase(TypedDict):
+    #: preprocessing steps
     preprocessing: str
+    #: feature-selection algorithm
     featureSelection: str
+    #: statistical model
     model: str
-    #: the reference signature first, then equivalent ones
+    #: reference signature first
     signatures: List[List[str]]
-    #: metric name -> estimate
+    #: metric name -> estimate on new data, bias-corrected for the choice among the configurations (BBC-CV)
     performance: Dict[str, float]
 
 
 class Model(_ModelBase, total=False):
+    #: equivalent signatures found in all
     signatureCount: int
-    #: metric name -> 95% interval (lower, upper) of the estimate (bias-corrected for the choice among configurations)
+    #: metric name -> 95% interval
     performanceCis: Dict[str, List[float]]
-    #: metric name -> value of this model's own out-of-fold predictions (its plots': the ROC curve's area, the
-    #: confusion matrix's sensitivity)
+    #: metric name -> value on this model's own out-of-fold predictions (the value its plots show: the ROC curve's area, the confusion matrix's sensitivity); not corrected for the choice among the configurations
     pooledPerformance: Dict[str, float]
-    #: metric name -> 95% bootstrap interval of the pooled value
+    #: metric name -> 95% bootstrap interval (the bootstraps of the ROC Curve, Calibration and Confusion Matrix plots)
     pooledPerformanceCis: Dict[str, List[float]]
-    #: feature of a shown signature -> fraction of the cross-validation folds that chose it (or an equivalent)
+    #: feature of a shown signature -> fraction of the cross-validation folds in which the selector chose it or one of its equivalents
     stability: Dict[str, float]
-    modelView: ModelView
+    modelView: ModelModelView
+    #: classification: the class labels, in the order of the probabilities
+    classes: List[str]
+    #: binary classification: the class the ROC curve, sensitivity and the log-odds are of
+    positiveClass: str
+    #: classification: how well the probabilities are calibrated
+    calibration: ModelCalibration
 
 
 class AnalysisResult(TypedDict):
+    #: identifier
     analysisId: str
     parameters: AnalysisParameters
+    #: engine and version that produced the result
     mlEngine: str
     startTime: str
     executionTimeInSeconds: float
-    #: model key (``best``, ``interpretable``) -> model
+    #: model key (best, interpretable) -> model
     models: Dict[str, Model]
-
-
-# ---- plots: one type per plot kind, as the OpenAPI document's schema of that kind (tests/test_client.py compares them) ----
-# A key named "class" cannot be written in a class body: those types use TypedDict's functional form.
 
 
 class FeatureImportanceItem(TypedDict):
@@ -255,89 +440,299 @@ class FeatureImportanceItem(TypedDict):
 FeatureImportance = List[FeatureImportanceItem]
 
 
+#: features added one at a time
 class ProgressiveFeatureImportanceItem(TypedDict):
-    #: the features of the signature so far, added one at a time
     name: List[str]
     value: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
 ProgressiveFeatureImportance = List[ProgressiveFeatureImportanceItem]
 
 
+#: fraction of the cross-validation folds whose signature held the feature or one of its equivalents
 class FeatureStabilityItem(TypedDict):
     #: a feature of a shown signature
     name: str
-    #: fraction of the cross-validation folds whose signature held the feature or one of its equivalents
     value: float
 
 
 FeatureStability = List[FeatureStabilityItem]
 
 
-class _RocPointBase(TypedDict):
+class FeatureContributionsOutputsItemFeaturesItem(TypedDict):
+    name: str
+    #: mean absolute contribution over the out-of-fold predictions
+    value: float
+    #: 95% interval (lower, upper)
+    cis: List[float]
+
+
+class _FeatureContributionsOutputsItemBase(TypedDict):
+    features: List[FeatureContributionsOutputsItemFeaturesItem]
+
+
+_FeatureContributionsOutputsItemOwn = TypedDict(
+    "_FeatureContributionsOutputsItemOwn",
+    {
+        #: classification: the class whose output is explained
+        "class": str,
+    },
+    total=False,
+)
+
+
+class FeatureContributionsOutputsItem(_FeatureContributionsOutputsItemBase, _FeatureContributionsOutputsItemOwn):
+    pass
+
+
+class FeatureContributions(TypedDict):
+    #: the model output the contributions add up to (log-odds, probability, prediction, ...)
+    scale: str
+    method: Literal["closedForm", "exactTree", "exactKernel", "enumeration", "sampling"]
+    #: one per output explained: the positive class of a binary outcome, each class of more, or the one output
+    outputs: List[FeatureContributionsOutputsItem]
+
+
+class PartialDependenceFeaturesItemOutputsItemCurvesItem(TypedDict):
+    #: the sample (its position among the analysed samples)
+    row: int
+    values: List[float]
+
+
+class _PartialDependenceFeaturesItemOutputsItemBase(TypedDict):
+    #: per grid value: the mean output over the samples
+    average: List[float]
+    #: individual conditional expectation: at most 30 samples' outputs over the grid
+    curves: List[PartialDependenceFeaturesItemOutputsItemCurvesItem]
+
+
+_PartialDependenceFeaturesItemOutputsItemOwn = TypedDict(
+    "_PartialDependenceFeaturesItemOutputsItemOwn",
+    {
+        #: classification: the class whose probability this is
+        "class": str,
+    },
+    total=False,
+)
+
+
+class PartialDependenceFeaturesItemOutputsItem(_PartialDependenceFeaturesItemOutputsItemBase, _PartialDependenceFeaturesItemOutputsItemOwn):
+    pass
+
+
+class _PartialDependenceFeaturesItemBase(TypedDict):
+    feature: str
+    kind: Literal["numerical", "categorical"]
+    #: numerical: up to 20 values over the observed range; categorical: 0, 1, ... (positions in labels)
+    grid: List[float]
+    #: one per output: the positive class, each class, or the one output
+    outputs: List[PartialDependenceFeaturesItemOutputsItem]
+
+
+class PartialDependenceFeaturesItem(_PartialDependenceFeaturesItemBase, total=False):
+    #: categorical: each observed category
+    labels: List[str]
+
+
+class _PartialDependenceBase(TypedDict):
+    output: Literal["probability", "prediction", "survival probability"]
+    features: List[PartialDependenceFeaturesItem]
+
+
+class PartialDependence(_PartialDependenceBase, total=False):
+    #: survival: the time of the survival probability (the median of the observed times)
+    survivalTime: float
+
+
+class _RocCurveItemPointsItemBase(TypedDict):
     fpr: float
     tpr: float
 
 
-class RocPoint(_RocPointBase, total=False):
+class RocCurveItemPointsItem(_RocCurveItemPointsItemBase, total=False):
     #: probability at or above which a sample is called positive (absent at (0, 0))
     threshold: float
 
 
-class RocBandPoint(TypedDict):
+class RocCurveItemBandItem(TypedDict):
     fpr: float
     tpr: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
-#: One curve: ``class`` (called positive), ``auc`` and its ``cis``, ``points`` from (0, 0) to (1, 1), and the 95%
-#: bootstrap ``band`` of the true-positive rate.
 RocCurveItem = TypedDict(
-    "RocCurveItem", {"class": str, "auc": float, "cis": List[float], "points": List[RocPoint], "band": List[RocBandPoint]}
+    "RocCurveItem",
+    {
+        #: the class called positive (the others negative)
+        "class": str,
+        #: area under the curve of the out-of-fold probabilities
+        "auc": float,
+        #: 95% interval (lower, upper)
+        "cis": List[float],
+        #: from (0, 0) to (1, 1), at most 201 points
+        "points": List[RocCurveItemPointsItem],
+        #: 95% bootstrap band of the true-positive rate at false-positive rates 0, 0.02, ..., 1
+        "band": List[RocCurveItemBandItem],
+    },
 )
+
+
+#: one curve per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more
 RocCurve = List[RocCurveItem]
 
 
-class CalibrationBin(TypedDict):
-    #: the lowest and highest probability in the bin
+class PrecisionRecallCurvePointsItem(TypedDict):
+    recall: float
+    precision: float
+    #: probability at or above which a sample is called positive
+    threshold: float
+
+
+PrecisionRecallCurve = TypedDict(
+    "PrecisionRecallCurve",
+    {
+        #: the class called positive
+        "class": str,
+        #: sum over thresholds of the recall gained x the precision (scikit-learn's average_precision_score)
+        "averagePrecision": float,
+        #: 95% interval (lower, upper)
+        "cis": List[float],
+        #: share of the samples of the class: the average precision of a ranking at random
+        "prevalence": float,
+        #: one per distinct out-of-fold probability from the highest, at most 201
+        "points": List[PrecisionRecallCurvePointsItem],
+    },
+)
+
+
+class _ThresholdTableRowsItemBase(TypedDict):
+    #: probability at or above which a sample is called positive
+    threshold: float
+    calledPositive: int
+    sensitivity: float
+    #: 95% interval (lower, upper)
+    sensitivityCis: List[float]
+    specificity: float
+    #: 95% interval (lower, upper)
+    specificityCis: List[float]
+
+
+class ThresholdTableRowsItem(_ThresholdTableRowsItemBase, total=False):
+    #: positive predictive value; absent when no sample is called positive
+    ppv: float
+    #: 95% interval (lower, upper)
+    ppvCis: List[float]
+    #: negative predictive value; absent when every sample is called positive
+    npv: float
+    #: 95% interval (lower, upper)
+    npvCis: List[float]
+
+
+class _ThresholdTableYoudenBase(TypedDict):
+    #: probability at or above which a sample is called positive
+    threshold: float
+    calledPositive: int
+    sensitivity: float
+    #: 95% interval (lower, upper)
+    sensitivityCis: List[float]
+    specificity: float
+    #: 95% interval (lower, upper)
+    specificityCis: List[float]
+    #: Youden's J: sensitivity + specificity - 1
+    j: float
+
+
+#: at the out-of-fold probability that maximises Youden's J
+class ThresholdTableYouden(_ThresholdTableYoudenBase, total=False):
+    #: positive predictive value; absent when no sample is called positive
+    ppv: float
+    #: 95% interval (lower, upper)
+    ppvCis: List[float]
+    #: negative predictive value; absent when every sample is called positive
+    npv: float
+    #: 95% interval (lower, upper)
+    npvCis: List[float]
+
+
+ThresholdTable = TypedDict(
+    "ThresholdTable",
+    {
+        #: the class called positive
+        "class": str,
+        #: at the thresholds 0.05, 0.10, ..., 0.95
+        "rows": List[ThresholdTableRowsItem],
+        #: at the out-of-fold probability that maximises Youden's J
+        "youden": ThresholdTableYouden,
+    },
+)
+
+
+class CalibrationItemBinsItem(TypedDict):
+    #: the lowest probability in the bin
     lower: float
+    #: the highest probability in the bin
     upper: float
     #: samples in the bin
     count: int
     meanPredicted: float
     #: fraction of the samples of the bin that are of the class
     observed: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
-#: One class's calibration: ``bins`` of equal count (10, fewer when probabilities tie), the Brier score and the expected
-#: calibration error over them.
-CalibrationItem = TypedDict("CalibrationItem", {"class": str, "bins": List[CalibrationBin], "brier": float, "ece": float})
-Calibration = List[CalibrationItem]
-
-_ConfusionClassBase = TypedDict(
-    "_ConfusionClassBase", {"class": str, "count": int, "sensitivity": float, "sensitivityCis": List[float]}
+CalibrationItem = TypedDict(
+    "CalibrationItem",
+    {
+        "class": str,
+        #: bins of equal count (10, fewer when probabilities tie), from the lowest probabilities
+        "bins": List[CalibrationItemBinsItem],
+        #: Brier score
+        "brier": float,
+        #: expected calibration error over the bins
+        "ece": float,
+    },
 )
 
 
-class ConfusionClass(_ConfusionClassBase, total=False):
+#: one entry per class shown: the positive class of a binary outcome, each class (one-vs-rest) of more
+Calibration = List[CalibrationItem]
+
+
+_ConfusionMatrixPerClassItemBase = TypedDict(
+    "_ConfusionMatrixPerClassItemBase",
+    {
+        "class": str,
+        "count": int,
+        "sensitivity": float,
+        #: 95% interval (lower, upper)
+        "sensitivityCis": List[float],
+    },
+)
+
+
+class ConfusionMatrixPerClassItem(_ConfusionMatrixPerClassItemBase, total=False):
     #: absent when no sample is predicted as the class
     precision: float
+    #: 95% interval (lower, upper)
     precisionCis: List[float]
 
 
+#: true class x predicted class (highest out-of-fold probability)
 class ConfusionMatrix(TypedDict):
     classes: List[str]
-    #: ``counts[t][p]``: samples of true class ``classes[t]`` predicted as ``classes[p]``
+    #: counts[t][p]: samples of true class classes[t] predicted as classes[p]
     counts: List[List[int]]
-    perClass: List[ConfusionClass]
+    perClass: List[ConfusionMatrixPerClassItem]
 
 
-#: The out-of-fold probabilities of one class among the samples of a true class: their summary and ``values`` (at most 1000).
-ClassProbabilities = TypedDict(
-    "ClassProbabilities",
+ProbabilitiesItemProbabilitiesItem = TypedDict(
+    "ProbabilitiesItemProbabilitiesItem",
     {
+        #: the class whose probability this is
         "class": str,
         "mean": float,
         "min": float,
@@ -345,6 +740,7 @@ ClassProbabilities = TypedDict(
         "median": float,
         "q3": float,
         "max": float,
+        #: per sample (at most 1000, chosen at random beyond)
         "values": List[float],
     },
 )
@@ -355,33 +751,37 @@ class ProbabilitiesItem(TypedDict):
     #: samples of the true class
     count: int
     #: one per class, in the order of the classes
-    probabilities: List[ClassProbabilities]
+    probabilities: List[ProbabilitiesItemProbabilitiesItem]
 
 
+#: out-of-fold probabilities of each class among the samples of each true class
 Probabilities = List[ProbabilitiesItem]
 
 
-class PredictedVsActualPoint(TypedDict):
+class PredictedVsActualPointsItem(TypedDict):
     actual: float
     predicted: float
 
 
 class PredictedVsActual(TypedDict):
     #: one per sample (at most 1000, chosen at random beyond)
-    points: List[PredictedVsActualPoint]
+    points: List[PredictedVsActualPointsItem]
     #: of the least-squares line actual = intercept + slope x predicted
     intercept: float
+    #: 95% interval (lower, upper)
     interceptCis: List[float]
     slope: float
+    #: 95% interval (lower, upper)
     slopeCis: List[float]
     #: 1 - SSE / SST of the predictions around the identity line
     rSquared: float
+    #: 95% interval (lower, upper)
     rSquaredCis: List[float]
     #: mean of predicted - actual
     meanError: float
 
 
-class _KaplanMeierPointBase(TypedDict):
+class _KaplanMeierByRiskGroupGroupsItemCurveItemBase(TypedDict):
     time: float
     atRisk: int
     events: int
@@ -389,167 +789,65 @@ class _KaplanMeierPointBase(TypedDict):
     survival: float
 
 
-class KaplanMeierPoint(_KaplanMeierPointBase, total=False):
+class KaplanMeierByRiskGroupGroupsItemCurveItem(_KaplanMeierByRiskGroupGroupsItemCurveItemBase, total=False):
     #: 95% interval (Greenwood, log scale, as R's survfit); absent where undefined
     cis: List[float]
 
 
-class RiskGroup(TypedDict):
+class KaplanMeierByRiskGroupGroupsItem(TypedDict):
     group: Literal["low", "middle", "high"]
     count: int
     events: int
     #: lowest and highest risk score
     riskRange: List[float]
-    curve: List[KaplanMeierPoint]
+    curve: List[KaplanMeierByRiskGroupGroupsItemCurveItem]
 
 
-class LogRank(TypedDict):
+class KaplanMeierByRiskGroupLogRank(TypedDict):
     chiSquare: float
     df: int
     pValue: float
 
 
+#: Kaplan-Meier curves of the low, middle and high thirds of the out-of-fold risk scores, with the log-rank test
 class KaplanMeierByRiskGroup(TypedDict):
-    groups: List[RiskGroup]
-    logRank: LogRank
+    groups: List[KaplanMeierByRiskGroupGroupsItem]
+    logRank: KaplanMeierByRiskGroupLogRank
 
 
-#: The methods of Shapley values: exact (closed form, tree, kernel, every coalition) or sampled with standard errors.
-ShapleyMethod = Literal["closedForm", "exactTree", "exactKernel", "enumeration", "sampling"]
-
-
-class FeatureContribution(TypedDict):
-    name: str
-    #: mean absolute contribution over the out-of-fold predictions
-    value: float
-    cis: List[float]
-
-
-class _FeatureContributionsOutputBase(TypedDict):
-    features: List[FeatureContribution]
-
-
-_FeatureContributionsOutputClass = TypedDict("_FeatureContributionsOutputClass", {"class": str}, total=False)
-
-
-class FeatureContributionsOutput(_FeatureContributionsOutputBase, _FeatureContributionsOutputClass):
-    """One output explained: its ``class`` (classification) and the features from the largest mean absolute contribution."""
-
-
-class FeatureContributions(TypedDict):
-    #: the model output the contributions add up to (log-odds, probability, prediction, ...)
-    scale: str
-    method: ShapleyMethod
-    #: one per output explained: the positive class of a binary outcome, each class of more, or the one output
-    outputs: List[FeatureContributionsOutput]
-
-
-class IceCurve(TypedDict):
-    #: the sample (its position among the analysed samples)
-    row: int
-    values: List[float]
-
-
-class _PartialDependenceOutputBase(TypedDict):
-    #: per grid value: the mean output over the samples
-    average: List[float]
-    curves: List[IceCurve]
-
-
-_PartialDependenceOutputClass = TypedDict("_PartialDependenceOutputClass", {"class": str}, total=False)
-
-
-class PartialDependenceOutput(_PartialDependenceOutputBase, _PartialDependenceOutputClass):
-    """One output (classification: the probability of ``class``) over the grid: the average and the ICE curves."""
-
-
-class _PartialDependenceFeatureBase(TypedDict):
-    feature: str
-    kind: Literal["numerical", "categorical"]
-    #: numerical: values over the observed range; categorical: 0, 1, ... (positions in labels)
-    grid: List[float]
-    outputs: List[PartialDependenceOutput]
-
-
-class PartialDependenceFeature(_PartialDependenceFeatureBase, total=False):
-    #: categorical: each observed category
-    labels: List[str]
-
-
-class _PartialDependenceBase(TypedDict):
-    output: Literal["probability", "prediction", "survival probability"]
-    features: List[PartialDependenceFeature]
-
-
-class PartialDependence(_PartialDependenceBase, total=False):
-    #: survival: the time of the survival probability (the median of the observed times)
-    survivalTime: float
-
-
-class PrecisionRecallPoint(TypedDict):
-    recall: float
-    precision: float
-    threshold: float
-
-
-PrecisionRecallCurve = TypedDict(
-    "PrecisionRecallCurve",
-    {"class": str, "averagePrecision": float, "cis": List[float], "prevalence": float, "points": List[PrecisionRecallPoint]},
-)
-
-
-class _ThresholdRowBase(TypedDict):
-    threshold: float
-    calledPositive: int
-    sensitivity: float
-    sensitivityCis: List[float]
-    specificity: float
-    specificityCis: List[float]
-
-
-class ThresholdRow(_ThresholdRowBase, total=False):
-    #: absent when no sample is called positive (ppv) or negative (npv)
-    ppv: float
-    ppvCis: List[float]
-    npv: float
-    npvCis: List[float]
-
-
-class YoudenRow(ThresholdRow):
-    #: Youden's J: sensitivity + specificity - 1
-    j: float
-
-
-ThresholdTable = TypedDict("ThresholdTable", {"class": str, "rows": List[ThresholdRow], "youden": YoudenRow})
-
-
-class TimeDependentAucPoint(TypedDict):
+class TimeDependentAucItem(TypedDict):
     #: the quartile of the event times (0.25, 0.5, 0.75)
     quantile: float
     time: float
+    #: chance that a sample with an event by the time has a higher out-of-fold risk score than one event free after it (IPCW)
     auc: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
-TimeDependentAuc = List[TimeDependentAucPoint]
+#: cumulative/dynamic AUC at the quartiles of the event times
+TimeDependentAuc = List[TimeDependentAucItem]
 
 
-class BrierPoint(TypedDict):
+class BrierScorePointsItem(TypedDict):
     time: float
     brier: float
+    #: 95% interval (lower, upper)
     cis: List[float]
 
 
 class BrierScore(TypedDict):
-    points: List[BrierPoint]
+    #: the Brier score (IPCW) at event times from the first to the third quartile of the event times
+    points: List[BrierScorePointsItem]
     #: the integrated Brier score: the mean of the curve over its range (0 is perfect)
     integrated: float
+    #: 95% interval (lower, upper)
     integratedCis: List[float]
     #: the integrated Brier score of the Kaplan-Meier curve of all samples
     reference: float
 
 
-#: One plot by its name, typed by its kind: ``{"ROC Curve": [...]}`` has one key (more plot names may be added).
+#: plot name -> plot values (more plot names may be added)
 Plot = TypedDict(
     "Plot",
     {
@@ -572,73 +870,37 @@ Plot = TypedDict(
     total=False,
 )
 
-#: The type of each plot kind by the name of its schema among the OpenAPI document's components.
-PLOT_SCHEMA_TYPES: Dict[str, Any] = {
-    "FeatureImportance": FeatureImportance,
-    "ProgressiveFeatureImportance": ProgressiveFeatureImportance,
-    "FeatureStability": FeatureStability,
-    "FeatureContributions": FeatureContributions,
-    "PartialDependence": PartialDependence,
-    "RocCurve": RocCurve,
-    "PrecisionRecallCurve": PrecisionRecallCurve,
-    "ThresholdTable": ThresholdTable,
-    "TimeDependentAuc": TimeDependentAuc,
-    "BrierScore": BrierScore,
-    "Calibration": Calibration,
-    "ConfusionMatrix": ConfusionMatrix,
-    "Probabilities": Probabilities,
-    "PredictedVsActual": PredictedVsActual,
-    "KaplanMeierByRiskGroup": KaplanMeierByRiskGroup,
-}
-
 
 class AvailablePlots(TypedDict):
+    #: echoed
     analysisId: str
+    #: echoed
     modelKey: str
     plots: List[str]
 
 
 class PlotOne(TypedDict):
+    #: echoed
     analysisId: str
+    #: echoed
     modelKey: str
     plot: Plot
 
 
 class PlotAll(TypedDict):
+    #: echoed
     analysisId: str
+    #: echoed
     modelKey: str
     plots: List[Plot]
 
 
-class PredictionRef(TypedDict):
-    predictionId: str
-
-
-class Prediction(TypedDict):
-    predictionId: str
-    analysisId: str
-    datasetId: str
-    modelKey: str
-    signatureIndex: int
-    state: State
-
-
-class PredictionStatus(Prediction, total=False):
-    error: StatusError
-
-
-class PredictionPage(TypedDict):
-    analysisId: str
-    offset: int
-    totalCount: int
-    data: List[Prediction]
-
-
+#: the winner rule's simplicity keys, in the order it compares them
 class ConfigurationSimplicity(TypedDict):
     #: mean signature size, rounded (fewer first)
     features: int
-    #: linear, tree, svm-linear, forest, svm-rbf (in that order)
-    family: str
+    #: from the most to the least interpretable
+    family: Literal["linear", "tree", "svm-linear", "forest", "svm-rbf"]
     #: within the family: smaller is more strongly regularised (smaller first)
     flexibility: float
 
@@ -648,34 +910,33 @@ class _ConfigurationBase(TypedDict):
     rank: int
     #: index in the grid of the thoroughness
     configuration: int
+    #: feature-selection algorithm and settings
     featureSelection: str
+    #: statistical model and settings
     model: str
     interpretable: bool
     #: the primary metric
     metric: str
-    #: pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated;
-    #: droppedEarly: on the samples evaluated when it was dropped)
+    #: pooled out-of-fold value, the one the winner rule compared (of its calibrated probabilities when calibrated); droppedEarly: on the samples evaluated when dropped
     value: Union[float, None]
-    #: mean size of its selector's signature over the training folds
+    #: mean size of its selector signature over the training folds
     signatureSize: float
-    #: BBCD-CV stopped evaluating it
+    #: BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99)
     droppedEarly: bool
 
 
 class Configuration(_ConfigurationBase, total=False):
-    #: "best" or "interpretable": the model of the result it became
-    modelKey: str
-    #: a calibrated configuration: the value of its probabilities before calibration
+    #: a calibrated configuration: the pooled out-of-fold value of its probabilities before calibration
     uncalibratedValue: float
-    #: the calibration its probabilities go through: "platt" or "temperature"
-    calibration: str
+    #: the calibration its probabilities go through (absent: none lowered their log loss and Brier score)
+    calibration: Literal["platt", "temperature"]
     #: the winner rule (absent when dropped early): the standard error of the leader's lead over it (0 for the leader)
     standardError: float
-    #: the winner rule: within one standard error of the leader on the metric
+    #: the winner rule: its value is within one standard error of the leader's
     tiedOnMetric: bool
     #: classification: the log loss of its out-of-fold probabilities (calibrated when it is)
     logLoss: float
-    #: classification, tied on the metric: the standard error of its log loss above the lowest of those tied on it
+    #: classification, tied on the metric: the standard error of its log loss above the lowest of those tied on the metric (0 for that one)
     logLossStandardError: float
     #: the winner rule: tied with the leader, on the metric and, for classification, on the log loss
     tied: bool
@@ -685,17 +946,23 @@ class Configuration(_ConfigurationBase, total=False):
     simplicityRank: int
     #: an interpretable configuration, when the result has an interpretable model: against the best interpretable one
     interpretableStandardError: float
+    #: an interpretable configuration: tied with the best interpretable one
     interpretableTied: bool
+    #: the model of the result it became
+    modelKey: Literal["best", "interpretable"]
 
 
 class ConfigurationPage(TypedDict):
+    #: echoed
     analysisId: str
+    #: echoed from the request
     offset: int
+    #: items in the whole list
     totalCount: int
     data: List[Configuration]
 
 
-class _ExplainedOutputBase(TypedDict):
+class _ExplanationOutputsItemBase(TypedDict):
     #: the output: base + the sum of the contributions
     value: float
     #: the mean output over the model's background of training samples
@@ -704,34 +971,40 @@ class _ExplainedOutputBase(TypedDict):
     contributions: Dict[str, float]
 
 
-_ExplainedOutputClass = TypedDict("_ExplainedOutputClass", {"class": str}, total=False)
+_ExplanationOutputsItemOwn = TypedDict(
+    "_ExplanationOutputsItemOwn",
+    {
+        #: classification: the class whose output this is
+        "class": str,
+        #: method sampling: feature -> standard error of its contribution
+        "standardErrors": Dict[str, float],
+    },
+    total=False,
+)
 
 
-class ExplainedOutput(_ExplainedOutputBase, _ExplainedOutputClass, total=False):
-    #: method sampling: feature -> standard error of its contribution
-    standardErrors: Dict[str, float]
+class ExplanationOutputsItem(_ExplanationOutputsItemBase, _ExplanationOutputsItemOwn):
+    pass
 
 
+#: interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output
 class Explanation(TypedDict):
-    #: the model's output the base and the contributions add up to, before a classifier's probability floor and calibration
-    scale: Literal[
-        "prediction", "log-odds", "softmax score", "probability", "decision value", "one-vs-one decision sum", "log relative hazard", "risk"
-    ]
-    method: ShapleyMethod
-    #: one per output explained: the positive class (binary), each class, or the one output
-    outputs: List[ExplainedOutput]
+    #: the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)
+    scale: Literal["prediction", "log-odds", "softmax score", "probability", "decision value", "one-vs-one decision sum", "log relative hazard", "risk"]
+    #: how the Shapley values were computed: exactly, or by sampling with standard errors
+    method: Literal["closedForm", "exactTree", "exactKernel", "enumeration", "sampling"]
+    outputs: List[ExplanationOutputsItem]
 
 
-class _OutOfFoldRowBase(TypedDict):
+class _OutOfFoldPredictionsPredictionsItemBase(TypedDict):
     #: zero-based row of the dataset
     row: int
-    #: the class label, value or time
     actual: Union[str, float]
-    #: the class of highest probability, the value or the risk score
     prediction: Union[str, float]
 
 
-class OutOfFoldRow(_OutOfFoldRowBase, total=False):
+class OutOfFoldPredictionsPredictionsItem(_OutOfFoldPredictionsPredictionsItemBase, total=False):
+    #: the sample id, when the dataset has an identifier feature
     sampleId: str
     #: survival: 1 = event, 0 = censored
     event: int
@@ -739,38 +1012,552 @@ class OutOfFoldRow(_OutOfFoldRowBase, total=False):
     probabilities: Dict[str, float]
     #: survival: higher is an earlier event
     risk: float
-    #: explain=True: the Shapley values of the sample's prediction by the signature refitted without it
+    #: explain=true: the Shapley values of the sample's prediction by the reference signature refitted on the plot fold that held it out (close to, not equal to, the prediction above)
     explanation: Explanation
 
 
 class OutOfFoldPredictions(TypedDict):
+    #: echoed
     analysisId: str
+    #: echoed
     modelKey: str
     #: repeats of the cross-validation: each prediction is the mean over them
     repeats: int
-    predictions: List[OutOfFoldRow]
+    predictions: List[OutOfFoldPredictionsPredictionsItem]
 
 
-class _PredictionRowBase(TypedDict):
+class PredictionRef(TypedDict):
+    #: the prediction started
+    predictionId: str
+
+
+class Prediction(TypedDict):
+    #: identifier
+    predictionId: str
+    #: the analysis whose model predicts
+    analysisId: str
+    #: the dataset predicted
+    datasetId: str
+    modelKey: str
+    signatureIndex: int
+    state: Literal["pending", "running", "finished", "failed"]
+
+
+class PredictionStatus(Prediction, total=False):
+    error: StatusError
+
+
+class PredictionPage(TypedDict):
+    #: echoed
+    analysisId: str
+    #: echoed from the request
+    offset: int
+    #: items in the whole list
+    totalCount: int
+    data: List[Prediction]
+
+
+class PredictionResultPredictionsItemSurvivalItem(TypedDict):
+    time: float
+    #: predicted probability of surviving past the time
+    probability: float
+
+
+class _PredictionResultPredictionsItemBase(TypedDict):
     #: zero-based row of the dataset
     row: int
-    #: the class label (classification), the value (regression) or the risk score (survival)
     prediction: Union[str, float]
 
 
-class PredictionRow(_PredictionRowBase, total=False):
+class PredictionResultPredictionsItem(_PredictionResultPredictionsItemBase, total=False):
+    #: the sample id, when the dataset has an identifier feature
     sampleId: str
     #: class -> probability
     probabilities: Dict[str, float]
     #: survival: higher is an earlier event
     risk: float
-    #: explain=True in predict_outcome: the Shapley values of the prediction
+    #: survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times
+    survival: List[PredictionResultPredictionsItemSurvivalItem]
+    #: survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does
+    medianSurvivalTime: float
+    #: explain: true in the predict body: the Shapley values of the prediction
     explanation: Explanation
 
 
 class PredictionResult(TypedDict):
+    #: identifier
     predictionId: str
+    #: analysis
     analysisId: str
+    #: dataset
     datasetId: str
     modelKey: str
-    predictions: List[PredictionRow]
+    predictions: List[PredictionResultPredictionsItem]
+
+
+#: the answer to a request the service refused or could not carry out (HTTP 200)
+class ErrorEnvelope(TypedDict):
+    status: Literal["error"]
+    #: an error code of the catalogue (README, Errors); the operation lists those it can answer
+    code: str
+    #: for humans; its wording is not part of the API
+    message: str
+
+
+class _HttpErrorBase(TypedDict):
+    #: the HTTP status again
+    statusCode: int
+    #: Forbidden, Not Found or Internal Server Error
+    message: str
+
+
+#: the body of HTTP 403, 404 and 500 (not part of the API: programs should read the HTTP status)
+class HttpError(_HttpErrorBase, total=False):
+    #: HTTP 500 only: names the fault in the service log
+    correlationId: str
+
+
+#: success, with a Version
+class VersionSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Version
+
+
+#: the success envelope with a Version, or the error envelope (status tells which)
+VersionResponse = Union[VersionSuccess, ErrorEnvelope]
+
+
+#: success, with a Token
+class TokenSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Token
+
+
+#: the success envelope with a Token, or the error envelope (status tells which)
+TokenResponse = Union[TokenSuccess, ErrorEnvelope]
+
+
+#: success, with a Empty
+class EmptySuccess(TypedDict):
+    status: Literal["success"]
+    payload: Empty
+
+
+#: the success envelope with a Empty, or the error envelope (status tells which)
+EmptyResponse = Union[EmptySuccess, ErrorEnvelope]
+
+
+#: success, with a ProjectRef
+class ProjectRefSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ProjectRef
+
+
+#: the success envelope with a ProjectRef, or the error envelope (status tells which)
+ProjectRefResponse = Union[ProjectRefSuccess, ErrorEnvelope]
+
+
+#: success, with a Project
+class ProjectSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Project
+
+
+#: the success envelope with a Project, or the error envelope (status tells which)
+ProjectResponse = Union[ProjectSuccess, ErrorEnvelope]
+
+
+#: success, with a ProjectPage
+class ProjectPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ProjectPage
+
+
+#: the success envelope with a ProjectPage, or the error envelope (status tells which)
+ProjectPageResponse = Union[ProjectPageSuccess, ErrorEnvelope]
+
+
+#: success, with a Share
+class ShareSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Share
+
+
+#: the success envelope with a Share, or the error envelope (status tells which)
+ShareResponse = Union[ShareSuccess, ErrorEnvelope]
+
+
+#: success, with a Unshare
+class UnshareSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Unshare
+
+
+#: the success envelope with a Unshare, or the error envelope (status tells which)
+UnshareResponse = Union[UnshareSuccess, ErrorEnvelope]
+
+
+#: success, with a UploadedFile
+class UploadedFileSuccess(TypedDict):
+    status: Literal["success"]
+    payload: UploadedFile
+
+
+#: the success envelope with a UploadedFile, or the error envelope (status tells which)
+UploadedFileResponse = Union[UploadedFileSuccess, ErrorEnvelope]
+
+
+#: success, with a FilePage
+class FilePageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: FilePage
+
+
+#: the success envelope with a FilePage, or the error envelope (status tells which)
+FilePageResponse = Union[FilePageSuccess, ErrorEnvelope]
+
+
+#: success, with a TaskRef
+class TaskRefSuccess(TypedDict):
+    status: Literal["success"]
+    payload: TaskRef
+
+
+#: the success envelope with a TaskRef, or the error envelope (status tells which)
+TaskRefResponse = Union[TaskRefSuccess, ErrorEnvelope]
+
+
+#: success, with a TaskStatus
+class TaskStatusSuccess(TypedDict):
+    status: Literal["success"]
+    payload: TaskStatus
+
+
+#: the success envelope with a TaskStatus, or the error envelope (status tells which)
+TaskStatusResponse = Union[TaskStatusSuccess, ErrorEnvelope]
+
+
+#: success, with a Dataset
+class DatasetSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Dataset
+
+
+#: the success envelope with a Dataset, or the error envelope (status tells which)
+DatasetResponse = Union[DatasetSuccess, ErrorEnvelope]
+
+
+#: success, with a DatasetPage
+class DatasetPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: DatasetPage
+
+
+#: the success envelope with a DatasetPage, or the error envelope (status tells which)
+DatasetPageResponse = Union[DatasetPageSuccess, ErrorEnvelope]
+
+
+#: success, with a Features
+class FeaturesSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Features
+
+
+#: the success envelope with a Features, or the error envelope (status tells which)
+FeaturesResponse = Union[FeaturesSuccess, ErrorEnvelope]
+
+
+#: success, with a AnalysisRef
+class AnalysisRefSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AnalysisRef
+
+
+#: the success envelope with a AnalysisRef, or the error envelope (status tells which)
+AnalysisRefResponse = Union[AnalysisRefSuccess, ErrorEnvelope]
+
+
+#: success, with a AnalysisCheck
+class AnalysisCheckSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AnalysisCheck
+
+
+#: the success envelope with a AnalysisCheck, or the error envelope (status tells which)
+AnalysisCheckResponse = Union[AnalysisCheckSuccess, ErrorEnvelope]
+
+
+#: success, with a Analysis
+class AnalysisSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Analysis
+
+
+#: the success envelope with a Analysis, or the error envelope (status tells which)
+AnalysisResponse = Union[AnalysisSuccess, ErrorEnvelope]
+
+
+#: success, with a AnalysisPage
+class AnalysisPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AnalysisPage
+
+
+#: the success envelope with a AnalysisPage, or the error envelope (status tells which)
+AnalysisPageResponse = Union[AnalysisPageSuccess, ErrorEnvelope]
+
+
+#: success, with a AnalysisStatus
+class AnalysisStatusSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AnalysisStatus
+
+
+#: the success envelope with a AnalysisStatus, or the error envelope (status tells which)
+AnalysisStatusResponse = Union[AnalysisStatusSuccess, ErrorEnvelope]
+
+
+#: success, with a AnalysisResult
+class AnalysisResultSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AnalysisResult
+
+
+#: the success envelope with a AnalysisResult, or the error envelope (status tells which)
+AnalysisResultResponse = Union[AnalysisResultSuccess, ErrorEnvelope]
+
+
+#: success, with a ConfigurationPage
+class ConfigurationPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ConfigurationPage
+
+
+#: the success envelope with a ConfigurationPage, or the error envelope (status tells which)
+ConfigurationPageResponse = Union[ConfigurationPageSuccess, ErrorEnvelope]
+
+
+#: success, with a OutOfFoldPredictions
+class OutOfFoldPredictionsSuccess(TypedDict):
+    status: Literal["success"]
+    payload: OutOfFoldPredictions
+
+
+#: the success envelope with a OutOfFoldPredictions, or the error envelope (status tells which)
+OutOfFoldPredictionsResponse = Union[OutOfFoldPredictionsSuccess, ErrorEnvelope]
+
+
+#: success, with a AvailablePlots
+class AvailablePlotsSuccess(TypedDict):
+    status: Literal["success"]
+    payload: AvailablePlots
+
+
+#: the success envelope with a AvailablePlots, or the error envelope (status tells which)
+AvailablePlotsResponse = Union[AvailablePlotsSuccess, ErrorEnvelope]
+
+
+#: success, with a PlotOne
+class PlotOneSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PlotOne
+
+
+#: the success envelope with a PlotOne, or the error envelope (status tells which)
+PlotOneResponse = Union[PlotOneSuccess, ErrorEnvelope]
+
+
+#: success, with a PlotAll
+class PlotAllSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PlotAll
+
+
+#: the success envelope with a PlotAll, or the error envelope (status tells which)
+PlotAllResponse = Union[PlotAllSuccess, ErrorEnvelope]
+
+
+#: success, with a PredictionRef
+class PredictionRefSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PredictionRef
+
+
+#: the success envelope with a PredictionRef, or the error envelope (status tells which)
+PredictionRefResponse = Union[PredictionRefSuccess, ErrorEnvelope]
+
+
+#: success, with a PredictionStatus
+class PredictionStatusSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PredictionStatus
+
+
+#: the success envelope with a PredictionStatus, or the error envelope (status tells which)
+PredictionStatusResponse = Union[PredictionStatusSuccess, ErrorEnvelope]
+
+
+#: success, with a PredictionResult
+class PredictionResultSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PredictionResult
+
+
+#: the success envelope with a PredictionResult, or the error envelope (status tells which)
+PredictionResultResponse = Union[PredictionResultSuccess, ErrorEnvelope]
+
+
+#: success, with a PredictionPage
+class PredictionPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: PredictionPage
+
+
+#: the success envelope with a PredictionPage, or the error envelope (status tells which)
+PredictionPageResponse = Union[PredictionPageSuccess, ErrorEnvelope]
+
+
+#: success, with a Prediction
+class PredictionSuccess(TypedDict):
+    status: Literal["success"]
+    payload: Prediction
+
+
+#: the success envelope with a Prediction, or the error envelope (status tells which)
+PredictionResponse = Union[PredictionSuccess, ErrorEnvelope]
+
+
+#: Every component schema of the document, by name.
+COMPONENTS: Dict[str, Any] = {
+    "LoginDto": LoginDto,
+    "CreateProjectDto": CreateProjectDto,
+    "ShareProjectDto": ShareProjectDto,
+    "UnshareProjectDto": UnshareProjectDto,
+    "CreateDatasetDto": CreateDatasetDto,
+    "ChangeFeatureTypesDto": ChangeFeatureTypesDto,
+    "AnalyzeDto": AnalyzeDto,
+    "ModelPlotsDto": ModelPlotsDto,
+    "OnePlotDto": OnePlotDto,
+    "PredictDto": PredictDto,
+    "RegressionOutcome": RegressionOutcome,
+    "ClassificationOutcome": ClassificationOutcome,
+    "SurvivalOutcome": SurvivalOutcome,
+    "Empty": Empty,
+    "Token": Token,
+    "Version": Version,
+    "Health": Health,
+    "StatusError": StatusError,
+    "ProjectRef": ProjectRef,
+    "Project": Project,
+    "ProjectPage": ProjectPage,
+    "Share": Share,
+    "Unshare": Unshare,
+    "UploadedFile": UploadedFile,
+    "File": File,
+    "FilePage": FilePage,
+    "TaskRef": TaskRef,
+    "TaskStatus": TaskStatus,
+    "Dataset": Dataset,
+    "DatasetPage": DatasetPage,
+    "Features": Features,
+    "AnalysisParameters": AnalysisParameters,
+    "AnalysisRef": AnalysisRef,
+    "AnalysisCheck": AnalysisCheck,
+    "Analysis": Analysis,
+    "AnalysisPage": AnalysisPage,
+    "AnalysisStatus": AnalysisStatus,
+    "Model": Model,
+    "AnalysisResult": AnalysisResult,
+    "FeatureImportance": FeatureImportance,
+    "ProgressiveFeatureImportance": ProgressiveFeatureImportance,
+    "FeatureStability": FeatureStability,
+    "FeatureContributions": FeatureContributions,
+    "PartialDependence": PartialDependence,
+    "RocCurve": RocCurve,
+    "PrecisionRecallCurve": PrecisionRecallCurve,
+    "ThresholdTable": ThresholdTable,
+    "Calibration": Calibration,
+    "ConfusionMatrix": ConfusionMatrix,
+    "Probabilities": Probabilities,
+    "PredictedVsActual": PredictedVsActual,
+    "KaplanMeierByRiskGroup": KaplanMeierByRiskGroup,
+    "TimeDependentAuc": TimeDependentAuc,
+    "BrierScore": BrierScore,
+    "Plot": Plot,
+    "AvailablePlots": AvailablePlots,
+    "PlotOne": PlotOne,
+    "PlotAll": PlotAll,
+    "Configuration": Configuration,
+    "ConfigurationPage": ConfigurationPage,
+    "OutOfFoldPredictions": OutOfFoldPredictions,
+    "Explanation": Explanation,
+    "PredictionRef": PredictionRef,
+    "Prediction": Prediction,
+    "PredictionStatus": PredictionStatus,
+    "PredictionPage": PredictionPage,
+    "PredictionResult": PredictionResult,
+    "ErrorEnvelope": ErrorEnvelope,
+    "HttpError": HttpError,
+    "VersionSuccess": VersionSuccess,
+    "VersionResponse": VersionResponse,
+    "TokenSuccess": TokenSuccess,
+    "TokenResponse": TokenResponse,
+    "EmptySuccess": EmptySuccess,
+    "EmptyResponse": EmptyResponse,
+    "ProjectRefSuccess": ProjectRefSuccess,
+    "ProjectRefResponse": ProjectRefResponse,
+    "ProjectSuccess": ProjectSuccess,
+    "ProjectResponse": ProjectResponse,
+    "ProjectPageSuccess": ProjectPageSuccess,
+    "ProjectPageResponse": ProjectPageResponse,
+    "ShareSuccess": ShareSuccess,
+    "ShareResponse": ShareResponse,
+    "UnshareSuccess": UnshareSuccess,
+    "UnshareResponse": UnshareResponse,
+    "UploadedFileSuccess": UploadedFileSuccess,
+    "UploadedFileResponse": UploadedFileResponse,
+    "FilePageSuccess": FilePageSuccess,
+    "FilePageResponse": FilePageResponse,
+    "TaskRefSuccess": TaskRefSuccess,
+    "TaskRefResponse": TaskRefResponse,
+    "TaskStatusSuccess": TaskStatusSuccess,
+    "TaskStatusResponse": TaskStatusResponse,
+    "DatasetSuccess": DatasetSuccess,
+    "DatasetResponse": DatasetResponse,
+    "DatasetPageSuccess": DatasetPageSuccess,
+    "DatasetPageResponse": DatasetPageResponse,
+    "FeaturesSuccess": FeaturesSuccess,
+    "FeaturesResponse": FeaturesResponse,
+    "AnalysisRefSuccess": AnalysisRefSuccess,
+    "AnalysisRefResponse": AnalysisRefResponse,
+    "AnalysisCheckSuccess": AnalysisCheckSuccess,
+    "AnalysisCheckResponse": AnalysisCheckResponse,
+    "AnalysisSuccess": AnalysisSuccess,
+    "AnalysisResponse": AnalysisResponse,
+    "AnalysisPageSuccess": AnalysisPageSuccess,
+    "AnalysisPageResponse": AnalysisPageResponse,
+    "AnalysisStatusSuccess": AnalysisStatusSuccess,
+    "AnalysisStatusResponse": AnalysisStatusResponse,
+    "AnalysisResultSuccess": AnalysisResultSuccess,
+    "AnalysisResultResponse": AnalysisResultResponse,
+    "ConfigurationPageSuccess": ConfigurationPageSuccess,
+    "ConfigurationPageResponse": ConfigurationPageResponse,
+    "OutOfFoldPredictionsSuccess": OutOfFoldPredictionsSuccess,
+    "OutOfFoldPredictionsResponse": OutOfFoldPredictionsResponse,
+    "AvailablePlotsSuccess": AvailablePlotsSuccess,
+    "AvailablePlotsResponse": AvailablePlotsResponse,
+    "PlotOneSuccess": PlotOneSuccess,
+    "PlotOneResponse": PlotOneResponse,
+    "PlotAllSuccess": PlotAllSuccess,
+    "PlotAllResponse": PlotAllResponse,
+    "PredictionRefSuccess": PredictionRefSuccess,
+    "PredictionRefResponse": PredictionRefResponse,
+    "PredictionStatusSuccess": PredictionStatusSuccess,
+    "PredictionStatusResponse": PredictionStatusResponse,
+    "PredictionResultSuccess": PredictionResultSuccess,
+    "PredictionResultResponse": PredictionResultResponse,
+    "PredictionPageSuccess": PredictionPageSuccess,
+    "PredictionPageResponse": PredictionPageResponse,
+    "PredictionSuccess": PredictionSuccess,
+    "PredictionResponse": PredictionResponse,
+}
