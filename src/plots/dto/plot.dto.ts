@@ -2,6 +2,7 @@ import { Id, Type } from '../../common/api-schema';
 import type { Static } from '../../common/api-schema';
 import { Codes } from '../../common/error-codes';
 import { PLOT_KINDS } from '../../engine/plots';
+import { FEATURE_IMPORTANCE } from '../../engine/plots/feature-importance';
 import type { ModelPlots } from '../../engine/plots';
 import { ValidateText } from '../../common/validation';
 import { ModelKey } from '../../engine/types';
@@ -26,7 +27,7 @@ export class OnePlotDto extends ModelPlotsDto {
     max: 100,
     code: Codes.PlotKeyNotFound,
     message: 'plotKey is not a plot of that model: see availablePlots',
-    example: 'Feature Importance',
+    example: FEATURE_IMPORTANCE.name,
     description: 'one of the names availablePlots gives for the model',
   })
   plotKey: string;

@@ -8,16 +8,27 @@ import { barChart, lineChart, stepChart } from './charts';
 import { interval, num, pct } from './format';
 import { Content, markup, Markup } from './html';
 import { MAX_TABLE_ROWS, Renderer } from './plot-renderer';
+import { BRIER_SCORE } from '../../engine/plots/brier-score';
+import { FEATURE_CONTRIBUTIONS } from '../../engine/plots/feature-contributions';
+import { PARTIAL_DEPENDENCE } from '../../engine/plots/partial-dependence';
+import { PRECISION_RECALL_CURVE } from '../../engine/plots/precision-recall';
+import { THRESHOLD_TABLE } from '../../engine/plots/threshold-table';
+import { TIME_DEPENDENT_AUC } from '../../engine/plots/time-dependent-auc';
 
 type DecisionPlot =
-  'Feature Contributions' | 'Partial Dependence' | 'Precision-Recall Curve' | 'Threshold Table' | 'Time-dependent AUC' | 'Brier Score';
+  | (typeof FEATURE_CONTRIBUTIONS)['name']
+  | (typeof PARTIAL_DEPENDENCE)['name']
+  | (typeof PRECISION_RECALL_CURVE)['name']
+  | (typeof THRESHOLD_TABLE)['name']
+  | (typeof TIME_DEPENDENT_AUC)['name']
+  | (typeof BRIER_SCORE)['name'];
 
 export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
-  'Feature Contributions': (v) => {
+  [FEATURE_CONTRIBUTIONS.name]: (v) => {
     const several = v.outputs.length > 1;
     return {
       parts: barChart({
-        title: 'Feature Contributions',
+        title: FEATURE_CONTRIBUTIONS.name,
         bars: v.outputs.flatMap((o) =>
           o.features.map((f) => ({ label: several ? `${o.class}: ${f.name}` : f.name, value: f.value, cis: f.cis })),
         ),
@@ -34,7 +45,7 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     };
   },
 
-  'Partial Dependence': (v, ctx) => {
+  [PARTIAL_DEPENDENCE.name]: (v, ctx) => {
     const what =
       v.output === 'probability'
         ? 'Probability'
@@ -63,7 +74,7 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
         },
       ]);
       return lineChart({
-        title: 'Partial Dependence',
+        title: PARTIAL_DEPENDENCE.name,
         x: { label: categorical ? `${f.feature} (categories: ${f.grid.map(label).join(', ')})` : f.feature },
         y: { label: what, ...(v.output === 'prediction' ? {} : { domain: [0, 1] as [number, number] }) },
         series,
@@ -88,9 +99,9 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     };
   },
 
-  'Precision-Recall Curve': (v) => ({
+  [PRECISION_RECALL_CURVE.name]: (v) => ({
     parts: lineChart({
-      title: 'Precision-Recall Curve',
+      title: PRECISION_RECALL_CURVE.name,
       square: true,
       x: { label: 'Recall (sensitivity)', domain: [0, 1] },
       y: { label: 'Precision (positive predictive value)', domain: [0, 1] },
@@ -124,7 +135,7 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     ${pct(v.prevalence)}. Where the class is rare this curve shows more than the ROC curve.`,
   }),
 
-  'Threshold Table': (v) => {
+  [THRESHOLD_TABLE.name]: (v) => {
     const cell = (value: number | undefined, cis: readonly [number, number] | undefined): Content =>
       value === undefined ? 'n/a' : markup`${pct(value)} <span class="note">(${interval(cis, pct)})</span>`;
     const rows = [...v.rows.map((r) => ({ r, youden: false })), { r: v.youden, youden: true }].sort(
@@ -132,7 +143,7 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     );
     return {
       parts: lineChart({
-        title: 'Threshold Table',
+        title: THRESHOLD_TABLE.name,
         x: { label: `Threshold on the probability of ${v.class}`, domain: [0, 1] },
         y: { label: 'Rate', domain: [0, 1], percent: true },
         series: (['sensitivity', 'specificity', 'ppv', 'npv'] as const).map((key, c) => ({
@@ -182,9 +193,9 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     };
   },
 
-  'Time-dependent AUC': (points, ctx) => ({
+  [TIME_DEPENDENT_AUC.name]: (points, ctx) => ({
     parts: lineChart({
-      title: 'Time-dependent AUC',
+      title: TIME_DEPENDENT_AUC.name,
       x: { label: `Time (${ctx.outcome})` },
       y: { label: 'AUC at the time', domain: [0, 1] },
       series: [
@@ -210,9 +221,9 @@ export const DECISION_RENDERERS: { [K in DecisionPlot]: Renderer<K> } = {
     weights. Whiskers: 95% bootstrap intervals. A falling AUC means the risk score tells early events apart better than late ones.`,
   }),
 
-  'Brier Score': (v, ctx) => ({
+  [BRIER_SCORE.name]: (v, ctx) => ({
     parts: stepChart({
-      title: 'Brier Score',
+      title: BRIER_SCORE.name,
       x: { label: `Time (${ctx.outcome})` },
       y: { label: 'Brier score' },
       series: [

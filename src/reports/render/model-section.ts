@@ -181,7 +181,7 @@ function factsBlock(task: Task, m: ModelReport): Markup {
     const scores = (s: { logLoss?: number; brier: number; ece: number }): Markup =>
       markup`${s.logLoss !== undefined ? markup`log loss ${num(s.logLoss)}, ` : ''}Brier score ${num(s.brier)}, calibration error ${num(s.ece)}`;
     rows.push([
-      'Calibration',
+      'Calibration of the probabilities',
       markup`${scores(c)} <span class="note">(0 is perfect)</span>${
         c.method && c.uncalibrated
           ? markup`; the probabilities were recalibrated (${CALIBRATION_METHODS[c.method]}), because that lowered both the log loss and the

@@ -4,6 +4,15 @@
  * compile (and plot-charts.spec.ts checks every registered name draws).
  */
 import type { PlotName } from '../../engine/plots';
+import { CALIBRATION } from '../../engine/plots/calibration';
+import { CONFUSION_MATRIX } from '../../engine/plots/confusion-matrix';
+import { FEATURE_IMPORTANCE } from '../../engine/plots/feature-importance';
+import { FEATURE_STABILITY } from '../../engine/plots/feature-stability';
+import { KAPLAN_MEIER_BY_RISK_GROUP } from '../../engine/plots/kaplan-meier';
+import { PREDICTED_VS_ACTUAL } from '../../engine/plots/predicted-vs-actual';
+import { PROBABILITIES } from '../../engine/plots/probabilities';
+import { PROGRESSIVE_FEATURE_IMPORTANCE } from '../../engine/plots/progressive-feature-importance';
+import { ROC_CURVE } from '../../engine/plots/roc-curve';
 import { dataTable, niceDomain, PALETTE, thinEvenly } from './chart-frame';
 import { barChart, boxChart, Box, heatMap, lineChart, scatterChart, stepChart } from './charts';
 import { interval, num, pct, pValue } from './format';
@@ -18,9 +27,9 @@ const RISK_COLORS = { low: PALETTE[2], middle: PALETTE[4], high: PALETTE[1] } as
 
 export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
   ...DECISION_RENDERERS,
-  'Feature Importance': (entries, ctx) => ({
+  [FEATURE_IMPORTANCE.name]: (entries, ctx) => ({
     parts: barChart({
-      title: 'Feature Importance',
+      title: FEATURE_IMPORTANCE.name,
       bars: entries.map((e) => ({ label: e.name, value: e.value, cis: e.cis })),
       axis: { label: `Relative drop of ${ctx.primaryMetric} without the feature`, percent: true },
       reference: 0,
@@ -30,9 +39,9 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     without the feature. Whiskers: 95% bootstrap intervals; one that reaches below 0 means the model may do as well without the feature.`,
   }),
 
-  'Progressive Feature Importance': (entries, ctx) => ({
+  [PROGRESSIVE_FEATURE_IMPORTANCE.name]: (entries, ctx) => ({
     parts: barChart({
-      title: 'Progressive Feature Importance',
+      title: PROGRESSIVE_FEATURE_IMPORTANCE.name,
       bars: entries.map((e, k) => ({
         label: k === 0 ? e.name[0] : `+ ${e.name[e.name.length - 1]}`,
         value: e.value / 100,
@@ -46,9 +55,9 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     first ones reach on their own (100%: all of it). Whiskers: 95% bootstrap intervals.`,
   }),
 
-  'Feature Stability': (entries) => ({
+  [FEATURE_STABILITY.name]: (entries) => ({
     parts: barChart({
-      title: 'Feature Stability',
+      title: FEATURE_STABILITY.name,
       bars: entries.map((e) => ({ label: e.name, value: e.value })),
       axis: { label: 'Share of the cross-validation folds that chose the feature', percent: true, domain: [0, 1] },
       labelHeader: 'feature',
@@ -59,7 +68,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     in the data.`,
   }),
 
-  'ROC Curve': (all, ctx) => {
+  [ROC_CURVE.name]: (all, ctx) => {
     const binary = all.length === 1 && ctx.positiveClass !== undefined;
     const shown = largestClasses(
       all.map((e) => e.class),
@@ -69,7 +78,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     const name = (e: (typeof entries)[number]) => `${binary ? '' : `${e.class}: `}AUC ${num(e.auc)} (95% interval ${interval(e.cis)})`;
     return {
       parts: lineChart({
-        title: 'ROC Curve',
+        title: ROC_CURVE.name,
         square: true,
         diagonal: true,
         x: { label: 'False-positive rate (1 \u2212 specificity)', domain: [0, 1] },
@@ -95,9 +104,9 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     };
   },
 
-  Calibration: (entries) => ({
+  [CALIBRATION.name]: (entries) => ({
     parts: lineChart({
-      title: 'Calibration',
+      title: CALIBRATION.name,
       square: true,
       diagonal: true,
       x: { label: 'Predicted probability', domain: [0, 1] },
@@ -135,11 +144,11 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     is perfect); calibration error: the mean gap between a bin's probability and its observed share.`,
   }),
 
-  'Confusion Matrix': (m) => {
+  [CONFUSION_MATRIX.name]: (m) => {
     const shown = summarisedMatrix(m.classes, m.counts);
     return {
       parts: heatMap({
-        title: 'Confusion Matrix',
+        title: CONFUSION_MATRIX.name,
         rowLabels: shown.labels,
         columnLabels: shown.labels,
         counts: shown.counts,
@@ -167,7 +176,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     };
   },
 
-  Probabilities: (all, ctx) => {
+  [PROBABILITIES.name]: (all, ctx) => {
     const positive = ctx.positiveClass;
     // many classes: the largest, each with the probability of its own class only (K boxes, not K x K)
     const shown = largestClasses(
@@ -193,7 +202,7 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     );
     return {
       parts: boxChart({
-        title: 'Probabilities',
+        title: PROBABILITIES.name,
         boxes,
         axis: { label: positive !== undefined ? `Out-of-fold probability of ${positive}` : 'Out-of-fold probability', domain: [0, 1] },
         labelHeader: positive !== undefined ? 'true class (samples)' : 'true class: probability of',
@@ -208,13 +217,13 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     };
   },
 
-  'Predicted vs Actual': (v, ctx) => {
+  [PREDICTED_VS_ACTUAL.name]: (v, ctx) => {
     const all = v.points.flatMap((p) => [p.actual, p.predicted]);
     // one square domain for both axes, widened to round ticks: the diagonal is the identity
     const [lo, hi] = niceDomain(all);
     return {
       parts: scatterChart({
-        title: 'Predicted vs Actual',
+        title: PREDICTED_VS_ACTUAL.name,
         square: true,
         diagonal: true,
         x: { label: `Predicted ${ctx.outcome}`, domain: [lo, hi] },
@@ -244,9 +253,9 @@ export const PLOT_RENDERERS: { [K in PlotName]: Renderer<K> } = {
     };
   },
 
-  'Kaplan-Meier by Risk Group': (v, ctx) => ({
+  [KAPLAN_MEIER_BY_RISK_GROUP.name]: (v, ctx) => ({
     parts: stepChart({
-      title: 'Kaplan-Meier by Risk Group',
+      title: KAPLAN_MEIER_BY_RISK_GROUP.name,
       x: { label: `Time (${ctx.outcome})` },
       y: { label: 'Survival probability', domain: [0, 1] },
       series: v.groups.map((g) => {

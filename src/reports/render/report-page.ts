@@ -27,6 +27,7 @@ import {
   Task,
 } from './report-parts';
 import { FeatureSelection, isModelKey, ModelKey, ModelsConsidered } from '../../engine/types';
+import { FEATURE_IMPORTANCE } from '../../engine/plots/feature-importance';
 
 /** The sections of every report, in order: their anchors and headings (the table of contents, and tests, read this). */
 export const REPORT_SECTIONS = {
@@ -109,7 +110,7 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
         </p>
       </div>
       <div class="card" data-card="features">
-        <h3>Features that matter${features.length > 1 && best.plots['Feature Importance'] ? ', most important first' : ''}</h3>
+        <h3>Features that matter${features.length > 1 && best.plots[FEATURE_IMPORTANCE.name] ? ', most important first' : ''}</h3>
         <ul class="features">
           ${featureItems.slice(0, 8)}
         </ul>
@@ -142,7 +143,7 @@ function analysisSection(data: ReportData): Markup {
     ['Thoroughness', p.thoroughness],
     [
       'Models considered',
-      p.modelsConsidered === ModelsConsidered.Interpretable ? 'interpretable only (linear models, decision trees)' : 'all',
+      p.modelsConsidered === ModelsConsidered.Interpretable ? 'interpretable only (linear models, decision trees)' : ModelsConsidered.All,
     ],
     [
       'Feature selection',

@@ -7,6 +7,8 @@ import type { ModelReport } from '../../engine/types';
 import { interval, num } from './format';
 import { Content, join, markup, Markup } from './html';
 import type { ReportData, ReportModel } from './report-data';
+import { FEATURE_IMPORTANCE } from '../../engine/plots/feature-importance';
+import { FEATURE_STABILITY } from '../../engine/plots/feature-stability';
 
 export type Task = 'classification' | 'regression' | 'survival';
 
@@ -80,7 +82,7 @@ export function intervalStrip(value: number, cis: readonly [number, number] | un
 /** Stability of each feature of the model: the result's own map, else the Feature Stability plot. */
 export function stabilityOf(m: ReportModel): Map<string, number> {
   const out = new Map<string, number>();
-  for (const e of m.plots['Feature Stability'] ?? []) out.set(e.name, e.value);
+  for (const e of m.plots[FEATURE_STABILITY.name] ?? []) out.set(e.name, e.value);
   for (const [k, v] of Object.entries(m.report.stability ?? {})) out.set(k, v);
   return out;
 }
@@ -99,7 +101,7 @@ export function equivalentsByPosition(signatures: readonly (readonly string[])[]
 /** The features of the reference signature, most important first when the Feature Importance plot says so. */
 export function featuresByImportance(m: ReportModel): string[] {
   const reference = m.report.signatures[0] ?? [];
-  const order = (m.plots['Feature Importance'] ?? []).map((e) => e.name).filter((n) => reference.includes(n));
+  const order = (m.plots[FEATURE_IMPORTANCE.name] ?? []).map((e) => e.name).filter((n) => reference.includes(n));
   return [...order, ...reference.filter((f) => !order.includes(f))];
 }
 
