@@ -7,6 +7,7 @@ import { EmbeddedElsewhereError } from './database/embedded-postgres';
 import { TokenEntity } from './auth/token.entity';
 import { UserEntity } from './auth/user.entity';
 import { MAX_CORES, UsersService, UserInputError } from './auth/users.service';
+import { jobsFollowTheirSubjects } from './jobs/jobs.queries';
 import { SERVICE_VERSION } from './version';
 
 /**
@@ -26,7 +27,7 @@ async function withUsers<T>(fn: (users: UsersService) => Promise<T>): Promise<T>
   try {
     await runMigrations(db.url);
     await ds.initialize();
-    return await fn(new UsersService(ds, config));
+    return await fn(new UsersService(ds, config, jobsFollowTheirSubjects));
   } finally {
     if (ds.isInitialized) await ds.destroy();
     await db.embedded?.stop();

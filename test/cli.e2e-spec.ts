@@ -165,6 +165,11 @@ describe('the CLI', () => {
       `INSERT INTO predictions (analysis_id, dataset_id, user_id, model_key, state) VALUES ($1, $2, $3, 'best', 'finished'), ($1, $2, $4, 'best', 'finished')`,
       [analysis.id, datasetId, collab.userId, owner.userId],
     );
+    // a job of the collaborator's analysis, not due before tomorrow (no runner claims it meanwhile)
+    await t.db.query(
+      `INSERT INTO jobs (kind, project_id, analysis_id, user_id, run_after) VALUES ('analysis', $1, $2, $3, now() + interval '1 day')`,
+      [projectId, analysis.id, collab.userId],
+    );
     const carlOwn = await createProject(t, `Bearer ${collab.token}`, 'carl-own');
 
     const r = await cli(['users', 'delete', 'carl', '--yes']);
@@ -176,6 +181,8 @@ describe('the CLI', () => {
     expect(analyses).toEqual([{ user_id: owner.userId, project_id: projectId }]);
     const kept = await t.db.query('SELECT user_id FROM predictions WHERE analysis_id = $1 ORDER BY id', [analysis.id]);
     expect(kept).toEqual([{ user_id: owner.userId }, { user_id: owner.userId }]);
+    // the job followed its analysis (the jobs module's step of the deletion): it counts for the owner now
+    expect(await t.db.query('SELECT user_id FROM jobs WHERE analysis_id = $1', [analysis.id])).toEqual([{ user_id: owner.userId }]);
     const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM projects WHERE id = $1', [carlOwn]);
     expect(n).toBe(0);
   });

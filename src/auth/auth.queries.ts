@@ -193,7 +193,7 @@ export async function lockUser(tx: EntityManager, userId: string): Promise<void>
 
 /**
  * What the user did in projects of others (tasks, analyses, predictions made with an analysis of such a project)
- * passes to that project's owner, with their jobs; how many of each passed.
+ * passes to that project's owner (their jobs follow in the jobs module's step, USER_DELETION_STEP); how many of each passed.
  */
 export async function passWorkToProjectOwners(
   tx: EntityManager,
@@ -209,16 +209,6 @@ export async function passWorkToProjectOwners(
   const predictions = await pass(
     `UPDATE predictions r SET user_id = p.owner_id FROM analyses a JOIN projects p ON p.id = a.project_id
       WHERE r.analysis_id = a.id AND r.user_id = $1 AND p.owner_id <> $1`,
-  );
-  // their jobs follow them (the per-user queue limits and the claim order go by jobs.user_id)
-  await execute(
-    tx,
-    `UPDATE jobs j SET user_id = coalesce(
-        (SELECT user_id FROM tasks WHERE id = j.task_id),
-        (SELECT user_id FROM analyses WHERE id = j.analysis_id),
-        (SELECT user_id FROM predictions WHERE id = j.prediction_id))
-      WHERE j.user_id = $1`,
-    [userId],
   );
   return { tasks, analyses, predictions };
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
+import { USER_DELETION_STEP, UserDeletionStep } from '../common/user-deletion';
 import * as queries from './auth.queries';
 import { hashPassword, hashToken, newToken, randomPassword, verifyPasswordOrDummy } from './crypto';
 import { LoginThrottle } from './login-throttle';
@@ -43,6 +44,8 @@ export class UsersService {
   constructor(
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    /** the jobs module's part of deleting a user (its jobs follow the work that passed on) */
+    @Inject(USER_DELETION_STEP) private readonly deletionStep: UserDeletionStep,
   ) {
     this.throttle = new LoginThrottle(db, config);
   }
@@ -227,6 +230,7 @@ export class UsersService {
       // the user's row first: no new work of theirs can start meanwhile
       await queries.lockUser(m, user.id);
       const passed = await queries.passWorkToProjectOwners(m, user.id);
+      await this.deletionStep(m, user.id);
       const owned = await queries.ownedCounts(m, user.id);
       await queries.deleteUserRow(m, user.id);
       return {

@@ -200,3 +200,20 @@ export async function expiredOnLastAttempt(db: DataSource, kinds: string[], work
     [kinds, workerId],
   );
 }
+
+/**
+ * The jobs of work that passed to another user (a deleted user's tasks, analyses and predictions in projects of
+ * others) follow it: jobs.user_id becomes its subject's user_id again (the per-user queue limits and the claim order
+ * go by it). The step of deleting a user that the jobs module provides (USER_DELETION_STEP, common/user-deletion.ts).
+ */
+export async function jobsFollowTheirSubjects(tx: EntityManager, userId: string): Promise<void> {
+  await execute(
+    tx,
+    `UPDATE jobs j SET user_id = coalesce(
+        (SELECT user_id FROM tasks WHERE id = j.task_id),
+        (SELECT user_id FROM analyses WHERE id = j.analysis_id),
+        (SELECT user_id FROM predictions WHERE id = j.prediction_id))
+      WHERE j.user_id = $1`,
+    [userId],
+  );
+}
