@@ -235,15 +235,25 @@ export const EXPLANATION_FITS: Fits<EngineExplanation, Explanation> = true;
 /** An explanation beside a prediction, `description` saying which. */
 export const ExplanationOf = (description: string) => Type.Unsafe<Explanation>({ allOf: [Explanation], description });
 
-/** One sample's out-of-fold prediction. */
-export const OutOfFoldRow = Type.Object({
+/** The fields a row of predictions (out-of-fold, or of a prediction) starts with: which sample it is. */
+export const SAMPLE_FIELDS = {
   row: Type.Integer({ description: 'zero-based row of the dataset' }),
   sampleId: Type.Optional(Type.String({ description: 'the sample id, when the dataset has an identifier feature' })),
+};
+
+/** The fields that follow a row's prediction: the class probabilities or the survival risk. */
+export const SCORE_FIELDS = {
+  probabilities: Type.Optional(MapOf(Type.Number(), { description: 'class -> probability' })),
+  risk: Type.Optional(Type.Number({ description: 'survival: higher is an earlier event' })),
+};
+
+/** One sample's out-of-fold prediction. */
+export const OutOfFoldRow = Type.Object({
+  ...SAMPLE_FIELDS,
   actual: OneOf([Type.String({ description: 'class label' }), Type.Number({ description: 'value or time' })]),
   event: Type.Optional(Type.Integer({ description: 'survival: 1 = event, 0 = censored' })),
   prediction: OneOf([Type.String({ description: 'class of highest probability' }), Type.Number({ description: 'value or risk score' })]),
-  probabilities: Type.Optional(MapOf(Type.Number(), { description: 'class -> probability' })),
-  risk: Type.Optional(Type.Number({ description: 'survival: higher is an earlier event' })),
+  ...SCORE_FIELDS,
   explanation: Type.Optional(
     ExplanationOf(
       "explain=true: the Shapley values of the sample's prediction by the reference signature refitted on the plot fold that held it out (close to, not equal to, the prediction above)",

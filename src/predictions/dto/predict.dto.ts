@@ -1,11 +1,11 @@
-import { AllOf, Id, MapOf, OneOf, PageOf, Type } from '../../common/api-schema';
+import { AllOf, Id, OneOf, PageOf, Type } from '../../common/api-schema';
 import type { Fits, Static } from '../../common/api-schema';
 import type { PredictionRow } from '../../engine/types';
 import { Codes } from '../../common/error-codes';
+import { ExplanationOf, SAMPLE_FIELDS, SCORE_FIELDS } from '../../analyses/dto/result.dto';
 import { SubjectError, SubjectState } from '../../jobs/job-state';
 import { ValidateBoolean, ValidateInt, ValidateText, ValidateTimes } from '../../common/validation';
 import { ModelKey } from '../../engine/types';
-import { ExplanationOf } from '../../analyses/dto/result.dto';
 
 export class PredictDto {
   @ValidateText('modelKey', {
@@ -65,11 +65,9 @@ export type PredictionPage = Static<typeof PredictionPage>;
 
 /** One row of a prediction's result: the engine's PredictionRow, with the sample's id. */
 export const PredictedRow = Type.Object({
-  row: Type.Integer({ description: 'zero-based row of the dataset' }),
-  sampleId: Type.Optional(Type.String({ description: 'the sample id, when the dataset has an identifier feature' })),
+  ...SAMPLE_FIELDS,
   prediction: OneOf([Type.String({ description: 'class label' }), Type.Number({ description: 'value or risk score' })]),
-  probabilities: Type.Optional(MapOf(Type.Number(), { description: 'class -> probability' })),
-  risk: Type.Optional(Type.Number({ description: 'survival: higher is an earlier event' })),
+  ...SCORE_FIELDS,
   survival: Type.Optional(
     Type.Array(
       Type.Object({ time: Type.Number(), probability: Type.Number({ description: 'predicted probability of surviving past the time' }) }),
