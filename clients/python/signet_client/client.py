@@ -67,6 +67,58 @@ API_PREFIX = "/api/public/v1"
 #: (``types.RegressionOutcome``, ``types.ClassificationOutcome``, ``types.SurvivalOutcome``; any dict is accepted)
 Outcome = Dict[str, Any]
 
+#: Every operation of the API (method and path under the prefix, as the OpenAPI document lists them) -> the client's
+#: method: tests/test_client.py fails when an operation of the served document has none.
+OPERATION_METHODS: Dict[Tuple[str, str], str] = {
+    ("get", "/version"): "get_version_info",
+    ("get", "/health/live"): "health_live",
+    ("get", "/health/ready"): "health_ready",
+    ("post", "/login"): "login",
+    ("post", "/logout"): "logout",
+    ("post", "/createProject"): "create_project",
+    ("get", "/project/{projectId}"): "get_project",
+    ("get", "/projects/owned/{offset}/{count}"): "get_projects",
+    ("get", "/projects/shared/{offset}/{count}"): "get_shared_projects",
+    ("post", "/project/{projectId}/delete"): "delete_project",
+    ("post", "/project/{projectId}/share"): "share_project",
+    ("post", "/project/{projectId}/unshare"): "unshare_project",
+    ("post", "/file/{fileId}/upload"): "upload_file",
+    ("get", "/files/{offset}/{count}"): "get_files",
+    ("post", "/file/{fileId}/delete"): "delete_file",
+    ("post", "/file/{fileId}/createDataset"): "create_dataset",
+    ("get", "/task/{taskId}/status"): "get_task_status",
+    ("get", "/dataset/{datasetId}"): "get_dataset",
+    ("get", "/datasets/{projectId}/{offset}/{count}"): "get_datasets",
+    ("post", "/dataset/{datasetId}/delete"): "delete_dataset",
+    ("get", "/dataset/{datasetId}/features"): "get_dataset_features",
+    ("post", "/dataset/{datasetId}/changeFeatureTypes"): "change_feature_types",
+    ("post", "/dataset/{datasetId}/analyze"): "analyze_dataset",
+    ("post", "/check/dataset/{datasetId}/analyze"): "analyze_dataset_check",
+    ("get", "/analysis/{analysisId}"): "get_analysis",
+    ("get", "/analyses/all/{projectId}/{offset}/{count}"): "get_analyses",
+    ("get", "/analysis/{analysisId}/status"): "get_analysis_status",
+    ("get", "/analysis/{analysisId}/result"): "get_analysis_result",
+    ("post", "/analysis/{analysisId}/delete"): "delete_analysis",
+    ("get", "/analysis/{analysisId}/availablePlots"): "available_plots",
+    ("post", "/analysis/{analysisId}/availablePlots"): "available_plots",  # method="POST"
+    ("get", "/analysis/{analysisId}/getPlot"): "get_plot",
+    ("post", "/analysis/{analysisId}/getPlot"): "get_plot",  # method="POST"
+    ("get", "/analysis/{analysisId}/getPlots"): "get_plots",
+    ("post", "/analysis/{analysisId}/getPlots"): "get_plots",  # method="POST"
+    ("post", "/analysis/{analysisId}/predict/{datasetId}"): "predict_outcome",
+    ("get", "/prediction/{predictionId}/status"): "get_prediction_status",
+    ("get", "/prediction/{predictionId}/result"): "get_prediction_result",  # and get_prediction_result_csv
+    ("get", "/analysis/{analysisId}/predictions/{offset}/{count}"): "get_predictions",
+    ("post", "/prediction/{predictionId}/delete"): "delete_prediction",
+    ("post", "/image/initUpload"): "image_upload_init",
+    ("post", "/image/{taskId}/add"): "image_upload_add_sample",
+    ("get", "/image/{taskId}/commit"): "image_upload_commit",
+    ("get", "/image/{taskId}/status"): "get_image_upload_status",
+    ("get", "/analysis/{analysisId}/configurations/{offset}/{count}"): "get_configurations",
+    ("get", "/analysis/{analysisId}/outOfFoldPredictions"): "get_out_of_fold_predictions",
+    ("get", "/analysis/{analysisId}/report"): "download_report",
+}
+
 #: Called with each status payload while a ``wait_for_*`` helper polls (``progress`` is 0..1 while running).
 ProgressCallback = Callable[[Dict[str, Any]], None]
 

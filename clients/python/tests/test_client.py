@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(HERE), "examples"))
 from typing import Any, Dict, List, TypedDict  # noqa: E402
 
 from signet_client import ConnectionFailed, RequestFailed, SignetClient, SignetError, TaskFailed, types  # noqa: E402
+from signet_client.client import OPERATION_METHODS  # noqa: E402
 
 URL = os.environ.get("SIGNET_URL", "http://localhost:8080")
 
@@ -33,64 +34,12 @@ def client() -> SignetClient:
     return SignetClient(URL, os.environ.get("SIGNET_USERNAME", "admin"), os.environ["SIGNET_PASSWORD"])
 
 
-# Every operation of the API (method and path, as the OpenAPI document lists them) -> the client's method.
-OPERATIONS = {
-    ("get", "/version"): "get_version_info",
-    ("get", "/health/live"): "health_live",
-    ("get", "/health/ready"): "health_ready",
-    ("post", "/login"): "login",
-    ("post", "/logout"): "logout",
-    ("post", "/createProject"): "create_project",
-    ("get", "/project/{projectId}"): "get_project",
-    ("get", "/projects/owned/{offset}/{count}"): "get_projects",
-    ("get", "/projects/shared/{offset}/{count}"): "get_shared_projects",
-    ("post", "/project/{projectId}/delete"): "delete_project",
-    ("post", "/project/{projectId}/share"): "share_project",
-    ("post", "/project/{projectId}/unshare"): "unshare_project",
-    ("post", "/file/{fileId}/upload"): "upload_file",
-    ("get", "/files/{offset}/{count}"): "get_files",
-    ("post", "/file/{fileId}/delete"): "delete_file",
-    ("post", "/file/{fileId}/createDataset"): "create_dataset",
-    ("get", "/task/{taskId}/status"): "get_task_status",
-    ("get", "/dataset/{datasetId}"): "get_dataset",
-    ("get", "/datasets/{projectId}/{offset}/{count}"): "get_datasets",
-    ("post", "/dataset/{datasetId}/delete"): "delete_dataset",
-    ("get", "/dataset/{datasetId}/features"): "get_dataset_features",
-    ("post", "/dataset/{datasetId}/changeFeatureTypes"): "change_feature_types",
-    ("post", "/dataset/{datasetId}/analyze"): "analyze_dataset",
-    ("post", "/check/dataset/{datasetId}/analyze"): "analyze_dataset_check",
-    ("get", "/analysis/{analysisId}"): "get_analysis",
-    ("get", "/analyses/all/{projectId}/{offset}/{count}"): "get_analyses",
-    ("get", "/analysis/{analysisId}/status"): "get_analysis_status",
-    ("get", "/analysis/{analysisId}/result"): "get_analysis_result",
-    ("post", "/analysis/{analysisId}/delete"): "delete_analysis",
-    ("get", "/analysis/{analysisId}/availablePlots"): "available_plots",
-    ("post", "/analysis/{analysisId}/availablePlots"): "available_plots",  # method="POST"
-    ("get", "/analysis/{analysisId}/getPlot"): "get_plot",
-    ("post", "/analysis/{analysisId}/getPlot"): "get_plot",  # method="POST"
-    ("get", "/analysis/{analysisId}/getPlots"): "get_plots",
-    ("post", "/analysis/{analysisId}/getPlots"): "get_plots",  # method="POST"
-    ("post", "/analysis/{analysisId}/predict/{datasetId}"): "predict_outcome",
-    ("get", "/prediction/{predictionId}/status"): "get_prediction_status",
-    ("get", "/prediction/{predictionId}/result"): "get_prediction_result",  # and get_prediction_result_csv
-    ("get", "/analysis/{analysisId}/predictions/{offset}/{count}"): "get_predictions",
-    ("post", "/prediction/{predictionId}/delete"): "delete_prediction",
-    ("post", "/image/initUpload"): "image_upload_init",
-    ("post", "/image/{taskId}/add"): "image_upload_add_sample",
-    ("get", "/image/{taskId}/commit"): "image_upload_commit",
-    ("get", "/image/{taskId}/status"): "get_image_upload_status",
-    ("get", "/analysis/{analysisId}/configurations/{offset}/{count}"): "get_configurations",
-    ("get", "/analysis/{analysisId}/outOfFoldPredictions"): "get_out_of_fold_predictions",
-    ("get", "/analysis/{analysisId}/report"): "download_report",
-}
-
-
 class CoverageTest(unittest.TestCase):
     def test_every_operation_of_the_served_document_has_a_method(self) -> None:
         document = served_document()
         served = {(m, p[len("/api/public/v1") :]) for p, ops in document["paths"].items() for m in ops if m in ("get", "post")}
-        self.assertEqual(sorted(served), sorted(OPERATIONS))
-        for operation, method in OPERATIONS.items():
+        self.assertEqual(sorted(served), sorted(OPERATION_METHODS))
+        for operation, method in OPERATION_METHODS.items():
             self.assertTrue(callable(getattr(SignetClient, method, None)), f"{operation}: SignetClient.{method}")
 
 
