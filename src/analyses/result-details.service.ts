@@ -49,16 +49,8 @@ export class ResultDetailsService {
       analysisId,
       offset,
       totalCount: r.total,
-      // its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null);
-      data: (r.page ?? []).map(
-        // the engine's summary types modelKey as a string: its values are ModelKey's
-        (c, k) =>
-          ({
-            rank: offset + k + 1,
-            ...c,
-            value: c.value ?? null,
-          }) as LeaderboardRow,
-      ),
+      // its position (1 = the highest metric) beside the engine's summary (a metric that could not be computed is null)
+      data: (r.page ?? []).map((c, k): LeaderboardRow => ({ rank: offset + k + 1, ...c, value: c.value ?? null })),
     };
   }
 

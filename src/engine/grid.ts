@@ -1,6 +1,7 @@
 import type { Task } from './metrics';
 import { isInterpretable, ModelSpec, supports } from './models';
 import type { SelectorSpec } from './selection';
+import { FeatureSelection, ModelsConsidered } from './types';
 import type { AnalysisParameters, Thoroughness } from './types';
 
 /**
@@ -161,7 +162,7 @@ export function selectorsFor(level: GridLevel, params: AnalysisParameters, featu
     })),
     ...((featureCount <= NARROW_FEATURES && level.lassoCNarrow) || level.lassoC).map((c): SelectorSpec => ({ kind: 'lasso', c })),
   ];
-  if (params.featureSelection === 'mostRelevantOrAll' && featureCount <= params.maxSignatureSize) out.push({ kind: 'all' });
+  if (params.featureSelection === FeatureSelection.MostRelevantOrAll && featureCount <= params.maxSignatureSize) out.push({ kind: 'all' });
   return out;
 }
 
@@ -171,7 +172,7 @@ export function selectorsFor(level: GridLevel, params: AnalysisParameters, featu
  */
 export function buildGrid(params: AnalysisParameters, task: Task, featureCount: number, sampleCount = 0): Configuration[] {
   const level = GRID[params.thoroughness];
-  const models = modelsFor(level, task, params.modelsConsidered === 'interpretable', sampleCount);
+  const models = modelsFor(level, task, params.modelsConsidered === ModelsConsidered.Interpretable, sampleCount);
   const configs: Configuration[] = [];
   for (const selector of selectorsFor(level, params, featureCount))
     for (const model of models) configs.push({ index: configs.length, selector, model, interpretable: isInterpretable(model) });

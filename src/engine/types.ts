@@ -278,8 +278,8 @@ export interface ConfigurationSummary {
   signatureSize: number;
   /** BBCD-CV stopped evaluating it (it lost to the leader with probability above 0.99) */
   droppedEarly: boolean;
-  /** the model key of the result it became (best, interpretable) */
-  modelKey?: string;
+  /** the model key of the result it became */
+  modelKey?: ModelKey;
 }
 
 /** The out-of-fold predictions of a configuration, each sample's averaged over the repeats of the cross-validation. */

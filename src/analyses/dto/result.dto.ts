@@ -179,7 +179,7 @@ export const Configuration = Type.Object(
 );
 export type Configuration = Static<typeof Configuration>;
 /** the engine's summary of a configuration (engine/types.ts) is a row of it, without its rank */
-export const CONFIGURATION_FITS: Fits<Omit<ConfigurationSummary, 'modelKey'> & { modelKey?: ModelKey }, Omit<Configuration, 'rank'>> = true;
+export const CONFIGURATION_FITS: Fits<ConfigurationSummary, Omit<Configuration, 'rank'>> = true;
 
 export const ConfigurationPage = PageOf('ConfigurationPage', Configuration, { analysisId: Id('echoed') });
 export type ConfigurationPage = Static<typeof ConfigurationPage>;

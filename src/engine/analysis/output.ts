@@ -14,12 +14,14 @@ import type {
   SavedPipeline,
 } from '../types';
 import type { OutOfFoldExplanation } from '../plots/plot-kind';
+import { isModelKey } from '../types';
 import { mlEngine } from '../version';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
 import { AnalysisRun, KeyedModel, meanOverRepeats } from './run';
 import { familyOf, flexibility } from '../winner';
 import { ConfigurationCalibration, RuleStanding, Winners } from './winners';
+import { FEATURE_STABILITY } from '../plots/feature-stability';
 
 const CONSTANT_MODEL = {
   classification: 'the class proportions of the training samples',
@@ -70,7 +72,7 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
       performanceCis: estimates[i].cis,
       pooledPerformance: pooled[i].estimate,
       pooledPerformanceCis: pooled[i].cis,
-      stability: Object.fromEntries((plots[km.key]['Feature Stability'] ?? []).map((e) => [e.name, e.value])),
+      stability: Object.fromEntries((plots[km.key][FEATURE_STABILITY.name] ?? []).map((e) => [e.name, e.value])),
       ...(task === 'classification' ? { classes: [...classes], ...(K === 2 ? { positiveClass: classes[1] } : {}) } : {}),
       ...(calibrations.has(km.config.index) ? { calibration: calibrations.get(km.config.index)?.report } : {}),
     };
@@ -190,7 +192,7 @@ function leaderboard(
               : {}),
           }
         : {}),
-      ...(key ? { modelKey: key } : {}),
+      ...(key && isModelKey(key) ? { modelKey: key } : {}),
     };
   });
   return rows.sort(leaderboardOrder);

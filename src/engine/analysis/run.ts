@@ -8,6 +8,7 @@ import { outputWidth, TaskData, TaskResult, TaskSpec } from '../pipeline';
 import { plannedRefits, PlotModel } from '../plots';
 import { createRunner, TaskRunner } from '../pool';
 import { Selection, SelectorSpec, selectorKey } from '../selection';
+import { ModelsConsidered } from '../types';
 import type { AnalysisParameters, EngineDataset, RunOptions } from '../types';
 
 /** Bootstraps for BBC-CV and the plot intervals. */
@@ -99,6 +100,7 @@ export interface AnalysisRun {
 
 /** A model the result shows (`best`, `interpretable`): its configuration and the positions the winner rule chose among. */
 export interface KeyedModel {
+  /** best or interpretable (ModelKey) in an analysis; benchmarks key other refits by their own names */
   key: string;
   config: Configuration;
   /** positions (in the surviving configurations) the winner rule chooses among */
@@ -130,7 +132,7 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
   const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
   const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
-  const keysPlanned = params.modelsConsidered === 'interpretable' ? 1 : 2;
+  const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   const plotModel = { task, classCount: task === 'classification' ? K : 0 };
   return {
     dataset,

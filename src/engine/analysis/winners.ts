@@ -3,6 +3,7 @@ import { Calibration, calibrated, chooseCalibration, probabilityFloor, repeatedS
 import type { Configuration } from '../grid';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
+import { ModelKey, ModelsConsidered } from '../types';
 import type { CalibrationFacts } from '../types';
 import { inBagValues, sampleLogLoss, simplicityOrder, TieRule } from '../winner';
 import type { CrossValidation } from './cross-validation';
@@ -77,7 +78,7 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
   const rule = new TieRule(inBag.values, rank, inBag.losses);
   const everyPosition = aliveList.map((_, j) => j);
   const best = aliveList[rule.choose(pooled, undefined, loss)];
-  const keyed: KeyedModel[] = [{ key: 'best', config: configs[best], positions: everyPosition }];
+  const keyed: KeyedModel[] = [{ key: ModelKey.Best, config: configs[best], positions: everyPosition }];
   const interpPositions = everyPosition.filter((j) => configs[aliveList[j]].interpretable);
   const all = rule.standings(pooled, undefined, loss);
   const standings = new Map<number, RuleStanding>(
@@ -93,9 +94,9 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
       },
     ]),
   );
-  if (run.params.modelsConsidered === 'all' && !configs[best].interpretable && interpPositions.length > 0) {
+  if (run.params.modelsConsidered === ModelsConsidered.All && !configs[best].interpretable && interpPositions.length > 0) {
     const ib = aliveList[rule.choose(pooled, interpPositions, loss)];
-    keyed.push({ key: 'interpretable', config: configs[ib], positions: interpPositions });
+    keyed.push({ key: ModelKey.Interpretable, config: configs[ib], positions: interpPositions });
     const among = rule.standings(pooled, interpPositions, loss);
     for (const j of interpPositions)
       (standings.get(aliveList[j]) as RuleStanding).interpretable = {

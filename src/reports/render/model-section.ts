@@ -3,6 +3,7 @@
  * features do (coefficients), the facts of its result, and its plots.
  */
 import { orderedPlotNames } from '../../engine/plots';
+import { CONFUSION_MATRIX } from '../../engine/plots/confusion-matrix';
 import { isModelKey, ModelKey, Thoroughness } from '../../engine/types';
 import type { ModelReport } from '../../engine/types';
 import { dataTable, figure, table } from './chart-frame';
@@ -233,7 +234,7 @@ export function modelSection(data: ReportData, task: Task, m: ReportModel, prima
           ? data.parameters.outcome.survival.timeToEvent
           : data.parameters.outcome.classification,
     positiveClass: m.report.positiveClass ?? (m.report.classes?.length === 2 ? m.report.classes[1] : undefined),
-    classSizes: Object.fromEntries(m.plots['Confusion Matrix']?.perClass.map((p) => [p.class, p.count]) ?? []),
+    classSizes: Object.fromEntries(m.plots[CONFUSION_MATRIX.name]?.perClass.map((p) => [p.class, p.count]) ?? []),
   };
   const row = data.leaderboard?.rows.find((r) => r.modelKey === m.key);
   const lead =
