@@ -274,7 +274,7 @@ function main(): void {
       make: () => new RandomForest('classification', trees, 1, 1),
       reps: rs(3),
     });
-    const fits: Fit[] = [
+    const every: Fit[] = [
       forest(ten, 500),
       forest('breast_cancer', 500),
       {
@@ -343,7 +343,8 @@ function main(): void {
         make: () => new RandomForest('survival', 500, 1, 15),
         reps: rs(3),
       },
-    ].filter((f) => only.length === 0 || only.some((o) => f.id.startsWith(o)));
+    ];
+    const fits = every.filter((f) => only.length === 0 || only.some((o) => f.id.startsWith(o)));
 
     /** sklearn's side of one fit, run just before ours so both see the same load on the machine */
     const sklearn = (fit: Fit): Outcome | undefined => {

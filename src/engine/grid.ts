@@ -1,11 +1,14 @@
 import type { Task } from './metrics';
-import { isInterpretable, ModelSpec, supports } from './models';
+import { isInterpretable, MODEL_KINDS, ModelSpec, supports } from './models';
+import { cross } from './models/kind';
 import type { SelectorSpec } from './selection';
 import { FeatureSelection, ModelsConsidered } from './types';
 import type { AnalysisParameters, Thoroughness } from './types';
 
 /**
- * THE CONFIGURATION GRID. Everything each thoroughness level tries is in this table.
+ * THE CONFIGURATION GRID. Everything each thoroughness level tries is in this table: the selectors' settings are
+ * GRID below, the models' are declared by each kind of model (`grid` of models/linear.ts, cart.ts, forest.ts, svm.ts;
+ * the kinds are listed in models/index.ts); grid.spec.ts holds the counts below.
  * A configuration = preprocessing (always the same) -> feature selector -> model.
  * Configurations = selectors x models (models filtered by task and modelsConsidered).
  *
@@ -43,31 +46,12 @@ export interface GridLevel {
   lassoC: number[];
   /** LASSO settings instead of `lassoC` for data with at most NARROW_FEATURES features */
   lassoCNarrow?: number[];
-  lambdas: number[];
-  trees: { maxDepth: number; minLeaf: number }[];
-  forests: { trees: number; mtryFactor: number; minLeaf: number }[];
-  survivalForests: { trees: number; mtryFactor: number; minLeaf: number }[];
-  svmLinearC: number[];
-  svmRbf: { C: number; gammaFactor: number }[];
-  svrEpsilons: number[];
 }
-
-const cross = <A, B>(as: A[], bs: B[]): [A, B][] => as.flatMap((a) => bs.map((b): [A, B] => [a, b]));
 
 export const GRID: Record<Thoroughness, GridLevel> = {
   preliminary: {
     ses: [{ maxK: 2, alpha: 0.05 }],
     lassoC: [1],
-    lambdas: [0.01, 0.1, 1],
-    trees: [{ maxDepth: 4, minLeaf: 5 }],
-    forests: [{ trees: 100, mtryFactor: 1, minLeaf: 1 }],
-    survivalForests: [
-      { trees: 100, mtryFactor: 1, minLeaf: 15 },
-      { trees: 100, mtryFactor: 1, minLeaf: 30 },
-    ],
-    svmLinearC: [1],
-    svmRbf: [{ C: 1, gammaFactor: 1 }],
-    svrEpsilons: [0.1],
   },
   typical: {
     ses: [
@@ -82,33 +66,10 @@ export const GRID: Record<Thoroughness, GridLevel> = {
     ],
     lassoC: [1.25, 1.5, 2],
     lassoCNarrow: [1, 1.25, 1.5, 2],
-    lambdas: [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3],
-    trees: [
-      { maxDepth: 3, minLeaf: 5 },
-      { maxDepth: 5, minLeaf: 5 },
-      { maxDepth: 8, minLeaf: 3 },
-      { maxDepth: 5, minLeaf: 20 },
-    ],
-    forests: [
-      { trees: 100, mtryFactor: 0.5, minLeaf: 1 },
-      { trees: 100, mtryFactor: 1, minLeaf: 1 },
-      { trees: 100, mtryFactor: 2, minLeaf: 1 },
-    ],
-    survivalForests: cross([0.5, 1, 2], [5, 15, 30]).map(([m, l]) => ({ trees: 100, mtryFactor: m, minLeaf: l })),
-    svmLinearC: [0.1, 1],
-    svmRbf: cross([0.3, 1, 3, 10], [0.5, 1, 2]).map(([C, g]) => ({ C, gammaFactor: g })),
-    svrEpsilons: [0.1, 0.5],
   },
   extensive: {
     ses: cross([2, 3], [0.01, 0.05, 0.1]).map(([maxK, alpha]) => ({ maxK, alpha })),
     lassoC: [0.25, 0.5, 1, 1.5, 2],
-    lambdas: [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 6e-3, 0.01, 0.02, 0.03, 0.06, 0.1, 0.2, 0.3, 0.6, 1, 3, 10, 30],
-    trees: cross([2, 3, 4, 6, 8], [1, 3, 5, 10, 20]).map(([d, l]) => ({ maxDepth: d, minLeaf: l })),
-    forests: cross([0.5, 1, 2], [1, 3, 5]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
-    survivalForests: cross([0.5, 1, 2], [3, 5, 10, 15, 30]).map(([m, l]) => ({ trees: 500, mtryFactor: m, minLeaf: l })),
-    svmLinearC: [0.01, 0.1, 1, 10],
-    svmRbf: cross([0.03, 0.1, 0.3, 1, 3, 10, 30, 100], [0.1, 0.3, 0.5, 1, 2, 4]).map(([C, g]) => ({ C, gammaFactor: g })),
-    svrEpsilons: [0.05, 0.1, 0.5],
   },
 };
 
@@ -125,27 +86,11 @@ export const WIDE_FEATURES = 100;
 /** At most this many features, typical thoroughness also tries LASSO with BIC's own penalty (`lassoCNarrow`). */
 export const NARROW_FEATURES = 10;
 
-/** Above this many samples, kernel SVMs and SVRs (quadratic in n) are left out of the grid. */
-export const MAX_KERNEL_SAMPLES = 5000;
+export { MAX_KERNEL_SAMPLES } from './models/svm';
 
-function modelsFor(level: GridLevel, task: Task, onlyInterpretable: boolean, sampleCount: number): ModelSpec[] {
-  const kernels = sampleCount <= MAX_KERNEL_SAMPLES;
-  const models: ModelSpec[] = level.lambdas.map((lambda) => ({ kind: 'linear', lambda }));
-  if (task !== 'survival') models.push(...level.trees.map((t): ModelSpec => ({ kind: 'tree', ...t })));
-  const forests = task === 'survival' ? level.survivalForests : level.forests;
-  const forestLeaf = (l: number): number => (task === 'regression' ? Math.max(l, 5) : l);
-  models.push(...forests.map((f): ModelSpec => ({ kind: 'forest', ...f, minLeaf: forestLeaf(f.minLeaf) })));
-  if (task === 'classification') {
-    models.push(...level.svmLinearC.map((C): ModelSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon: 0 })));
-    if (kernels)
-      models.push(...level.svmRbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon: 0 })));
-  } else if (task === 'regression' && kernels) {
-    const rbf = level.svmRbf.filter((s) => s.gammaFactor <= 1);
-    for (const epsilon of level.svrEpsilons) {
-      models.push(...level.svmLinearC.map((C): ModelSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon })));
-      models.push(...rbf.map((s): ModelSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon })));
-    }
-  }
+/** The models of a level for a task: every kind's (models/index.ts, MODEL_KINDS), in the kinds' order. */
+function modelsFor(level: Thoroughness, task: Task, onlyInterpretable: boolean, sampleCount: number): ModelSpec[] {
+  const models = MODEL_KINDS.flatMap((kind): ModelSpec[] => (kind.tasks.includes(task) ? kind.grid(level, task, sampleCount) : []));
   return models.filter((m) => supports(m, task) && (!onlyInterpretable || isInterpretable(m)));
 }
 
@@ -168,13 +113,12 @@ export function selectorsFor(level: GridLevel, params: AnalysisParameters, featu
 
 /**
  * Every configuration of an analysis, in a fixed order (the index is part of every task's random seed).
- * `sampleCount` above MAX_KERNEL_SAMPLES leaves out RBF SVMs and SVRs.
+ * `sampleCount` above MAX_KERNEL_SAMPLES leaves out RBF SVMs and SVRs (models/svm.ts).
  */
 export function buildGrid(params: AnalysisParameters, task: Task, featureCount: number, sampleCount = 0): Configuration[] {
-  const level = GRID[params.thoroughness];
-  const models = modelsFor(level, task, params.modelsConsidered === ModelsConsidered.Interpretable, sampleCount);
+  const models = modelsFor(params.thoroughness, task, params.modelsConsidered === ModelsConsidered.Interpretable, sampleCount);
   const configs: Configuration[] = [];
-  for (const selector of selectorsFor(level, params, featureCount))
+  for (const selector of selectorsFor(GRID[params.thoroughness], params, featureCount))
     for (const model of models) configs.push({ index: configs.length, selector, model, interpretable: isInterpretable(model) });
   return configs;
 }

@@ -3,12 +3,7 @@ import { EngineInputError } from './errors';
 import type { Configuration } from './grid';
 import type { Task } from './metrics';
 import { ConstantModel, createModel, Design, Model, modelFromJSON, SavedModel, Target } from './models';
-import { DecisionTree } from './models/cart';
-import { LogisticRegression } from './models/logistic';
-import { RidgeRegression } from './models/linear';
-import { CoxRegression } from './models/cox';
-import { RandomForest } from './models/forest';
-import type { SurvivalCurve } from './models/forest-survival';
+import type { SurvivalCurve } from './models/common';
 import { applyCalibration, Calibration, floorProbabilities, probabilityFloor } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
@@ -125,7 +120,7 @@ const MAX_RULE_LEAVES = 16;
 
 /** Readable rules of a small decision tree, thresholds back on the features' original scale. */
 export function treeRules(model: Model, pre: Preprocessor, classes: string[]): string | undefined {
-  if (!(model instanceof DecisionTree) || model.leafCount() > MAX_RULE_LEAVES) return undefined;
+  if (!model.rules || !model.leafCount || model.leafCount() > MAX_RULE_LEAVES) return undefined;
   const owners: { step: number; dummy: number }[] = [];
   pre.steps.forEach((st, k) => {
     if (st.kind === 'numerical') owners.push({ step: k, dummy: -1 });
@@ -176,44 +171,28 @@ export function linearModelView(model: Model, pre: Preprocessor, classes: string
     const coefficients = Array.from(b, (v, j) => v / scale[j]);
     return { intercept: coefficients.reduce((s, v, j) => s - v * center[j], b0), coefficients };
   };
-  if (model instanceof LogisticRegression) {
-    const s = model.slopes();
-    const b0 = model.intercepts();
-    const heads = s.map((b, h) => original(b0[h], b));
-    if (s.length === 1) {
-      return {
-        featureNames,
-        coefficients: s[0],
-        intercept: heads[0].intercept,
-        originalCoefficients: heads[0].coefficients,
-        ...(classes.length === 2 ? { classes: [classes[1]] } : {}),
-      };
-    }
+  const terms = model.linearTerms?.();
+  if (!terms) return undefined;
+  const heads = terms.heads.map((h) => ({ slopes: Array.from(h.slopes), ...original(h.intercept, h.slopes) }));
+  if (heads.length === 1) {
+    // one head: a regression, a Cox model, or a binary logistic regression (the log-odds of the second class)
+    const [h] = heads;
     return {
       featureNames,
-      coefficients: s,
-      intercept: heads.map((h) => h.intercept),
-      originalCoefficients: heads.map((h) => h.coefficients),
-      ...(classes.length === s.length ? { classes: [...classes] } : {}),
+      coefficients: h.slopes,
+      intercept: h.intercept,
+      originalCoefficients: h.coefficients,
+      ...(terms.hazardRatios ? { hazardRatios: h.coefficients.map(Math.exp) } : {}),
+      ...(classes.length === 2 ? { classes: [classes[1]] } : {}),
     };
   }
-  if (model instanceof RidgeRegression) {
-    const o = original(model.intercept, model.coefficients);
-    return { featureNames, coefficients: Array.from(model.coefficients), intercept: o.intercept, originalCoefficients: o.coefficients };
-  }
-  if (model instanceof CoxRegression) {
-    // risk = sum (design[j] - centers[j]) b[j]
-    const b = model.coefficients;
-    const o = original(-b.reduce((s, v, j) => s + v * model.centers[j], 0), b);
-    return {
-      featureNames,
-      coefficients: Array.from(b),
-      intercept: o.intercept,
-      originalCoefficients: o.coefficients,
-      hazardRatios: o.coefficients.map(Math.exp),
-    };
-  }
-  return undefined;
+  return {
+    featureNames,
+    coefficients: heads.map((h) => h.slopes),
+    intercept: heads.map((h) => h.intercept),
+    originalCoefficients: heads.map((h) => h.coefficients),
+    ...(classes.length === heads.length ? { classes: [...classes] } : {}),
+  };
 }
 
 /** Runs the selectors of a selection task on the fold's training rows (preprocessing cached per fold). */
@@ -415,15 +394,7 @@ function survivalCurves(
   risk: Float64Array,
   times: readonly number[] | undefined,
 ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
-  if (model instanceof CoxRegression && model.hasBaseline()) {
-    const at = times ?? model.timeQuartiles;
-    return { times: at, rows: Array.from(risk, (r) => model.survival(r, at)) };
-  }
-  if (model instanceof RandomForest && model.hasSurvival()) {
-    const at = times ?? model.timeQuartiles;
-    return { times: at, rows: model.survival(X, at) };
-  }
-  return undefined;
+  return model.survivalCurves?.(X, risk, times);
 }
 
 /** The dataset column a preprocessing step reads, coded as at fit time (categorical levels by name; unseen = missing). */

@@ -1,5 +1,6 @@
 import { bootstrapWeights, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
 import type { Configuration } from './grid';
+import { kindOf } from './models';
 import type { ModelSpec } from './models';
 import type { Rng } from './rng';
 import { TimeSlices } from './time-slices';
@@ -165,33 +166,23 @@ export async function inBagValues(
   return { values, ...(losses ? { losses: inBagLosses } : {}) };
 }
 
-/** A model's family: its kind, an SVM's with its kernel. */
-export type Family = Exclude<ModelSpec['kind'], 'svm'> | `svm-${Extract<ModelSpec, { kind: 'svm' }>['kernel']}`;
+/** A model's family, as the leaderboard names it: linear, tree, svm-linear, forest, svm-rbf (its kind says which). */
+export type Family = string;
 
-/** Model families from the most to the least interpretable (a new kind of model is a compile error until it has its rank). */
-const FAMILY: Record<Family, number> = { linear: 0, tree: 1, 'svm-linear': 2, forest: 3, 'svm-rbf': 4 };
-
-/** The family of a model, as the leaderboard names it. */
+/** The family of a model, as its kind names it (models/kind.ts). */
 export function familyOf(model: ModelSpec): Family {
-  return model.kind === 'svm' ? (`svm-${model.kernel}` as const) : model.kind;
+  return kindOf(model).family(model);
 }
 
+/** A model's family's place from the most to the least interpretable, as its kind ranks it. */
 function family(model: ModelSpec): number {
-  return FAMILY[familyOf(model)];
+  const kind = kindOf(model);
+  return kind.families[kind.family(model)];
 }
 
-/** How flexible a model is within its family (smaller = more strongly regularised). */
+/** How flexible a model is within its family (smaller = more strongly regularised), as its kind says. */
 export function flexibility(model: ModelSpec): number {
-  switch (model.kind) {
-    case 'linear':
-      return -Math.log(model.lambda);
-    case 'tree':
-      return model.maxDepth * 1000 - model.minLeaf;
-    case 'forest':
-      return model.mtryFactor * 1000 - model.minLeaf;
-    case 'svm':
-      return Math.log(model.C) + Math.log(model.gammaFactor);
-  }
+  return kindOf(model).flexibility(model);
 }
 
 /**

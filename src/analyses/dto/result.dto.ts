@@ -3,6 +3,7 @@ import type { Fits, Static } from '../../common/api-schema';
 import type { ShapleyMethod } from '../../engine/explain/types';
 import type { OutputScale } from '../../engine/models/shapley-form';
 import type { ConfigurationSummary, Explanation as EngineExplanation, ModelReport } from '../../engine/types';
+import { MODEL_FAMILIES } from '../../engine/models';
 import { ModelKey } from '../../engine/types';
 import { AnalysisParameters } from './analysis.dto';
 
@@ -153,12 +154,8 @@ export const Configuration = Type.Object(
       Type.Object(
         {
           features: Type.Integer({ description: 'mean signature size, rounded (fewer first)' }),
-          // the engine writes the family's name as a string (engine/winner.ts, familyOf)
-          family: Type.Unsafe<string>({
-            type: 'string',
-            enum: ['linear', 'tree', 'svm-linear', 'forest', 'svm-rbf'],
-            description: 'from the most to the least interpretable',
-          }),
+          // the families as the kinds of model name and rank them (a string in the engine's summary)
+          family: Type.Unsafe<string>({ type: 'string', enum: MODEL_FAMILIES, description: 'from the most to the least interpretable' }),
           flexibility: Type.Number({ description: 'within the family: smaller is more strongly regularised (smaller first)' }),
         },
         { description: "the winner rule's simplicity keys, in the order it compares them" },

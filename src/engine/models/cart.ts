@@ -6,6 +6,8 @@ import { orderByRank, RankedColumns, rankColumns, RankOrderScratch, RADIX_BITS }
 import { NodeRule, NumberList, TreeArrays } from './tree-rule';
 
 export type { TreeArrays } from './tree-rule';
+import type { Task } from '../metrics';
+import { cross, defineModelKind } from './kind';
 
 /** Split criterion: Gini (classification), squared error (regression), log-rank (survival). */
 export type Criterion = 'gini' | 'mse' | 'logrank';
@@ -425,3 +427,35 @@ export class DecisionTree implements Model {
     return m;
   }
 }
+
+/** CART trees each thoroughness tries (max depth x min leaf): 4 x 5; 4 settings; 5 depths x 5 leaf sizes. */
+const TREES = {
+  preliminary: [{ maxDepth: 4, minLeaf: 5 }],
+  typical: [
+    { maxDepth: 3, minLeaf: 5 },
+    { maxDepth: 5, minLeaf: 5 },
+    { maxDepth: 8, minLeaf: 3 },
+    { maxDepth: 5, minLeaf: 20 },
+  ],
+  extensive: cross([2, 3, 4, 6, 8], [1, 3, 5, 10, 20]).map(([maxDepth, minLeaf]) => ({ maxDepth, minLeaf })),
+};
+
+export type TreeSpec = { kind: 'tree'; maxDepth: number; minLeaf: number };
+
+/** CART decision trees (classification and regression): interpretable, their rules shown when small. */
+export const TREE = defineModelKind({
+  kind: 'tree',
+  classes: { tree: DecisionTree },
+  interpretable: true,
+  tasks: ['classification', 'regression'],
+  grid: (level): TreeSpec[] => TREES[level].map((t) => ({ kind: 'tree', ...t })),
+  families: { tree: 1 },
+  family: () => 'tree',
+  flexibility: (s: TreeSpec) => s.maxDepth * 1000 - s.minLeaf,
+  create(s: TreeSpec, task: Task) {
+    if (task === 'survival') throw new Error('No survival decision tree');
+    return new DecisionTree(task, s.maxDepth, s.minLeaf);
+  },
+  describe: (s: TreeSpec, task: Task) =>
+    `Decision tree (CART, ${task === 'classification' ? 'Gini' : 'squared error'} splits, max depth ${s.maxDepth}, at least ${s.minLeaf} samples per leaf)`,
+});

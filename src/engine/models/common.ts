@@ -23,6 +23,41 @@ export interface Model {
   fit(X: Design, target: Target, rng: Rng): this;
   predict(X: Design): Float64Array;
   toJSON(): Record<string, unknown>;
+  /*
+   * What a model can show besides its predictions, asked by the pipeline (which tests no model's class): a model
+   * that has it says so by having the method.
+   */
+  /** A linear model's terms on the design columns: what the result's model view shows (pipeline.ts, linearModelView). */
+  linearTerms?(): LinearTerms;
+  /** A decision tree's leaves: the pipeline writes the rules of a small one (treeRules). */
+  leafCount?(): number;
+  /** A decision tree as readable rules: `condition` words a split, `leaf` a leaf's values. */
+  rules?(condition: (column: number, threshold: number) => string, leaf: (values: number[]) => string): string;
+  /**
+   * A survival model's curves: each row's predicted survival at `times` (default: the quartiles of the training
+   * times) from its risk score or its design row; undefined when it was saved before it kept what that takes.
+   */
+  survivalCurves?(
+    X: Design,
+    risk: Float64Array,
+    times?: readonly number[],
+  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined;
+}
+
+/**
+ * The linear predictor of a linear model on the design columns: intercept + sum slope x column, one head per class
+ * score of a multinomial logistic regression (binary: the log-odds of the second class), one otherwise;
+ * `hazardRatios` for Cox models, whose exp(coefficient) the model view shows.
+ */
+export interface LinearTerms {
+  heads: { intercept: number; slopes: ArrayLike<number> }[];
+  hazardRatios?: boolean;
+}
+
+/** One sample's predicted survival at the asked times, and its median survival time where the curve reaches 0.5. */
+export interface SurvivalCurve {
+  survival: number[];
+  median?: number;
 }
 
 export function toArray(a: ArrayLike<number>): number[] {

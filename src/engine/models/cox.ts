@@ -1,5 +1,5 @@
 import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
-import { columnMeans, Design, Model, Target, toArray } from './common';
+import { columnMeans, Design, LinearTerms, Model, SurvivalCurve, Target, toArray } from './common';
 import type { ShapleyForm } from './shapley-form';
 import { timeQuartiles } from './survival-tree';
 
@@ -254,6 +254,23 @@ export class CoxRegression implements Model {
   shapleyForm(): ShapleyForm {
     const intercept = -this.coefficients.reduce((s, b, j) => s + b * this.centers[j], 0);
     return { kind: 'linear', scale: 'log relative hazard', heads: [{ intercept, weights: this.coefficients }] };
+  }
+
+  /** risk = sum (design[j] - centers[j]) b[j]: the intercept is -sum b[j] centers[j]; the view shows the hazard ratios. */
+  linearTerms(): LinearTerms {
+    const b = this.coefficients;
+    return { heads: [{ intercept: -b.reduce((s, v, j) => s + v * this.centers[j], 0), slopes: b }], hazardRatios: true };
+  }
+
+  /** From the Breslow baseline hazard and each row's risk (undefined for a model saved before it kept the baseline). */
+  survivalCurves(
+    _X: Design,
+    risk: Float64Array,
+    times?: readonly number[],
+  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+    if (!this.hasBaseline()) return undefined;
+    const at = times ?? this.timeQuartiles;
+    return { times: at, rows: Array.from(risk, (r) => this.survival(r, at)) };
   }
 
   toJSON(): Record<string, unknown> {

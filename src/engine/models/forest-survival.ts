@@ -1,5 +1,5 @@
 import type { TreeArrays } from './cart';
-import type { Design, Target } from './common';
+import type { Design, SurvivalCurve, Target } from './common';
 import { firstAtOrAfter } from './survival-tree';
 
 /**
@@ -99,12 +99,6 @@ export interface ForestSurvival {
   hazards: LeafHazards[];
   /** the quartiles of the training times: the default times of survival predictions */
   timeQuartiles: number[];
-}
-
-/** One sample's predicted survival at the asked times, and its median survival time where the curve reaches 0.5. */
-export interface SurvivalCurve {
-  survival: number[];
-  median?: number;
 }
 
 /**

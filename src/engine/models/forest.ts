@@ -1,18 +1,12 @@
 import { Rng } from '../rng';
 import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
-import { Design, Model, Target } from './common';
+import { Design, Model, SurvivalCurve, Target } from './common';
 import { explainedClasses, ShapleyForm } from './shapley-form';
 import { rankColumns } from './rank-order';
-import {
-  ForestSurvival,
-  forestSurvival,
-  leafHazards,
-  leafHazardsFromJSON,
-  leafHazardsToJSON,
-  SurvivalCurve,
-  survivalGrid,
-} from './forest-survival';
+import { ForestSurvival, forestSurvival, leafHazards, leafHazardsFromJSON, leafHazardsToJSON, survivalGrid } from './forest-survival';
 import { distinctEventTimes, sortByTime, timeQuartiles } from './survival-tree';
+import type { Task } from '../metrics';
+import { cross, defineModelKind } from './kind';
 
 /**
  * A bootstrap sample of n rows drawn with `rng`, sorted ascending (survival: by `time`, sortByTime), with `counts` (n
@@ -114,6 +108,17 @@ export class RandomForest implements Model {
   }
 
   /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */
+  /** From the leaves' Nelson-Aalen hazards (undefined for a forest saved before it kept them, and for other tasks). */
+  survivalCurves(
+    X: Design,
+    _risk: Float64Array,
+    times?: readonly number[],
+  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+    if (!this.hasSurvival()) return undefined;
+    const at = times ?? this.timeQuartiles;
+    return { times: at, rows: this.survival(X, at) };
+  }
+
   toJSON(): Record<string, unknown> {
     const kept = this.survivalKept;
     return {
@@ -142,3 +147,45 @@ export class RandomForest implements Model {
     return m;
   }
 }
+
+/** Forests each thoroughness tries, and random survival forests (more leaf sizes: survival data wants larger leaves). */
+const FORESTS = {
+  preliminary: [{ trees: 100, mtryFactor: 1, minLeaf: 1 }],
+  typical: [
+    { trees: 100, mtryFactor: 0.5, minLeaf: 1 },
+    { trees: 100, mtryFactor: 1, minLeaf: 1 },
+    { trees: 100, mtryFactor: 2, minLeaf: 1 },
+  ],
+  extensive: cross([0.5, 1, 2], [1, 3, 5]).map(([mtryFactor, minLeaf]) => ({ trees: 500, mtryFactor, minLeaf })),
+};
+const SURVIVAL_FORESTS = {
+  preliminary: [
+    { trees: 100, mtryFactor: 1, minLeaf: 15 },
+    { trees: 100, mtryFactor: 1, minLeaf: 30 },
+  ],
+  typical: cross([0.5, 1, 2], [5, 15, 30]).map(([mtryFactor, minLeaf]) => ({ trees: 100, mtryFactor, minLeaf })),
+  extensive: cross([0.5, 1, 2], [3, 5, 10, 15, 30]).map(([mtryFactor, minLeaf]) => ({ trees: 500, mtryFactor, minLeaf })),
+};
+
+export type ForestSpec = { kind: 'forest'; trees: number; mtryFactor: number; minLeaf: number };
+
+/** Random forests (classification, regression) and random survival forests. */
+export const FOREST = defineModelKind({
+  kind: 'forest',
+  classes: { forest: RandomForest },
+  interpretable: false,
+  tasks: ['classification', 'regression', 'survival'],
+  grid(level, task): ForestSpec[] {
+    // regression leaves of at least 5 samples (as scikit-learn's and R's defaults for regression forests)
+    const leaf = (l: number): number => (task === 'regression' ? Math.max(l, 5) : l);
+    return (task === 'survival' ? SURVIVAL_FORESTS : FORESTS)[level].map((f) => ({ kind: 'forest', ...f, minLeaf: leaf(f.minLeaf) }));
+  },
+  families: { forest: 3 },
+  family: () => 'forest',
+  flexibility: (s: ForestSpec) => s.mtryFactor * 1000 - s.minLeaf,
+  create: (s: ForestSpec, task: Task) => new RandomForest(task, s.trees, s.mtryFactor, s.minLeaf),
+  describe: (s: ForestSpec, task: Task) =>
+    task === 'survival'
+      ? `Random survival forest (${s.trees} trees, log-rank splits, mtry = ${s.mtryFactor} x sqrt(features), at least ${s.minLeaf} samples per leaf)`
+      : `Random forest (${s.trees} trees, mtry = ${s.mtryFactor} x ${task === 'classification' ? 'sqrt(features)' : 'features / 3'}, at least ${s.minLeaf} samples per leaf)`,
+});

@@ -1,5 +1,9 @@
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
-import { columnMeans, Design, Model, Target, toArray } from './common';
+import type { Task } from '../metrics';
+import { columnMeans, Design, LinearTerms, Model, Target, toArray } from './common';
+import { CoxRegression } from './cox';
+import { defineModelKind } from './kind';
+import { LogisticRegression } from './logistic';
 import type { ShapleyForm } from './shapley-form';
 
 /**
@@ -59,6 +63,10 @@ export class RidgeRegression implements Model {
     return { kind: 'linear', scale: 'prediction', heads: [{ intercept: this.intercept, weights: this.coefficients }] };
   }
 
+  linearTerms(): LinearTerms {
+    return { heads: [{ intercept: this.intercept, slopes: this.coefficients }] };
+  }
+
   toJSON(): Record<string, unknown> {
     return { type: 'ridge', lambda: this.lambda, intercept: this.intercept, coefficients: toArray(this.coefficients) };
   }
@@ -70,3 +78,35 @@ export class RidgeRegression implements Model {
     return m;
   }
 }
+
+/** Ridge lambdas each thoroughness tries: 3, 8 (1e-4 to 3) and 20 (1e-5 to 30). */
+const LAMBDAS = {
+  preliminary: [0.01, 0.1, 1],
+  typical: [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3, 1, 3],
+  extensive: [1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 2e-3, 3e-3, 6e-3, 0.01, 0.02, 0.03, 0.06, 0.1, 0.2, 0.3, 0.6, 1, 3, 10, 30],
+};
+
+export type LinearSpec = { kind: 'linear'; lambda: number };
+
+/** Linear models with a ridge penalty: logistic (classification), ridge (regression), Cox (survival). */
+export const LINEAR = defineModelKind({
+  kind: 'linear',
+  classes: { logistic: LogisticRegression, ridge: RidgeRegression, cox: CoxRegression },
+  interpretable: true,
+  tasks: ['classification', 'regression', 'survival'],
+  grid: (level): LinearSpec[] => LAMBDAS[level].map((lambda) => ({ kind: 'linear', lambda })),
+  families: { linear: 0 },
+  family: () => 'linear',
+  flexibility: (s: LinearSpec) => -Math.log(s.lambda),
+  create(s: LinearSpec, task: Task) {
+    if (task === 'classification') return new LogisticRegression(s.lambda);
+    if (task === 'regression') return new RidgeRegression(s.lambda);
+    return new CoxRegression(s.lambda);
+  },
+  describe(s: LinearSpec, task: Task, classCount: number) {
+    if (task === 'classification')
+      return `${classCount > 2 ? 'Multinomial' : 'Binary'} logistic regression with ridge penalty (lambda = ${s.lambda})`;
+    if (task === 'regression') return `Ridge linear regression (lambda = ${s.lambda})`;
+    return `Cox proportional hazards regression with ridge penalty (lambda = ${s.lambda}, Efron ties)`;
+  },
+});

@@ -1,4 +1,4 @@
-import { Design, Model, Target } from './common';
+import { Design, LinearTerms, Model, Target } from './common';
 import type { ShapleyForm } from './shapley-form';
 import { dotAt } from '../linalg';
 import { lbfgsMaximize } from './lbfgs';
@@ -123,6 +123,12 @@ export class LogisticRegression implements Model {
       scale: this.heads === 1 ? 'log-odds' : 'softmax score',
       heads: this.slopes().map((weights, h) => ({ intercept: b0[h], weights })),
     };
+  }
+
+  /** One head per class score (binary: the log-odds of the second class). */
+  linearTerms(): LinearTerms {
+    const b0 = this.intercepts();
+    return { heads: this.slopes().map((slopes, h) => ({ intercept: b0[h], slopes })) };
   }
 
   toJSON(): Record<string, unknown> {

@@ -15,6 +15,8 @@ import {
 import { dualPasses, linearDualCD, linearSvrDualCD } from './linear-dual';
 import type { KernelExpansions, LinearHead, ShapleyForm } from './shapley-form';
 import { smo } from './smo';
+import type { Task } from '../metrics';
+import { cross, defineModelKind } from './kind';
 
 export type { Kernel } from './kernel-expansion';
 export { KernelRows } from './kernel-expansion';
@@ -350,3 +352,64 @@ function sharedExpansions(machines: Expansion[], signs: number[][], rho: number[
   });
   return { sv, coefs, rho };
 }
+
+/** SVM settings each thoroughness tries: linear C, RBF C x gamma factor, SVR epsilons. */
+const SVMS = {
+  preliminary: { linearC: [1], rbf: [{ C: 1, gammaFactor: 1 }], epsilons: [0.1] },
+  typical: {
+    linearC: [0.1, 1],
+    rbf: cross([0.3, 1, 3, 10], [0.5, 1, 2]).map(([C, gammaFactor]) => ({ C, gammaFactor })),
+    epsilons: [0.1, 0.5],
+  },
+  extensive: {
+    linearC: [0.01, 0.1, 1, 10],
+    rbf: cross([0.03, 0.1, 0.3, 1, 3, 10, 30, 100], [0.1, 0.3, 0.5, 1, 2, 4]).map(([C, gammaFactor]) => ({ C, gammaFactor })),
+    epsilons: [0.05, 0.1, 0.5],
+  },
+};
+
+/** Above this many samples, kernel SVMs and SVRs (quadratic in n) are left out of the grid. */
+export const MAX_KERNEL_SAMPLES = 5000;
+
+export type SvmSpec = { kind: 'svm'; kernel: Kernel; C: number; gammaFactor: number; epsilon: number };
+
+/**
+ * Support vector machines (classification) and support vector regression: linear and RBF kernels; regression tries
+ * each epsilon with the linear C values and the RBF settings of gamma factor at most 1. Above MAX_KERNEL_SAMPLES
+ * samples the RBF machines are left out, and with them every SVR.
+ */
+export const SVM_KIND = defineModelKind({
+  kind: 'svm',
+  classes: { svm: SVM, svr: SVR },
+  interpretable: false,
+  tasks: ['classification', 'regression'],
+  grid(level, task, sampleCount): SvmSpec[] {
+    const kernels = sampleCount <= MAX_KERNEL_SAMPLES;
+    const { linearC, rbf, epsilons } = SVMS[level];
+    const linear = (epsilon: number) => linearC.map((C): SvmSpec => ({ kind: 'svm', kernel: 'linear', C, gammaFactor: 1, epsilon }));
+    const rbfs = (epsilon: number, settings: typeof rbf) =>
+      settings.map((s): SvmSpec => ({ kind: 'svm', kernel: 'rbf', C: s.C, gammaFactor: s.gammaFactor, epsilon }));
+    if (task === 'classification') return [...linear(0), ...(kernels ? rbfs(0, rbf) : [])];
+    if (task !== 'regression' || !kernels) return [];
+    return epsilons.flatMap((e) => [
+      ...linear(e),
+      ...rbfs(
+        e,
+        rbf.filter((s) => s.gammaFactor <= 1),
+      ),
+    ]);
+  },
+  families: { 'svm-linear': 2, 'svm-rbf': 4 },
+  family: (s: SvmSpec) => `svm-${s.kernel}`,
+  flexibility: (s: SvmSpec) => Math.log(s.C) + Math.log(s.gammaFactor),
+  create(s: SvmSpec, task: Task) {
+    if (task === 'survival') throw new Error('No survival SVM');
+    return task === 'classification' ? new SVM(s.kernel, s.C, s.gammaFactor) : new SVR(s.kernel, s.C, s.epsilon, s.gammaFactor);
+  },
+  describe(s: SvmSpec, task: Task, classCount: number) {
+    const k = s.kernel === 'linear' ? 'linear kernel' : `RBF kernel, gamma = ${s.gammaFactor} / features`;
+    return task === 'classification'
+      ? `Support vector machine (${k}, C = ${s.C}${classCount > 2 ? (s.kernel === 'rbf' ? ', one-vs-one' : ', one-vs-rest') : ''})`
+      : `Support vector regression (${k}, C = ${s.C}, epsilon = ${s.epsilon})`;
+  },
+});
