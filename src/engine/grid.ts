@@ -8,16 +8,18 @@ import type { AnalysisParameters, Thoroughness } from './types';
 /**
  * THE CONFIGURATION GRID. Everything each thoroughness level tries is in this table: the selectors' settings are
  * GRID below, the models' are declared by each kind of model (`grid` of models/linear.ts, cart.ts, forest.ts, svm.ts;
- * the kinds are listed in models/index.ts); grid.spec.ts holds the counts below.
+ * the kinds are listed in models/index.ts); grid.spec.ts states the counts.
  * A configuration = preprocessing (always the same) -> feature selector -> model.
  * Configurations = selectors x models (models filtered by task and modelsConsidered).
  *
- * | level       | SES (maxK, alpha)                         | LASSO c (BIC-type)    | linear (ridge) lambdas | CART (depth x min leaf) | forests                        | SVM linear C | SVM RBF C x gamma factor |
- * |-------------|-------------------------------------------|-----------------------|------------------------|-------------------------|--------------------------------|--------------|--------------------------|
- * | preliminary | (2, 0.05)                                 | 1                     | 0.01, 0.1, 1           | 4 x 5                   | 100 trees, mtry x1             | 1            | 1 x 1                    |
- * | typical     | (2, 0.05), (2, 0.1), (3, 0.05); wide data: | 1.25, 1.5, 2; narrow  |
- * |             | (2, 0.01), (2, 0.05), (3, 0.01)           | data: 1 as well       | 8, 1e-4 to 3           | 4 trees                 | 100 trees, mtry x0.5 / x1 / x2 | 0.1, 1       | 4 x 3                    |
- * | extensive   | maxK 2, 3 x alpha 0.01, 0.05, 0.1         | 0.25, 0.5, 1, 1.5, 2  | 20, 1e-5 to 30         | 5 x 5                   | 500 trees, 3 mtry x 3 min leaf | 4 values     | 8 x 6                    |
+ * | level       | SES (maxK, alpha)                          | LASSO c (BIC-type)                   |
+ * |-------------|--------------------------------------------|--------------------------------------|
+ * | preliminary | (2, 0.05)                                  | 1                                    |
+ * | typical     | (2, 0.05), (2, 0.1), (3, 0.05); wide data:  | 1.25, 1.5, 2; narrow data: 1 as well |
+ * |             | (2, 0.01), (2, 0.05), (3, 0.01)            |                                      |
+ * | extensive   | maxK 2, 3 x alpha 0.01, 0.05, 0.1          | 0.25, 0.5, 1, 1.5, 2                 |
+ *
+ * Models: what each kind tries per level is written beside the kind (linear.ts, cart.ts, forest.ts, svm.ts).
  *
  * Wide data (more than WIDE_FEATURES features) makes typical's SES stricter: among many candidates, chance passes
  * alpha = 0.05 often (200 x 1,000 noise features: a few noise features enter every signature), while on narrow data
@@ -30,14 +32,7 @@ import type { AnalysisParameters, Thoroughness } from './types';
  * Selectors: 2 / 6 / 11 per level (typical on narrow data: 7). Each runs once per training fold (LASSO settings share one path), and every
  * model of that selector reuses its signature. `featureSelection: mostRelevantOrAll` adds "no selection" as one
  * more selector when the dataset has at most maxSignatureSize features (otherwise a signature would exceed it).
- * Models per selector: classification 7 / 29 / 106 (RBF SVMs left out above MAX_KERNEL_SAMPLES samples),
- * regression 7 / 35 / 162 (SVR: epsilons x (linear C + RBF C x gamma <= 1)), survival (ridge Cox and random
- * survival forest) 5 / 17 / 35; interpretable only (linear and trees): classification and regression 4 / 12 / 45,
- * survival 3 / 8 / 20.
- * Configurations (mostRelevant): classification 14 / 174 / 1166, regression 14 / 210 / 1782, survival 10 / 102 / 385
- * (typical on narrow data: classification 203, regression 245, survival 119);
- * with mostRelevantOrAll on a dataset of at most maxSignatureSize features: classification 21 / 203 / 1272,
- * regression 21 / 245 / 1944, survival 15 / 119 / 420.
+ * The numbers of models and configurations per level and task are stated, and checked, in grid.spec.ts.
  */
 export interface GridLevel {
   ses: { maxK: number; alpha: number }[];

@@ -43,12 +43,16 @@ const CASES: { task: Task; classCount: number }[] = [
 ];
 
 /**
- * Every model a `task` analysis can fit, by name, and a fresh one of each: each kind's preliminary specs (every kind
- * of MODEL_KINDS, so a new kind is covered here without a line of its own; every SVM kernel among them), with fewer
- * trees in a forest, and the constant model.
+ * Every model a `task` analysis can fit, by name, and a fresh one of each: each kind's specs of the first thoroughness
+ * that tries it (every kind of MODEL_KINDS, so a new kind is covered here without a line of its own; every SVM kernel
+ * among them), with fewer trees in a forest, and the constant model.
  */
 function modelsFor(task: Task, classCount: number): [string, () => Model][] {
-  const specs = MODEL_KINDS.flatMap((kind): ModelSpec[] => (kind.tasks.includes(task) ? kind.grid('preliminary', task, 60) : []));
+  const levels = ['preliminary', 'typical', 'extensive'] as const;
+  // each kind's specs of the first thoroughness that tries it
+  const specs = MODEL_KINDS.flatMap((kind): ModelSpec[] =>
+    kind.tasks.includes(task) ? (levels.map((level) => kind.grid(level, task, 60)).find((s) => s.length > 0) ?? []) : [],
+  );
   const small = specs.map((s) => (s.kind === 'forest' ? { ...s, trees: 7 } : s));
   return [
     ...small.map((s): [string, () => Model] => [JSON.stringify(s), () => createModel(s, task)]),
