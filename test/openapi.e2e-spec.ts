@@ -6,6 +6,7 @@ import Ajv from 'ajv';
 import express from 'express';
 import request from 'supertest';
 import { ERROR_CODES } from '../src/common/error-codes';
+import { PLOT_KINDS, PLOT_NAMES } from '../src/engine/plots';
 import { checkDeclaredCodes } from '../src/openapi/check-codes';
 import { API_PREFIX } from '../src/common/api-prefix';
 import { ApiRoute } from '../src/openapi/routes';
@@ -177,6 +178,14 @@ describe('the OpenAPI document', () => {
     expect(codes('POST /api/public/v1/dataset/{datasetId}/analyze')).toEqual(
       expect.arrayContaining(['badRequest-120-0-1', 'badRequest-120-0-4', 'badRequest-120-1-7', 'notFound-110-1-1']),
     );
+  });
+
+  it("has every plot kind's schema as a component, and Plot giving each plot name its kind's schema", () => {
+    expect(Object.keys(doc.components.schemas.Plot.properties)).toEqual(PLOT_NAMES);
+    for (const kind of PLOT_KINDS) {
+      expect(doc.components.schemas.Plot.properties[kind.name]).toEqual({ $ref: `#/components/schemas/${kind.schemaName}` });
+      expect(doc.components.schemas[kind.schemaName]).toEqual(JSON.parse(JSON.stringify(kind.schema)));
+    }
   });
 
   it('types ids as strings of digits, in paths and in payloads', () => {

@@ -1,17 +1,13 @@
 import Ajv from 'ajv';
 import { loadShared, parameters } from '../../bench/engine-datasets';
 import { runAnalysis } from './protocol';
-import { orderedPlotNames, PLOT_KINDS, PLOT_NAMES, PLOT_SCHEMAS, plotKindsFor } from './plots';
+import { orderedPlotNames, PLOT_KINDS, PLOT_NAMES, plotKindsFor } from './plots';
 
 describe('the plot registry', () => {
-  it('names every kind once, with a schema of its own that `Plot` refers to by the plot name', () => {
+  it('names every kind once, with a schema name of its own (a component of the document: test/openapi.e2e-spec.ts)', () => {
     expect(new Set(PLOT_NAMES).size).toBe(PLOT_KINDS.length);
     expect(new Set(PLOT_KINDS.map((k) => k.schemaName)).size).toBe(PLOT_KINDS.length);
-    for (const k of PLOT_KINDS) {
-      expect(PLOT_SCHEMAS[k.schemaName]).toBe(k.schema);
-      expect(PLOT_SCHEMAS.Plot.properties?.[k.name]).toEqual({ $ref: `#/components/schemas/${k.schemaName}` });
-    }
-    expect(Object.keys(PLOT_SCHEMAS.Plot.properties ?? {})).toEqual(PLOT_NAMES);
+    for (const k of PLOT_KINDS) expect(k.schema.type).toEqual(expect.any(String));
   });
 
   it('lists stored plots in the registry order, names it does not know last', () => {

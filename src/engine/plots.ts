@@ -1,12 +1,13 @@
 /**
  * The plot registry: every kind of plot a model can have, in the order the plot routes list them. Everything else
  * reads this list: which plots an analysis computes for a model (and the progress it plans for them), the names and
- * order `availablePlots` answers, and the schemas of the OpenAPI document. A new kind of plot is one new module
+ * order `availablePlots` answers, and the schemas of the OpenAPI document (src/plots/dto/plot.dto.ts: `Plot`, each
+ * kind's schema a component under its schemaName). A new kind of plot is one new module
  * (./plots/plot-kind.ts says what it declares) and one entry here.
  */
 import { FEATURE_IMPORTANCE } from './plots/feature-importance';
 import { FEATURE_STABILITY } from './plots/feature-stability';
-import type { JsonSchema, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
+import type { PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
 import { PROGRESSIVE_FEATURE_IMPORTANCE } from './plots/progressive-feature-importance';
 import { ROC_CURVE } from './plots/roc-curve';
 import { CALIBRATION } from './plots/calibration';
@@ -85,15 +86,5 @@ export function orderedPlotNames(plots: object): string[] {
   const present = Object.keys(plots).filter((k) => (plots as Record<string, unknown>)[k] !== undefined);
   return present.sort((a, b) => rank(a) - rank(b));
 }
-
-/** The OpenAPI component schemas of the plots: one per kind, and `Plot`, one plot by its name. */
-export const PLOT_SCHEMAS: Record<string, JsonSchema> = {
-  ...Object.fromEntries(PLOT_KINDS.map((k) => [k.schemaName, k.schema])),
-  Plot: {
-    type: 'object',
-    properties: Object.fromEntries(PLOT_KINDS.map((k) => [k.name, { $ref: `#/components/schemas/${k.schemaName}` }])),
-    description: 'plot name -> plot values (more plot names may be added)',
-  },
-};
 
 export type { JsonSchema, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
