@@ -3,7 +3,7 @@ import { EngineInputError } from './errors';
 import type { Configuration } from './grid';
 import type { Task } from './metrics';
 import { ConstantModel, createModel, Design, Model, modelFromJSON, SavedModel, Target } from './models';
-import type { SurvivalCurve } from './models/common';
+import type { SurvivalCurves } from './models/common';
 import { applyCalibration, Calibration, floorProbabilities, probabilityFloor } from './calibration';
 import { ColumnSource, FeatureStep, Preprocessor } from './preprocessing';
 import { Rng } from './rng';
@@ -388,12 +388,7 @@ export class Pipeline {
  * from its Breslow baseline hazard and each row's risk, a random survival forest's from its leaves' Nelson-Aalen
  * hazards; undefined for a model saved before it kept them.
  */
-function survivalCurves(
-  model: Model,
-  X: Design,
-  risk: Float64Array,
-  times: readonly number[] | undefined,
-): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+function survivalCurves(model: Model, X: Design, risk: Float64Array, times: readonly number[] | undefined): SurvivalCurves | undefined {
   return model.survivalCurves?.(X, risk, times);
 }
 

@@ -37,11 +37,7 @@ export interface Model {
    * A survival model's curves: each row's predicted survival at `times` (default: the quartiles of the training
    * times) from its risk score or its design row; undefined when it was saved before it kept what that takes.
    */
-  survivalCurves?(
-    X: Design,
-    risk: Float64Array,
-    times?: readonly number[],
-  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined;
+  survivalCurves?(X: Design, risk: Float64Array, times?: readonly number[]): SurvivalCurves | undefined;
 }
 
 /**
@@ -59,6 +55,9 @@ export interface SurvivalCurve {
   survival: number[];
   median?: number;
 }
+
+/** A survival model's curves: the times asked (or its default ones) and a curve per row. */
+export type SurvivalCurves = { times: readonly number[]; rows: SurvivalCurve[] };
 
 export function toArray(a: ArrayLike<number>): number[] {
   return Array.from(a);

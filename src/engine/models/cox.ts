@@ -1,5 +1,5 @@
 import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
-import { columnMeans, Design, LinearTerms, Model, SurvivalCurve, Target, toArray } from './common';
+import { columnMeans, Design, LinearTerms, Model, SurvivalCurves, Target, toArray } from './common';
 import type { ShapleyForm } from './shapley-form';
 import { timeQuartiles } from './survival-tree';
 
@@ -263,11 +263,7 @@ export class CoxRegression implements Model {
   }
 
   /** From the Breslow baseline hazard and each row's risk (undefined for a model saved before it kept the baseline). */
-  survivalCurves(
-    _X: Design,
-    risk: Float64Array,
-    times?: readonly number[],
-  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+  survivalCurves(_X: Design, risk: Float64Array, times?: readonly number[]): SurvivalCurves | undefined {
     if (!this.hasBaseline()) return undefined;
     const at = times ?? this.timeQuartiles;
     return { times: at, rows: Array.from(risk, (r) => this.survival(r, at)) };

@@ -1,6 +1,6 @@
 import { Rng } from '../rng';
 import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
-import { Design, Model, SurvivalCurve, Target } from './common';
+import { Design, Model, SurvivalCurve, SurvivalCurves, Target } from './common';
 import { explainedClasses, ShapleyForm } from './shapley-form';
 import { rankColumns } from './rank-order';
 import { ForestSurvival, forestSurvival, leafHazards, leafHazardsFromJSON, leafHazardsToJSON, survivalGrid } from './forest-survival';
@@ -107,18 +107,14 @@ export class RandomForest implements Model {
     return { kind: 'trees', scale, trees: this.trees, columns: this.task === 'classification' ? explainedClasses(this.outputWidth) : [0] };
   }
 
-  /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */
   /** From the leaves' Nelson-Aalen hazards (undefined for a forest saved before it kept them, and for other tasks). */
-  survivalCurves(
-    X: Design,
-    _risk: Float64Array,
-    times?: readonly number[],
-  ): { times: readonly number[]; rows: SurvivalCurve[] } | undefined {
+  survivalCurves(X: Design, _risk: Float64Array, times?: readonly number[]): SurvivalCurves | undefined {
     if (!this.hasSurvival()) return undefined;
     const at = times ?? this.timeQuartiles;
     return { times: at, rows: this.survival(X, at) };
   }
 
+  /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */
   toJSON(): Record<string, unknown> {
     const kept = this.survivalKept;
     return {
