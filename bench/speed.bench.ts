@@ -2,7 +2,10 @@
  * Speed of analyses on the shapes of issue 21: wall time, CPU time (the process, worker threads included) and peak
  * RSS of runAnalysis for each shape, and the ratio to the figures of a previous run (`--before file.json`, written
  * by `--out file.json`). Shapes: the four shared datasets at typical; a synthetic 10-class 1,800 x 64 set with 6
- * informative features at typical; the same with every feature informative (as the pixels of digits are); 200 x
+ * informative features at typical; the same with every feature informative (as the pixels of digits are); `digits70`,
+ * 70% of scikit-learn's 10-class digits (1,258 x 64: the stratified training part of bench:quality's first split, as
+ * issue 40 measured it), at typical, written by bench/sklearn_fits.py --digits with a python that has scikit-learn
+ * (a synthetic 1,258 x 64 ten-class stand-in with every feature informative otherwise: the line says which); 200 x
  * 20,000 at preliminary; 1,000 x 1,000 (classification, 5 causes) at typical.
  *
  *   npm run bench:speed [-- --shapes breast_cancer,mc10] [--threads 2] [--out after.json] [--before before.json]
@@ -10,17 +13,48 @@
  * The ingest and model-fit figures have their own benches (bench:ingest, bench:models). `load` is the 1-minute load
  * average when a shape ends: on a shared machine wall time follows it, CPU time much less.
  */
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { runAnalysis } from '../src/engine';
 import type { AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
-import { loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
+import { datasetFromCsv } from './csv-dataset';
+import { holdout, loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
+import { findPython } from './python';
 import { syntheticMulticlass, syntheticWide } from './synthetic-shapes';
 import { SYNTHETIC_OUTCOMES, syntheticTruth } from './synthetic-truth';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
+
+const BENCH_DIR = __filename.endsWith('.ts') ? __dirname : path.resolve(__dirname, '../../bench');
+
+/**
+ * 70% of scikit-learn's digits (1,797 x 64, ten classes), stratified as bench:quality's first split (seed 1): 1,258 x
+ * 64. Without scikit-learn, a synthetic ten-class 1,258 x 64 set with every feature informative.
+ */
+function digits70(): { data: EngineDataset; source: string } {
+  const outcome = { classification: 'digit' };
+  const python = findPython(arg('python', ''));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'signet-speed-'));
+  try {
+    const csv = path.join(dir, 'digits.csv');
+    if (python && spawnSync(python, [path.join(BENCH_DIR, 'sklearn_fits.py'), '--digits', csv]).status === 0) {
+      // as a CSV with classes d0..d9, the form bench:quality's digits10 reads
+      const rows = fs.readFileSync(csv, 'utf8').trim().split('\n');
+      const header = [...Array.from({ length: 64 }, (_, j) => `p${j}`), 'digit'].join(',');
+      const text = [header, ...rows.map((l) => l.replace(/,([0-9]+)$/, ',d$1'))].join('\n');
+      return { data: holdout(datasetFromCsv(text), outcome, 0.3, 1).train, source: 'scikit-learn digits' };
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const synthetic = syntheticMulticlass(1258, 64, 10, 64, 5, 0.5);
+  const codes = synthetic.columns[64];
+  return { data: { ...synthetic, columns: [...synthetic.columns.slice(0, 64), { ...codes, name: 'digit' }] }, source: 'synthetic' };
 }
 
 interface Shape {
@@ -43,6 +77,16 @@ const SHAPES: Shape[] = [
     level: 'typical',
     outcome: { classification: 'class' },
     data: () => syntheticMulticlass(1800, 64, 10, 64, 3, 0.5),
+  },
+  {
+    name: 'digits70',
+    level: 'typical',
+    outcome: { classification: 'digit' },
+    data: () => {
+      const { data, source } = digits70();
+      console.log(`digits70: ${source}, ${data.sampleCount} x ${data.columns.length - 1}`);
+      return data;
+    },
   },
   { name: 'wide200x20k', level: 'preliminary', outcome: { classification: 'class' }, data: () => syntheticWide(200, 20000, 11) },
   {
