@@ -29,12 +29,104 @@ export function drawBootstrapWeights(ctx: MetricContext, rng: Rng, unitCounts: F
   return w;
 }
 
+/** What `bootstrapMatrix` computes: one metric of several prediction sets on B bootstraps. */
+export interface BootstrapMatrixArgs {
+  /** the prediction sets, each one array per repeat (n x width) */
+  sets: Float64Array[][];
+  metric: string;
+  /**
+   * each set's loss of every sample (n; not with `rows`): the weighted mean over each bootstrap's samples is given
+   * too (BootstrapMatrix.losses)
+   */
+  losses?: Float64Array[];
+  /** the outcome and units the evaluators read */
+  ctx: MetricContext;
+  /** evaluate on these samples only (their weights in that order); default every sample */
+  rows?: Int32Array;
+  /** the units the weights are drawn over (`ctx`, or the units of `rows` renumbered) */
+  draw: MetricContext;
+  B: number;
+  /** the generator the bootstraps are drawn from in order, or its position (Rng.resume: a worker thread's copy) */
+  rng: Rng | number;
+}
+
+/** The metric of each set on all its samples (`point`), and on each bootstrap: values[b * sets + j]. */
+export interface BootstrapMatrix {
+  point: Float64Array;
+  values: Float64Array;
+  /** with `losses`: each set's weighted mean loss on each bootstrap, losses[b * sets + j] */
+  losses?: Float64Array;
+}
+
+/**
+ * The metric of each set on its samples and on each of B bootstraps drawn in order from `rng` (bootstrapWeights over
+ * `draw`). A function of its arguments alone: a worker thread computes it (compute.ts) as the calling thread would,
+ * and a set's values do not depend on the sets computed with it.
+ */
+export function bootstrapMatrix(a: BootstrapMatrixArgs): BootstrapMatrix {
+  const { matrix, step } = matrixSteps(a);
+  for (let b = 0; b < a.B; b++) step(b);
+  return matrix;
+}
+
+/** A bootstrapMatrix's point values, and the step that draws bootstrap `b` (in order) and fills its values. */
+function matrixSteps(a: BootstrapMatrixArgs): { matrix: BootstrapMatrix; step: (b: number) => void } {
+  const evaluators = a.sets.map((p) => new RepeatedEvaluator(a.metric, p, a.ctx, a.rows));
+  const m = evaluators.length;
+  const rng = typeof a.rng === 'number' ? Rng.resume(a.rng) : a.rng;
+  const unitCounts = new Float64Array(a.draw.unitCount);
+  const w = new Float64Array(a.draw.units.length).fill(1);
+  const point = Float64Array.from(evaluators, (ev) => ev.evaluate(w));
+  const values = new Float64Array(a.B * m);
+  const sampleLosses = a.losses;
+  const losses = sampleLosses ? new Float64Array(a.B * m) : undefined;
+  const step = (b: number): void => {
+    drawBootstrapWeights(a.draw, rng, unitCounts, w);
+    for (let j = 0; j < m; j++) values[b * m + j] = evaluators[j].evaluate(w);
+    if (!sampleLosses || !losses) return;
+    let total = 0;
+    for (let i = 0; i < w.length; i++) total += w[i];
+    sampleLosses.forEach((l, j) => {
+      let s = 0;
+      for (let i = 0; i < w.length; i++) s += w[i] * l[i];
+      losses[b * m + j] = s / total;
+    });
+  };
+  return { matrix: { point, values, ...(losses ? { losses } : {}) }, step };
+}
+
+/**
+ * Computes a bootstrapMatrix: `localMatrix` here (the default of the functions below), or the analysis's, which splits
+ * the sets over its worker threads (compute.ts, matrixOnPool).
+ */
+export type MatrixRunner = (args: BootstrapMatrixArgs) => Promise<BootstrapMatrix>;
+
+/**
+ * bootstrapMatrix on this thread, yielding to the event loop in time slices (hundreds of sets x 1,000 bootstraps take
+ * a while, and the caller's progress heartbeat and the engine process's messages must go on).
+ */
+export const localMatrix: MatrixRunner = async (args) => {
+  const slices = new TimeSlices();
+  const { matrix, step } = matrixSteps(args);
+  for (let b = 0; b < args.B; b++) {
+    await slices.next();
+    step(b);
+  }
+  return matrix;
+};
+
 /** Evaluators of one metric for each repeat of a configuration's predictions (mean over repeats). */
 export class RepeatedEvaluator {
   private readonly evs: Evaluator[];
 
-  constructor(metric: string, preds: Float64Array[], ctx: MetricContext, rows?: Int32Array) {
-    this.evs = preds.map((p) => {
+  /** what it evaluates (bootstrapMatrix builds it again from these on another thread) */
+  constructor(
+    readonly metric: string,
+    readonly predictions: Float64Array[],
+    ctx: MetricContext,
+    readonly rows?: Int32Array,
+  ) {
+    this.evs = predictions.map((p) => {
       if (!rows) return makeEvaluator(metric, p, ctx.outcome, ctx.classCount);
       const W = p.length / ctx.outcome.y.length;
       const sub = new Float64Array(rows.length * W);
@@ -143,6 +235,7 @@ export async function bbcEstimate(
 /**
  * BBCD-CV dropping: on the rows predicted so far, the probability (over B bootstraps) that each candidate
  * is worse than the current leader of its pool; returns the candidates losing with probability above `threshold`.
+ * The candidates' values on the bootstraps are one bootstrapMatrix (`matrix` computes it).
  */
 export async function configurationsToDrop(
   oof: OofMatrix,
@@ -153,8 +246,8 @@ export async function configurationsToDrop(
   B: number,
   threshold: number,
   rng: Rng,
+  matrix: MatrixRunner = localMatrix,
 ): Promise<Set<number>> {
-  const slices = new TimeSlices();
   const sub: MetricContext = {
     outcome: {
       y: Float64Array.from(rows, (r) => ctx.outcome.y[r]),
@@ -175,26 +268,25 @@ export async function configurationsToDrop(
   // configurations with the same predictions on these rows (a model fit shared by selectors) are evaluated once
   const width = all.length > 0 ? (oof[all[0]] as Float64Array[])[0].length / ctx.outcome.y.length : 1;
   const same = samePredictions(all, oof, rows, width);
-  const evs = new Map<number, RepeatedEvaluator>();
-  for (const c of all) {
-    const first = same.get(c) as number;
-    if (first === c) evs.set(c, new RepeatedEvaluator(metric, [(oof[c] as Float64Array[])[0]], ctx, rows));
-  }
-  const evaluateAll = (w: Float64Array): Map<number, number> => {
-    const byFirst = new Map([...evs].map(([c, ev]) => [c, ev.evaluate(w)]));
-    return new Map(all.map((c) => [c, byFirst.get(same.get(c) as number) as number]));
-  };
-  const ones = new Float64Array(rows.length).fill(1);
-  const full = evaluateAll(ones);
-  const leaders = pools.map((pool) => pool.reduce((a, c) => (better(full.get(c) as number, full.get(a) as number) ? c : a), pool[0]));
+  const distinct = all.filter((c) => same.get(c) === c);
+  const column = new Map(distinct.map((c, j) => [c, j]));
+  const m = distinct.length;
+  const { point, values } = await matrix({
+    sets: distinct.map((c) => [(oof[c] as Float64Array[])[0]]),
+    metric,
+    ctx,
+    rows,
+    draw: sub,
+    B,
+    rng,
+  });
+  const of = (c: number): number => column.get(same.get(c) as number) as number;
+  const leaders = pools.map((pool) => pool.reduce((a, c) => (better(point[of(c)], point[of(a)]) ? c : a), pool[0]));
   const losses = new Map(all.map((c) => [c, 0]));
   for (let b = 0; b < B; b++) {
-    await slices.next();
-    const w = bootstrapWeights(sub, rng);
-    const v = evaluateAll(w);
     pools.forEach((pool, p) => {
-      const lv = v.get(leaders[p]) as number;
-      for (const c of pool) if (c !== leaders[p] && better(lv, v.get(c) as number)) losses.set(c, (losses.get(c) as number) + 1);
+      const lv = values[b * m + of(leaders[p])];
+      for (const c of pool) if (c !== leaders[p] && better(lv, values[b * m + of(c)])) losses.set(c, (losses.get(c) as number) + 1);
     });
   }
   const drop = new Set<number>();

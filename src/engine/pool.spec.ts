@@ -6,7 +6,11 @@ import { loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { buildGrid } from './grid';
 import { runTask, TaskData, TaskResult, TaskSpec } from './pipeline';
+import { bootstrapMatrix } from './bbc';
+import { matrixOnPool, sharedFloat64 } from './compute';
+import { MEAN_AUC } from './metrics';
 import { createRunner, liveWorkerCount } from './pool';
+import { Rng } from './rng';
 
 jest.setTimeout(60_000);
 
@@ -63,6 +67,44 @@ describe('a runner with 2 threads', () => {
       await runner.run([task(1), task(2), task(3)], (r) => order.push(r.id));
       expect(order.filter((id) => id >= 10)).toEqual([10]);
       expect(order.filter((id) => id < 10).sort()).toEqual([0, 1, 2, 3]);
+    } finally {
+      await runner.close();
+    }
+  });
+});
+
+describe.each([2, 0])('a bootstrap matrix on a runner with %i thread(s)', (threads) => {
+  it('is the matrix computed here, to the bit (metric and losses), its sets in pieces on the threads', async () => {
+    const K = prepared.classes.length;
+    const ctx = {
+      outcome: { y: prepared.y },
+      classCount: K,
+      units: Int32Array.from({ length: prepared.n }, (_, i) => i),
+      unitCount: prepared.n,
+    };
+    // 7 sets of noisy probabilities over shared arrays, two repeats each
+    const rng = new Rng(5);
+    const sets = Array.from({ length: 7 }, () =>
+      Array.from({ length: 2 }, () => {
+        const p = sharedFloat64(prepared.n * K);
+        for (let i = 0; i < prepared.n; i++) {
+          for (let k = 0; k < K; k++) p[i * K + k] = rng.next() + (prepared.y[i] === k ? 0.5 : 0);
+          const s = p.subarray(i * K, (i + 1) * K).reduce((a, v) => a + v, 0);
+          for (let k = 0; k < K; k++) p[i * K + k] /= s;
+        }
+        return p;
+      }),
+    );
+    // and each set's per-sample losses (the winner rule's log loss), weighted on the same bootstraps
+    const losses = sets.map(() => Float64Array.from({ length: prepared.n }, () => rng.next()));
+    const args = { sets, losses, metric: MEAN_AUC, ctx, draw: ctx, B: 50 };
+    const expected = bootstrapMatrix({ ...args, rng: new Rng(9) });
+    const runner = createRunner(data, threads);
+    try {
+      const got = await matrixOnPool(runner)({ ...args, rng: new Rng(9) });
+      expect(Array.from(got.point)).toEqual(Array.from(expected.point));
+      expect(Array.from(got.values)).toEqual(Array.from(expected.values));
+      expect(Array.from(got.losses ?? [])).toEqual(Array.from(expected.losses ?? [NaN]));
     } finally {
       await runner.close();
     }

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ComputeArgs, ComputeName, ComputeResult, runComputation } from './compute';
 import { EngineAbortError } from './errors';
 import { clearTaskCache, runTask, TaskData, TaskResult, TaskSpec } from './pipeline';
 
@@ -23,6 +24,12 @@ export interface TaskRunner {
    * Results are identical whenever a task runs (its seed depends on its spec alone).
    */
   prefetch(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Prefetch;
+  /**
+   * Runs one of the calling thread's computations (compute.ts) on a thread, queued with the batch tasks: the calling
+   * thread's serial steps (calibration, bootstraps) split into pieces that run side by side. The same result as
+   * computing it here, to the bit.
+   */
+  compute<K extends ComputeName>(name: K, args: ComputeArgs<K>): Promise<Awaited<ComputeResult<K>>>;
   close(): Promise<void>;
   /** threads currently alive (0 inline) */
   readonly liveWorkers: number;
@@ -65,6 +72,12 @@ class InlineRunner implements TaskRunner {
     }
   }
 
+  async compute<K extends ComputeName>(name: K, args: ComputeArgs<K>): Promise<Awaited<ComputeResult<K>>> {
+    await tick();
+    if (this.signal?.aborted) throw abortError();
+    return runComputation(name, args);
+  }
+
   /** No thread is ever idle here: the tasks run when `done` asks for them. */
   prefetch(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Prefetch {
     let kept = tasks;
@@ -83,10 +96,14 @@ class InlineRunner implements TaskRunner {
 
 interface WorkerMessage {
   ok: boolean;
-  result?: TaskResult;
+  /** a TaskResult, or a computation's result */
+  result?: unknown;
   id?: number;
   error?: string;
 }
+
+/** What a worker is sent: a task, or one of compute.ts's computations. */
+export type WorkerJob = TaskSpec | { compute: ComputeName; args: unknown };
 
 /** Tasks whose results one caller awaits together (a batch, or a prefetch). */
 class Group {
@@ -97,7 +114,8 @@ class Group {
 
   constructor(
     size: number,
-    readonly onResult: (r: TaskResult) => void,
+    // the results of a group's jobs are all of one kind (TaskResult, or one computation's)
+    readonly onResult: (r: never) => void,
   ) {
     this.pending = size;
     this.promise = new Promise<void>((resolve, reject) => {
@@ -116,7 +134,7 @@ class Group {
 }
 
 interface Job {
-  spec: TaskSpec;
+  spec: WorkerJob;
   group: Group;
   /** true until its result is delivered, or until it is dropped (a result that comes then is ignored) */
   wanted: boolean;
@@ -178,7 +196,7 @@ class WorkerPool implements TaskRunner {
     );
   }
 
-  private group(tasks: TaskSpec[], onResult: (r: TaskResult) => void): { group: Group; jobs: Job[] } {
+  private group<R>(tasks: WorkerJob[], onResult: (r: R) => void): { group: Group; jobs: Job[] } {
     const group = new Group(tasks.length, onResult);
     if (this.failure) group.reject(this.failure);
     else if (tasks.length > 0) {
@@ -203,7 +221,7 @@ class WorkerPool implements TaskRunner {
     const job = this.running.get(w);
     this.running.delete(w);
     if (this.failure || !job) return;
-    if (!m.ok || !m.result) {
+    if (!m.ok) {
       this.fail(new Error(`Engine task ${m.id} failed: ${m.error}`));
       return;
     }
@@ -211,7 +229,7 @@ class WorkerPool implements TaskRunner {
     if (job.wanted) {
       job.wanted = false;
       try {
-        job.group.onResult(m.result);
+        job.group.onResult(m.result as never);
       } catch (e) {
         this.fail(e as Error);
         return;
@@ -222,10 +240,21 @@ class WorkerPool implements TaskRunner {
   }
 
   run(tasks: TaskSpec[], onResult: (r: TaskResult) => void): Promise<void> {
+    return this.enqueue(tasks, onResult);
+  }
+
+  async compute<K extends ComputeName>(name: K, args: ComputeArgs<K>): Promise<Awaited<ComputeResult<K>>> {
+    let result: Awaited<ComputeResult<K>> | undefined;
+    await this.enqueue([{ compute: name, args }], (r: Awaited<ComputeResult<K>>) => (result = r));
+    return result as Awaited<ComputeResult<K>>;
+  }
+
+  /** Queues jobs behind the batch jobs waiting; resolves when each has given its result to `onResult`. */
+  private enqueue<R>(jobs: WorkerJob[], onResult: (r: R) => void): Promise<void> {
     if (this.signal?.aborted) this.fail(abortError());
-    const { group, jobs } = this.group(tasks, onResult);
+    const { group, jobs: queued } = this.group(jobs, onResult);
     if (!this.failure) {
-      this.queue.push(...jobs);
+      this.queue.push(...queued);
       this.dispatch();
     }
     return group.promise;
@@ -249,7 +278,7 @@ class WorkerPool implements TaskRunner {
       },
       drop: (unwanted) => {
         for (const job of jobs) {
-          if (!job.wanted || !unwanted(job.spec)) continue;
+          if (!job.wanted || !unwanted(job.spec as TaskSpec)) continue;
           job.wanted = false;
           if (unstarted(job)) this.ahead.splice(this.ahead.indexOf(job), 1);
           group.settle();

@@ -27,6 +27,17 @@ export class Rng {
     this.state = hashSeed(seed, ...ids);
   }
 
+  /** The generator's state: `Rng.resume(rng.position)` draws what `rng` draws next (on another thread too). */
+  get position(): number {
+    return this.state;
+  }
+
+  static resume(position: number): Rng {
+    const rng = new Rng(0);
+    rng.state = position >>> 0;
+    return rng;
+  }
+
   /** Uniform in [0, 1). */
   next(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;

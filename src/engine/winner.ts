@@ -1,9 +1,8 @@
-import { bootstrapWeights, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
+import { localMatrix, MatrixRunner, MetricContext, OofMatrix } from './bbc';
 import type { Configuration } from './grid';
 import { kindOf } from './models';
 import type { ModelSpec } from './models';
 import type { Rng } from './rng';
-import { TimeSlices } from './time-slices';
 
 /**
  * THE WINNER RULE: the simplest of the configurations statistically tied with the leader.
@@ -132,8 +131,8 @@ export function sampleLogLoss(repeats: Float64Array[], y: ArrayLike<number>, K: 
 /**
  * The primary metric of each candidate on each bootstrap's in-bag samples: `values[b][j]`, bootstraps drawn from `rng`
  * in order; with `losses` (each candidate's per-sample log loss, classification), the weighted mean log loss on the
- * same samples as `losses[b][j]`. It yields to the event loop in time slices (hundreds of candidates x 1,000
- * bootstraps take a while, and the caller's progress heartbeat must go on).
+ * same samples as `losses[b][j]`: one bootstrapMatrix (`matrix` computes it; the analysis's splits the candidates over
+ * its worker threads).
  */
 export async function inBagValues(
   oof: OofMatrix,
@@ -143,27 +142,13 @@ export async function inBagValues(
   B: number,
   rng: Rng,
   losses?: Float64Array[],
+  matrix: MatrixRunner = localMatrix,
 ): Promise<{ values: Float64Array[]; losses?: Float64Array[] }> {
-  const slices = new TimeSlices();
-  const evaluators = candidates.map((c) => new RepeatedEvaluator(metric, oof[c] as Float64Array[], ctx));
-  const values: Float64Array[] = [];
-  const inBagLosses: Float64Array[] = [];
-  for (let b = 0; b < B; b++) {
-    await slices.next();
-    const w = bootstrapWeights(ctx, rng);
-    values.push(Float64Array.from(evaluators, (ev) => ev.evaluate(w)));
-    if (!losses) continue;
-    let total = 0;
-    for (let i = 0; i < w.length; i++) total += w[i];
-    inBagLosses.push(
-      Float64Array.from(losses, (l) => {
-        let s = 0;
-        for (let i = 0; i < w.length; i++) s += w[i] * l[i];
-        return s / total;
-      }),
-    );
-  }
-  return { values, ...(losses ? { losses: inBagLosses } : {}) };
+  const m = candidates.length;
+  const sets = candidates.map((c) => oof[c] as Float64Array[]);
+  const out = await matrix({ sets, metric, ctx, draw: ctx, B, rng, ...(losses ? { losses } : {}) });
+  const rows = (v: Float64Array): Float64Array[] => Array.from({ length: B }, (_, b) => v.slice(b * m, (b + 1) * m));
+  return { values: rows(out.values), ...(out.losses ? { losses: rows(out.losses) } : {}) };
 }
 
 /** A model's family, as the leaderboard names it: linear, tree, svm-linear, forest, svm-rbf (its kind says which). */

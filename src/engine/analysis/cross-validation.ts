@@ -1,4 +1,5 @@
 import { configurationsToDrop, OofMatrix, RepeatedEvaluator } from '../bbc';
+import { matrixOnPool, sharedFloat64 } from '../compute';
 import { foldRows } from '../folds';
 import type { TaskResult, TaskSpec } from '../pipeline';
 import type { Prefetch } from '../pool';
@@ -44,7 +45,7 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
   const { configs, plan, progress, W } = run;
   const n = run.prepared.n;
   const cv: CrossValidation = {
-    oof: configs.map(() => Array.from({ length: plan.repeats }, () => new Float64Array(n * W))),
+    oof: configs.map(() => Array.from({ length: plan.repeats }, () => sharedFloat64(n * W))),
     alive: new Set(configs.map((c) => c.index)),
     droppedMetric: new Map(),
     foldSignatures: new Map(),
@@ -178,7 +179,17 @@ async function dropLosers(run: AnalysisRun, cv: CrossValidation, k: number): Pro
   const interp = configs.filter((c) => c.interpretable && cv.alive.has(c.index)).map((c) => c.index);
   if (interp.length > 0 && interp.length < cv.alive.size) pools.push(interp);
   const rng = new Rng(run.seed, 0xbbcd, k);
-  const drop = await configurationsToDrop(cv.oof, pools, metrics[0], ctx, rows, DROP_BOOTSTRAPS, DROP_THRESHOLD, rng);
+  const drop = await configurationsToDrop(
+    cv.oof,
+    pools,
+    metrics[0],
+    ctx,
+    rows,
+    DROP_BOOTSTRAPS,
+    DROP_THRESHOLD,
+    rng,
+    matrixOnPool(run.runner),
+  );
   for (const c of [...drop].sort((a, b) => a - b)) {
     const predicted = new RepeatedEvaluator(metrics[0], [(cv.oof[c] as Float64Array[])[0]], ctx, rows);
     cv.droppedMetric.set(c, predicted.evaluate(new Float64Array(rows.length).fill(1)));

@@ -1,6 +1,7 @@
 import { bbcEstimate, Estimate, RepeatedEvaluator } from '../bbc';
 import { Calibration, calibrated, chooseCalibration, probabilityFloor, repeatedScores } from '../calibration';
 import type { Configuration } from '../grid';
+import { matrixOnPool } from '../compute';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
 import { ModelKey, ModelsConsidered } from '../types';
@@ -74,7 +75,16 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
   const sampleLosses =
     task === 'classification' ? aliveList.map((c) => sampleLogLoss(cv.oof[c] as Float64Array[], y, classes.length)) : undefined;
   const loss = sampleLosses ? Float64Array.from(sampleLosses, (l) => l.reduce((s, v) => s + v, 0) / l.length) : undefined;
-  const inBag = await inBagValues(cv.oof, aliveList, metrics[0], ctx, BOOTSTRAPS, new Rng(run.seed, 0xbbc, 0), sampleLosses);
+  const inBag = await inBagValues(
+    cv.oof,
+    aliveList,
+    metrics[0],
+    ctx,
+    BOOTSTRAPS,
+    new Rng(run.seed, 0xbbc, 0),
+    sampleLosses,
+    matrixOnPool(run.runner),
+  );
   const rule = new TieRule(inBag.values, rank, inBag.losses);
   const everyPosition = aliveList.map((_, j) => j);
   const best = aliveList[rule.choose(pooled, undefined, loss)];
