@@ -56,7 +56,7 @@ async function main(): Promise<void> {
       const run = startRun(train, parameters(ds.outcome, 'typical', threads), { seed: s, threads });
       try {
         const cv = await crossValidate(run);
-        const calibrations = calibrateConfigurations(run, cv);
+        const calibrations = await calibrateConfigurations(run, cv);
         const winners = await chooseWinners(run, cv);
         const { aliveList, pooledOf, meanSize, rule, standings, inBagLoss } = winners;
         const rank = Int32Array.from(aliveList, (c) => (standings.get(c)?.simplicityRank as number) - 1);

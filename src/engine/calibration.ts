@@ -472,9 +472,10 @@ export function chooseCalibration(
   return { before: strip(before), crossFitted: strip(after), map };
 }
 
-/** The probabilities `p` through the map `cal`, then floored: a new array. */
-export function calibrated(cal: Calibration, p: Float64Array, K: number, floor: number): Float64Array {
-  const out = Float64Array.from(p);
+/** The probabilities `p` through the map `cal`, then floored: a new array, or `into` (p's length). */
+export function calibrated(cal: Calibration, p: Float64Array, K: number, floor: number, into?: Float64Array): Float64Array {
+  const out = into ?? new Float64Array(p.length);
+  out.set(p);
   applyCalibration(cal, out, K);
   floorProbabilities(out, K, floor);
   return out;

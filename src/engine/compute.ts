@@ -1,15 +1,19 @@
 /**
  * The computations of an analysis's calling thread that a worker thread can run instead (TaskRunner.compute): the
  * serial steps between the parallel ones, split into pieces that run side by side on the pool (BBCD-CV's and the winner
- * rule's bootstraps). Each is a function of its arguments alone, computed the same way wherever it runs, so a result
- * never depends on the threads: the pieces' results are put together in a fixed order. Arguments and results cross threads by structured cloning; arrays over a SharedArrayBuffer (the out-of-fold
+ * rule's bootstraps, the calibration of each configuration). Each is a function of its arguments alone, computed the
+ * same way wherever it runs, so a result never depends on the threads: the pieces' results are put together in a fixed
+ * order. Arguments and results cross threads by structured cloning; arrays over a SharedArrayBuffer (the out-of-fold
  * predictions) are shared, not copied.
  */
+import { calibrateConfiguration, ConfigurationCalibrationArgs } from './analysis/configuration-calibration';
 import { BootstrapMatrix, bootstrapMatrix, localMatrix, MatrixRunner } from './bbc';
 import type { TaskRunner } from './pool';
 
 export const COMPUTATIONS = {
   bootstrapMatrix,
+  calibrateConfigurations: (a: { configurations: ConfigurationCalibrationArgs[] }) =>
+    a.configurations.map((c) => calibrateConfiguration(c)),
 };
 
 export type ComputeName = keyof typeof COMPUTATIONS;

@@ -24,7 +24,7 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
   const run = startRun(dataset, params, options);
   try {
     const cv = await crossValidate(run);
-    const calibrations = calibrateConfigurations(run, cv);
+    const calibrations = await calibrateConfigurations(run, cv);
     const winners = await chooseWinners(run, cv);
     // the selections on all samples start on the worker threads while the estimates' bootstraps run on this one
     const refits = refitOnAllSamples(run, winners);

@@ -1,14 +1,16 @@
 import { bbcEstimate, Estimate, RepeatedEvaluator } from '../bbc';
-import { Calibration, calibrated, chooseCalibration, probabilityFloor, repeatedScores } from '../calibration';
+import { probabilityFloor } from '../calibration';
+import { inPieces, matrixOnPool } from '../compute';
 import type { Configuration } from '../grid';
-import { matrixOnPool } from '../compute';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
 import { ModelKey, ModelsConsidered } from '../types';
-import type { CalibrationFacts } from '../types';
+import { ConfigurationCalibration } from './configuration-calibration';
 import { inBagValues, sampleLogLoss, simplicityOrder, TieRule } from '../winner';
 import type { CrossValidation } from './cross-validation';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel } from './run';
+
+export type { ConfigurationCalibration } from './configuration-calibration';
 
 /** The models the result shows, and what the winner rule chose them with. */
 export interface Winners {
@@ -117,15 +119,6 @@ export async function chooseWinners(run: AnalysisRun, cv: CrossValidation): Prom
   return { keyed, aliveList, pooledOf, meanSize, inBag: inBag.values, inBagLoss: inBag.losses, rule, standings };
 }
 
-/** What calibration made of one configuration's probabilities. */
-export interface ConfigurationCalibration {
-  report: CalibrationFacts;
-  /** the map of its probabilities, when they are calibrated (fitted on every out-of-fold prediction) */
-  map?: Calibration;
-  /** when calibrated: the pooled primary metric of its predictions before calibration */
-  uncalibratedValue?: number;
-}
-
 /**
  * 1b. Calibration of every configuration still evaluated (classification), before any choice is made: a configuration
  * whose cross-fitted calibrated probabilities (each fold's by a map fitted on the other folds') have a lower log loss
@@ -135,31 +128,38 @@ export interface ConfigurationCalibration {
  * (a bootstrap that picks another configuration scores it calibrated, as the winner is), and with two classes the map
  * is increasing, so the calibrated AUC is the uncalibrated one. The facts reported are those of the predictions shown
  * (the Calibration plot's); the decision compared cross-fitted scores, so that a map is kept only when it helps on
- * samples it was not fitted on.
+ * samples it was not fitted on. The configurations are calibrated side by side on the pool, CALIBRATION_PIECE to a
+ * piece (each independently of the others: configuration-calibration.ts).
  */
-export function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): Map<number, ConfigurationCalibration> {
+export async function calibrateConfigurations(run: AnalysisRun, cv: CrossValidation): Promise<Map<number, ConfigurationCalibration>> {
   const calibrations = new Map<number, ConfigurationCalibration>();
   if (run.prepared.task !== 'classification') return calibrations;
   const { n, y, classes } = run.prepared;
   const K = classes.length;
   const floor = probabilityFloor(n);
-  for (const c of [...cv.alive].sort((a, b) => a - b)) {
-    const repeats = cv.oof[c] as Float64Array[];
-    const { before, map } = chooseCalibration(repeats, y, K, run.plan.assignment, floor);
-    if (!map) {
-      calibrations.set(c, { report: before });
-      continue;
-    }
-    const mapped = repeats.map((p) => calibrated(map, p, K, floor));
-    calibrations.set(c, {
-      report: { ...repeatedScores(mapped, y, K), method: map.method, uncalibrated: before },
-      map,
-      uncalibratedValue: pooledMetric(run, repeats),
-    });
-    cv.oof[c] = mapped;
-  }
+  const alive = [...cv.alive].sort((a, b) => a - b);
+  const pieces = await inPieces(alive.length, CALIBRATION_PIECE, (from, to) =>
+    run.runner.compute('calibrateConfigurations', {
+      configurations: alive.slice(from, to).map((c) => ({
+        repeats: cv.oof[c] as Float64Array[],
+        y,
+        K,
+        folds: run.plan.assignment,
+        floor,
+        metric: run.metrics[0],
+        ctx: run.ctx,
+      })),
+    }),
+  );
+  pieces.flat().forEach(({ calibration, mapped }, j) => {
+    calibrations.set(alive[j], calibration);
+    if (mapped) cv.oof[alive[j]] = mapped;
+  });
   return calibrations;
 }
+
+/** Configurations per piece of calibrateConfigurations' work on the pool. */
+const CALIBRATION_PIECE = 8;
 
 /** 3. BBC-CV estimates of each shown model, each bootstrap choosing by the same rule on its in-bag samples. */
 export async function estimatePerformance(run: AnalysisRun, cv: CrossValidation, winners: Winners): Promise<Estimate[]> {
