@@ -1,19 +1,25 @@
 /**
  * The computations of an analysis's calling thread that a worker thread can run instead (TaskRunner.compute): the
  * serial steps between the parallel ones, split into pieces that run side by side on the pool (BBCD-CV's and the winner
- * rule's bootstraps, the calibration of each configuration). Each is a function of its arguments alone, computed the
- * same way wherever it runs, so a result never depends on the threads: the pieces' results are put together in a fixed
- * order. Arguments and results cross threads by structured cloning; arrays over a SharedArrayBuffer (the out-of-fold
- * predictions) are shared, not copied.
+ * rule's bootstraps, the calibration of each configuration, the plots). Each is a function of its arguments alone,
+ * computed the same way wherever it runs, so a result never depends on the threads: the pieces' results are put
+ * together in a fixed order. Arguments and results cross threads by structured cloning; arrays over a
+ * SharedArrayBuffer (the out-of-fold predictions) are shared, not copied.
  */
 import { calibrateConfiguration, ConfigurationCalibrationArgs } from './analysis/configuration-calibration';
-import { BootstrapMatrix, bootstrapMatrix, localMatrix, MatrixRunner } from './bbc';
+import { BootstrapMatrix, bootstrapMatrix, localMatrix, MatrixRunner, MetricContext } from './bbc';
+import { outOfFoldPlots } from './plots';
+import { pooledPerformance } from './plots/bootstrap';
 import type { TaskRunner } from './pool';
+import { Rng } from './rng';
 
 export const COMPUTATIONS = {
   bootstrapMatrix,
   calibrateConfigurations: (a: { configurations: ConfigurationCalibrationArgs[] }) =>
     a.configurations.map((c) => calibrateConfiguration(c)),
+  outOfFoldPlots,
+  pooledPerformance: (a: { predictions: Float64Array; metrics: string[]; ctx: MetricContext; B: number; rng: number }) =>
+    pooledPerformance(a.predictions, a.metrics, a.ctx, a.B, Rng.resume(a.rng)),
 };
 
 export type ComputeName = keyof typeof COMPUTATIONS;

@@ -7,7 +7,7 @@
  */
 import { FEATURE_IMPORTANCE } from './plots/feature-importance';
 import { FEATURE_STABILITY } from './plots/feature-stability';
-import type { PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
+import type { FinalModelView, OutOfFoldExplanation, PlotContext, PlotKind, PlotModel } from './plots/plot-kind';
 import { PROGRESSIVE_FEATURE_IMPORTANCE } from './plots/progressive-feature-importance';
 import { ROC_CURVE } from './plots/roc-curve';
 import { CALIBRATION } from './plots/calibration';
@@ -21,6 +21,8 @@ import { PRECISION_RECALL_CURVE } from './plots/precision-recall';
 import { THRESHOLD_TABLE } from './plots/threshold-table';
 import { TIME_DEPENDENT_AUC } from './plots/time-dependent-auc';
 import { BRIER_SCORE } from './plots/brier-score';
+import { Rng } from './rng';
+import type { Selection } from './selection';
 
 export const PLOT_KINDS = [
   FEATURE_IMPORTANCE,
@@ -62,12 +64,14 @@ export function plannedRefits(model: PlotModel, size: number, folds: number): nu
 /**
  * Every plot that applies to the model, in the registry's order (plots that cannot be drawn are left out). The kinds
  * are computed side by side: while one waits for its refits on the worker threads, another's bootstraps run on this
- * thread (each kind draws from its own random stream, so the values do not depend on the interleaving).
+ * thread (each kind draws from its own random stream, so the values do not depend on the interleaving). `given`: the
+ * values of kinds already computed (outOfFoldPlots), by name (undefined: cannot be drawn).
  */
-export async function computePlots(ctx: PlotContext): Promise<ModelPlots> {
+export async function computePlots(ctx: PlotContext, given: Map<string, unknown> = new Map()): Promise<ModelPlots> {
   const kinds = plotKindsFor(ctx);
   const values = await Promise.all(
     kinds.map(async (kind) => {
+      if (given.has(kind.name)) return given.get(kind.name);
       // the bootstraps run on this thread: the progress heartbeat gets its turn between kinds
       await new Promise<void>((resolve) => setImmediate(resolve));
       return kind.compute(ctx);
@@ -78,6 +82,52 @@ export async function computePlots(ctx: PlotContext): Promise<ModelPlots> {
     if (values[i] !== undefined) Object.assign(plots, { [kind.name]: values[i] });
   });
   return plots;
+}
+
+/** What the kinds drawn from the out-of-fold predictions alone read of a model: its PlotContext without the final selection. */
+export type OutOfFoldPlotData = Omit<
+  PlotContext,
+  'rng' | 'signature' | 'selection' | 'foldSignatures' | 'featureName' | 'refit' | 'memo' | 'matrix' | 'explanation' | 'finalModel'
+> & {
+  /** the random streams: Rng(seed, stream, model) */
+  seed: number;
+  model: number;
+};
+
+/**
+ * The plots of the kinds that do not read the final selection (PlotKind.fromFinalSelection), as [name, value] (value
+ * undefined: cannot be drawn): a worker thread draws them while the final selection runs (compute.ts), the same values
+ * as computePlots'.
+ */
+export async function outOfFoldPlots(data: OutOfFoldPlotData): Promise<[string, unknown][]> {
+  const missing = (what: string) => (): never => {
+    throw new Error(`a plot drawn from the out-of-fold predictions read ${what}: its kind needs fromFinalSelection`);
+  };
+  const ctx: PlotContext = {
+    ...data,
+    rng: (stream) => new Rng(data.seed, stream, data.model),
+    get signature(): number[] {
+      return missing('the signature')();
+    },
+    get selection(): Selection {
+      return missing('the selection')();
+    },
+    get foldSignatures(): number[][] {
+      return missing('the fold signatures')();
+    },
+    featureName: missing('feature names'),
+    refit: missing('refits'),
+    memo: missing('memo'),
+    get explanation(): OutOfFoldExplanation | undefined {
+      return missing('the explanations')();
+    },
+    get finalModel(): FinalModelView | undefined {
+      return missing('the final model')();
+    },
+  };
+  const out: [string, unknown][] = [];
+  for (const kind of plotKindsFor(ctx).filter((k) => !k.fromFinalSelection)) out.push([kind.name, await kind.compute(ctx)]);
+  return out;
 }
 
 /** The names present in a model's stored plots, in the registry's order (unknown names last, as stored). */

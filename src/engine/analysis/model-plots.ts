@@ -1,7 +1,8 @@
 import { Estimate, RepeatedEvaluator } from '../bbc';
 import type { Calibration } from '../calibration';
+import { matrixOnPool, sharedFloat64 } from '../compute';
 import type { PreparedData } from '../data';
-import { POOLED_BOOTSTRAP_STREAM, pooledPerformance } from '../plots/bootstrap';
+import { POOLED_BOOTSTRAP_STREAM } from '../plots/bootstrap';
 import { Pipeline, type TaskSpec } from '../pipeline';
 import { computePlots, plannedRefits } from '../plots';
 import type { FinalModelView, OutOfFoldExplanation } from '../plots/plot-kind';
@@ -13,17 +14,65 @@ import type { FinalModels } from './final-models';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel, meanOverRepeats } from './run';
 import type { ConfigurationCalibration, Winners } from './winners';
 
+/** The plots drawn from the out-of-fold predictions alone, and the pooled performance, of each shown model. */
+export interface OutOfFoldPlots {
+  /** by shown model: the values of the kinds drawn (undefined: cannot be drawn), by name */
+  given: Map<string, unknown>[];
+  pooled: Estimate[];
+}
+
 /**
- * 5. The plots of each shown model (the registry in ../plots), from its configuration's out-of-fold predictions and
- * from refits of the configuration on subsets of its reference signature (on the plot folds: repeat 0's folds merged),
- * and its pooled out-of-fold performance (the same predictions, the same bootstraps as its ROC Curve, Calibration and
- * Confusion Matrix).
+ * 4b. While the final selections run: the plots of each shown model that read its out-of-fold predictions alone
+ * (plots.ts, outOfFoldPlots: every kind without PlotKind.fromFinalSelection) and its pooled out-of-fold performance (the
+ * same predictions, the same bootstraps as its ROC Curve, Calibration and Confusion Matrix), on the worker threads.
+ */
+export async function plotOutOfFold(run: AnalysisRun, cv: CrossValidation, winners: Winners): Promise<OutOfFoldPlots> {
+  const { prepared, plotModel, metrics } = run;
+  const [given, pooled] = await Promise.all([
+    Promise.all(
+      winners.keyed.map(async (km, i) => {
+        const repeats = cv.oof[km.config.index] as Float64Array[];
+        const drawn = await run.runner.compute('outOfFoldPlots', {
+          ...plotModel,
+          n: prepared.n,
+          classes: prepared.classes,
+          oof: repeats,
+          predictions: meanOverRepeats(repeats),
+          metric: run.ctx,
+          primaryMetric: metrics[0],
+          bootstraps: BOOTSTRAPS,
+          seed: run.seed,
+          model: i,
+        });
+        return new Map(drawn);
+      }),
+    ),
+    Promise.all(
+      winners.keyed.map((km, i) =>
+        run.runner.compute('pooledPerformance', {
+          predictions: meanOverRepeats(cv.oof[km.config.index] as Float64Array[]),
+          metrics,
+          ctx: run.ctx,
+          B: BOOTSTRAPS,
+          rng: new Rng(run.seed, POOLED_BOOTSTRAP_STREAM, i).position,
+        }),
+      ),
+    ),
+  ]);
+  return { given, pooled };
+}
+
+/**
+ * 5. The plots of each shown model (the registry in ../plots): those drawn from its out-of-fold predictions alone
+ * (`drawn`, plotOutOfFold), and those that read the final selection, from refits of the configuration on subsets of
+ * its reference signature (on the plot folds: repeat 0's folds merged), their bootstraps on the worker threads.
  */
 export async function plotModels(
   run: AnalysisRun,
   cv: CrossValidation,
   winners: Winners,
   finals: FinalModels,
+  drawn: OutOfFoldPlots,
   explained: { explanations?: OutOfFoldExplanation[]; calibrations?: Map<number, ConfigurationCalibration> } = {},
 ): Promise<{ plots: Record<string, ModelPlots>; pooled: Estimate[] }> {
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
@@ -40,7 +89,8 @@ export async function plotModels(
   }));
   /** Out-of-fold predictions of the configuration on each feature set, as evaluators of the primary metric. */
   const oofOfSets = async (km: KeyedModel, sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]> => {
-    const preds = sets.map(() => new Float64Array(n * W));
+    // shared: their bootstraps read them on the worker threads
+    const preds = sets.map(() => sharedFloat64(n * W));
     const specs: TaskSpec[] = [];
     sets.forEach((features, s) =>
       plotRows.forEach((rows, p) =>
@@ -65,48 +115,42 @@ export async function plotModels(
     return preds.map((p) => new RepeatedEvaluator(metrics[0], [p], run.ctx));
   };
   // the models' plots side by side too (their refits share the pool; each draws from its own random streams)
+  const matrix = matrixOnPool(run.runner);
   const computed = await Promise.all(
     winners.keyed.map((km, i) => {
       const repeats = cv.oof[km.config.index] as Float64Array[];
       const memo = new Map<string, Promise<unknown>>();
-      return computePlots({
-        ...plotModel,
-        n,
-        classes,
-        oof: repeats,
-        predictions: meanOverRepeats(repeats),
-        metric: run.ctx,
-        primaryMetric: metrics[0],
-        bootstraps: BOOTSTRAPS,
-        rng: (stream) => new Rng(run.seed, stream, i),
-        signature: signatures[i],
-        selection: finals.selections[i],
-        foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
-        featureName: (f) => prepared.features[f].name,
-        refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
-        explanation: explained.explanations?.[i],
-        finalModel: finalModelView(prepared, finals.refits[i][0]?.pipeline, explained.calibrations?.get(km.config.index)?.map),
-        memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
-          if (!memo.has(key)) memo.set(key, compute());
-          return memo.get(key) as Promise<T>;
+      return computePlots(
+        {
+          ...plotModel,
+          n,
+          classes,
+          oof: repeats,
+          predictions: meanOverRepeats(repeats),
+          metric: run.ctx,
+          primaryMetric: metrics[0],
+          bootstraps: BOOTSTRAPS,
+          rng: (stream) => new Rng(run.seed, stream, i),
+          signature: signatures[i],
+          selection: finals.selections[i],
+          foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
+          featureName: (f) => prepared.features[f].name,
+          refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+          explanation: explained.explanations?.[i],
+          finalModel: finalModelView(prepared, finals.refits[i][0]?.pipeline, explained.calibrations?.get(km.config.index)?.map),
+          memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
+            if (!memo.has(key)) memo.set(key, compute());
+            return memo.get(key) as Promise<T>;
+          },
+          matrix,
         },
-      });
+        drawn.given[i],
+      );
     }),
-  );
-  const pooled = await Promise.all(
-    winners.keyed.map((km, i) =>
-      pooledPerformance(
-        meanOverRepeats(cv.oof[km.config.index] as Float64Array[]),
-        metrics,
-        run.ctx,
-        BOOTSTRAPS,
-        new Rng(run.seed, POOLED_BOOTSTRAP_STREAM, i),
-      ),
-    ),
   );
   const plots: Record<string, ModelPlots> = {};
   winners.keyed.forEach((km, i) => (plots[km.key] = computed[i]));
-  return { plots, pooled };
+  return { plots, pooled: drawn.pooled };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { drawBootstrapWeights, Estimate, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
+import { drawBootstrapWeights, Estimate, localMatrix, MatrixRunner, MetricContext, percentile, RepeatedEvaluator } from '../bbc';
 import { makeEvaluator } from '../metrics';
 import { Rng } from '../rng';
 import { TimeSlices } from '../time-slices';
@@ -20,24 +20,22 @@ function weightDrawer(ctx: MetricContext, rng: Rng): () => Float64Array {
   return () => drawBootstrapWeights(ctx, rng, unitCounts, w);
 }
 
-/** Metric of every set on the full data and on B bootstraps (the same resampled rows for every set). */
+/**
+ * Metric of every set on the full data and on B bootstraps (the same resampled rows for every set): one
+ * bootstrapMatrix of the sets' predictions (`matrix` computes it: here, or the analysis's on its worker threads).
+ */
 export async function bootstrapValues(
   sets: RepeatedEvaluator[],
   ctx: MetricContext,
   B: number,
   rng: Rng,
+  matrix: MatrixRunner = localMatrix,
 ): Promise<{ point: number[]; boot: Float64Array[] }> {
-  const slices = new TimeSlices();
-  const ones = new Float64Array(ctx.outcome.y.length).fill(1);
-  const point = sets.map((s) => s.evaluate(ones));
-  const boot: Float64Array[] = [];
-  const draw = weightDrawer(ctx, rng);
-  for (let b = 0; b < B; b++) {
-    await slices.next();
-    const w = draw();
-    boot.push(Float64Array.from(sets, (s) => s.evaluate(w)));
-  }
-  return { point, boot };
+  const m = sets.length;
+  if (m === 0) return { point: [], boot: Array.from({ length: B }, () => new Float64Array(0)) };
+  const { metric, rows } = sets[0];
+  const { point, values } = await matrix({ sets: sets.map((s) => s.predictions), metric, ctx, rows, draw: ctx, B, rng });
+  return { point: Array.from(point), boot: Array.from({ length: B }, (_, b) => values.slice(b * m, (b + 1) * m)) };
 }
 
 /**

@@ -41,6 +41,7 @@ export const BRIER_SCORE = definePlot({
     required: ['points', 'integrated', 'integratedCis', 'reference'],
   },
   appliesTo: (m) => m.task === 'survival',
+  fromFinalSelection: true,
   async compute(ctx): Promise<BrierScore | undefined> {
     const time = ctx.metric.outcome.y;
     const event = ctx.metric.outcome.event;

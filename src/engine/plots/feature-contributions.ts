@@ -58,6 +58,7 @@ export const FEATURE_CONTRIBUTIONS = definePlot({
     required: ['scale', 'method', 'outputs'],
   },
   appliesTo: () => true,
+  fromFinalSelection: true,
   // the reference signature refitted on each plot fold, explaining the fold's samples
   refits: (_size, folds) => folds,
   async compute(ctx): Promise<FeatureContributions | undefined> {

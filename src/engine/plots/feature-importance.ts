@@ -24,7 +24,7 @@ export function importanceRefits(ctx: PlotContext): Promise<ImportanceRefits> {
     const sig = ctx.signature;
     const names = sig.map((f) => ctx.featureName(f));
     const [full, ...without] = await ctx.refit([sig, ...sig.map((f) => sig.filter((g) => g !== f))], 0);
-    const { point, boot } = await bootstrapValues([full, ...without], ctx.metric, ctx.bootstraps, ctx.rng(0x1f1));
+    const { point, boot } = await bootstrapValues([full, ...without], ctx.metric, ctx.bootstraps, ctx.rng(0x1f1), ctx.matrix);
     const drop = (v: ArrayLike<number>, j: number): number => (v[0] - v[j + 1]) / Math.abs(v[0]);
     const importance = names.map((name, j) => ({
       name,
@@ -56,6 +56,7 @@ export const FEATURE_IMPORTANCE = definePlot({
     },
   },
   appliesTo: () => true,
+  fromFinalSelection: true,
   refits: (size, folds) => (size + 1) * folds,
   async compute(ctx): Promise<FeatureImportanceEntry[]> {
     const { importance, order } = await importanceRefits(ctx);

@@ -50,6 +50,7 @@ export const FEATURE_STABILITY = definePlot({
     },
   },
   appliesTo: () => true,
+  fromFinalSelection: true,
   async compute(ctx): Promise<FeatureStabilityEntry[]> {
     return featureStability((f) => ctx.featureName(f), ctx.selection.signatures, ctx.selection.classes, ctx.foldSignatures);
   },

@@ -117,6 +117,7 @@ export const PARTIAL_DEPENDENCE = definePlot({
     required: ['output', 'features'],
   },
   appliesTo: () => true,
+  fromFinalSelection: true,
   async compute(ctx): Promise<PartialDependence | undefined> {
     const model = ctx.finalModel;
     if (!model || model.features.length === 0) return undefined;

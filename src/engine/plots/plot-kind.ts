@@ -1,4 +1,4 @@
-import type { MetricContext, RepeatedEvaluator } from '../bbc';
+import type { MatrixRunner, MetricContext, RepeatedEvaluator } from '../bbc';
 import type { ShapleyMethod } from '../explain/types';
 import type { OutputScale } from '../models/shapley-form';
 import type { Task } from '../metrics';
@@ -65,6 +65,8 @@ export interface PlotContext extends PlotModel {
   explanation?: OutOfFoldExplanation;
   /** the final model of the reference signature, for partial dependence */
   finalModel?: FinalModelView;
+  /** computes the bootstraps of refits (bootstrapValues): here when absent, the analysis's on its worker threads */
+  matrix?: MatrixRunner;
 }
 
 /**
@@ -120,6 +122,13 @@ export interface PlotKind<N extends string = string, V = unknown> {
   appliesTo(model: PlotModel): boolean;
   /** refits of the configuration it asks for (progress planning), for a signature of `size` features and `folds` plot folds */
   refits?(size: number, folds: number): number;
+  /**
+   * True when it reads the final selection on all samples or what is computed from it (`signature`, `selection`,
+   * `foldSignatures`, `featureName`, `refit`, `memo`, `explanation`, `finalModel`); a kind without it reads the
+   * out-of-fold predictions, the outcome and its random streams only, and is drawn while the final selection runs, on a
+   * worker thread (plots.ts, outOfFoldPlots).
+   */
+  fromFinalSelection?: boolean;
   /** the value, or undefined when it cannot be drawn for these data (then the model does not list it) */
   compute(ctx: PlotContext): Promise<V | undefined>;
 }

@@ -25,6 +25,7 @@ export const PROGRESSIVE_FEATURE_IMPORTANCE = definePlot({
     },
   },
   appliesTo: () => true,
+  fromFinalSelection: true,
   refits: (size, folds) => Math.max(0, size - 1) * folds,
   async compute(ctx): Promise<ProgressiveFeatureImportanceEntry[]> {
     const { names, full, order } = await importanceRefits(ctx);
@@ -32,7 +33,7 @@ export const PROGRESSIVE_FEATURE_IMPORTANCE = definePlot({
     const prefixSets = order.slice(0, -1).map((_, k) => order.slice(0, k + 1).map((j) => sig[j]));
     const prefixes = [...(prefixSets.length > 0 ? await ctx.refit(prefixSets, 1000) : []), full];
     const orderedNames = order.map((j) => names[j]);
-    const { point, boot } = await bootstrapValues([full, ...prefixes], ctx.metric, ctx.bootstraps, ctx.rng(0x1f2));
+    const { point, boot } = await bootstrapValues([full, ...prefixes], ctx.metric, ctx.bootstraps, ctx.rng(0x1f2), ctx.matrix);
     const pct = (v: ArrayLike<number>, k: number): number => (100 * v[k + 1]) / v[0];
     return prefixes.map((_, k) => ({
       name: orderedNames.slice(0, k + 1),
