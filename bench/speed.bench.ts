@@ -1,6 +1,8 @@
 /**
- * Speed of analyses on the shapes of issue 21: wall time, CPU time (the process, worker threads included) and peak
- * RSS of runAnalysis for each shape, and the ratio to the figures of a previous run (`--before file.json`, written
+ * Speed of analyses on the shapes of issue 21: wall time, CPU time (the process, worker threads included), CPU/wall
+ * (how busy the threads kept the cores), the main thread's CPU time (the serial part: what the worker threads cannot
+ * share) and peak RSS of runAnalysis for each shape, beside what the cost model (src/engine/cost.ts) predicted for it
+ * before it ran, and the ratio to the figures of a previous run (`--before file.json`, written
  * by `--out file.json`). Shapes: the four shared datasets at typical; a synthetic 10-class 1,800 x 64 set with 6
  * informative features at typical; the same with every feature informative (as the pixels of digits are); `digits70`,
  * 70% of scikit-learn's 10-class digits (1,258 x 64: the stratified training part of bench:quality's first split, as
@@ -17,7 +19,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { runAnalysis } from '../src/engine';
+import { estimateCost, runAnalysis } from '../src/engine';
 import type { AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
 import { datasetFromCsv } from './csv-dataset';
 import { holdout, loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
@@ -100,13 +102,26 @@ const SHAPES: Shape[] = [
 interface Figures {
   seconds: number;
   cpuSeconds: number;
+  /** CPU time of the calling thread alone (its serial steps, and dispatching the threads' work); NaN off Linux */
+  mainCpuSeconds: number;
   peakRssMb: number;
+}
+
+/** CPU seconds of this process's main thread so far (Linux: /proc/self/task/PID/stat, in clock ticks of 1/100 s). */
+function mainThreadCpu(): number {
+  try {
+    const fields = fs.readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
 }
 
 async function measure(data: EngineDataset, params: AnalysisParameters, threads: number): Promise<Figures & { model: string }> {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
   const c0 = process.cpuUsage();
+  const m0 = mainThreadCpu();
   const t0 = process.hrtime.bigint();
   try {
     const result = await runAnalysis(data, params, { seed: 1, threads });
@@ -114,12 +129,32 @@ async function measure(data: EngineDataset, params: AnalysisParameters, threads:
     return {
       seconds: Number(process.hrtime.bigint() - t0) / 1e9,
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      mainCpuSeconds: mainThreadCpu() - m0,
       peakRssMb: Math.max(peak, process.memoryUsage().rss) / 2 ** 20,
       model: `${result.models.best.featureSelection.split(':')[0]} | ${result.models.best.model.split(';')[0]}`,
     };
   } finally {
     clearInterval(timer);
   }
+}
+
+/** What the cost model (src/engine/cost.ts) predicts for a shape before it runs: wall seconds, CPU seconds, peak MB. */
+function predicted(data: EngineDataset, shape: Shape, threads: number): { seconds: number; cpuSeconds: number; peakMb: number } {
+  const outcomeNames = Object.values(shape.outcome).flatMap((v: string | { event: string; timeToEvent: string }) =>
+    typeof v === 'string' ? [v] : [v.event, v.timeToEvent],
+  );
+  const task = 'classification' in shape.outcome ? 'classification' : 'regression' in shape.outcome ? 'regression' : 'survival';
+  const label = data.columns.find((c) => c.name === outcomeNames[0]);
+  const classes = label && 'levels' in label ? label.levels.length : new Set(label && 'values' in label ? label.values : []).size;
+  const cost = estimateCost({
+    samples: data.sampleCount,
+    features: data.columns.length - outcomeNames.length,
+    classes,
+    task,
+    thoroughness: shape.level,
+    cores: threads,
+  });
+  return { seconds: cost.seconds.expected, cpuSeconds: cost.cpuSeconds, peakMb: cost.peakMemoryMb.expected };
 }
 
 async function main(): Promise<void> {
@@ -129,14 +164,18 @@ async function main(): Promise<void> {
   const before: Record<string, Figures> = beforeFile ? (JSON.parse(fs.readFileSync(beforeFile, 'utf8')) as Record<string, Figures>) : {};
   const out: Record<string, Figures> = {};
   console.log(`signet speed benchmark: ${threads} threads, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
-  console.log('shape            level         wall s   CPU s  peak MB   ratio(wall)  ratio(CPU)  load  best');
+  console.log(
+    'shape            level         wall s   CPU s  CPU/wall  main CPU s  peak MB   ratio(wall)  ratio(CPU)  load  predicted wall / CPU / MB (ratio to measured)  best',
+  );
   for (const shape of SHAPES.filter((s) => only.includes(s.name))) {
-    const f = await measure(shape.data(), parameters(shape.outcome, shape.level, threads), threads);
-    out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, peakRssMb: f.peakRssMb };
+    const data = shape.data();
+    const guess = predicted(data, shape, threads);
+    const f = await measure(data, parameters(shape.outcome, shape.level, threads), threads);
+    out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, mainCpuSeconds: f.mainCpuSeconds, peakRssMb: f.peakRssMb };
     const b = before[shape.name];
     const ratio = (x: number, y?: number): string => (y ? (x / y).toFixed(2) : '-').padStart(11);
     console.log(
-      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${f.model}`,
+      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${(f.cpuSeconds / f.seconds).toFixed(2).padStart(9)} ${f.mainCpuSeconds.toFixed(1).padStart(11)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${guess.seconds.toFixed(1)} / ${guess.cpuSeconds.toFixed(1)} / ${guess.peakMb.toFixed(0)} (${(guess.seconds / f.seconds).toFixed(2)}, ${(guess.cpuSeconds / f.cpuSeconds).toFixed(2)}, ${(guess.peakMb / f.peakRssMb).toFixed(2)})  ${f.model}`,
     );
   }
   const file = arg('out', '');

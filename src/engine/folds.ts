@@ -19,6 +19,16 @@ function strata(data: PreparedData): Int32Array {
 }
 
 /**
+ * The folds and repeats of the cross-validation for `unitCount` units whose smallest stratum has `smallest`: 10 folds,
+ * fewer when a stratum has fewer units; 5 repeats under 100 units, 2 under 300, else 1.
+ */
+export function foldCounts(unitCount: number, smallest: number): { k: number; repeats: number } {
+  const k = Math.max(2, Math.min(10, unitCount, Math.max(2, smallest)));
+  const repeats = unitCount < 100 ? 5 : unitCount < 300 ? 2 : 1;
+  return { k, repeats };
+}
+
+/**
  * Stratified, group-aware, repeated K-fold. Units are groups of the grouping feature (or single samples);
  * a unit's stratum is its members' most frequent stratum. K = 10, fewer when the smallest stratum has fewer
  * units; repeats: 5 below 100 units, 2 below 300, else 1.
@@ -43,8 +53,7 @@ export function planFolds(data: PreparedData, seed: number): FoldPlan {
   const perStratum = new Array<number>(strataCount).fill(0);
   for (const st of unitStratum) perStratum[st]++;
   const smallest = Math.min(...perStratum.filter((c) => c > 0));
-  const k = Math.max(2, Math.min(10, unitCount, Math.max(2, smallest)));
-  const repeats = unitCount < 100 ? 5 : unitCount < 300 ? 2 : 1;
+  const { k, repeats } = foldCounts(unitCount, smallest);
   const assignment: Int32Array[] = [];
   for (let r = 0; r < repeats; r++) {
     const rng = new Rng(seed, 0xf01d, r);

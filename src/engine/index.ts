@@ -8,6 +8,8 @@ export * from './types';
 export { ENGINE_VERSION, mlEngine } from './version';
 export { EngineInputError, EngineAbortError } from './errors';
 export { runAnalysis } from './protocol';
+export { estimateCost } from './cost';
+export type { AnalysisShape, CostEstimate, CostInterval } from './cost';
 export { validateAnalysisInput, eventIndicator } from './data';
 export { GRID, buildGrid } from './grid';
 export { computeMetrics, auc, concordanceIndex, metricNames } from './metrics';

@@ -130,8 +130,7 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   };
   const plotFolds = plotFoldCount(n, plan.k);
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
-  const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
-  const cvTasks = (configs.length + selectionGroups) * plan.k * plan.repeats;
+  const cvTasks = plannedCvTasks(configs, plan.k, plan.repeats);
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   const plotModel = { task, classCount: task === 'classification' ? K : 0 };
   return {
@@ -156,6 +155,12 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
     cvTasks,
     fits: 0,
   };
+}
+
+/** The cross-validation's tasks (a model fit per configuration and a selection per selectionTasks group, every fold). */
+export function plannedCvTasks(configs: Configuration[], k: number, repeats: number): number {
+  const selectionGroups = selectionTasks([...new Map(configs.map((c) => [selectorKey(c.selector), c.selector])).values()]).length;
+  return (configs.length + selectionGroups) * k * repeats;
 }
 
 /** Each sample's prediction averaged over the repeats of the cross-validation. */
