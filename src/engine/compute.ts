@@ -10,7 +10,6 @@ import { calibrateConfiguration, ConfigurationCalibrationArgs } from './analysis
 import { BootstrapMatrix, bootstrapMatrix, localMatrix, MatrixRunner, MetricContext } from './bbc';
 import { outOfFoldPlots } from './plots';
 import { pooledPerformance } from './plots/bootstrap';
-import type { TaskRunner } from './pool';
 import { Rng } from './rng';
 
 export const COMPUTATIONS = {
@@ -32,11 +31,6 @@ export async function runComputation<K extends ComputeName>(name: K, args: Compu
   return await compute(args);
 }
 
-/** A Float64Array over a SharedArrayBuffer: worker threads read and write it without copies. */
-export function sharedFloat64(length: number): Float64Array {
-  return new Float64Array(new SharedArrayBuffer(8 * length));
-}
-
 /**
  * Splits [0, count) into consecutive pieces of at most `size` and runs `piece` on each (side by side when it runs on
  * the pool), giving their results in order.
@@ -46,12 +40,19 @@ export function inPieces<T>(count: number, size: number, piece: (from: number, t
   return Promise.all(starts.map((from) => piece(from, Math.min(count, from + size))));
 }
 
+/** What matrixOnPool needs of a TaskRunner (pool.ts, which imports this file). */
+export interface ComputeRunner {
+  /** worker threads alive (0: the inline runner) */
+  readonly liveWorkers: number;
+  compute<K extends ComputeName>(name: K, args: ComputeArgs<K>): Promise<Awaited<ComputeResult<K>>>;
+}
+
 /**
  * A MatrixRunner over the pool: the sets in pieces (about three per thread), each piece's bootstraps drawn from the
  * same position of the generator, the columns put back in order: the matrix of localMatrix to the bit. An inline
  * runner (no threads) computes it with localMatrix, in time slices.
  */
-export function matrixOnPool(runner: TaskRunner): MatrixRunner {
+export function matrixOnPool(runner: ComputeRunner): MatrixRunner {
   return async (a) => {
     if (runner.liveWorkers === 0) return localMatrix(a);
     const m = a.sets.length;

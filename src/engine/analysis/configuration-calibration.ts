@@ -1,6 +1,6 @@
 import { MetricContext, RepeatedEvaluator } from '../bbc';
 import { Calibration, calibrated, chooseCalibration, repeatedScores } from '../calibration';
-import { sharedFloat64 } from '../compute';
+import { sharedFloat64 } from '../shared-memory';
 import type { CalibrationFacts } from '../types';
 
 /** What calibration made of one configuration's probabilities. */

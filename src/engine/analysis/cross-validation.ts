@@ -1,5 +1,6 @@
 import { configurationsToDrop, OofMatrix, RepeatedEvaluator } from '../bbc';
-import { matrixOnPool, sharedFloat64 } from '../compute';
+import { matrixOnPool } from '../compute';
+import { sharedFloat64 } from '../shared-memory';
 import { foldRows } from '../folds';
 import type { TaskResult, TaskSpec } from '../pipeline';
 import type { Prefetch } from '../pool';

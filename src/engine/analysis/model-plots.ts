@@ -1,6 +1,7 @@
 import { Estimate, RepeatedEvaluator } from '../bbc';
 import type { Calibration } from '../calibration';
-import { matrixOnPool, sharedFloat64 } from '../compute';
+import { matrixOnPool } from '../compute';
+import { sharedFloat64 } from '../shared-memory';
 import type { PreparedData } from '../data';
 import { POOLED_BOOTSTRAP_STREAM } from '../plots/bootstrap';
 import { Pipeline, type TaskSpec } from '../pipeline';
