@@ -18,6 +18,7 @@ import { ImageUploadModule } from './image-upload/image-upload.module';
 import { ReportsModule } from './reports/reports.module';
 import { HealthController } from './health/health.controller';
 import { DatabaseHealth } from './health/database-health';
+import { Metrics } from './metrics/metrics.service';
 import { GlobalExceptionFilter } from './common/global-exception.filter';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { configureEngineProcesses } from './common/engine-process';
@@ -92,6 +93,7 @@ export class AppModule {
       controllers: [HealthController],
       providers: [
         DatabaseHealth,
+        ...(options.config.metrics ? [Metrics] : []),
         { provide: APP_FILTER, useClass: GlobalExceptionFilter },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useClass: ApiValidationPipe },

@@ -7,6 +7,8 @@ import pino from 'pino';
 import { AppModule, AppModuleOptions, appControllers } from './app.module';
 import { isUtf8 } from 'node:buffer';
 import { httpLogging } from './common/logger';
+import { Metrics } from './metrics/metrics.service';
+import { httpMetrics, metricsRoute } from './metrics/metrics-http';
 import { answerClientErrors } from './common/client-error';
 import { ApiError } from './common/api-error';
 import { Codes, ErrorCode } from './common/error-codes';
@@ -149,6 +151,12 @@ export async function createApp(options: AppOptions, logger?: LoggerService): Pr
   app.set('trust proxy', options.config.trustProxy);
   // First: every request gets its id and access line, including those refused by body parsing.
   app.use(httpLogging(root));
+  if (options.config.metrics) {
+    const metrics = app.get(Metrics);
+    app.use(httpMetrics(metrics));
+    // on the API's port only behind a token: the public port shows nothing of the service's insides to anyone
+    if (options.config.metricsToken) app.use(metricsRoute(metrics, options.config.metricsToken));
+  }
   const routes = apiRoutes(appControllers());
   // the answers' check needs the document, which is built below from the routes registered after this
   let checkResponse: ResponseCheck | undefined;

@@ -11,7 +11,7 @@ import * as ts from 'typescript';
 const FLOORS: string[][] = [
   ['main.ts', 'worker-main.ts', 'cli.ts'],
   ['app.ts + app.module.ts + bootstrap.ts + openapi/'],
-  ['plots/', 'predictions/', 'image-upload/', 'reports/'],
+  ['plots/', 'predictions/', 'image-upload/', 'reports/', 'metrics/'],
   ['analyses/'],
   ['datasets/'],
   ['projects/', 'health/'],

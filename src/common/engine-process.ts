@@ -265,6 +265,7 @@ export class EngineWorker extends EventEmitter {
     live.delete(this);
     // the next spare once the job that ends here has stored its result: a fork holds this event loop (~20 ms)
     setTimeout(startSpare, SPARE_AFTER_MS).unref();
+    if (code !== 0 && !this.terminating) countFailure(this.failure, signal);
     // as a Worker: no 'error' for an asked-for end, and none nobody listens to (it would throw here)
     if (code !== 0 && !this.terminating && this.listenerCount('error') > 0) {
       const why =
@@ -284,6 +285,32 @@ export class EngineWorker extends EventEmitter {
 
 /** The engine process ended without being asked: its message (killed, out of memory, an exit code) is for clients too. */
 export class EngineCrash extends Error {}
+
+/**
+ * Why engine processes of this process ended without being asked: out of memory (its heap limit), killed (SIGKILL:
+ * the kernel's OOM killer or an operator), another signal, an error thrown in it, or an exit code. Read by /metrics.
+ */
+export type EngineFailureReason = 'outOfMemory' | 'killed' | 'signal' | 'error' | 'exit';
+const failures: Record<EngineFailureReason, number> = { outOfMemory: 0, killed: 0, signal: 0, error: 0, exit: 0 };
+
+function countFailure(failure: Error | undefined, signal: NodeJS.Signals | null): void {
+  const reason: EngineFailureReason =
+    failure instanceof EngineCrash && !signal
+      ? 'outOfMemory'
+      : signal === 'SIGKILL'
+        ? 'killed'
+        : signal
+          ? 'signal'
+          : failure
+            ? 'error'
+            : 'exit';
+  failures[reason]++;
+}
+
+/** Engine processes that ended without being asked since this process started, by reason. */
+export function engineFailures(): Readonly<Record<EngineFailureReason, number>> {
+  return { ...failures };
+}
 
 /** A failed send: the process is ending, and its 'exit' says why. */
 function ignore(): void {}

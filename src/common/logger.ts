@@ -155,12 +155,19 @@ interface LoggedRequest extends IncomingMessage {
   auth?: { userId: string };
 }
 
+/**
+ * The route pattern a request matched (`/api/public/v1/task/:taskId/status`), which groups requests without naming
+ * what they asked for; undefined when it matched none. The logging middleware's own catch-all (`{*path}`) is no route.
+ */
+export function routePattern(req: IncomingMessage): string | undefined {
+  const matched = (req as LoggedRequest).route?.path;
+  return matched && !matched.includes('*') ? matched : undefined;
+}
+
 function accessLine(req: IncomingMessage, res: ServerResponse, durationMs: number): Record<string, unknown> {
   const r = req as LoggedRequest;
-  // The route pattern (`/api/public/v1/task/:taskId/status`) groups requests; the path only when none matched.
-  // The logging middleware's own catch-all (`{*path}`) is no route: the request matched none.
-  const matched = r.route?.path;
-  const route = matched && !matched.includes('*') ? matched : undefined;
+  // the path only when no route matched
+  const route = routePattern(req);
   return {
     context: 'Access',
     method: req.method,

@@ -70,6 +70,15 @@ export interface AppConfig {
   engineMaxMemoryMb: number;
   /** The seed of every new analysis (reproducible runs: audits, tests); unset, each analysis draws its own. */
   analysisSeed?: number;
+  /** Prometheus metrics (GET /metrics) served at all. */
+  metrics: boolean;
+  /** The port of the metrics' own listener (0: none), on HOST: API and worker processes alike. */
+  metricsPort: number;
+  /**
+   * When set, every /metrics answer needs `Authorization: Bearer <token>`, and the API's own port serves /metrics
+   * too (for platforms that scrape one port only).
+   */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -157,6 +166,16 @@ function withPasswordFile(databaseUrl: string | undefined, passwordFile: string 
   return url.toString();
 }
 
+/** METRICS_TOKEN: unset, or at least 16 printable characters (a bearer token compared as it is). */
+function metricsToken(env: Env): string | undefined {
+  const raw = env.METRICS_TOKEN?.trim();
+  if (!raw) return undefined;
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) {
+    throw new ConfigError('METRICS_TOKEN must be 16 to 256 printable characters without spaces (e.g. openssl rand -hex 24)');
+  }
+  return raw;
+}
+
 /** Reads and validates the environment. Throws ConfigError with a clear message on a bad value. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
@@ -199,6 +218,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     dbPoolWaitMs: int(env, 'DB_POOL_WAIT_MS', 5000, 10, 600_000),
     engineNice: int(env, 'ENGINE_NICE', 19, 0, 19),
     engineMaxMemoryMb: int(env, 'ENGINE_MAX_MEMORY_MB', 0, 0, 1024 * 1024),
+    metrics: bool(env, 'METRICS', true),
+    metricsPort: int(env, 'METRICS_PORT', 9464, 0, 65535),
+    metricsToken: metricsToken(env),
     analysisSeed: env.ANALYSIS_SEED?.trim() ? int(env, 'ANALYSIS_SEED', 1, 1, 2 ** 31 - 2) : undefined,
   };
 }

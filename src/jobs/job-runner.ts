@@ -65,6 +65,8 @@ export interface JobEnded {
   kind: string;
   subjectId: string;
   outcome: JobOutcome;
+  /** from its claim to its end here */
+  durationMs: number;
 }
 
 /** Why a job was aborted: its worker is stopping, and hands it back. */
@@ -201,8 +203,8 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
     };
   }
 
-  private emit(job: Job, outcome: JobOutcome): void {
-    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind.name, subjectId: job.subjectId, outcome });
+  private emit(job: Job, outcome: JobOutcome, durationMs: number): void {
+    for (const l of [...this.endedListeners]) l({ jobId: job.id, kind: job.kind.name, subjectId: job.subjectId, outcome, durationMs });
   }
 
   /** Jobs this runner is running now. */
@@ -256,6 +258,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
 
   private start(job: Job): void {
     const controller = new AbortController();
+    const began = performance.now();
     const done = this.execute(job, controller.signal)
       .catch((e: Error) => {
         this.logger.error(`${this.describe(job)} could not be settled: ${e.message}`); // the lease expiry retries it
@@ -263,7 +266,7 @@ export class JobRunner implements OnApplicationBootstrap, BeforeApplicationShutd
       })
       .then((outcome) => {
         this.running.delete(job.id);
-        this.emit(job, outcome);
+        this.emit(job, outcome, performance.now() - began);
         // its cores are free: take the next job now rather than at the next poll (short jobs, such as
         // predictions, would otherwise run one per JOB_POLL_MS)
         if (this.config.runWorkers) void this.tick();
