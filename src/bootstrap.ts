@@ -59,13 +59,19 @@ export function onShutdown(log: Logger, close: () => Promise<void>, db: Resolved
   const shutdown = async (signal: string) => {
     if (closing) return log.log(`${signal}: already shutting down`);
     closing = true;
+    const began = Date.now();
     log.log(`${signal}: shutting down; running jobs are handed back to the queue`);
-    const force = setTimeout(() => process.exit(1), FORCED_EXIT_MS);
+    const force = setTimeout(() => {
+      log.error({ event: 'service.stopped', forced: true }, `stopped: the shutdown took over ${FORCED_EXIT_MS / 1000} s`);
+      process.exit(1);
+    }, FORCED_EXIT_MS);
     force.unref();
     try {
       await close();
     } finally {
       await db.embedded?.stop();
+      // the last line of every clean stop: what an operator (or a log collector) reads to know the process ended
+      log.log({ event: 'service.stopped', signal, durationMs: Date.now() - began }, `stopped (${signal}) in ${Date.now() - began} ms`);
       process.exit(0);
     }
   };

@@ -8,7 +8,7 @@ import { Metrics } from './metrics/metrics.service';
 async function main(): Promise<void> {
   const { config, logger, root, log, db } = await prepare('Main');
   const app = await createApp({ config, databaseUrl: db.url, http: true, logger: root }, logger);
-  const metrics = config.metrics && config.metricsPort ? await listenMetrics(app.get(Metrics), config) : undefined;
+  const metrics = config.metrics && config.metricsPort ? await listenMetrics(app.get(Metrics), config, (m) => log.warn(m)) : undefined;
   onShutdown(log, () => Promise.all([closeMetrics(metrics), app.close()]).then(() => undefined), db);
   await app.listen(config.port, config.host);
   log.log(`Signet listening on http://${config.host}:${config.port}/api/public/v1 (docs at /api/public/v1/docs)`);

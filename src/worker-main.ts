@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const ctx = await NestFactory.createApplicationContext(AppModule.forRoot({ config, databaseUrl: db.url, http: false }), {
     logger,
   });
-  const metrics = config.metrics && config.metricsPort ? await listenMetrics(ctx.get(Metrics), config) : undefined;
+  const metrics = config.metrics && config.metricsPort ? await listenMetrics(ctx.get(Metrics), config, (m) => log.warn(m)) : undefined;
   onShutdown(log, () => Promise.all([closeMetrics(metrics), ctx.close()]).then(() => undefined), db);
   log.log(`worker started with ${config.workerCores} cores`);
   if (metrics) log.log(`metrics at http://${config.host}:${config.metricsPort}${METRICS_PATH}`);

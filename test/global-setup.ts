@@ -6,6 +6,9 @@ import { startEmbeddedPostgres } from '../src/database/embedded-postgres';
 
 /** One embedded PostgreSQL for the whole run; each test file creates its own database on it. */
 export default async function globalSetup(): Promise<void> {
+  // the services the tests start (node dist/src/main.js, npm start) open no metrics listener: on one fixed port,
+  // those running at once would take it from each other (test/metrics.e2e-spec.ts starts one on a free port)
+  process.env.METRICS_PORT ??= '0';
   if (process.env.TEST_DATABASE_URL) {
     process.env.SIGNET_TEST_ADMIN_URL = process.env.TEST_DATABASE_URL;
     return;

@@ -5,7 +5,8 @@ import * as path from 'node:path';
 import request from 'supertest';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config/config';
-import { createRootLogger, nestLogger, routineAtDebug, textLine } from '../src/common/logger';
+import express from 'express';
+import { createRootLogger, httpLogging, nestLogger, routineAtDebug, textLine } from '../src/common/logger';
 import { UsersService } from '../src/auth/users.service';
 import { API, freshDatabase, pollUntil, TEST_DATA, TestApp, uploadDataset } from './utils';
 
@@ -197,6 +198,37 @@ describe('logs', () => {
       expect.arrayContaining(['job.started', 'analysis.cancelled']),
     );
   }, 120_000);
+
+  it("a status poll's access line is written at debug, not info; an error answer's at info", async () => {
+    const { token } = await app.get(UsersService).createUser({ username: 'pia', password: 'pia-password' });
+    const auth = `Bearer ${token}`;
+    const projectId = (await http().post(`${API}/createProject`).set('Authorization', auth).send({ name: 'polls' })).body.payload.projectId;
+    const t = { http } as unknown as TestApp;
+    await uploadDataset(t, auth, projectId, 'a,b\n1,2\n3,4\n');
+    const polls = await http().get(`${API}/health/ready`).set('X-Request-Id', 'probe-1');
+    expect(polls.status).toBe(200);
+    expect(linesOf('probe-1')).toEqual([]);
+    const unknown = await http().get(`${API}/task/999999/status`).set('Authorization', auth).set('X-Request-Id', 'poll-unknown');
+    expect(unknown.body.code).toBe('notFound-115-1-1');
+    expect(linesOf('poll-unknown')).toEqual([
+      expect.objectContaining({ level: 'info', route: `${API}/task/:taskId/status`, code: 'notFound-115-1-1' }),
+    ]);
+    // uploadDataset polled the task's status: none of those lines at info
+    expect(lines.filter((l) => l.context === 'Access' && l.route === `${API}/task/:taskId/status` && l.status === 200 && !l.code)).toEqual(
+      [],
+    );
+
+    // at LOG_LEVEL=debug they are there
+    const debugLines: Record<string, unknown>[] = [];
+    const debugRoot = createRootLogger('json', 'debug', { write: (line: string) => void debugLines.push(JSON.parse(line)) });
+    const probe = express();
+    probe.use(httpLogging(debugRoot));
+    probe.get(`${API}/task/:taskId/status`, (_req, res) => void res.json({ status: 'success', payload: {} }));
+    await request(probe).get(`${API}/task/7/status`).set('X-Request-Id', 'debug-poll');
+    expect(debugLines.filter((l) => l.reqId === 'debug-poll')).toEqual([
+      expect.objectContaining({ level: 'debug', context: 'Access', route: `${API}/task/:taskId/status`, status: 200 }),
+    ]);
+  });
 
   it('LOG_FORMAT=text prints the same record on one readable line', () => {
     expect(

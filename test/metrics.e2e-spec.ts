@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { closeMetrics, listenMetrics } from '../src/metrics/metrics-http';
 import { Metrics } from '../src/metrics/metrics.service';
@@ -123,11 +124,20 @@ describe('metrics', () => {
     let server: Server | undefined;
     try {
       server = await listenMetrics(open.app.get(Metrics), { ...open.config, host: '127.0.0.1', metricsPort: 0 });
+      if (!server) throw new Error('no listener');
       const res = await request(server).get('/metrics');
       expect(res.status).toBe(200);
       expect(sample(res.text, 'signet_jobs', { kind: 'prediction', state: 'queued' })).toBe(0);
       expect((await request(server).get('/')).status).toBe(404);
       expect((await request(server).post('/metrics')).status).toBe(404);
+      // a port already taken (an API and a worker side by side on one host): a warning, and the process goes on
+      const taken = (server.address() as AddressInfo).port;
+      const warnings: string[] = [];
+      const second = await listenMetrics(open.app.get(Metrics), { ...open.config, host: '127.0.0.1', metricsPort: taken }, (m) =>
+        warnings.push(m),
+      );
+      expect(second).toBeUndefined();
+      expect(warnings).toEqual([expect.stringContaining(`port ${taken} is in use`)]);
     } finally {
       await closeMetrics(server);
       await open.close();

@@ -155,6 +155,14 @@ describe('the service process', () => {
       child.kill('SIGTERM');
       expect(await done).toBe(0);
       expect(Date.now() - t0).toBeLessThan(10_000);
+      // the last line says the service stopped
+      const last = JSON.parse(out.trim().split('\n').pop() as string) as Record<string, unknown>;
+      expect(last).toMatchObject({
+        level: 'info',
+        event: 'service.stopped',
+        signal: 'SIGTERM',
+        msg: expect.stringMatching(/^stopped \(SIGTERM\) in \d+ ms$/),
+      });
       // the embedded server is gone with it
       expect(() => process.kill(pgPid, 0)).toThrow();
     } finally {
@@ -231,7 +239,8 @@ describe("the README's commands, stopped by a signal", () => {
     const built = fs.statSync(dist).mtimeMs;
     const npm = spawn('npm', args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
-    npm.stdout.on('data', (d) => (out += d));
+    let stdout = '';
+    npm.stdout.on('data', (d) => ((out += d), (stdout += d)));
     npm.stderr.on('data', (d) => (out += d));
     const done = exited(npm);
     let tree: { pid: number; cmd: string }[] = [];
@@ -250,6 +259,9 @@ describe("the README's commands, stopped by a signal", () => {
       expect(postgresProcessesOf(path.join(dir, 'pg'))).toEqual([]);
       expect(Date.now() - t0).toBeLessThan(10_000);
       expect(out).toContain(`${signal}: shutting down`);
+      expect(out).toContain(`"event":"service.stopped"`);
+      // with --silent npm writes nothing of its own: stdout is the service's JSON lines alone, for a log collector
+      if (args.includes('--silent')) for (const line of stdout.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
     } finally {
       for (const p of tree) if (running(p.pid)) process.kill(p.pid, 'SIGKILL');
       if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
@@ -261,8 +273,8 @@ describe("the README's commands, stopped by a signal", () => {
     waitFor(async () => ((await fetch(`http://127.0.0.1:${port}/api/public/v1/health/ready`)).ok ? true : undefined), 60_000);
 
   it(
-    'npm start: SIGTERM to npm leaves no node or PostgreSQL within 10 s',
-    () => startThenStop(['start'], 'SIGTERM', 'npm', serving),
+    'npm start --silent: SIGTERM to npm leaves no node or PostgreSQL within 10 s; stdout holds JSON lines only',
+    () => startThenStop(['start', '--silent'], 'SIGTERM', 'npm', serving),
     120_000,
   );
 

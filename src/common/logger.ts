@@ -120,10 +120,23 @@ function noteErrorCode(res: Response): void {
 }
 
 /**
+ * The routes clients and orchestrators ask again and again (a task's, analysis' or prediction's status while it runs,
+ * the health probes): their successful answers' access lines are written at `debug`, or a short run's log is mostly
+ * polls (276 of its lines in one). An error answer still gets its `info` line.
+ */
+const POLLED_ROUTES = /\/status$|\/health\/(live|ready)$/;
+
+function polled(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.method !== 'GET' || res.statusCode >= 400 || ERROR_CODES.has(res)) return false;
+  const route = routePattern(req);
+  return route !== undefined && POLLED_ROUTES.test(route);
+}
+
+/**
  * The HTTP middleware: gives every request an id (from X-Request-Id when sane, else a new UUID), returns
  * it in the X-Request-Id response header, binds it to every line logged for that request (`reqId`), and
  * writes one access line when the response ends: method, route, status, duration, user, and an error
- * answer's code.
+ * answer's code (at `debug` for the polled routes' successful answers).
  */
 export function httpLogging(root: pino.Logger): (req: Request, res: Response, next: NextFunction) => void {
   const log = pinoHttp({
@@ -136,7 +149,7 @@ export function httpLogging(root: pino.Logger): (req: Request, res: Response, ne
       res.setHeader('X-Request-Id', id);
       return id;
     },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
+    customLogLevel: (req, res, err) => (err || res.statusCode >= 500 ? 'error' : polled(req, res) ? 'debug' : 'info'),
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request failed',
     customSuccessObject: (req, res, val: { responseTime: number }) => accessLine(req, res, val.responseTime),

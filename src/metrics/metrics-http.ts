@@ -54,9 +54,24 @@ export function metricsRoute(metrics: Metrics, token: string | undefined): (req:
 
 /**
  * The metrics' own listener on METRICS_PORT (API and worker processes): GET /metrics, 404 for anything else.
- * Resolves once it listens; its close() is part of the process's shutdown.
+ * Resolves once it listens, or with undefined when the port is taken (another Signet process on this host: an API
+ * and `npm run worker` side by side), after a warning naming the setting: the process serves all the same.
  */
-export function listenMetrics(metrics: Metrics, config: AppConfig): Promise<http.Server> {
+export async function listenMetrics(
+  metrics: Metrics,
+  config: AppConfig,
+  warn: (message: string) => void = () => undefined,
+): Promise<http.Server | undefined> {
+  try {
+    return await listen(metrics, config);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    warn(`metrics not served: port ${config.metricsPort} is in use (another Signet process here?); give this process its own METRICS_PORT`);
+    return undefined;
+  }
+}
+
+function listen(metrics: Metrics, config: AppConfig): Promise<http.Server> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== METRICS_PATH) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end(`not found: metrics are at ${METRICS_PATH}\n`);
