@@ -19,6 +19,7 @@ import { ImageAddReserve1763801700000 } from './1763801700000-image-add-reserve'
 import { ColumnPieces1763801800000 } from './1763801800000-column-pieces';
 import { PredictionExplain1763801900000 } from './1763801900000-prediction-explain';
 import { OutOfFoldTexts1763802000000 } from './1763802000000-out-of-fold-texts';
+import { ReportLinks1763802100000 } from './1763802100000-report-links';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   ColumnPieces1763801800000,
   PredictionExplain1763801900000,
   OutOfFoldTexts1763802000000,
+  ReportLinks1763802100000,
 ];

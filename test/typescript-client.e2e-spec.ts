@@ -163,6 +163,13 @@ describe('the TypeScript client', () => {
     expect(report).toContain(`Analysis ${analysisId} `);
     await expect(owner.downloadReport('999999', reportPath)).rejects.toMatchObject({ code: 'notFound-120-2-1', httpStatus: 200 });
     expect(fs.existsSync(reportPath)).toBe(false);
+    // a report link: opened without a token, listed without its URL, withdrawn by the owner
+    const link = await owner.createReportLink(analysisId, 2);
+    const token = link.url.slice(link.url.lastIndexOf('/') + 1);
+    expect(await new SignetClient(url).openReportLink(token)).toContain(`Analysis ${analysisId} `);
+    expect((await owner.reportLinks(analysisId)).data).toEqual([expect.objectContaining({ linkId: link.linkId, username })]);
+    expect(await owner.deleteReportLink(analysisId, link.linkId)).toMatchObject({ linkId: link.linkId });
+    await expect(new SignetClient(url).openReportLink(token)).rejects.toMatchObject({ code: 'http-404', httpStatus: 404 });
     const names = await owner.availablePlots(analysisId, 'best');
     expect((await owner.availablePlotsByBody(analysisId, 'best')).plots).toEqual(names);
     expect(await owner.plotByBody(analysisId, 'best', names[0])).toEqual(await owner.plot(analysisId, 'best', names[0]));

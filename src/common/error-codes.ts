@@ -101,6 +101,8 @@ const CATALOGUE = {
     'notFound-120-2-4',
     'the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again',
   ],
+  BadLinkValidity: ['badRequest-120-7-1', 'validForDays not an integer from 1 to 90 (report link)'],
+  ReportLinkNotFound: ['notFound-120-7-2', 'unknown report link of this analysis'],
   // image upload
   ImageTaskNotFound: ['notFound-130-1-1', 'unknown image upload task'],
   BadSampleId: ['badRequest-130-2-1', 'sampleId not in the init file'],

@@ -33,6 +33,9 @@ from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type, TypeVar, cast
 
 from .types import (
+    ReportLink,
+    ReportLinkInfo,
+    ReportLinkPage,
     Analysis,
     ConfigurationPage,
     OutOfFoldPredictions,
@@ -117,6 +120,10 @@ OPERATION_METHODS: Dict[Tuple[str, str], str] = {
     ("get", "/analysis/{analysisId}/configurations/{offset}/{count}"): "get_configurations",
     ("get", "/analysis/{analysisId}/outOfFoldPredictions"): "get_out_of_fold_predictions",
     ("get", "/analysis/{analysisId}/report"): "download_report",
+    ("post", "/analysis/{analysisId}/reportLink"): "create_report_link",
+    ("get", "/analysis/{analysisId}/reportLinks/{offset}/{count}"): "get_report_links",
+    ("post", "/analysis/{analysisId}/reportLink/{linkId}/delete"): "delete_report_link",
+    ("get", "/sharedReport/{token}"): "open_report_link",
 }
 
 #: Called with each status payload while a ``wait_for_*`` helper polls (``progress`` is 0..1 while running).
@@ -598,6 +605,29 @@ class SignetClient:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
+
+    def create_report_link(self, analysis_id: str, valid_for_days: Optional[int] = None) -> ReportLink:
+        """
+        A link that opens the report of a finished analysis in a browser without a token, for ``valid_for_days``
+        (default 7, at most 90). Its ``url`` is shown this once.
+        """
+        body = {} if valid_for_days is None else {"validForDays": valid_for_days}
+        return cast(ReportLink, self._post(f"/analysis/{_id(analysis_id)}/reportLink", "Create report link", body))
+
+    def get_report_links(self, analysis_id: str, offset: int = 0, count: int = 100) -> ReportLinkPage:
+        """The analysis's report links (the project's owner sees every one, others their own), without their URLs."""
+        path = f"/analysis/{_id(analysis_id)}/reportLinks/{int(offset)}/{int(count)}"
+        return cast(ReportLinkPage, self._get(path, "Get report links"))
+
+    def delete_report_link(self, analysis_id: str, link_id: str) -> ReportLinkInfo:
+        """Withdraws a report link (the project's owner): it opens nothing from then on."""
+        path = f"/analysis/{_id(analysis_id)}/reportLink/{_id(link_id)}/delete"
+        return cast(ReportLinkInfo, self._post(path, "Delete report link"))
+
+    def open_report_link(self, token: str) -> str:
+        """The report page a link's token opens (the link needs no login); one that opens nothing raises http-404."""
+        text = self._get(f"/sharedReport/{urllib.parse.quote(token, safe='')}", "Open report link", raw=True)
+        return cast(str, text)
 
     # ---- plots (GET with a query string, or POST with a JSON body: the same answer) --------------
 

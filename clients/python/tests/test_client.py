@@ -337,6 +337,14 @@ class JourneyTest(unittest.TestCase):
                 c.download_report("987654321", os.path.join(tempfile.gettempdir(), "never-written.html"))
             self.assertEqual(caught.exception.code, "notFound-120-2-1")
             self.assertFalse(os.path.exists(os.path.join(tempfile.gettempdir(), "never-written.html")))
+            link = c.create_report_link(analysis_id, 3)
+            token = link["url"].rsplit("/", 1)[1]
+            self.assertIn(f"Analysis {analysis_id} ", SignetClient(URL).open_report_link(token))
+            self.assertEqual([l["linkId"] for l in c.get_report_links(analysis_id)["data"]], [link["linkId"]])
+            self.assertEqual(c.delete_report_link(analysis_id, link["linkId"])["linkId"], link["linkId"])
+            with self.assertRaises(SignetError) as refused:
+                SignetClient(URL).open_report_link(token)
+            self.assertEqual((refused.exception.code, refused.exception.http_status), ("http-404", 404))
             plot = c.get_plot(analysis_id, "best", "Feature Importance", method="POST")
             self.assertEqual((plot["analysisId"], plot["modelKey"], list(plot["plot"])), (analysis_id, "best", ["Feature Importance"]))
             checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "no-such-feature"})

@@ -38,6 +38,9 @@ export type OutOfFoldPredictions = Schemas['OutOfFoldPredictions'];
 export type PredictionStatus = Schemas['PredictionStatus'];
 export type PredictionResult = Schemas['PredictionResult'];
 export type Explanation = Schemas['Explanation'];
+export type ReportLink = Schemas['ReportLink'];
+export type ReportLinkInfo = Schemas['ReportLinkInfo'];
+export type ReportLinkPage = Schemas['ReportLinkPage'];
 export type AnalyzeParameters = Schemas['AnalyzeDto'];
 export type CreateDatasetOptions = Omit<Schemas['CreateDatasetDto'], 'projectId' | 'name' | 'fileSizeInBytes'>;
 /** The attributes of an image upload (init): the project, the dataset's name, and the CSV's layout. */
@@ -121,6 +124,10 @@ export const OPERATION_METHODS = {
   imageUploadCommit: 'commitImageUpload',
   imageUploadStatus: 'imageUploadStatus',
   reportsReport: 'downloadReport',
+  reportLinksCreate: 'createReportLink',
+  reportLinksList: 'reportLinks',
+  reportLinksDelete: 'deleteReportLink',
+  reportLinksOpen: 'openReportLink',
 } as const satisfies Record<keyof operations, keyof SignetClient>;
 
 /**
@@ -480,6 +487,47 @@ export class SignetClient {
     }
     await fs.promises.writeFile(filePath, text, 'utf8');
     return filePath;
+  }
+
+  /**
+   * A link that opens the report of a finished analysis in a browser without a bearer header, for `validForDays`
+   * (default 7, at most 90). Its `url` is shown this once: keep it, or make another.
+   */
+  async createReportLink(analysisId: string, validForDays?: number): Promise<ReportLink> {
+    return this.call(
+      'POST reportLink',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/reportLink', {
+        params: { path: { analysisId } },
+        body: validForDays === undefined ? {} : { validForDays },
+      }),
+    );
+  }
+
+  /** An analysis's report links (the project's owner sees every one, others their own); never their URLs. */
+  async reportLinks(analysisId: string, offset = 0, count = 100): Promise<ReportLinkPage> {
+    return this.call(
+      'GET reportLinks',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/reportLinks/{offset}/{count}', { params: { path: { analysisId, offset, count } } }),
+    );
+  }
+
+  /** Withdraws a report link (the project's owner): it opens nothing from then on. */
+  async deleteReportLink(analysisId: string, linkId: string): Promise<ReportLinkInfo> {
+    return this.call(
+      'POST reportLink delete',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/reportLink/{linkId}/delete', { params: { path: { analysisId, linkId } } }),
+    );
+  }
+
+  /** The report page a link's token opens (the link needs no login); a link that opens nothing throws http-404. */
+  async openReportLink(token: string): Promise<string> {
+    const operation = 'GET sharedReport';
+    const { data, error, response } = await this.settle(
+      operation,
+      this.api.GET('/api/public/v1/sharedReport/{token}', { params: { path: { token } }, parseAs: 'text' }),
+    );
+    if (response.status !== 200) throw new SignetError(`http-${response.status}`, 'the link opens no report', operation, response.status);
+    return String(data ?? error ?? '');
   }
 
   // --- plots (each as GET with a query, and as POST with a JSON body: the same answers)

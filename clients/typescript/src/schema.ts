@@ -755,6 +755,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/analysis/{analysisId}/reportLink": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a link that opens the report of a finished analysis in a browser, without a bearer header (its URL is shown this once) */
+        post: operations["reportLinksCreate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/reportLinks/{offset}/{count}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List an analysis's report links (the project's owner sees every one, others their own) */
+        get: operations["reportLinksList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/reportLink/{linkId}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a report link: it opens nothing from then on (project owner) */
+        post: operations["reportLinksDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/sharedReport/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The report a report link opens (no Authorization header: the token in the path is the permission); any link that opens nothing (unknown, altered, expired, withdrawn, its analysis or its maker's access gone) answers HTTP 404 with the same page */
+        get: operations["reportLinksOpen"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -866,6 +934,13 @@ export interface components {
              */
             explain?: boolean;
         };
+        CreateReportLinkDto: {
+            /**
+             * @description days the link opens the report (default 7, at most 90)
+             * @default 7
+             */
+            validForDays?: number;
+        };
         RegressionOutcome: {
             /** @description the numerical feature to predict */
             regression: string;
@@ -884,6 +959,52 @@ export interface components {
         };
         /** @description an empty object */
         Empty: Record<string, never>;
+        ReportLink: {
+            /**
+             * @description the link, to withdraw it
+             * @example 1
+             */
+            linkId: string;
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description opens the report in a browser without a bearer header; shown this once (only a hash of its token is kept) */
+            url: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ReportLinkInfo: {
+            /**
+             * @description identifier
+             * @example 1
+             */
+            linkId: string;
+            /**
+             * @description the analysis whose report it opens
+             * @example 1
+             */
+            analysisId: string;
+            /** @description who made it */
+            username: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ReportLinkPage: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed from the request */
+            offset: number;
+            /** @description items in the whole list */
+            totalCount: number;
+            data: components["schemas"]["ReportLinkInfo"][];
+        };
         Token: {
             /** @description bearer token for the Authorization header */
             token: string;
@@ -2010,6 +2131,30 @@ export interface components {
         };
         /** @description the success envelope with a Prediction, or the error envelope (status tells which) */
         PredictionResponse: components["schemas"]["PredictionSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ReportLink */
+        ReportLinkSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ReportLink"];
+        };
+        /** @description the success envelope with a ReportLink, or the error envelope (status tells which) */
+        ReportLinkResponse: components["schemas"]["ReportLinkSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ReportLinkPage */
+        ReportLinkPageSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ReportLinkPage"];
+        };
+        /** @description the success envelope with a ReportLinkPage, or the error envelope (status tells which) */
+        ReportLinkPageResponse: components["schemas"]["ReportLinkPageSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ReportLinkInfo */
+        ReportLinkInfoSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ReportLinkInfo"];
+        };
+        /** @description the success envelope with a ReportLinkInfo, or the error envelope (status tells which) */
+        ReportLinkInfoResponse: components["schemas"]["ReportLinkInfoSuccess"] | components["schemas"]["ErrorEnvelope"];
     };
     responses: never;
     parameters: never;
@@ -4951,6 +5096,245 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    reportLinksCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateReportLinkDto"];
+            };
+        };
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `badRequest-120-7-1`: validForDays not an integer from 1 to 90 (report link)
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportLinkResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    reportLinksList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+                offset: number;
+                count: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-1`: bad pagination: offset or count not a non-negative integer, or count above 100
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportLinkPageResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    reportLinksDelete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             *     - `notFound-120-7-2`: unknown report link of this analysis
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportLinkInfoResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    reportLinksOpen: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The HTML document, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description undefined endpoint */
