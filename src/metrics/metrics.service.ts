@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '../config/config';
 import { engineFailures } from '../common/engine-process';
+import { embeddedServerState } from '../database/embedded-postgres';
 import { poolOf, rows } from '../database/sql';
 import { DatabaseHealth } from '../health/database-health';
 import { JobRunner } from '../jobs/job-runner';
@@ -12,12 +13,6 @@ import { JobsService } from '../jobs/jobs.service';
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 120];
 /** Seconds: from a prediction (under a second) to an extensive analysis (hours). */
 const JOB_BUCKETS = [0.5, 1, 5, 15, 60, 300, 900, 1800, 3600, 7200, 21600];
-
-/** What the embedded PostgreSQL server is doing, when this process runs one. */
-export interface EmbeddedState {
-  state(): 'running' | 'stopped' | 'restarting';
-  restarts(): number;
-}
 
 /**
  * Prometheus metrics of one process (API or worker), on a registry of its own (several applications in one test
@@ -42,7 +37,6 @@ export class Metrics implements OnModuleInit, OnModuleDestroy {
     buckets: JOB_BUCKETS,
     registers: [this.registry],
   });
-  private embedded?: EmbeddedState;
   private stopListening?: () => void;
 
   constructor(
@@ -63,11 +57,6 @@ export class Metrics implements OnModuleInit, OnModuleDestroy {
 
   onModuleDestroy(): void {
     this.stopListening?.();
-  }
-
-  /** The embedded server this process started (main.ts, worker-main.ts): its state is exported from then on. */
-  watchEmbedded(embedded: EmbeddedState): void {
-    this.embedded = embedded;
   }
 
   /** One HTTP request answered: `route` is its pattern ('/api/public/v1/analysis/:analysisId/status'), or 'unmatched'. */
@@ -126,7 +115,6 @@ export class Metrics implements OnModuleInit, OnModuleDestroy {
   /** This process's workers, engine processes, connection pool, database and embedded server. */
   private processGauges(): void {
     const { config, runner, db, health } = this;
-    const embedded = () => this.embedded;
     const registers = [this.registry];
     new Gauge({
       name: 'signet_worker_cores',
@@ -189,19 +177,19 @@ export class Metrics implements OnModuleInit, OnModuleDestroy {
       registers,
       collect() {
         this.reset();
-        const now = embedded()?.state();
+        const now = embeddedServerState()?.state;
         if (!now) return;
         for (const state of ['running', 'stopped', 'restarting']) this.set({ state }, state === now ? 1 : 0);
       },
     });
     new Counter({
       name: 'signet_embedded_postgres_restarts_total',
-      help: 'Times this process restarted its embedded PostgreSQL after it stopped (absent with DATABASE_URL)',
+      help: 'Times this process started its embedded PostgreSQL again after it exited unasked (0 with DATABASE_URL)',
       registers,
       collect() {
         this.reset();
-        const server = embedded();
-        if (server) this.inc(server.restarts());
+        const server = embeddedServerState();
+        if (server) this.inc(server.restarts);
       },
     });
   }

@@ -5143,7 +5143,7 @@ export interface operations {
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-7`: a field not defined for this request was sent
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-2-3`: analysis has no result: not finished
              *     - `badRequest-120-7-1`: validForDays not an integer from 1 to 90 (report link)
@@ -5207,7 +5207,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              */
             200: {
@@ -5267,7 +5267,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              *     - `notFound-120-1-1`: unknown analysis (other than result)
              *     - `notFound-120-7-2`: unknown report link of this analysis
              */
@@ -5326,7 +5326,7 @@ export interface operations {
              *     - `badRequest-1-0-4`: malformed JSON or multipart body
              *     - `badRequest-1-0-6`: a field has the wrong type or format
              *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
-             *     - `unavailable-1-0-1`: service busy: no database connection came free within DB_POOL_WAIT_MS; try again
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
              */
             200: {
                 headers: {
