@@ -98,7 +98,7 @@ describe('the container files', () => {
     expect(m).not.toBeNull();
     expect(Number(m![1])).toBe(embeddedMajor());
     // from 18 on the image keeps PGDATA under /var/lib/postgresql/<major>/docker and refuses a mount at .../data
-    expect(compose.services.postgres.volumes).toEqual(['pgdata:/var/lib/postgresql']);
+    expect(compose.services.postgres.volumes).toEqual(['pgdata18:/var/lib/postgresql']);
   });
 
   it('compose holds each worker replica to the cores it counts (WORKER_CORES = its CPU limit)', () => {
