@@ -113,7 +113,7 @@ const ROUTES: Record<string, Route> = {
   'prediction status': { method: 'get', path: (i) => `/prediction/${i.predictionId}/status`, allowed: ALL },
   'prediction result': { method: 'get', path: (i) => `/prediction/${i.predictionId}/result`, allowed: ALL },
   'list predictions': { method: 'get', path: (i) => `/analysis/${i.analysisId}/predictions/0/10`, allowed: ALL },
-  // decisions.md: reading a prediction needs read on its dataset's project too, whatever the level on the model's
+  // docs/decisions.md: reading a prediction needs read on its dataset's project too, whatever the level on the model's
   'foreign prediction status': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/status`, allowed: [] },
   'foreign prediction result': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/result`, allowed: [] },
   'foreign prediction result (CSV)': { method: 'get', path: (i) => `/prediction/${i.foreignPredictionId}/result?format=csv`, allowed: [] },

@@ -12,7 +12,7 @@ export interface OpenApiDoc {
  */
 export function responseValidator(doc: OpenApiDoc): (method: string, openApiPath: string, body: unknown) => string | undefined {
   const ajv = new Ajv({ strict: false, allErrors: true });
-  // the API writes timestamps in UTC (api-v1.md)
+  // the API writes timestamps in UTC (docs/api-reference.md)
   ajv.addFormat('date-time', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
   ajv.addSchema(doc, 'doc');
   const compiled = new Map<string, ValidateFunction>();

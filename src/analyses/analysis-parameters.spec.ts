@@ -73,7 +73,7 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     expect(codes(body)).toEqual(expected);
   });
 
-  it('reports every violation, unknown fields first, then in the order api-v1.md lists the fields', () => {
+  it('reports every violation, unknown fields first, then in the order docs/api-reference.md lists the fields', () => {
     expect(
       codes({ groupingFeature: 'v', name: '', coreCount: 0, thoroughness: 'x', outcome: { classification: 'nope' }, extra: 1 }),
     ).toEqual([

@@ -11,7 +11,7 @@ export interface Violation {
   message: string;
 }
 
-/** The order violations are reported in: unknown fields first, then the fields as AnalyzeDto declares them (api-v1.md's order). */
+/** The order violations are reported in: unknown fields first, then the fields as AnalyzeDto declares them (docs/api-reference.md's order). */
 const FIELD_ORDER = declaredFields(AnalyzeDto);
 const rank = (property: string) => FIELD_ORDER.indexOf(property.split('.')[0]) + 1; // unknown fields: 0
 

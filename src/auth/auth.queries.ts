@@ -41,7 +41,7 @@ const PROJECT_OF: Record<ResourceKind, string> = {
   analysis: 'analyses r JOIN projects p ON p.id = r.project_id',
   task: 'tasks r JOIN projects p ON p.id = r.project_id',
   prediction: 'predictions r JOIN analyses a ON a.id = r.analysis_id JOIN projects p ON p.id = a.project_id',
-  // the other project of a prediction: its rows carry this dataset's sample ids (decisions.md)
+  // the other project of a prediction: its rows carry this dataset's sample ids (docs/decisions.md)
   predictionDataset: 'predictions r JOIN datasets d ON d.id = r.dataset_id JOIN projects p ON p.id = d.project_id',
 };
 

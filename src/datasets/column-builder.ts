@@ -1,6 +1,6 @@
 import type { PipedBytes } from '../common/blob-channel';
 
-/** Missing-value tokens (decisions.md): empty cell, NA, NaN, ?, null, case-insensitive. */
+/** Missing-value tokens (docs/decisions.md): empty cell, NA, NaN, ?, null, case-insensitive. */
 export function isMissing(raw: string): boolean {
   const s = raw.trim();
   if (s.length === 0) return true;

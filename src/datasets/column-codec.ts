@@ -219,7 +219,7 @@ export function textColumnsOf(overrides: Record<string, FeatureType>): Set<strin
 
 /**
  * The type of the parsed column `i`: the user's override, else identifier for the sample-name column,
- * numerical when every present value is a number, categorical otherwise (decisions.md).
+ * numerical when every present value is a number, categorical otherwise (docs/decisions.md).
  */
 export function columnType(table: ParsedTable, i: number, overrides: Record<string, FeatureType>): FeatureType {
   const c = table.columns[i];

@@ -32,7 +32,7 @@ function plain(data: EngineDataset): unknown {
 }
 
 describe("datasetFromCsv (the engine tests' and benchmarks' reader) reads a text as an upload does", () => {
-  it('treats empty cells, NA, NaN, ?, null (any case) as missing, as decisions.md says', () => {
+  it('treats empty cells, NA, NaN, ?, null (any case) as missing, as docs/decisions.md says', () => {
     const data = datasetFromCsv('x,g\n1,a\nNA,b\n,na\nnan,?\n?,NULL\nNull,a\n 2 ,A\n');
     const [x, g] = data.columns;
     expect(data.sampleCount).toBe(7);

@@ -1,6 +1,6 @@
 /**
  * Equivalent features for a signature found by a selector that has no equivalence analysis of its own (LASSO), with
- * the conditional-independence tests SES uses (engine.md), so that every selector's answer has the same shape: the
+ * the conditional-independence tests SES uses (docs/engine.md), so that every selector's answer has the same shape: the
  * signature's members, and for each the features that can stand in for it.
  *
  * 1. Redundant members leave: while some member m is independent of the outcome given the rest of the signature

@@ -1,5 +1,5 @@
 /**
- * Conditional-independence tests, the building block of SES (engine.md, "Feature selection in detail").
+ * Conditional-independence tests, the building block of SES (docs/engine.md, "Feature selection in detail").
  * A test works on features, not design columns: a categorical feature is one unit whose L - 1 dummy columns
  * enter and leave together (L - 1 degrees of freedom).
  */

@@ -1,5 +1,5 @@
 /**
- * Performance metrics with the names of decisions.md. Every metric accepts per-sample weights
+ * Performance metrics with the names of docs/decisions.md. Every metric accepts per-sample weights
  * (bootstrap multiplicities; 0 leaves a sample out), so BBC-CV can re-score the same predictions
  * thousands of times: `makeEvaluator` sorts once, then each evaluation is O(n) (O(n log n) for the C-index).
  */

@@ -9,7 +9,7 @@ import { EngineAbortError } from './errors';
 import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } from './types';
 
 /**
- * Runs an analysis as engine.md's protocol says, one named step each (./analysis/*):
+ * Runs an analysis as docs/engine.md's protocol says, one named step each (./analysis/*):
  * 1. every configuration of the grid through stratified, group-aware repeated K-fold cross-validation, with BBCD-CV
  *    dropping on larger grids (cross-validation.ts);
  * 2. the calibration of every configuration whose probabilities it improves (by log loss and Brier score), the winners

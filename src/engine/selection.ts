@@ -22,7 +22,7 @@ export class AllFeatures implements FeatureSelector {
 }
 
 /**
- * The conditional-independence test SES uses for an outcome kind, named without fitting it (engine.md's table),
+ * The conditional-independence test SES uses for an outcome kind, named without fitting it (docs/engine.md's table),
  * for the result's `featureSelection` text.
  */
 export function independenceTestDescription(task: Task): string {

@@ -1,9 +1,9 @@
 /**
  * SES, statistically equivalent signatures (Lagani et al., J. Stat. Softw. 80(7), 2017; the forward phase of
- * MXM's `SES` with its incremental shortcut), exactly as engine.md states it in "Feature selection in detail".
+ * MXM's `SES` with its incremental shortcut), exactly as docs/engine.md states it in "Feature selection in detail".
  * The algorithm sees the data only through a ConditionalIndependenceTest, so it is the same for every outcome kind.
  *
- * Conventions where engine.md leaves a choice open (they make the result a function of the tests alone):
+ * Conventions where docs/engine.md leaves a choice open (they make the result a function of the tests alone):
  * - p-values are compared as log p-values (tiny ones underflow as plain numbers).
  * - The strongest association is the smallest p, on equal p the larger statistic, then the lower feature index.
  *   Each feature keeps its weakest association so far: the largest p, on equal p the smaller statistic.
@@ -93,7 +93,7 @@ export function ses(test: ConditionalIndependenceTest, featureCount: number, opt
     return test.test(x, z, below);
   };
 
-  // Weakest association so far per feature (engine.md step 2: "keeps its largest p so far").
+  // Weakest association so far per feature (docs/engine.md step 2: "keeps its largest p so far").
   const weakLogP = new Float64Array(featureCount);
   const weakStat = new Float64Array(featureCount);
   const candidate = new Uint8Array(featureCount);

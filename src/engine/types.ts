@@ -91,7 +91,7 @@ export interface RunOptions {
   threads?: number;
 }
 
-/** One entry of the result's `models` map, shaped as api-v1.md's Model object plus decisions.md extras. */
+/** One entry of the result's `models` map, shaped as docs/api-reference.md's Model object plus docs/decisions.md extras. */
 export interface ModelReport {
   preprocessing: string;
   featureSelection: string;

@@ -50,7 +50,7 @@ function pathParameterSchema(name: string): SchemaObject {
 
 const json = (schema: SchemaObject | ReferenceObject) => ({ 'application/json': { schema } });
 
-/** The generic answers, whose bodies are not part of the API (api-v1.md: Errors), described all the same. */
+/** The generic answers, whose bodies are not part of the API (docs/api-reference.md: Errors), described all the same. */
 const HTTP_FAULTS = {
   '403': 'authorization failed: no valid token, or no permission on the project',
   '404': 'undefined endpoint',

@@ -2,7 +2,7 @@ import type { SchemaObject } from '@nestjs/swagger';
 import { refTo } from '../common/api-schema';
 
 /*
- * The envelopes every answer comes in (api-v1.md, "Responses"), as the document's schemas: the error envelope and the
+ * The envelopes every answer comes in (docs/api-reference.md, "Responses"), as the document's schemas: the error envelope and the
  * body of the generic HTTP errors once each, and per payload its success envelope and the operation's answer.
  */
 const text = (description: string): SchemaObject => ({ type: 'string', description });
@@ -23,7 +23,7 @@ export const ERROR_ENVELOPE: SchemaObject = {
   description: 'the answer to a request the service refused or could not carry out (HTTP 200)',
 };
 
-/** The body of the generic HTTP 403, 404 and 500 answers (not part of the API, api-v1.md: Errors). */
+/** The body of the generic HTTP 403, 404 and 500 answers (not part of the API, docs/api-reference.md: Errors). */
 export const HTTP_ERROR: SchemaObject = {
   type: 'object',
   properties: {

@@ -12,7 +12,7 @@ import { AvailablePlots, ModelPlotsDto, OnePlotDto, PlotAll, PlotOne } from './d
 /** What every plot route can answer beyond the guard's codes: no result yet, no modelKey or an unknown one, a value that is not a string, a field other than modelKey and plotKey. */
 const PLOT_ERRORS = [Codes.AnalysisUnfinished, Codes.MissingField, Codes.WrongType, Codes.UnknownField, Codes.ModelKeyNotFound];
 
-/** The three plot routes, by GET with a query string and by POST with a JSON body (decisions.md). */
+/** The three plot routes, by GET with a query string and by POST with a JSON body (docs/decisions.md). */
 @ApiTags('plots')
 @Controller('analysis/:analysisId')
 export class PlotsController {

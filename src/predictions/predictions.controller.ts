@@ -82,7 +82,7 @@ export class PredictionsController {
     @Param('offset', ParseOffsetPipe) offset: number,
     @Param('count', ParseCountPipe) count: number,
   ) {
-    // only the predictions whose dataset the caller may read too (decisions.md)
+    // only the predictions whose dataset the caller may read too (docs/decisions.md)
     return this.predictions.list(analysisId, offset, count, auth.userId);
   }
 

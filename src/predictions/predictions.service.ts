@@ -155,7 +155,7 @@ export class PredictionsService {
     return rows;
   }
 
-  /** The analysis's predictions on datasets `userId` may read (the access rule of decisions.md). */
+  /** The analysis's predictions on datasets `userId` may read (the access rule of docs/decisions.md). */
   async list(analysisId: string, offset: number, count: number, userId: string): Promise<Page<Prediction> & { analysisId: string }> {
     const where = `analysis_id = $1 AND ${readableBy('(SELECT project_id FROM datasets WHERE id = dataset_id)', '$2')}`;
     const sql = { table: 'predictions', columns: queries.predictionColumns(this.state()), where, params: [analysisId, userId] };

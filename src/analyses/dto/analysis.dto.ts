@@ -3,7 +3,7 @@ import type { Static } from '../../common/api-schema';
 import { FeatureSelection, ModelsConsidered, Thoroughness } from '../../engine/types';
 import { SubjectError, SubjectState } from '../../jobs/job-state';
 
-/** The three forms of an analysis' outcome (api-v1.md, "Analyze dataset"), each a named schema. */
+/** The three forms of an analysis' outcome (docs/api-reference.md, "Analyze dataset"), each a named schema. */
 export const RegressionOutcome = Type.Object(
   { regression: Type.String({ description: 'the numerical feature to predict' }) },
   { $id: 'RegressionOutcome' },

@@ -11,7 +11,7 @@ import type { AnalysisParameters, Outcome } from '../../engine/types';
 export const MAX_SIGNATURE_SIZE = 1000;
 export const MAX_VISUALIZED_SIGNATURES = 50;
 
-/** The values of the optional parameters an analysis gets when its body leaves them out (api-v1.md, "Analyze dataset"). */
+/** The values of the optional parameters an analysis gets when its body leaves them out (docs/api-reference.md, "Analyze dataset"). */
 export const ANALYZE_DEFAULTS = {
   modelsConsidered: ModelsConsidered.All,
   featureSelection: FeatureSelection.MostRelevant,
@@ -36,7 +36,7 @@ export function outcomeProblem(o: unknown): string | undefined {
   return undefined;
 }
 
-/** The body of analyze and of its check (api-v1.md, "Analyze dataset"); fields in the order they are reported. */
+/** The body of analyze and of its check (docs/api-reference.md, "Analyze dataset"); fields in the order they are reported. */
 export class AnalyzeDto {
   // the named forms (./analysis.dto.ts): a oneOf of inline objects is what generators cannot name
   @ApiProperty({ description: 'the outcome to predict, one of three forms', oneOf: OUTCOME_FORMS.map((form) => refTo(form.$id as string)) })

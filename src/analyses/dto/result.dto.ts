@@ -53,7 +53,7 @@ const CalibrationFacts = Type.Object(
   { description: 'classification: how well the probabilities are calibrated' },
 );
 
-/** One model of a result (api-v1.md's Model object, with decisions.md's additions). */
+/** One model of a result (docs/api-reference.md's Model object, with docs/decisions.md's additions). */
 export const Model = Type.Object(
   {
     preprocessing: Type.String({ description: 'preprocessing steps' }),

@@ -1,5 +1,5 @@
 /**
- * The conditional-independence tests of SES, one per outcome kind (engine.md, "Feature selection in detail";
+ * The conditional-independence tests of SES, one per outcome kind (docs/engine.md, "Feature selection in detail";
  * reference values in spec/references/ci-tests.json):
  * - regression: Fisher's z of the partial correlation with MXM's Student-t p-value, or the F-test of nested
  *   linear models when a categorical feature takes part;
@@ -24,7 +24,7 @@ import type { IndependenceTestInput } from './residual-test';
 
 export type { IndependenceTestInput } from './residual-test';
 
-/** Creates the test that engine.md prescribes for the task. */
+/** Creates the test that docs/engine.md prescribes for the task. */
 export function createIndependenceTest(input: IndependenceTestInput): ConditionalIndependenceTest {
   if (input.task === 'regression') return new LinearTest(input);
   if (input.task === 'classification') return new LogisticTest(input);

@@ -42,7 +42,7 @@ export class UnshareProjectDto {
 export const ProjectRef = Type.Object({ projectId: Id('the new project') }, { $id: 'ProjectRef' });
 export type ProjectRef = Static<typeof ProjectRef>;
 
-/** The Project object of api-v1.md. */
+/** The Project object of docs/api-reference.md. */
 export const Project = Type.Object(
   { projectId: Id('identifier'), name: Type.String(), description: Type.Optional(Type.String()) },
   { $id: 'Project' },
