@@ -24,7 +24,7 @@ const REFUSED_PAGE = `<!DOCTYPE html>
 `;
 
 /**
- * Report links (decided for issue 45; docs/api-guide.md, "Report links"): a URL that opens an analysis's report in a
+ * Report links (docs/api-guide.md, Analyses: report links): a URL that opens an analysis's report in a
  * browser without a bearer header. Made by anyone who may read the analysis; listed (the owner sees all, others
  * their own) and withdrawn by the project's owner.
  */
