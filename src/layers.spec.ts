@@ -3,10 +3,10 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 /**
- * The layers of README.md's "Architecture" section, top floor first. Each entry is a unit: a folder of src/
+ * The layers of docs/architecture.md, top floor first. Each entry is a unit: a folder of src/
  * ("jobs/"), a file ("cli.ts"), or several joined by " + " that form one unit. A file may import the files of its
  * own unit and of the units on lower floors; the units of one floor do not import each other; and no files import
- * each other in a circle. A new folder or file of src/ must be placed here (and in the README's picture).
+ * each other in a circle. A new folder or file of src/ must be placed here (and in the picture of docs/architecture.md).
  */
 const FLOORS: string[][] = [
   ['main.ts', 'worker-main.ts', 'cli.ts'],
@@ -70,7 +70,7 @@ function brokenImports(graph: Graph, units: Unit[] = UNITS): string[] {
   for (const [file, imported] of graph) {
     const from = unitOf(file, units);
     if (!from) {
-      broken.push(`${file} is on no floor: place its folder in FLOORS (src/layers.spec.ts) and in README.md's picture`);
+      broken.push(`${file} is on no floor: place its folder in FLOORS (src/layers.spec.ts) and in docs/architecture.md's picture`);
       continue;
     }
     for (const target of imported) {
@@ -115,7 +115,7 @@ function circles(graph: Graph): string[][] {
   return found;
 }
 
-describe('the layers of src/ (README.md, Architecture)', () => {
+describe('the layers of src/ (docs/architecture.md)', () => {
   const graph: Graph = new Map(sourceFiles().map((f) => [f, importsOf(f)]));
 
   it('reads the whole of src/', () => {
@@ -154,7 +154,7 @@ describe('the layers of src/ (README.md, Architecture)', () => {
     expect(brokenImports(small, units)).toEqual([
       'left/b.ts -> right/c.ts: left/ imports right/, a unit of the same floor',
       'ground/d.ts -> top/a.ts: ground/ imports top/, a unit of a higher floor',
-      "stray.ts is on no floor: place its folder in FLOORS (src/layers.spec.ts) and in README.md's picture",
+      "stray.ts is on no floor: place its folder in FLOORS (src/layers.spec.ts) and in docs/architecture.md's picture",
     ]);
     expect(circles(small)).toEqual([['ground/d.ts', 'top/a.ts']]);
   });

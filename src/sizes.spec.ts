@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import * as ts from 'typescript';
 
 /**
- * The size bounds of README.md's "Architecture" section: no file of src/ (tests included) over MAX_FILE_LINES lines,
+ * The size bounds of docs/architecture.md: no file of src/ (tests included) over MAX_FILE_LINES lines,
  * no function over MAX_FUNCTION_LINES (a function's lines count those of the functions inside it). What breaks one
  * is split by what it does, its bodies moved, not squeezed.
  */

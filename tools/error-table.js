@@ -1,4 +1,4 @@
-// Regenerates the README's error-code table from src/common/error-codes.ts (run after `npm run build`):
+// Regenerates the error-code table of docs/api-guide.md from src/common/error-codes.ts (run after `npm run build`):
 //   node tools/error-table.js
 const fs = require('node:fs');
 const path = require('node:path');
@@ -6,7 +6,7 @@ const { ERROR_CODES } = require('../dist/src/common/error-codes.js');
 
 const rows = Object.entries(ERROR_CODES).map(([code, condition]) => `| \`${code}\` | ${condition} |`);
 const table = ['| code | condition |', '|---|---|', ...rows].join('\n');
-const file = path.join(__dirname, '..', 'README.md');
+const file = path.join(__dirname, '..', 'docs/api-guide.md');
 const readme = fs.readFileSync(file, 'utf8');
 fs.writeFileSync(
   file,

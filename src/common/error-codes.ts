@@ -1,9 +1,9 @@
 /**
  * Every error code the service can return, each written once: its name in code, the code the API answers and the
- * condition it stands for. Codes are part of the API: never change one; add new ones. The README's error table is
+ * condition it stands for. Codes are part of the API: never change one; add new ones. The error table of docs/api-guide.md is
  * this list (`npm run docs:errors` writes it; a test checks that they agree). Format `<kind>-<area>-<operation>-<n>`;
  * areas: 1 general, 10 auth, 100 project, 110 dataset, 115 file/task, 120 analysis, 130 image upload, 140 plots,
- * 150 prediction. The order is the catalogue's: the README's table and each operation's list of codes follow it.
+ * 150 prediction. The order is the catalogue's: that table and each operation's list of codes follow it.
  */
 const CATALOGUE = {
   // general

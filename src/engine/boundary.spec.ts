@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-// The engine is a plain library (README.md): nothing it loads may bring in Nest, the database or HTTP, and it
+// The engine is a plain library (src/engine/README.md): nothing it loads may bring in Nest, the database or HTTP, and it
 // imports no file of the service (src/layers.spec.ts holds every layer to that; the CSV reading its tests and
 // benchmarks need is in bench/csv-dataset.ts). This follows every relative import from the engine's entry points
 // to the packages at the end of the graph.

@@ -16,7 +16,7 @@ export const ERROR_ENVELOPE: SchemaObject = {
   type: 'object',
   properties: {
     status: { type: 'string', enum: ['error'] },
-    code: text('an error code of the catalogue (README, Errors); the operation lists those it can answer'),
+    code: text('an error code of the catalogue (docs/api-guide.md, Errors); the operation lists those it can answer'),
     message: text('for humans; its wording is not part of the API'),
   },
   required: ['status', 'code', 'message'],

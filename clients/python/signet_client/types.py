@@ -120,8 +120,13 @@ class PredictDto(_PredictDtoBase, total=False):
     signatureIndex: int
     #: survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times)
     times: List[float]
-    #: add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)
+    #: add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (docs/api-guide.md, Explanations)
     explain: bool
+
+
+class CreateReportLinkDto(TypedDict, total=False):
+    #: days the link opens the report (default 7, at most 90)
+    validForDays: int
 
 
 #: an empty object
@@ -989,7 +994,7 @@ class ExplanationOutputsItem(_ExplanationOutputsItemBase, _ExplanationOutputsIte
 
 #: interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output
 class Explanation(TypedDict):
-    #: the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)
+    #: the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (docs/api-guide.md, Explanations)
     scale: Literal["prediction", "log-odds", "softmax score", "probability", "decision value", "one-vs-one decision sum", "log relative hazard", "risk"]
     #: how the Shapley values were computed: exactly, or by sampling with standard errors
     method: Literal["closedForm", "exactTree", "exactKernel", "enumeration", "sampling"]
@@ -1095,10 +1100,41 @@ class PredictionResult(TypedDict):
     predictions: List[PredictionResultPredictionsItem]
 
 
+class ReportLink(TypedDict):
+    #: the link, to withdraw it
+    linkId: str
+    #: echoed
+    analysisId: str
+    #: opens the report in a browser without a bearer header; shown this once (only a hash of its token is kept)
+    url: str
+    expiresAt: str
+
+
+class ReportLinkInfo(TypedDict):
+    #: identifier
+    linkId: str
+    #: the analysis whose report it opens
+    analysisId: str
+    #: who made it
+    username: str
+    created: str
+    expiresAt: str
+
+
+class ReportLinkPage(TypedDict):
+    #: echoed
+    analysisId: str
+    #: echoed from the request
+    offset: int
+    #: items in the whole list
+    totalCount: int
+    data: List[ReportLinkInfo]
+
+
 #: the answer to a request the service refused or could not carry out (HTTP 200)
 class ErrorEnvelope(TypedDict):
     status: Literal["error"]
-    #: an error code of the catalogue (README, Errors); the operation lists those it can answer
+    #: an error code of the catalogue (docs/api-guide.md, Errors); the operation lists those it can answer
     code: str
     #: for humans; its wording is not part of the API
     message: str
@@ -1427,6 +1463,36 @@ class PredictionSuccess(TypedDict):
 PredictionResponse = Union[PredictionSuccess, ErrorEnvelope]
 
 
+#: success, with a ReportLink
+class ReportLinkSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ReportLink
+
+
+#: the success envelope with a ReportLink, or the error envelope (status tells which)
+ReportLinkResponse = Union[ReportLinkSuccess, ErrorEnvelope]
+
+
+#: success, with a ReportLinkPage
+class ReportLinkPageSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ReportLinkPage
+
+
+#: the success envelope with a ReportLinkPage, or the error envelope (status tells which)
+ReportLinkPageResponse = Union[ReportLinkPageSuccess, ErrorEnvelope]
+
+
+#: success, with a ReportLinkInfo
+class ReportLinkInfoSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ReportLinkInfo
+
+
+#: the success envelope with a ReportLinkInfo, or the error envelope (status tells which)
+ReportLinkInfoResponse = Union[ReportLinkInfoSuccess, ErrorEnvelope]
+
+
 #: Every component schema of the document, by name.
 COMPONENTS: Dict[str, Any] = {
     "LoginDto": LoginDto,
@@ -1439,6 +1505,7 @@ COMPONENTS: Dict[str, Any] = {
     "ModelPlotsDto": ModelPlotsDto,
     "OnePlotDto": OnePlotDto,
     "PredictDto": PredictDto,
+    "CreateReportLinkDto": CreateReportLinkDto,
     "RegressionOutcome": RegressionOutcome,
     "ClassificationOutcome": ClassificationOutcome,
     "SurvivalOutcome": SurvivalOutcome,
@@ -1496,6 +1563,9 @@ COMPONENTS: Dict[str, Any] = {
     "PredictionStatus": PredictionStatus,
     "PredictionPage": PredictionPage,
     "PredictionResult": PredictionResult,
+    "ReportLink": ReportLink,
+    "ReportLinkPage": ReportLinkPage,
+    "ReportLinkInfo": ReportLinkInfo,
     "ErrorEnvelope": ErrorEnvelope,
     "HttpError": HttpError,
     "VersionSuccess": VersionSuccess,
@@ -1560,4 +1630,10 @@ COMPONENTS: Dict[str, Any] = {
     "PredictionPageResponse": PredictionPageResponse,
     "PredictionSuccess": PredictionSuccess,
     "PredictionResponse": PredictionResponse,
+    "ReportLinkSuccess": ReportLinkSuccess,
+    "ReportLinkResponse": ReportLinkResponse,
+    "ReportLinkPageSuccess": ReportLinkPageSuccess,
+    "ReportLinkPageResponse": ReportLinkPageResponse,
+    "ReportLinkInfoSuccess": ReportLinkInfoSuccess,
+    "ReportLinkInfoResponse": ReportLinkInfoResponse,
 }

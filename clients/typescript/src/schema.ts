@@ -929,7 +929,7 @@ export interface components {
             /** @description survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times) */
             times?: number[];
             /**
-             * @description add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)
+             * @description add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (docs/api-guide.md, Explanations)
              * @default false
              */
             explain?: boolean;
@@ -959,52 +959,6 @@ export interface components {
         };
         /** @description an empty object */
         Empty: Record<string, never>;
-        ReportLink: {
-            /**
-             * @description the link, to withdraw it
-             * @example 1
-             */
-            linkId: string;
-            /**
-             * @description echoed
-             * @example 1
-             */
-            analysisId: string;
-            /** @description opens the report in a browser without a bearer header; shown this once (only a hash of its token is kept) */
-            url: string;
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        ReportLinkInfo: {
-            /**
-             * @description identifier
-             * @example 1
-             */
-            linkId: string;
-            /**
-             * @description the analysis whose report it opens
-             * @example 1
-             */
-            analysisId: string;
-            /** @description who made it */
-            username: string;
-            /** Format: date-time */
-            created: string;
-            /** Format: date-time */
-            expiresAt: string;
-        };
-        ReportLinkPage: {
-            /**
-             * @description echoed
-             * @example 1
-             */
-            analysisId: string;
-            /** @description echoed from the request */
-            offset: number;
-            /** @description items in the whole list */
-            totalCount: number;
-            data: components["schemas"]["ReportLinkInfo"][];
-        };
         Token: {
             /** @description bearer token for the Authorization header */
             token: string;
@@ -1755,7 +1709,7 @@ export interface components {
         /** @description interventional Shapley values of one prediction: one output per class explained (binary: the positive class) or the one output */
         Explanation: {
             /**
-             * @description the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)
+             * @description the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (docs/api-guide.md, Explanations)
              * @enum {string}
              */
             scale: "prediction" | "log-odds" | "softmax score" | "probability" | "decision value" | "one-vs-one decision sum" | "log relative hazard" | "risk";
@@ -1865,11 +1819,57 @@ export interface components {
                 explanation?: components["schemas"]["Explanation"];
             }[];
         };
+        ReportLink: {
+            /**
+             * @description the link, to withdraw it
+             * @example 1
+             */
+            linkId: string;
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description opens the report in a browser without a bearer header; shown this once (only a hash of its token is kept) */
+            url: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
+        ReportLinkPage: {
+            /**
+             * @description echoed
+             * @example 1
+             */
+            analysisId: string;
+            /** @description echoed from the request */
+            offset: number;
+            /** @description items in the whole list */
+            totalCount: number;
+            data: components["schemas"]["ReportLinkInfo"][];
+        };
+        ReportLinkInfo: {
+            /**
+             * @description identifier
+             * @example 1
+             */
+            linkId: string;
+            /**
+             * @description the analysis whose report it opens
+             * @example 1
+             */
+            analysisId: string;
+            /** @description who made it */
+            username: string;
+            /** Format: date-time */
+            created: string;
+            /** Format: date-time */
+            expiresAt: string;
+        };
         /** @description the answer to a request the service refused or could not carry out (HTTP 200) */
         ErrorEnvelope: {
             /** @enum {string} */
             status: "error";
-            /** @description an error code of the catalogue (README, Errors); the operation lists those it can answer */
+            /** @description an error code of the catalogue (docs/api-guide.md, Errors); the operation lists those it can answer */
             code: string;
             /** @description for humans; its wording is not part of the API */
             message: string;

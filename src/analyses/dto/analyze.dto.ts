@@ -7,7 +7,7 @@ import { OUTCOME_FORMS } from './analysis.dto';
 import { FeatureSelection, ModelsConsidered, Thoroughness } from '../../engine/types';
 import type { AnalysisParameters, Outcome } from '../../engine/types';
 
-/** Upper bounds of the analyze parameters api-v1 leaves open (README, error codes badRequest-120-0-8 and -9). */
+/** Upper bounds of the analyze parameters api-v1 leaves open (docs/api-guide.md, error codes badRequest-120-0-8 and -9). */
 export const MAX_SIGNATURE_SIZE = 1000;
 export const MAX_VISUALIZED_SIGNATURES = 50;
 

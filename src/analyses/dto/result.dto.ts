@@ -200,7 +200,7 @@ export const Explanation = Type.Object(
       }),
       {
         description:
-          "the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (README, Explanations)",
+          "the model's output the base and the contributions add up to, before a classifier's probability floor and calibration (docs/api-guide.md, Explanations)",
       },
     ),
     method: StringEnum(

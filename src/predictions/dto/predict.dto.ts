@@ -36,7 +36,7 @@ export class PredictDto {
     optional: true,
     default: false,
     description:
-      "add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (README, Explanations)",
+      "add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (docs/api-guide.md, Explanations)",
   })
   explain?: boolean;
 }

@@ -288,7 +288,7 @@ function predictSection(data: ReportData): Markup {
   const inputs = best?.report.signatures[0] ?? [];
   const key = best?.key ?? ModelKey.Best;
   const curl = `B=${base}
-TOKEN=...   # from POST $B/login (see the README)
+TOKEN=...   # from POST $B/login (see docs/api-guide.md)
 # the new samples: a CSV with the columns below, made a dataset of project ${data.projectId} as any upload; then
 curl -s -X POST $B/analysis/${id}/predict/<datasetId> -H "Authorization: Bearer $TOKEN" \\
   -H 'Content-Type: application/json' -d '{"modelKey":"${key}"}'
