@@ -1,0 +1,241 @@
+import { Worker } from 'node:worker_threads';
+import { loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
+import type { Calibration } from '../calibration';
+import { prepareData } from '../data';
+import { buildGrid, Configuration } from '../grid';
+import { predict, type EngineColumn, type EngineDataset, type Outcome, type PredictionRow, type SavedPipeline } from '../index';
+import { runTask, TaskData } from '../pipeline';
+import { exportOnnx, OnnxExport, OnnxExportRefused } from './export';
+import { decodeModel } from './proto';
+
+jest.setTimeout(120_000);
+
+/** The tolerance of the parity of exported models with the engine's predictions (DataRobot's for its exported code). */
+const PARITY = 1e-5;
+
+/**
+ * A shared dataset made harder for an export: its second feature becomes a categorical one of three levels (by its
+ * tertiles), and the first three features miss values in a fixed pattern (the categorical one included).
+ */
+function withCategoryAndGaps(name: string, outcomeColumns: string[]): EngineDataset {
+  const data = loadShared(name);
+  const features = data.columns.filter((c) => !outcomeColumns.includes(c.name) && c.type === 'numerical');
+  const [first, second, third] = features.map((c) => c.name);
+  const columns = data.columns.map((c): EngineColumn => {
+    if (!('values' in c) || c.type !== 'numerical') return c;
+    const gap = c.name === first ? 11 : c.name === second ? 9 : c.name === third ? 7 : 0;
+    if (c.name === second) {
+      const sorted = Array.from(c.values)
+        .filter((v) => !Number.isNaN(v))
+        .sort((a, b) => a - b);
+      const cut = [sorted[Math.floor(sorted.length / 3)], sorted[Math.floor((2 * sorted.length) / 3)]];
+      const codes = Int32Array.from(c.values, (v, i) => (Number.isNaN(v) || i % gap === 0 ? -1 : v <= cut[0] ? 0 : v <= cut[1] ? 1 : 2));
+      return { name: c.name, type: 'categorical', levels: ['low', 'mid', 'high'], codes };
+    }
+    if (gap === 0) return c;
+    return { ...c, values: Float64Array.from(c.values, (v, i) => (i % gap === 0 ? NaN : v)) };
+  });
+  return { ...data, columns };
+}
+
+/** The engine's predictions as flat arrays by output name, as the export names them. */
+function engineOutputs(rows: PredictionRow[], pipeline: SavedPipeline): Record<string, number[]> {
+  if (pipeline.task === 'classification')
+    return { probabilities: rows.flatMap((r) => pipeline.classes.map((c) => (r.probabilities as Record<string, number>)[c])) };
+  if (pipeline.task === 'regression') return { prediction: rows.map((r) => r.prediction as number) };
+  const out: Record<string, number[]> = { risk: rows.map((r) => r.risk as number) };
+  if (rows[0].survival) out.survival = rows.flatMap((r) => (r.survival ?? []).map((s) => s.probability));
+  return out;
+}
+
+/**
+ * onnxruntime on a worker thread, as a user would run the file: outside Jest's sandbox, whose typed arrays are not the
+ * runtime's. Each input is a rows x 1 tensor; the outputs come back as plain arrays by name.
+ */
+const RUNNER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { InferenceSession, Tensor } = require('onnxruntime-node');
+(async () => {
+  const session = await InferenceSession.create(workerData.bytes);
+  const feeds = {};
+  for (const [name, values] of Object.entries(workerData.feeds))
+    feeds[name] = typeof values[0] === 'string' ? new Tensor('string', values, [values.length, 1]) : new Tensor('float64', Float64Array.from(values), [values.length, 1]);
+  const out = await session.run(feeds);
+  parentPort.postMessage(Object.fromEntries(Object.entries(out).map(([k, t]) => [k, Array.from(t.data)])));
+})().catch((e) => parentPort.postMessage({ error: String(e && e.message) }));
+`;
+
+/** Runs an exported model with onnxruntime on the dataset's columns it reads. */
+async function runOnnx(exported: OnnxExport, data: EngineDataset): Promise<Record<string, (number | string)[]>> {
+  const feeds: Record<string, (number | string)[]> = {};
+  for (const input of exported.inputs) {
+    const c = data.columns.find((col) => col.name === input.name) as EngineColumn;
+    feeds[input.name] = 'codes' in c ? Array.from(c.codes, (k) => (k < 0 ? '' : c.levels[k])) : Array.from(c.values);
+  }
+  const worker = new Worker(RUNNER, { eval: true, workerData: { bytes: exported.bytes, feeds } });
+  const out = await new Promise<Record<string, (number | string)[]> & { error?: string }>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  await worker.terminate();
+  if (out.error) throw new Error(out.error);
+  return out;
+}
+
+function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  expect(a.length).toBe(b.length);
+  let m = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (Number.isNaN(a[i]) || Number.isNaN(b[i])) {
+      expect(Number.isNaN(a[i])).toBe(Number.isNaN(b[i]));
+      continue;
+    }
+    m = Math.max(m, Math.abs(a[i] - b[i]));
+  }
+  return m;
+}
+
+function kindName(c: Configuration, task: string, classes: number): string {
+  if (c.model.kind === 'svm') return `${task === 'classification' ? 'svm' : 'svr'} ${c.model.kernel}`;
+  if (c.model.kind === 'linear')
+    return task === 'classification' ? (classes > 2 ? 'multinomial' : 'logistic') : task === 'regression' ? 'ridge' : 'cox';
+  if (c.model.kind === 'forest' && task === 'survival') return 'survival forest';
+  return c.model.kind === 'tree' ? 'cart' : 'random forest';
+}
+
+const cases: [string, () => EngineDataset, Outcome][] = [
+  ['breast_cancer', () => withCategoryAndGaps('breast_cancer', ['diagnosis']), { classification: 'diagnosis' }],
+  ['iris', () => withCategoryAndGaps('iris', ['species']), { classification: 'species' }],
+  ['diabetes', () => withCategoryAndGaps('diabetes', ['progression']), { regression: 'progression' }],
+  ['lung', () => withCategoryAndGaps('lung', ['time', 'status']), { survival: { event: 'status', timeToEvent: 'time' } }],
+];
+
+/** The largest difference of each case, by kind: printed with SIGNET_PARITY_FIGURES=1 (the README's table). */
+const parityFigures: Record<string, number> = {};
+afterAll(() => {
+  if (process.env.SIGNET_PARITY_FIGURES) process.stdout.write(`${JSON.stringify(parityFigures, null, 1)}\n`);
+});
+
+/**
+ * The rows scored: the dataset's, with the categorical feature's level of every 13th row one the model never saw
+ * (the engine and the export both treat it as missing).
+ */
+function withUnseenLevel(data: EngineDataset, feature: string): EngineDataset {
+  return {
+    ...data,
+    columns: data.columns.map((c) =>
+      c.name === feature && 'codes' in c
+        ? { ...c, levels: [...c.levels, 'unseen'], codes: Int32Array.from(c.codes, (k, i) => (i % 13 === 5 ? c.levels.length : k)) }
+        : c,
+    ),
+  };
+}
+
+describe.each(cases)('ONNX export of every model kind on %s (a categorical feature, missing values)', (name, load, outcome) => {
+  const data = load();
+  const params = parameters(outcome, 'typical');
+  const p = prepareData(data, params);
+  const taskData: TaskData = { ...p, maxSignatureSize: 25, seed: 3 };
+  const all = Int32Array.from({ length: p.n }, (_, i) => i);
+  const features = p.features.map((_, j) => j).slice(0, 6);
+  // calibrations as an analysis may choose them: Platt for two classes, temperature for more
+  const calibrations: [string, Calibration | undefined][] =
+    p.task !== 'classification'
+      ? [['', undefined]]
+      : [
+          ['', undefined],
+          [' calibrated', p.classes.length === 2 ? { method: 'platt', a: [1.7], b: [-0.4] } : { method: 'temperature', temperature: 0.6 }],
+        ];
+  const kinds = onePerKind(buildGrid(params, p.task, p.features.length)).flatMap((c) =>
+    calibrations.map(([label, cal]) => [kindName(c, p.task, p.classes.length) + label, c, cal] as const),
+  );
+
+  it.each(kinds)('%s: onnxruntime gives the engine predictions within 1e-5', async (kind, config, calibration) => {
+    const fitted = runTask(taskData, {
+      id: 0,
+      config,
+      train: all,
+      test: new Int32Array(0),
+      seedIds: [config.index, 0],
+      fixedFeatures: features,
+      final: true,
+    }).pipeline as SavedPipeline;
+    const pipeline: SavedPipeline = JSON.parse(JSON.stringify({ ...fitted, ...(calibration ? { calibration } : {}) })) as SavedPipeline;
+    expect(pipeline.featureNames).toContain(p.features[1].name);
+    const exported = exportOnnx(pipeline);
+    expect(exported.inputs.map((i) => i.name)).toEqual(pipeline.featureNames);
+    const scored = withUnseenLevel(data, p.features[1].name);
+    const expected = engineOutputs(predict(pipeline, scored), pipeline);
+    const got = await runOnnx(exported, scored);
+    let worst = 0;
+    for (const [output, values] of Object.entries(expected)) worst = Math.max(worst, maxDifference(got[output] as number[], values));
+    if (pipeline.task === 'classification') {
+      const labels = predict(pipeline, scored).map((r) => r.prediction);
+      expect(got.label).toEqual(labels);
+    }
+    parityFigures[`${name}: ${kind}`] = worst;
+    expect(worst).toBeLessThanOrEqual(PARITY);
+  });
+});
+
+describe('what an export holds and refuses', () => {
+  const data = withCategoryAndGaps('lung', ['time', 'status']);
+  const outcome: Outcome = { survival: { event: 'status', timeToEvent: 'time' } };
+  const params = parameters(outcome, 'typical');
+  const p = prepareData(data, params);
+  const all = Int32Array.from({ length: p.n }, (_, i) => i);
+  const cox = buildGrid(params, p.task, p.features.length).find((c) => c.model.kind === 'linear') as Configuration;
+  const fit = (fixedFeatures: number[]): SavedPipeline =>
+    runTask(
+      { ...p, maxSignatureSize: 25, seed: 3 },
+      { id: 0, config: cox, train: all, test: new Int32Array(0), seedIds: [0], fixedFeatures, final: true },
+    ).pipeline as SavedPipeline;
+
+  it('names the inputs after the features, gives a Cox model the median survival time, and writes the task and times as metadata', async () => {
+    const pipeline = fit([0, 1, 2, 3]);
+    const exported = exportOnnx(pipeline);
+    expect(exported.inputs).toEqual(
+      pipeline.featureNames.map((n) =>
+        n === p.features[1].name ? { name: n, type: 'string', levels: ['low', 'mid', 'high'] } : { name: n, type: 'double' },
+      ),
+    );
+    expect(exported.outputs.map((o) => o.name)).toEqual(['risk', 'relative_risk', 'survival', 'median_survival_time']);
+    const model = decodeModel(exported.bytes);
+    const meta = Object.fromEntries(model.metadataProps.map((e) => [e.key, e.value]));
+    expect(meta.task).toBe('survival');
+    expect(JSON.parse(meta.survival_times)).toEqual(exported.survivalTimes);
+    const got = await runOnnx(exported, data);
+    const rows = predict(pipeline, data);
+    const median = rows.map((r) => r.medianSurvivalTime ?? NaN);
+    expect(maxDifference(got.median_survival_time as number[], median)).toBe(0);
+    expect(
+      maxDifference(
+        got.relative_risk as number[],
+        rows.map((r) => Math.exp(r.risk as number)),
+      ),
+    ).toBeLessThan(PARITY);
+  });
+
+  it('refuses a model that reads no feature and an isotonic calibration map, saying why', () => {
+    const pipeline = fit([]);
+    expect(() => exportOnnx(pipeline)).toThrow(OnnxExportRefused);
+    expect(() => exportOnnx(pipeline)).toThrow(/reads no feature/);
+    const iris = loadShared('iris');
+    const ip = prepareData(iris, parameters({ classification: 'species' }, 'preliminary'));
+    const config = buildGrid(parameters({ classification: 'species' }, 'preliminary'), ip.task, ip.features.length)[0];
+    const saved = runTask(
+      { ...ip, maxSignatureSize: 25, seed: 1 },
+      {
+        id: 0,
+        config,
+        train: Int32Array.from({ length: ip.n }, (_, i) => i),
+        test: new Int32Array(0),
+        seedIds: [0],
+        fixedFeatures: [0, 1, 2, 3],
+        final: true,
+      },
+    ).pipeline as SavedPipeline;
+    const isotonic: SavedPipeline = { ...saved, calibration: { method: 'isotonic', x: [[0, 1]], y: [[0, 1]] } };
+    expect(() => exportOnnx(isotonic)).toThrow(/isotonic/);
+  });
+});
