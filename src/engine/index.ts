@@ -14,6 +14,10 @@ export { validateAnalysisInput, eventIndicator } from './data';
 export { GRID, buildGrid } from './grid';
 export { computeMetrics, auc, concordanceIndex, metricNames } from './metrics';
 export type { FeatureSelector, SelectionInput } from './selection';
+export { exportOnnx, OnnxExportRefused } from './onnx/export';
+export type { OnnxExport, OnnxExportOptions, OnnxInput, OnnxOutput } from './onnx/export';
+export { modelCard, modelCardMarkdown } from './model-card';
+export type { ModelCard, ModelCardInput, ModelCardMetric, ModelCardSource } from './model-card';
 
 /**
  * Predictions of a saved pipeline. Columns are matched by name (extra ones ignored); throws
