@@ -151,6 +151,10 @@ const CATALOGUE = {
     'the dataset cannot be used by the model (wrong column types, no rows); the prediction fails with this code',
   ],
   PredictionFailed: ['internal-150-4-1', 'the prediction failed on the server after every attempt'],
+  ModelNotExportable: [
+    'badRequest-150-5-1',
+    'the model cannot be exported to ONNX exactly (a model that reads no feature, an isotonic calibration map of engine 0.2): the message says why',
+  ],
 } as const satisfies Record<string, readonly [code: string, condition: string]>;
 
 type Catalogue = typeof CATALOGUE;

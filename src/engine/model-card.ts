@@ -1,6 +1,3 @@
-import { modelFromJSON } from './models';
-import { CoxRegression } from './models/cox';
-import { RandomForest } from './models/forest';
 import { Preprocessor } from './preprocessing';
 import type { AnalysisParameters, CalibrationFacts, ModelReport, Outcome, SavedPipeline } from './types';
 
@@ -103,12 +100,15 @@ function inputsOf(pipeline: SavedPipeline): ModelCardInput[] {
   });
 }
 
-/** The default survival times of a survival model's predictions (none for models saved before they kept them). */
+/**
+ * The default survival times of a survival model's predictions, as its saved form keeps them (Cox models and survival
+ * forests: `timeQuartiles`; none for models saved before they kept them). Read from the JSON, without building the
+ * model (a forest's trees).
+ */
 function survivalTimes(pipeline: SavedPipeline): number[] | undefined {
   if (pipeline.task !== 'survival') return undefined;
-  const model = modelFromJSON(pipeline.model);
-  const times = model instanceof CoxRegression || model instanceof RandomForest ? model.timeQuartiles : [];
-  return times.length > 0 ? times : undefined;
+  const times = (pipeline.model as { timeQuartiles?: number[] }).timeQuartiles ?? [];
+  return times.length > 0 ? [...times] : undefined;
 }
 
 /** The model card of one signature of a model of a finished analysis. */
