@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AnalysesService } from '../analyses/analyses.service';
 import { ApiError } from '../common/api-error';
@@ -8,10 +8,9 @@ import { rows } from '../database/sql';
 import { modelCard, type ModelCard, type ModelCardSource } from '../engine';
 import type { PredictionRow } from '../engine/types';
 import type { ExportResponse } from './model-export.worker';
-import type { ScoreResponse } from './score.worker';
+import { ScoreThread } from './score-thread';
 
 const EXPORT_SCRIPT = workerScript(__dirname, __filename, 'model-export.worker');
-const SCORE_SCRIPT = workerScript(__dirname, __filename, 'score.worker');
 
 /** What a score call sends besides its rows. */
 export interface ScoreOptions {
@@ -41,10 +40,13 @@ async function trainingSamples(db: DataSource, analysisId: string, modelKey: str
 /**
  * A finished analysis's models as they leave the service: the ONNX file of a model's signature, its model card, and
  * rows scored within the request. Anything whose cost grows with the model or the rows sent (writing the file,
- * checking and scoring the rows) runs on a worker thread of an engine process.
+ * checking and scoring the rows) runs on a worker thread: of an engine process for the export, the scoring thread
+ * (score-thread.ts) for rows.
  */
 @Injectable()
-export class ModelExportService {
+export class ModelExportService implements OnModuleDestroy {
+  private readonly scoring = new ScoreThread();
+
   constructor(
     private readonly db: DataSource,
     private readonly analyses: AnalysesService,
@@ -102,10 +104,14 @@ export class ModelExportService {
         Codes.ResultPartMissing,
         'explain: this analysis finished before its models kept what explanations need (a background of training samples): run it again',
       );
-    const answer = await runInWorker<ScoreResponse>(SCORE_SCRIPT, { pipeline, rows: body, times: options.times, explain: options.explain });
+    const answer = await this.scoring.run({ pipeline, rows: body, times: options.times, explain: options.explain });
     if ('fault' in answer)
       throw new ApiError(answer.fault === 'missing' ? Codes.PredictionColumnsMissing : Codes.PredictionInputRejected, answer.message);
     if ('error' in answer) throw new ApiError(Codes.PredictionFailed);
     return { analysisId, modelKey: options.modelKey, signatureIndex, predictions: answer.predictions };
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.scoring.close();
   }
 }

@@ -1,4 +1,4 @@
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { EngineInputError, predict } from '../engine';
 import type { PredictionRow, SavedPipeline } from '../engine/types';
 import { rowsToDataset, ScoreRowsFault } from './score-rows';
@@ -14,8 +14,11 @@ export interface ScoreRequest {
 /** The scored rows, or why they cannot be (`fault`), or an engine failure (`error`). */
 export type ScoreResponse = { predictions: PredictionRow[] } | ScoreRowsFault | { error: string };
 
-/** Checks, converts and scores the rows off the API's event loop (their cost grows with what the caller sends). */
-function answer({ pipeline, rows, times, explain }: ScoreRequest): ScoreResponse {
+/**
+ * Checks, converts and scores the rows off the API's event loop (their cost grows with what the caller sends). The
+ * thread lives on (score-thread.ts): each message `{ id, request }` gets `{ id, answer }`.
+ */
+export function answer({ pipeline, rows, times, explain }: ScoreRequest): ScoreResponse {
   try {
     const data = rowsToDataset(pipeline, rows);
     if ('fault' in data) return data;
@@ -26,4 +29,6 @@ function answer({ pipeline, rows, times, explain }: ScoreRequest): ScoreResponse
   }
 }
 
-parentPort?.postMessage(answer(workerData as ScoreRequest));
+parentPort?.on('message', ({ id, request }: { id: number; request: ScoreRequest }) =>
+  parentPort?.postMessage({ id, answer: answer(request) }),
+);
