@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { eventIndicator, predict } from '../src/engine';
 import { computeMetrics, metricNames } from '../src/engine/metrics';
 import type { Configuration } from '../src/engine/grid';
+import { runTask, type TaskData } from '../src/engine/pipeline';
 import { Rng } from '../src/engine/rng';
 import { datasetFromCsv, subsetDataset } from './csv-dataset';
 import type {
@@ -211,4 +212,14 @@ export function onePerKind(configs: Configuration[]): Configuration[] {
     if (!seen.has(key)) seen.set(key, c);
   }
   return [...seen.values()];
+}
+
+/**
+ * The pipeline of `config` fitted on every sample of `data` with exactly `fixedFeatures` (indices into its features),
+ * as an analysis refits a model to keep, in its stored form (through JSON).
+ */
+export function finalPipeline(data: TaskData, config: Configuration, fixedFeatures: number[], seedIds = [config.index, 0]): SavedPipeline {
+  const all = Int32Array.from({ length: data.n }, (_, i) => i);
+  const res = runTask(data, { id: 0, config, train: all, test: new Int32Array(0), seedIds, fixedFeatures, final: true });
+  return JSON.parse(JSON.stringify(res.pipeline)) as SavedPipeline;
 }

@@ -1,8 +1,7 @@
-import { loadShared, parameters } from '../../bench/engine-datasets';
+import { finalPipeline, loadShared, parameters } from '../../bench/engine-datasets';
 import { prepareData } from './data';
 import { buildGrid } from './grid';
-import { mlEngine, modelCard, modelCardMarkdown, type EngineDataset, type ModelReport, type SavedPipeline } from './index';
-import { runTask } from './pipeline';
+import { mlEngine, modelCard, modelCardMarkdown, type EngineDataset, type ModelReport } from './index';
 
 /** iris with petal_width_cm as a categorical feature (narrow, wide) and a few values of sepal_length_cm missing. */
 function irisWithCategory(): EngineDataset {
@@ -24,18 +23,7 @@ describe('the model card', () => {
   const params = parameters({ classification: 'species' }, 'preliminary');
   const p = prepareData(data, params);
   const config = buildGrid(params, p.task, p.features.length).find((c) => c.model.kind === 'linear');
-  const pipeline = runTask(
-    { ...p, maxSignatureSize: 25, seed: 1 },
-    {
-      id: 0,
-      config: config as NonNullable<typeof config>,
-      train: Int32Array.from({ length: p.n }, (_, i) => i),
-      test: new Int32Array(0),
-      seedIds: [0],
-      fixedFeatures: [0, 3],
-      final: true,
-    },
-  ).pipeline as SavedPipeline;
+  const pipeline = finalPipeline({ ...p, maxSignatureSize: 25, seed: 1 }, config as NonNullable<typeof config>, [0, 3], [0]);
   const report: ModelReport = {
     preprocessing: 'mean imputation, standardization',
     featureSelection: 'SES',

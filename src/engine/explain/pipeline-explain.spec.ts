@@ -1,5 +1,5 @@
 import { subsetDataset } from '../../../bench/csv-dataset';
-import { loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
+import { finalPipeline, loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
 import { prepareData } from '../data';
 import { buildGrid } from '../grid';
 import { EngineInputError, predict, type EngineDataset, type Outcome, type SavedPipeline } from '../index';
@@ -33,7 +33,6 @@ describe.each(cases)('explained predictions of saved pipelines on %s', (name, lo
   const params = parameters(outcome, 'typical');
   const p = prepareData(data, params);
   const taskData: TaskData = { ...p, maxSignatureSize: 25, seed: 1 };
-  const all = Int32Array.from({ length: p.n }, (_, i) => i);
   // at most six features, so that every kind is quick
   const features = p.features.map((_, j) => j).slice(0, 6);
   const rows = subsetDataset(
@@ -47,16 +46,7 @@ describe.each(cases)('explained predictions of saved pipelines on %s', (name, lo
       c,
     ]),
   )('%s: every row explained, base + contributions = the output, one contribution per feature read', (_kind, config) => {
-    const res = runTask(taskData, {
-      id: 0,
-      config,
-      train: all,
-      test: new Int32Array(0),
-      seedIds: [config.index, 0],
-      fixedFeatures: features,
-      final: true,
-    });
-    const pipeline = JSON.parse(JSON.stringify(res.pipeline)) as SavedPipeline;
+    const pipeline = finalPipeline(taskData, config, features);
     expect(pipeline.background?.map((c) => c.length)).toEqual(pipeline.featureNames.map(() => Math.min(BACKGROUND_SIZE, p.n)));
     const predicted = predict(pipeline, rows, { explain: true });
     expect(predicted).toHaveLength(12);

@@ -1,10 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import { loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
+import { finalPipeline, loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
 import type { Calibration } from '../calibration';
 import { prepareData } from '../data';
 import { buildGrid, Configuration } from '../grid';
 import { predict, type EngineColumn, type EngineDataset, type Outcome, type PredictionRow, type SavedPipeline } from '../index';
-import { runTask, TaskData } from '../pipeline';
+import type { TaskData } from '../pipeline';
 import { exportOnnx, OnnxExport, OnnxExportRefused } from './export';
 import { decodeModel } from './proto';
 
@@ -136,7 +136,6 @@ describe.each(cases)('ONNX export of every model kind on %s (a categorical featu
   const params = parameters(outcome, 'typical');
   const p = prepareData(data, params);
   const taskData: TaskData = { ...p, maxSignatureSize: 25, seed: 3 };
-  const all = Int32Array.from({ length: p.n }, (_, i) => i);
   const features = p.features.map((_, j) => j).slice(0, 6);
   // calibrations as an analysis may choose them: Platt for two classes, temperature for more
   const calibrations: [string, Calibration | undefined][] =
@@ -151,16 +150,7 @@ describe.each(cases)('ONNX export of every model kind on %s (a categorical featu
   );
 
   it.each(kinds)('%s: onnxruntime gives the engine predictions within 1e-5', async (kind, config, calibration) => {
-    const fitted = runTask(taskData, {
-      id: 0,
-      config,
-      train: all,
-      test: new Int32Array(0),
-      seedIds: [config.index, 0],
-      fixedFeatures: features,
-      final: true,
-    }).pipeline as SavedPipeline;
-    const pipeline: SavedPipeline = JSON.parse(JSON.stringify({ ...fitted, ...(calibration ? { calibration } : {}) })) as SavedPipeline;
+    const pipeline: SavedPipeline = { ...finalPipeline(taskData, config, features), ...(calibration ? { calibration } : {}) };
     expect(pipeline.featureNames).toContain(p.features[1].name);
     const exported = exportOnnx(pipeline);
     expect(exported.inputs.map((i) => i.name)).toEqual(pipeline.featureNames);
@@ -183,13 +173,8 @@ describe('what an export holds and refuses', () => {
   const outcome: Outcome = { survival: { event: 'status', timeToEvent: 'time' } };
   const params = parameters(outcome, 'typical');
   const p = prepareData(data, params);
-  const all = Int32Array.from({ length: p.n }, (_, i) => i);
   const cox = buildGrid(params, p.task, p.features.length).find((c) => c.model.kind === 'linear') as Configuration;
-  const fit = (fixedFeatures: number[]): SavedPipeline =>
-    runTask(
-      { ...p, maxSignatureSize: 25, seed: 3 },
-      { id: 0, config: cox, train: all, test: new Int32Array(0), seedIds: [0], fixedFeatures, final: true },
-    ).pipeline as SavedPipeline;
+  const fit = (fixedFeatures: number[]): SavedPipeline => finalPipeline({ ...p, maxSignatureSize: 25, seed: 3 }, cox, fixedFeatures, [0]);
 
   it('names the inputs after the features, gives a Cox model the median survival time, and writes the task and times as metadata', async () => {
     const pipeline = fit([0, 1, 2, 3]);
@@ -223,18 +208,7 @@ describe('what an export holds and refuses', () => {
     const iris = loadShared('iris');
     const ip = prepareData(iris, parameters({ classification: 'species' }, 'preliminary'));
     const config = buildGrid(parameters({ classification: 'species' }, 'preliminary'), ip.task, ip.features.length)[0];
-    const saved = runTask(
-      { ...ip, maxSignatureSize: 25, seed: 1 },
-      {
-        id: 0,
-        config,
-        train: Int32Array.from({ length: ip.n }, (_, i) => i),
-        test: new Int32Array(0),
-        seedIds: [0],
-        fixedFeatures: [0, 1, 2, 3],
-        final: true,
-      },
-    ).pipeline as SavedPipeline;
+    const saved = finalPipeline({ ...ip, maxSignatureSize: 25, seed: 1 }, config, [0, 1, 2, 3], [0]);
     const isotonic: SavedPipeline = { ...saved, calibration: { method: 'isotonic', x: [[0, 1]], y: [[0, 1]] } };
     expect(() => exportOnnx(isotonic)).toThrow(/isotonic/);
   });

@@ -40,7 +40,7 @@ function attribute(name: string, value: AttributeValue): AttributeMessage {
   if (typeof value === 'number') return { name, type: AttributeType.INT, i: value };
   if (typeof value === 'string') return { name, type: AttributeType.STRING, s: utf8(value) };
   if (Array.isArray(value)) {
-    if (value.every((v) => typeof v === 'string')) return { name, type: AttributeType.STRINGS, strings: (value).map(utf8) };
+    if (value.every((v) => typeof v === 'string')) return { name, type: AttributeType.STRINGS, strings: value.map(utf8) };
     return { name, type: AttributeType.INTS, ints: value };
   }
   if ('float' in value) return { name, type: AttributeType.FLOAT, f: value.float };
