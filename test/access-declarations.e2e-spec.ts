@@ -60,6 +60,9 @@ const EXPECTED: Record<string, string> = {
   'GET /prediction/:predictionId/result': 'project.read(predictionId) + project.read(predictionId as predictionDataset)',
   'GET /analysis/:analysisId/predictions/:offset/:count': 'project.read(analysisId)',
   'POST /prediction/:predictionId/delete': 'project.write(predictionId)',
+  'GET /analysis/:analysisId/model': 'project.read(analysisId)',
+  'GET /analysis/:analysisId/modelCard': 'project.read(analysisId)',
+  'POST /analysis/:analysisId/score': 'project.execute(analysisId)',
 };
 
 function routes(t: TestApp): Record<string, string> {

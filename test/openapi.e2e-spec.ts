@@ -99,6 +99,15 @@ describe('the OpenAPI document', () => {
         });
         continue;
       }
+      // a file (a model's ONNX file): the bytes, or the ErrorEnvelope
+      if (content['application/octet-stream']) {
+        expect({ key, file: content['application/octet-stream'].schema, json: content['application/json'].schema.$ref }).toEqual({
+          key,
+          file: expect.objectContaining({ type: 'string', format: 'binary' }),
+          json: '#/components/schemas/ErrorEnvelope',
+        });
+        continue;
+      }
       // the answer: <Payload>Response, the success envelope <Payload>Success or the ErrorEnvelope
       const answer = content['application/json'].schema.$ref.split('/').pop();
       expect(answer).toMatch(/^\w+Response$/);

@@ -16,6 +16,8 @@ export interface PayloadDeclaration {
   csv?: boolean;
   /** The success answer is an HTML document (`schema` unused); errors still come as the error envelope. */
   html?: boolean;
+  /** The success answer is a file of this media type (`schema` unused: the ONNX model); errors come as the error envelope. */
+  file?: string;
 }
 
 /** A method decorator that holds the handler's answer to the payload's type: the compiler fails on any other. */
@@ -40,6 +42,11 @@ export function ApiEnvelope<S extends PayloadSchema>(
 /** Documents an operation whose success answer is an HTML document (the analysis report); its errors are envelopes. */
 export function ApiHtml(summary: string): MethodDecorator {
   return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { html: true } satisfies PayloadDeclaration));
+}
+
+/** Documents an operation whose success answer is a file of `mediaType` (a model's ONNX file); its errors are envelopes. */
+export function ApiFile(summary: string, mediaType: string): MethodDecorator {
+  return applyDecorators(ApiOperation({ summary }), SetMetadata(API_PAYLOAD, { file: mediaType } satisfies PayloadDeclaration));
 }
 
 /**

@@ -155,6 +155,7 @@ const CATALOGUE = {
     'badRequest-150-5-1',
     'the model cannot be exported to ONNX exactly (a model that reads no feature, an isotonic calibration map of engine 0.2): the message says why',
   ],
+  ModelFormatUnknown: ['badRequest-150-5-2', 'format is not onnx (the model export has no other format)'],
 } as const satisfies Record<string, readonly [code: string, condition: string]>;
 
 type Catalogue = typeof CATALOGUE;

@@ -295,3 +295,33 @@ export function ValidateId(name: string, o: Pick<FieldOptions, 'description'> = 
   const description = [o.description, 'a string of digits (a JSON number is accepted too)'].filter(Boolean).join('; ');
   return field(name, { description }, { type: 'string', pattern: '^[1-9][0-9]{0,18}$', example: '1' });
 }
+
+/**
+ * An array of 1 to `max` JSON objects (rows of feature name -> value; badRequest-1-0-6 otherwise): what each holds is
+ * for the caller to check, off the event loop.
+ */
+export function ValidateRows(name: string, o: FieldOptions & { max: number }): PropertyDecorator {
+  return field(
+    name,
+    o,
+    {
+      type: 'array',
+      items: { type: 'object', additionalProperties: { description: 'a number, a text, or null where missing' } },
+      minItems: 1,
+      maxItems: o.max,
+    },
+    ValidateBy(
+      {
+        name: 'isRows',
+        validator: {
+          validate: (v) =>
+            Array.isArray(v) &&
+            v.length >= 1 &&
+            v.length <= o.max &&
+            v.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r)),
+        },
+      },
+      code(Codes.WrongType, `${name} must be an array of 1 to ${o.max} objects (feature name -> value)`),
+    ),
+  );
+}

@@ -24,9 +24,9 @@ export interface ModelCardMetric {
 
 /**
  * What a model is, what it reads and how well it is expected to do: the model card of one signature of one model of an
- * analysis, as plain JSON.
+ * analysis, as plain JSON. `P`: the analysis's parameters as the caller keeps them (the API adds the dataset and name).
  */
-export interface ModelCard {
+export interface ModelCard<P extends { outcome: Outcome } = AnalysisParameters> {
   analysisId?: string;
   modelKey: string;
   signatureIndex: number;
@@ -57,16 +57,16 @@ export interface ModelCard {
   trainingSamples?: number;
   /** `signet-engine <semver>` that fitted the model */
   engine: string;
-  parameters: AnalysisParameters;
+  parameters: P;
 }
 
-export interface ModelCardSource {
+export interface ModelCardSource<P extends { outcome: Outcome } = AnalysisParameters> {
   analysisId?: string;
   modelKey: string;
   signatureIndex: number;
   report: ModelReport;
   pipeline: SavedPipeline;
-  parameters: AnalysisParameters;
+  parameters: P;
   /** the result's mlEngine (for pipelines that do not say which engine fitted them) */
   mlEngine: string;
   trainingSamples?: number;
@@ -112,7 +112,7 @@ function survivalTimes(pipeline: SavedPipeline): number[] | undefined {
 }
 
 /** The model card of one signature of a model of a finished analysis. */
-export function modelCard(source: ModelCardSource): ModelCard {
+export function modelCard<P extends { outcome: Outcome }>(source: ModelCardSource<P>): ModelCard<P> {
   const { report, pipeline, signatureIndex } = source;
   const times = survivalTimes(pipeline);
   const pooled = report.pooledPerformance ? metrics(report.pooledPerformance, report.pooledPerformanceCis) : undefined;
@@ -148,7 +148,7 @@ export function modelCard(source: ModelCardSource): ModelCard {
 const number = (v: number): string => String(Number(v.toPrecision(4)));
 
 /** The card as Markdown: the section of the report, and the text beside an exported file. */
-export function modelCardMarkdown(card: ModelCard): string {
+export function modelCardMarkdown(card: ModelCard<{ outcome: Outcome }>): string {
   const lines: string[] = [];
   lines.push(`## Model card: ${card.modelKey}, signature ${card.signatureIndex}`, '');
   lines.push(`- Model: ${card.model.description}`, `- Preprocessing: ${card.model.preprocessing}`);

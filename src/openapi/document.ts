@@ -74,6 +74,14 @@ function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string
         ...json(ref('ErrorEnvelope')),
       },
     };
+  } else if (route.payload.file) {
+    responses['200'] = {
+      description: `The file, or the error envelope with one of these codes:\n\n${table}`,
+      content: {
+        [route.payload.file]: { schema: { type: 'string', format: 'binary', description: 'the file' } },
+        ...json(ref('ErrorEnvelope')),
+      },
+    };
   } else if (route.payload.raw) {
     responses['200'] = { description: 'the answer, not in an envelope', content: json(ref(name)) };
     // readiness answers 503 when the database does not answer
@@ -110,7 +118,7 @@ function describe(op: OperationObject, route: ApiRoute, tags: Map<string, string
 function answerSchemas(routes: ApiRoute[]): Record<string, SchemaObject> {
   const out: Record<string, SchemaObject> = { ErrorEnvelope: ERROR_ENVELOPE, HttpError: HTTP_ERROR };
   for (const route of routes) {
-    if (!route.payload?.schema || route.payload.raw || route.payload.html) continue;
+    if (!route.payload?.schema || route.payload.raw || route.payload.html || route.payload.file) continue;
     const name = componentName(route.payload.schema);
     out[`${name}Success`] = successEnvelope(name);
     out[`${name}Response`] = answerSchema(name);

@@ -5,27 +5,13 @@ import { ApiError } from '../common/api-error';
 import { Codes } from '../common/error-codes';
 import { runInWorker, workerScript } from '../common/worker-thread';
 import { rows } from '../database/sql';
-import { modelCard, type ModelCard, type ModelCardSource } from '../engine';
-import type { PredictionRow } from '../engine/types';
+import { modelCard, type ModelCardSource } from '../engine';
+import type { AnalysisParameters } from '../analyses/dto/analysis.dto';
+import type { ModelCard, ScoreDto, ScoreResult } from './dto/model-export.dto';
 import type { ExportResponse } from './model-export.worker';
 import { ScoreThread } from './score-thread';
 
 const EXPORT_SCRIPT = workerScript(__dirname, __filename, 'model-export.worker');
-
-/** What a score call sends besides its rows. */
-export interface ScoreOptions {
-  modelKey: string;
-  signatureIndex?: number;
-  times?: number[];
-  explain?: boolean;
-}
-
-export interface ScoreResult {
-  analysisId: string;
-  modelKey: string;
-  signatureIndex: number;
-  predictions: PredictionRow[];
-}
 
 /** The samples an analysis learned from: those of its out-of-fold predictions (undefined for results without them). */
 async function trainingSamples(db: DataSource, analysisId: string, modelKey: string): Promise<number | undefined> {
@@ -53,7 +39,7 @@ export class ModelExportService implements OnModuleDestroy {
   ) {}
 
   /** What a model card is made of, for a model key and signature of a finished analysis (its codes as for predictions). */
-  private async source(analysisId: string, modelKey: string, signatureIndex: number): Promise<ModelCardSource> {
+  private async source(analysisId: string, modelKey: string, signatureIndex: number): Promise<ModelCardSource<AnalysisParameters>> {
     const result = await this.analyses.result(analysisId);
     // an own key only: `constructor`, `__proto__` or `toString` are not models
     if (!Object.prototype.hasOwnProperty.call(result.models, modelKey))
@@ -94,7 +80,7 @@ export class ModelExportService implements OnModuleDestroy {
   }
 
   /** Rows scored by a model's signature within the request, with the fields of a prediction's rows. */
-  async score(analysisId: string, body: unknown, options: ScoreOptions): Promise<ScoreResult> {
+  async score(analysisId: string, options: ScoreDto): Promise<ScoreResult> {
     const signatureIndex = options.signatureIndex ?? 0;
     const { pipeline } = await this.source(analysisId, options.modelKey, signatureIndex);
     if (options.times !== undefined && pipeline.task !== 'survival')
@@ -104,7 +90,7 @@ export class ModelExportService implements OnModuleDestroy {
         Codes.ResultPartMissing,
         'explain: this analysis finished before its models kept what explanations need (a background of training samples): run it again',
       );
-    const answer = await this.scoring.run({ pipeline, rows: body, times: options.times, explain: options.explain });
+    const answer = await this.scoring.run({ pipeline, rows: options.rows, times: options.times, explain: options.explain });
     if ('fault' in answer)
       throw new ApiError(answer.fault === 'missing' ? Codes.PredictionColumnsMissing : Codes.PredictionInputRejected, answer.message);
     if ('error' in answer) throw new ApiError(Codes.PredictionFailed);

@@ -53,10 +53,12 @@ from .types import (
     PlotOne,
     Prediction,
     PredictionPage,
+    ModelCard,
     PredictionResult,
     PredictionStatus,
     Project,
     ProjectPage,
+    ScoreResult,
     Share,
     TaskStatus,
     Unshare,
@@ -113,6 +115,9 @@ OPERATION_METHODS: Dict[Tuple[str, str], str] = {
     ("get", "/prediction/{predictionId}/result"): "get_prediction_result",  # and get_prediction_result_csv
     ("get", "/analysis/{analysisId}/predictions/{offset}/{count}"): "get_predictions",
     ("post", "/prediction/{predictionId}/delete"): "delete_prediction",
+    ("get", "/analysis/{analysisId}/model"): "export_model",
+    ("get", "/analysis/{analysisId}/modelCard"): "get_model_card",
+    ("post", "/analysis/{analysisId}/score"): "score",
     ("post", "/image/initUpload"): "image_upload_init",
     ("post", "/image/{taskId}/add"): "image_upload_add_sample",
     ("get", "/image/{taskId}/commit"): "image_upload_commit",
@@ -679,6 +684,47 @@ class SignetClient:
         path = f"/analysis/{_id(analysis_id)}/predict/{_id(dataset_id)}"
         return str(self._post(path, "Predict outcome", body)["predictionId"])
 
+    # ---- models that leave the service ----------------------------------------------------------
+
+    def export_model(self, analysis_id: str, path: str, model_key: str = "best", signature_index: int = 0) -> str:
+        """
+        Writes the ONNX file of a model's signature to ``path`` and returns ``path``: one graph of its preprocessing, model
+        and calibration, with an input per feature (named after it: numbers as doubles with NaN where missing,
+        categories as text with '' where missing). A model the export refuses raises badRequest-150-5-1.
+        """
+        query = {"modelKey": model_key, "signatureIndex": str(signature_index), "format": "onnx"}
+        content = self._get(f"/analysis/{_id(analysis_id)}/model", "Export model", query=query, binary=True)
+        if not isinstance(content, bytes):
+            raise SignetError("http-200", "the answer is not a model", "Export model")
+        with open(path, "wb") as f:
+            f.write(content)
+        return path
+
+    def get_model_card(self, analysis_id: str, model_key: str = "best", signature_index: int = 0) -> ModelCard:
+        """The model card: inputs (types, levels, how missing values are filled), outcome, metrics with intervals, signatures."""
+        query = {"modelKey": model_key, "signatureIndex": str(signature_index)}
+        return cast(ModelCard, self._get(f"/analysis/{_id(analysis_id)}/modelCard", "Get model card", query=query))
+
+    def score(
+        self,
+        analysis_id: str,
+        rows: Sequence[Dict[str, Any]],
+        model_key: str = "best",
+        signature_index: int = 0,
+        explain: bool = False,
+        times: Optional[Sequence[float]] = None,
+    ) -> ScoreResult:
+        """
+        Scores up to 1,000 rows (feature name -> value, ``None`` where missing) within the call: ``{analysisId, modelKey,
+        signatureIndex, predictions}``, each row as a prediction's (``prediction``, ``probabilities``, ``risk``...).
+        """
+        body: Dict[str, Any] = {"modelKey": model_key, "signatureIndex": signature_index, "rows": list(rows)}
+        if explain:
+            body["explain"] = True
+        if times is not None:
+            body["times"] = list(times)
+        return cast(ScoreResult, self._post(f"/analysis/{_id(analysis_id)}/score", "Score rows", body))
+
     def get_prediction_status(self, prediction_id: str) -> PredictionStatus:
         """``{predictionId, analysisId, datasetId, modelKey, signatureIndex, state, error?}``."""
         return cast(PredictionStatus, self._get(f"/prediction/{_id(prediction_id)}/status", "Get prediction status"))
@@ -726,6 +772,7 @@ class SignetClient:
         headers: Optional[Dict[str, str]] = None,
         query: Optional[Dict[str, str]] = None,
         raw: bool = False,
+        binary: bool = False,
         envelope: bool = True,
         accept: Iterable[int] = (),
     ) -> Any:
@@ -749,6 +796,8 @@ class SignetClient:
         except (urllib.error.URLError, OSError) as e:
             reason = e.reason if isinstance(e, urllib.error.URLError) else e
             raise ConnectionFailed("connection", f"{self.base_url} could not be reached: {reason}", where, None) from None
+        if binary and not content_type.startswith("application/json"):
+            return content
         if raw and not content_type.startswith("application/json"):
             return content.decode("utf-8")
         try:

@@ -32,6 +32,8 @@ export type AvailablePlots = Schemas['AvailablePlots'];
 export type PlotOne = Schemas['PlotOne'];
 export type PlotAll = Schemas['PlotAll'];
 export type Prediction = Schemas['Prediction'];
+export type ModelCard = Schemas['ModelCard'];
+export type ScoreResult = Schemas['ScoreResult'];
 export type PredictionPage = Schemas['PredictionPage'];
 export type ConfigurationPage = Schemas['ConfigurationPage'];
 export type OutOfFoldPredictions = Schemas['OutOfFoldPredictions'];
@@ -119,6 +121,9 @@ export const OPERATION_METHODS = {
   predictionsResult: 'predictionResult',
   predictionsList: 'predictions',
   predictionsDelete: 'deletePrediction',
+  modelExportModel: 'exportModel',
+  modelExportModelCard: 'modelCard',
+  modelExportScore: 'score',
   imageUploadInit: 'initImageUpload',
   imageUploadAdd: 'addImage',
   imageUploadCommit: 'commitImageUpload',
@@ -145,7 +150,10 @@ export class SignetClient {
   constructor(baseUrl: string, options: ClientOptions = {}) {
     this.token = options.token;
     this.baseUrl = baseUrl.replace(/\/$/, '');
-    this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: withNetworkErrors(options.fetch ?? globalThis.fetch, options.timeoutMs) });
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      fetch: withNetworkErrors(options.fetch ?? globalThis.fetch, options.timeoutMs),
+    });
     this.api.use({
       onRequest: ({ request }) => {
         if (this.token) request.headers.set('Authorization', `Bearer ${this.token}`);
@@ -238,7 +246,10 @@ export class SignetClient {
 
   /** Deletes a project and everything in it; returns the project as it was. */
   async deleteProject(projectId: string): Promise<Project> {
-    return this.call('POST project delete', this.api.POST('/api/public/v1/project/{projectId}/delete', { params: { path: { projectId } } }));
+    return this.call(
+      'POST project delete',
+      this.api.POST('/api/public/v1/project/{projectId}/delete', { params: { path: { projectId } } }),
+    );
   }
 
   /** Shares a project with a user (replacing the permissions they had on it). */
@@ -282,7 +293,13 @@ export class SignetClient {
   }
 
   /** Starts creating a dataset from an uploaded file; returns the task id (see waitForTask). */
-  async createDataset(projectId: string, fileId: string, name: string, fileSizeInBytes: number, options: CreateDatasetOptions = {}): Promise<string> {
+  async createDataset(
+    projectId: string,
+    fileId: string,
+    name: string,
+    fileSizeInBytes: number,
+    options: CreateDatasetOptions = {},
+  ): Promise<string> {
     const body = { ...options, projectId, name, fileSizeInBytes };
     const { taskId } = await this.call(
       'POST createDataset',
@@ -304,7 +321,10 @@ export class SignetClient {
   /** Uploads a CSV file and waits for its dataset: the dataset. */
   async uploadDataset(projectId: string, csvPath: string, name: string, options: CreateDatasetOptions = {}): Promise<Dataset> {
     const bytes = fs.readFileSync(csvPath);
-    const fileId = `${path.basename(csvPath).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${Date.now().toString(36)}`;
+    const fileId = `${path
+      .basename(csvPath)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40)}-${Date.now().toString(36)}`;
     await this.uploadFile(fileId, bytes);
     const taskId = await this.createDataset(projectId, fileId, name, bytes.length, options);
     const { datasetId } = await this.waitForTask(taskId);
@@ -324,7 +344,10 @@ export class SignetClient {
   }
 
   async deleteDataset(datasetId: string): Promise<Dataset> {
-    return this.call('POST dataset delete', this.api.POST('/api/public/v1/dataset/{datasetId}/delete', { params: { path: { datasetId } } }));
+    return this.call(
+      'POST dataset delete',
+      this.api.POST('/api/public/v1/dataset/{datasetId}/delete', { params: { path: { datasetId } } }),
+    );
   }
 
   /** The features of a dataset with their types and counts. */
@@ -483,7 +506,9 @@ export class SignetClient {
     // an error (unknown analysis, not finished) comes as the JSON error envelope
     if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) {
       const body = JSON.parse(text) as Envelope;
-      throw body.status === 'error' ? new SignetError(body.code, body.message, operation) : new SignetError('http-200', 'not a report', operation, 200);
+      throw body.status === 'error'
+        ? new SignetError(body.code, body.message, operation)
+        : new SignetError('http-200', 'not a report', operation, 200);
     }
     await fs.promises.writeFile(filePath, text, 'utf8');
     return filePath;
@@ -639,11 +664,70 @@ export class SignetClient {
     return text;
   }
 
+  // --- models that leave the service
+
+  /**
+   * The ONNX file of a model's signature (preprocessing, model, calibration: one graph whose inputs are named after the
+   * features), written to `filePath`; returns that path. A model the export refuses throws badRequest-150-5-1.
+   */
+  async exportModel(analysisId: string, modelKey: string, filePath: string, signatureIndex = 0): Promise<string> {
+    const operation = 'GET model';
+    const { data, error, response } = await this.settle(
+      operation,
+      this.api.GET('/api/public/v1/analysis/{analysisId}/model', {
+        params: { path: { analysisId }, query: { modelKey, signatureIndex: String(signatureIndex), format: 'onnx' } },
+        parseAs: 'arrayBuffer',
+      }),
+    );
+    if (response.status !== 200) throw new SignetError(`http-${response.status}`, response.statusText, operation, response.status);
+    const bytes = Buffer.from((data ?? error) as ArrayBuffer);
+    // an error (unknown model, not exportable) comes as the JSON error envelope
+    if ((response.headers.get('content-type') ?? '').startsWith('application/json')) {
+      const body = JSON.parse(bytes.toString('utf8')) as Envelope;
+      throw body.status === 'error'
+        ? new SignetError(body.code, body.message, operation)
+        : new SignetError('http-200', 'not a model', operation, 200);
+    }
+    await fs.promises.writeFile(filePath, bytes);
+    return filePath;
+  }
+
+  /** The model card of a model's signature: inputs, outcome, metrics with intervals, signatures, training size, engine, parameters. */
+  async modelCard(analysisId: string, modelKey: string, signatureIndex = 0): Promise<ModelCard> {
+    return this.call(
+      'GET modelCard',
+      this.api.GET('/api/public/v1/analysis/{analysisId}/modelCard', {
+        params: { path: { analysisId }, query: { modelKey, signatureIndex: String(signatureIndex) } },
+      }),
+    );
+  }
+
+  /**
+   * Scores up to 1,000 rows (feature name -> value; null where missing) within the call, with the fields of a
+   * prediction's rows; `times` and `explain` as for predict.
+   */
+  async score(
+    analysisId: string,
+    modelKey: string,
+    rows: Record<string, unknown>[],
+    options: { signatureIndex?: number; times?: number[]; explain?: boolean } = {},
+  ): Promise<ScoreResult> {
+    return this.call(
+      'POST score',
+      this.api.POST('/api/public/v1/analysis/{analysisId}/score', {
+        params: { path: { analysisId } },
+        body: { modelKey, rows, ...options },
+      }),
+    );
+  }
+
   /** The predictions made with an analysis' models. */
   async predictions(analysisId: string, offset = 0, count = 100): Promise<PredictionPage> {
     return this.call(
       'GET predictions',
-      this.api.GET('/api/public/v1/analysis/{analysisId}/predictions/{offset}/{count}', { params: { path: { analysisId, offset, count } } }),
+      this.api.GET('/api/public/v1/analysis/{analysisId}/predictions/{offset}/{count}', {
+        params: { path: { analysisId, offset, count } },
+      }),
     );
   }
 
@@ -669,7 +753,8 @@ export class SignetClient {
       if (status.state === 'failed') {
         throw new SignetError(status.error?.code ?? 'failed', status.error?.message ?? `${what} failed`, `wait for ${what}`);
       }
-      if (Date.now() > deadline) throw new SignetError('timeout', `${what} still ${status.state} after ${timeoutMs} ms`, `wait for ${what}`);
+      if (Date.now() > deadline)
+        throw new SignetError('timeout', `${what} still ${status.state} after ${timeoutMs} ms`, `wait for ${what}`);
       await sleep(intervalMs);
     }
   }

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { maxDifference, OnnxColumn, runOnnx } from '../../../bench/onnx-runtime';
 import { finalPipeline, loadShared, onePerKind, parameters } from '../../../bench/engine-datasets';
 import type { Calibration } from '../calibration';
 import { prepareData } from '../data';
@@ -48,51 +48,14 @@ function engineOutputs(rows: PredictionRow[], pipeline: SavedPipeline): Record<s
   return out;
 }
 
-/**
- * onnxruntime on a worker thread, as a user would run the file: outside Jest's sandbox, whose typed arrays are not the
- * runtime's. Each input is a rows x 1 tensor; the outputs come back as plain arrays by name.
- */
-const RUNNER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { InferenceSession, Tensor } = require('onnxruntime-node');
-(async () => {
-  const session = await InferenceSession.create(workerData.bytes);
-  const feeds = {};
-  for (const [name, values] of Object.entries(workerData.feeds))
-    feeds[name] = typeof values[0] === 'string' ? new Tensor('string', values, [values.length, 1]) : new Tensor('float64', Float64Array.from(values), [values.length, 1]);
-  const out = await session.run(feeds);
-  parentPort.postMessage(Object.fromEntries(Object.entries(out).map(([k, t]) => [k, Array.from(t.data)])));
-})().catch((e) => parentPort.postMessage({ error: String(e && e.message) }));
-`;
-
 /** Runs an exported model with onnxruntime on the dataset's columns it reads. */
-async function runOnnx(exported: OnnxExport, data: EngineDataset): Promise<Record<string, (number | string)[]>> {
-  const feeds: Record<string, (number | string)[]> = {};
+function runExported(exported: OnnxExport, data: EngineDataset): Promise<Record<string, OnnxColumn>> {
+  const feeds: Record<string, OnnxColumn> = {};
   for (const input of exported.inputs) {
     const c = data.columns.find((col) => col.name === input.name) as EngineColumn;
     feeds[input.name] = 'codes' in c ? Array.from(c.codes, (k) => (k < 0 ? '' : c.levels[k])) : Array.from(c.values);
   }
-  const worker = new Worker(RUNNER, { eval: true, workerData: { bytes: exported.bytes, feeds } });
-  const out = await new Promise<Record<string, (number | string)[]> & { error?: string }>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
-  await worker.terminate();
-  if (out.error) throw new Error(out.error);
-  return out;
-}
-
-function maxDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  expect(a.length).toBe(b.length);
-  let m = 0;
-  for (let i = 0; i < a.length; i++) {
-    if (Number.isNaN(a[i]) || Number.isNaN(b[i])) {
-      expect(Number.isNaN(a[i])).toBe(Number.isNaN(b[i]));
-      continue;
-    }
-    m = Math.max(m, Math.abs(a[i] - b[i]));
-  }
-  return m;
+  return runOnnx(exported.bytes, feeds);
 }
 
 function kindName(c: Configuration, task: string, classes: number): string {
@@ -156,7 +119,7 @@ describe.each(cases)('ONNX export of every model kind on %s (a categorical featu
     expect(exported.inputs.map((i) => i.name)).toEqual(pipeline.featureNames);
     const scored = withUnseenLevel(data, p.features[1].name);
     const expected = engineOutputs(predict(pipeline, scored), pipeline);
-    const got = await runOnnx(exported, scored);
+    const got = await runExported(exported, scored);
     let worst = 0;
     for (const [output, values] of Object.entries(expected)) worst = Math.max(worst, maxDifference(got[output] as number[], values));
     if (pipeline.task === 'classification') {
@@ -189,7 +152,7 @@ describe('what an export holds and refuses', () => {
     const meta = Object.fromEntries(model.metadataProps.map((e) => [e.key, e.value]));
     expect(meta.task).toBe('survival');
     expect(JSON.parse(meta.survival_times)).toEqual(exported.survivalTimes);
-    const got = await runOnnx(exported, data);
+    const got = await runExported(exported, data);
     const rows = predict(pipeline, data);
     const median = rows.map((r) => r.medianSurvivalTime ?? NaN);
     expect(maxDifference(got.median_survival_time as number[], median)).toBe(0);

@@ -1,0 +1,127 @@
+import { Id, MapOf, OneOf, StringEnum, Type } from '../../common/api-schema';
+import type { Fits, Static } from '../../common/api-schema';
+import { Codes } from '../../common/error-codes';
+import { ValidateBoolean, ValidateInt, ValidateRows, ValidateText, ValidateTimes } from '../../common/validation';
+import type { ModelCard as EngineModelCard } from '../../engine';
+import { ModelKey } from '../../engine/types';
+import { AnalysisParameters, OUTCOME_FORMS } from '../../analyses/dto/analysis.dto';
+import { PredictedRow } from './predict.dto';
+import { SCORE_MAX_ROWS } from '../score-rows';
+
+/** The model and signature of a model card or an export, in the query. */
+export class ModelSignatureDto {
+  @ValidateText('modelKey', {
+    max: 100,
+    code: Codes.ModelKeyNotFound,
+    message: 'modelKey is not a model of the result',
+    example: ModelKey.Best,
+    description: 'a key of the models of the analysis result',
+  })
+  modelKey: string;
+}
+
+/** The body of a score call: the rows, and the model's signature as for a prediction. */
+export class ScoreDto {
+  @ValidateText('modelKey', {
+    max: 100,
+    code: Codes.ModelKeyNotFound,
+    message: 'modelKey is not a model of the result',
+    example: ModelKey.Best,
+    description: 'a key of the models of the analysis result',
+  })
+  modelKey: string;
+
+  @ValidateInt('signatureIndex', {
+    optional: true,
+    min: 0,
+    default: 0,
+    description: "index in the model's signatures (0 = the reference signature)",
+  })
+  signatureIndex?: number;
+
+  @ValidateRows('rows', {
+    max: SCORE_MAX_ROWS,
+    description: `1 to ${SCORE_MAX_ROWS} rows, each an object of feature name -> value (a number, a category's text, or null where missing); keys the model does not read are ignored`,
+    example: [{ mean_radius: 14.1, mean_texture: 19.3 }],
+  })
+  rows: Record<string, unknown>[];
+
+  @ValidateTimes('times', {
+    optional: true,
+    description: 'survival models: the times of the predicted survival probabilities (default: the quartiles of the training times)',
+  })
+  times?: number[];
+
+  @ValidateBoolean('explain', { optional: true, default: false, description: 'add to each row its explanation (README, Explanations)' })
+  explain?: boolean;
+}
+
+export const ScoreResult = Type.Object(
+  {
+    analysisId: Id('the analysis whose model scored'),
+    modelKey: Type.String(),
+    signatureIndex: Type.Integer(),
+    predictions: Type.Array(PredictedRow, { description: 'one per row sent, in their order (`row` is its index)' }),
+  },
+  { $id: 'ScoreResult' },
+);
+export type ScoreResult = Static<typeof ScoreResult>;
+
+const Metric = Type.Object({
+  estimate: Type.Number(),
+  interval: Type.Optional(Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '95% interval' })),
+});
+
+export const ModelCard = Type.Object(
+  {
+    analysisId: Type.Optional(Id('the analysis')),
+    modelKey: Type.String(),
+    signatureIndex: Type.Integer(),
+    model: Type.Object({ description: Type.String(), preprocessing: Type.String(), featureSelection: Type.String() }),
+    inputs: Type.Array(
+      Type.Object({
+        name: Type.String({ description: 'the dataset column, and the ONNX input of the same name' }),
+        type: StringEnum(['numerical', 'categorical'] as const),
+        levels: Type.Optional(Type.Array(Type.String(), { description: 'categorical: the levels known (any other is missing)' })),
+        missing: Type.Object(
+          {
+            rule: StringEnum(['training mean', 'training mode'] as const),
+            value: OneOf([Type.Number(), Type.String()]),
+          },
+          { description: 'how a missing value is filled' },
+        ),
+        standardization: Type.Optional(Type.Object({ center: Type.Number(), scale: Type.Number() })),
+        referenceLevel: Type.Optional(Type.String()),
+      }),
+    ),
+    outcome: Type.Object({
+      task: StringEnum(['classification', 'regression', 'survival'] as const),
+      columns: OneOf(OUTCOME_FORMS, { description: "the outcome's column(s) in the training dataset" }),
+      classes: Type.Optional(Type.Array(Type.String())),
+      positiveClass: Type.Optional(Type.String()),
+      survivalTimes: Type.Optional(Type.Array(Type.Number())),
+    }),
+    metrics: MapOf(Metric, { description: 'by metric name: the estimate on new data with its 95% interval' }),
+    pooledMetrics: Type.Optional(MapOf(Metric, { description: "the model's own pooled out-of-fold values" })),
+    calibration: Type.Optional(
+      Type.Object({
+        logLoss: Type.Optional(Type.Number()),
+        brier: Type.Number(),
+        ece: Type.Number(),
+        method: Type.Optional(StringEnum(['platt', 'temperature', 'isotonic'] as const)),
+        uncalibrated: Type.Optional(Type.Object({ logLoss: Type.Optional(Type.Number()), brier: Type.Number(), ece: Type.Number() })),
+        probabilityFloor: Type.Optional(Type.Number()),
+      }),
+    ),
+    signature: Type.Array(Type.String()),
+    equivalents: Type.Array(Type.Array(Type.String())),
+    signatureCount: Type.Integer(),
+    trainingSamples: Type.Optional(Type.Integer()),
+    engine: Type.String(),
+    parameters: AnalysisParameters,
+  },
+  { $id: 'ModelCard' },
+);
+export type ModelCard = Static<typeof ModelCard>;
+/** the engine's card is what this schema says */
+export const CARD_FITS: Fits<EngineModelCard<AnalysisParameters>, ModelCard> = true;
