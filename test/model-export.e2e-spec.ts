@@ -114,6 +114,11 @@ describe('models that leave the service', () => {
     expect(card.trainingSamples).toBe(569);
     expect(card.engine).toBe(result.mlEngine);
     expect(card.parameters).toMatchObject({ thoroughness: 'preliminary' });
+    // the report shows the card: a table of the inputs, with how a missing value is filled
+    const report = await t.http().get(`${API}/analysis/${breast}/report`).set('Authorization', owner.auth);
+    expect(report.text).toContain('<h3>Model card</h3>');
+    expect(report.text).toContain(`<th scope="row">${card.inputs[0].name}</th>`);
+    expect(report.text).toContain('Training samples');
 
     const rows = csvRows('breast_cancer');
     const scored = expectSuccess(await score(breast, { modelKey: 'best', rows }));

@@ -1,6 +1,7 @@
 import { answerOnce, WorkFailed } from '../common/thread-task';
 import { withOwnConnection } from '../database/pg-pool';
-import { ModelKey, type ModelPlots, type ModelReport } from '../engine/types';
+import { modelCard } from '../engine';
+import { ModelKey, type ModelPlots, type ModelReport, type SavedPipeline } from '../engine/types';
 import type { ReportData, ReportModel } from './render/report-data';
 import { renderReport } from './render/report-page';
 
@@ -19,6 +20,29 @@ const KEY_ORDER: string[] = Object.values(ModelKey);
 const rank = (key: string): number => (KEY_ORDER.indexOf(key) + 1 || KEY_ORDER.length + 1) - 1;
 
 /**
+ * What the model cards read of each model's reference pipeline: all but its model (a forest's trees) and background,
+ * the model's default survival times, and the samples of its out-of-fold predictions. Results stored before pipelines
+ * were lists by signature have none.
+ */
+async function pipelineFacts(
+  pool: Parameters<Parameters<typeof withOwnConnection>[1]>[0],
+  analysisId: string,
+): Promise<Map<string, { pipeline: SavedPipeline; samples: number | null }>> {
+  const { rows } = await pool.query<{ key: string; pipeline: SavedPipeline; times: number[] | null; samples: number | null }>(
+    `SELECT k AS key, (pipelines -> k -> 0) - 'model' - 'background' AS pipeline, pipelines -> k -> 0 -> 'model' -> 'timeQuartiles' AS times,
+            jsonb_array_length(out_of_fold -> k -> 'rows') AS samples
+       FROM analysis_results, jsonb_object_keys(pipelines) AS k
+      WHERE analysis_id = $1 AND jsonb_typeof(pipelines -> k) = 'array'`,
+    [analysisId],
+  );
+  return new Map(
+    rows
+      .filter((r) => r.pipeline)
+      .map((r) => [r.key, { pipeline: { ...r.pipeline, model: r.times ? { timeQuartiles: r.times } : {} }, samples: r.samples }]),
+  );
+}
+
+/**
  * Draws an analysis's report (render/report-page.ts) in an engine process: reads the result's models and plots over a
  * connection of its own (a 100-class result's plots are megabytes of JSON), then writes the page. Its cost grows with
  * the classes and features of the result (a 100-class report took 2.9 s on the API's event loop before).
@@ -33,7 +57,28 @@ async function draw({ databaseUrl, data }: ReportRequest): Promise<ReportAnswer>
     const reports = JSON.parse(rows[0].models) as Record<string, ModelReport>;
     const plots = JSON.parse(rows[0].plots) as Record<string, ModelPlots>;
     const keys = Object.keys(reports).sort((a, b) => rank(a) - rank(b));
-    const models: ReportModel[] = keys.map((key) => ({ key, report: reports[key], plots: plots[key] ?? {} }));
+    const cards = await pipelineFacts(pool, data.analysisId);
+    const models: ReportModel[] = keys.map((key) => {
+      const card = cards.get(key);
+      return {
+        key,
+        report: reports[key],
+        plots: plots[key] ?? {},
+        ...(card
+          ? {
+              card: modelCard({
+                modelKey: key,
+                signatureIndex: 0,
+                report: reports[key],
+                pipeline: card.pipeline,
+                parameters: data.parameters,
+                mlEngine: data.mlEngine,
+                trainingSamples: card.samples ?? undefined,
+              }),
+            }
+          : {}),
+      };
+    });
     const html = renderReport({ ...data, generatedAt: new Date(data.generatedAt), models });
     return { html: Buffer.from(html, 'utf8') };
   });

@@ -10,6 +10,7 @@ import { dataTable, figure, table } from './chart-frame';
 import { count, interval, num, pct } from './format';
 import { Content, markup, Markup } from './html';
 import { PlotRenderContext, rendererOf } from './plot-charts';
+import { modelCardBlock } from './model-card-block';
 import type { ReportData, ReportModel } from './report-data';
 import { equivalentsByPosition, facts, intervalStrip, meaningOf, metricsOf, modelHeading, stabilityOf, Task } from './report-parts';
 
@@ -259,6 +260,7 @@ export function modelSection(data: ReportData, task: Task, m: ReportModel, prima
       ['Feature selection', m.report.featureSelection],
     ])}
     <h3>Performance</h3>
-    ${performanceTable(task, m.report, primary)} ${signaturesBlock(m)} ${factsBlock(task, m.report)} ${plotsBlock(data, m, ctx)}
+    ${performanceTable(task, m.report, primary)} ${signaturesBlock(m)} ${factsBlock(task, m.report)} ${modelCardBlock(data, m)}
+    ${plotsBlock(data, m, ctx)}
   </section>`;
 }

@@ -1,4 +1,5 @@
 import type { LeaderboardRow } from '../../analyses/result-details.service';
+import type { ModelCard } from '../../engine';
 import type { AnalysisParameters, ModelPlots, ModelReport } from '../../engine/types';
 
 /** One model of the result, with what the report draws of it. */
@@ -8,6 +9,8 @@ export interface ReportModel {
   report: ModelReport;
   /** its stored plots, by name */
   plots: ModelPlots;
+  /** the model card of its reference signature (none for a result without its pipelines) */
+  card?: ModelCard<AnalysisParameters & { datasetId: string; name: string }>;
 }
 
 /** Everything a report shows, read from the stored result of a finished analysis (nothing is computed again). */
