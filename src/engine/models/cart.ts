@@ -1,5 +1,7 @@
 import type { Rng } from '../rng';
-import { Design, Model, Target } from './common';
+import { Design, Model, OnnxOutputs, Target } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { treesGraph } from '../onnx/model-graphs';
 import { explainedClasses, ShapleyForm } from './shapley-form';
 import { logrankRule } from './survival-tree';
 import { orderByRank, RankedColumns, rankColumns, RankOrderScratch, RADIX_BITS } from './rank-order';
@@ -414,6 +416,12 @@ export class DecisionTree implements Model {
       trees: [this.tree],
       columns: classification ? explainedClasses(this.tree.width) : [0],
     };
+  }
+
+  /** Its ONNX part: the leaf's values (class proportions or the mean), reached by the same comparisons. */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    const out = treesGraph(g, X, [this.tree], 1);
+    return this.task === 'classification' ? { probabilities: out } : { value: out };
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import type { GraphBuilder } from '../onnx/graph';
 import type { Rng } from '../rng';
 
 /** A dense row-major design matrix: `data[i * cols + j]` is sample i, column j. */
@@ -38,6 +39,11 @@ export interface Model {
    * times) from its risk score or its design row; undefined when it was saved before it kept what that takes.
    */
   survivalCurves?(X: Design, risk: Float64Array, times?: readonly number[]): SurvivalCurves | undefined;
+  /**
+   * The model as part of an ONNX graph (src/engine/onnx/): its outputs, in doubles, from `X`, the name of the graph's
+   * rows x columns design matrix, exactly as `predict` computes them. A kind without it is not exported.
+   */
+  onnx?(g: GraphBuilder, X: string): OnnxOutputs;
 }
 
 /**
@@ -104,4 +110,21 @@ export interface DualPasses {
   svc(active: number, C: number, pgMaxOld: number, pgMinOld: number, out: Float64Array): number;
   /** One pass of the SVR (linearSvrDualCD): returns the active count after it; out = (largest violation, their sum). */
   svr(active: number, C: number, epsilon: number, gmaxOld: number, out: Float64Array): number;
+}
+
+/** What a model's part of an ONNX graph gives: the names of its values, each rows x width doubles. */
+export interface OnnxOutputs {
+  /** classification: the model's class probabilities, before the floor and calibration */
+  probabilities?: string;
+  /** regression: the predicted value */
+  value?: string;
+  /** survival: the risk score (higher = earlier event) */
+  risk?: string;
+  /** survival: the survival probabilities at `survivalTimes` */
+  survival?: string;
+  survivalTimes?: readonly number[];
+  /** survival (Cox): the relative risk exp(risk) */
+  relativeRisk?: string;
+  /** survival (Cox): the median survival time, NaN where the curve never reaches 0.5 */
+  median?: string;
 }

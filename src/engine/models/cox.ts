@@ -1,5 +1,7 @@
 import { CholeskyDecomposition, Matrix, solve } from 'ml-matrix';
-import { columnMeans, Design, LinearTerms, Model, SurvivalCurves, Target, toArray } from './common';
+import { columnMeans, Design, LinearTerms, Model, OnnxOutputs, SurvivalCurves, Target, toArray } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { coxGraph } from '../onnx/model-graphs';
 import type { ShapleyForm } from './shapley-form';
 import { timeQuartiles } from './survival-tree';
 
@@ -267,6 +269,11 @@ export class CoxRegression implements Model {
     if (!this.hasBaseline()) return undefined;
     const at = times ?? this.timeQuartiles;
     return { times: at, rows: Array.from(risk, (r) => this.survival(r, at)) };
+  }
+
+  /** Its ONNX part: the risk, the relative risk, and from the Breslow baseline the survival at the training times' quartiles and the median survival time. */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    return coxGraph(g, X, this);
   }
 
   toJSON(): Record<string, unknown> {

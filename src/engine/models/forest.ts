@@ -1,6 +1,8 @@
 import { Rng } from '../rng';
 import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
-import { Design, Model, SurvivalCurve, SurvivalCurves, Target } from './common';
+import { Design, Model, OnnxOutputs, SurvivalCurve, SurvivalCurves, Target } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { forestSurvivalGraph, treesGraph } from '../onnx/model-graphs';
 import { explainedClasses, ShapleyForm } from './shapley-form';
 import { rankColumns } from './rank-order';
 import { ForestSurvival, forestSurvival, leafHazards, leafHazardsFromJSON, leafHazardsToJSON, survivalGrid } from './forest-survival';
@@ -112,6 +114,16 @@ export class RandomForest implements Model {
     if (!this.hasSurvival()) return undefined;
     const at = times ?? this.timeQuartiles;
     return { times: at, rows: this.survival(X, at) };
+  }
+
+  /** Its ONNX part: the mean of the trees' leaf values; a survival forest's risk and survival at the training times' quartiles. */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    const mean = treesGraph(g, X, this.trees, this.trees.length);
+    if (this.task === 'classification') return { probabilities: mean };
+    if (this.task === 'regression') return { value: mean };
+    const kept = this.survivalKept;
+    if (!kept) return { risk: mean };
+    return { risk: mean, survival: forestSurvivalGraph(g, X, this.trees, kept, kept.timeQuartiles), survivalTimes: kept.timeQuartiles };
   }
 
   /** A survival forest's trees carry their leaves' hazards (`hazard`), beside the grid and the default times. */

@@ -1,6 +1,8 @@
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import type { Task } from '../metrics';
-import { columnMeans, Design, LinearTerms, Model, Target, toArray } from './common';
+import { columnMeans, Design, LinearTerms, Model, OnnxOutputs, Target, toArray } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { linearGraph } from '../onnx/model-graphs';
 import { CoxRegression } from './cox';
 import { defineModelKind } from './kind';
 import { LogisticRegression } from './logistic';
@@ -65,6 +67,11 @@ export class RidgeRegression implements Model {
 
   linearTerms(): LinearTerms {
     return { heads: [{ intercept: this.intercept, slopes: this.coefficients }] };
+  }
+
+  /** Its ONNX part: the value, intercept + X coefficients. */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    return { value: linearGraph(g, X, [this.coefficients], [this.intercept]) };
   }
 
   toJSON(): Record<string, unknown> {

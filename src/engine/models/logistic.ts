@@ -1,4 +1,6 @@
-import { Design, LinearTerms, Model, Target } from './common';
+import { Design, LinearTerms, Model, OnnxOutputs, Target } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { logisticGraph } from '../onnx/model-graphs';
 import type { ShapleyForm } from './shapley-form';
 import { dotAt } from '../linalg';
 import { lbfgsMaximize } from './lbfgs';
@@ -129,6 +131,11 @@ export class LogisticRegression implements Model {
   linearTerms(): LinearTerms {
     const b0 = this.intercepts();
     return { heads: this.slopes().map((slopes, h) => ({ intercept: b0[h], slopes })) };
+  }
+
+  /** Its ONNX part: the class probabilities (a sigmoid head for two classes, a softmax over one head per class). */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    return { probabilities: logisticGraph(g, X, this.slopes(), this.intercepts()) };
   }
 
   toJSON(): Record<string, unknown> {

@@ -1,5 +1,7 @@
 import { Rng } from '../rng';
-import { Design, Model, Target } from './common';
+import { Design, Model, OnnxOutputs, Target } from './common';
+import type { GraphBuilder } from '../onnx/graph';
+import { machinesGraph, svmGraph } from '../onnx/model-graphs';
 import {
   decision,
   distinctSupportVectors,
@@ -194,6 +196,11 @@ export class SVM implements Model {
     return machineForm(this.machines, this.gamma, 'decision value', 0, 1);
   }
 
+  /** Its ONNX part: the scores predict gives (the logistic of the decision value, or a softmax of the class scores). */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    return { probabilities: svmGraph(g, X, this) };
+  }
+
   toJSON(): Record<string, unknown> {
     return {
       type: 'svm',
@@ -287,6 +294,11 @@ export class SVR implements Model {
   /** The prediction: yMean + yScale x the machine's decision value, linear or an RBF expansion. */
   shapleyForm(): ShapleyForm {
     return machineForm([this.machine], this.gamma, 'prediction', this.yMean, this.yScale);
+  }
+
+  /** Its ONNX part: yMean + yScale x the machine's decision value. */
+  onnx(g: GraphBuilder, X: string): OnnxOutputs {
+    return { value: g.add(g.scalar(this.yMean), g.mul(g.scalar(this.yScale), machinesGraph(g, X, [this.machine], this.gamma))) };
   }
 
   toJSON(): Record<string, unknown> {

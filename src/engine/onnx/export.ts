@@ -1,15 +1,19 @@
 import type { Calibration } from '../calibration';
 import { modelFromJSON } from '../models';
-import { CoxRegression } from '../models/cox';
-import { RandomForest } from '../models/forest';
+import type { OnnxOutputs } from '../models/common';
 import { FeatureStep, Preprocessor } from '../preprocessing';
 import type { SavedPipeline } from '../types';
 import { mlEngine } from '../version';
 import { GraphBuilder } from './graph';
-import { ModelOutputs, modelGraph, OnnxExportRefused } from './models';
 import { DataType, encodeModel } from './proto';
 
-export { OnnxExportRefused } from './models';
+/** Raised for a pipeline whose model cannot be written as an ONNX graph that gives exactly the engine's outputs. */
+export class OnnxExportRefused extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'OnnxExportRefused';
+  }
+}
 
 /** One input of an exported model: a dataset column the pipeline reads, fed as a rows x 1 tensor. */
 export interface OnnxInput {
@@ -140,8 +144,9 @@ export function exportOnnx(saved: SavedPipeline, options: OnnxExportOptions = {}
   if (columns.length === 0)
     throw new OnnxExportRefused('this model reads no feature (its signature is empty): it gives every row the same prediction');
   const X = g.concat(columns);
-  const times = model instanceof CoxRegression || (model instanceof RandomForest && model.task === 'survival') ? model.timeQuartiles : [];
-  const parts: ModelOutputs = modelGraph(g, X, model, times);
+  if (!model.onnx) throw new OnnxExportRefused('this kind of model has no ONNX export');
+  const parts: OnnxOutputs = model.onnx(g, X);
+  const times = parts.survivalTimes ?? [];
   const outputs: OnnxOutput[] = [];
   const put = (name: string, value: string, width: number | undefined, type: 'double' | 'string', description: string): void => {
     g.output(

@@ -1,70 +1,16 @@
-import type { TreeArrays } from '../models/cart';
-import { DecisionTree } from '../models/cart';
-import { ConstantModel } from '../models/constant';
-import { CoxRegression } from '../models/cox';
-import { RandomForest } from '../models/forest';
-import type { ForestSurvival } from '../models/forest-survival';
+import type { OnnxOutputs } from '../models/common';
 import { distinctSupportVectors, Expansion } from '../models/kernel-expansion';
-import { RidgeRegression } from '../models/linear';
-import { LogisticRegression } from '../models/logistic';
-import { SVM, SVR } from '../models/svm';
-import type { SavedModel } from '../models';
+import type { TreeArrays } from '../models/tree-rule';
 import { GraphBuilder } from './graph';
 import { DataType } from './proto';
 
-/** Raised for a pipeline whose model cannot be written as an ONNX graph that gives exactly the engine's outputs. */
-export class OnnxExportRefused extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'OnnxExportRefused';
-  }
-}
-
-/** What a model's part of the graph gives, each value rows x width doubles. */
-export interface ModelOutputs {
-  /** classification: the model's class probabilities, before the floor and calibration */
-  probabilities?: string;
-  /** regression: the predicted value */
-  value?: string;
-  /** survival: the risk score (higher = earlier event) */
-  risk?: string;
-  /** survival: the survival probabilities at `times` */
-  survival?: string;
-  /** survival (Cox): the relative risk exp(risk) */
-  relativeRisk?: string;
-  /** survival (Cox): the median survival time, NaN where the curve never reaches 0.5 */
-  median?: string;
-}
-
-/** Builds the model's outputs from the design matrix `X` (rows x d doubles, the engine's standardized columns). */
-export function modelGraph(g: GraphBuilder, X: string, model: SavedModel, times: readonly number[]): ModelOutputs {
-  if (model instanceof RidgeRegression) return { value: linear(g, X, [model.coefficients], [model.intercept]) };
-  if (model instanceof LogisticRegression) return { probabilities: logistic(g, X, model) };
-  if (model instanceof CoxRegression) return cox(g, X, model, times);
-  if (model instanceof DecisionTree) return taskOutputs(model.task, forest(g, X, [model.tree], 1));
-  if (model instanceof RandomForest) {
-    const mean = forest(g, X, model.trees, model.trees.length);
-    if (model.task !== 'survival') return taskOutputs(model.task, mean);
-    return { risk: mean, ...(model.survivalKept ? { survival: forestSurvival(g, X, model.trees, model.survivalKept, times) } : {}) };
-  }
-  if (model instanceof SVM) return { probabilities: svm(g, X, model) };
-  if (model instanceof SVR) {
-    const f = machines(g, X, [model.machine], model.gamma);
-    return { value: g.add(g.scalar(model.yMean), g.mul(g.scalar(model.yScale), f)) };
-  }
-  if (model instanceof ConstantModel)
-    throw new OnnxExportRefused(
-      'this model reads no feature (its signature is empty): it gives every row the same prediction, which an ONNX graph without inputs cannot repeat per row',
-    );
-  throw new OnnxExportRefused('this kind of model has no ONNX export');
-}
-
-function taskOutputs(task: 'classification' | 'regression', out: string): ModelOutputs {
-  return task === 'classification' ? { probabilities: out } : { value: out };
-}
+/*
+ * The parts of ONNX graphs that models are made of (each kind's `onnx` method puts its own together): every value a
+ * double, computed as the engine's `predict` computes it.
+ */
 
 /** rows x heads: intercept[h] + X weights[h], in doubles. */
-function linear(g: GraphBuilder, X: string, weights: ArrayLike<number>[], intercepts: number[]): string {
+export function linearGraph(g: GraphBuilder, X: string, weights: ArrayLike<number>[], intercepts: number[]): string {
   const d = weights[0].length;
   const H = weights.length;
   // d x H, column h = head h
@@ -78,18 +24,28 @@ function linear(g: GraphBuilder, X: string, weights: ArrayLike<number>[], interc
 }
 
 /** [1 - p, p] of a positive-class probability column. */
-function twoClasses(g: GraphBuilder, p: string): string {
+export function twoClasses(g: GraphBuilder, p: string): string {
   return g.concat([g.sub(g.scalar(1), p), p]);
 }
 
-function softmax(g: GraphBuilder, scores: string): string {
+export function softmax(g: GraphBuilder, scores: string): string {
   return g.op('Softmax', [scores], { axis: 1 });
 }
 
-function logistic(g: GraphBuilder, X: string, model: LogisticRegression): string {
-  const slopes = model.slopes();
-  const s = linear(g, X, slopes, model.intercepts());
+/** Logistic regression's probabilities: the sigmoid of one head (two classes), a softmax of one head per class. */
+export function logisticGraph(g: GraphBuilder, X: string, slopes: ArrayLike<number>[], intercepts: number[]): string {
+  const s = linearGraph(g, X, slopes, intercepts);
   return slopes.length === 1 ? twoClasses(g, g.sigmoid(s)) : softmax(g, s);
+}
+
+/** What a Cox model's graph reads of it (CoxRegression). */
+export interface CoxTerms {
+  coefficients: Float64Array;
+  centers: Float64Array;
+  baselineTimes: Float64Array;
+  baselineHazard: Float64Array;
+  timeQuartiles: number[];
+  baselineAt(t: number): number;
 }
 
 /**
@@ -97,14 +53,15 @@ function logistic(g: GraphBuilder, X: string, model: LogisticRegression): string
  * exp(risk)) at `times` from the Breslow baseline, and the median survival time: the first event time where H0 reaches
  * ln 2 / exp(risk) (CoxRegression.survival).
  */
-function cox(g: GraphBuilder, X: string, model: CoxRegression, times: readonly number[]): ModelOutputs {
+export function coxGraph(g: GraphBuilder, X: string, model: CoxTerms): OnnxOutputs {
+  const times = model.timeQuartiles;
   const d = model.coefficients.length;
   const risk =
     d > 0
       ? g.op('MatMul', [g.sub(X, g.doubles(model.centers, [1, d], 'centers')), g.doubles(model.coefficients, [d, 1], 'coefficients')])
       : g.doubles([0], [1, 1]);
   const relativeRisk = g.op('Exp', [risk]);
-  if (!model.hasBaseline()) return { risk, relativeRisk };
+  if (model.baselineTimes.length === 0) return { risk, relativeRisk };
   const H0 = times.map((t) => model.baselineAt(t));
   const survival = g.op('Exp', [g.op('Neg', [g.mul(relativeRisk, g.doubles(H0, [1, H0.length], 'baseline'))])]);
   // the entries of the baseline below ln 2 / exp(risk) (a hair below, as the engine's search): their count indexes the event times
@@ -114,7 +71,7 @@ function cox(g: GraphBuilder, X: string, model: CoxRegression, times: readonly n
   const first = g.op('ReduceSum', [below, g.int64s([1])], { keepdims: 1 });
   const eventTimes = g.doubles([...model.baselineTimes, NaN], [M + 1], 'eventTimes');
   const median = g.op('Gather', [eventTimes, first]);
-  return { risk, relativeRisk, survival, median };
+  return { risk, relativeRisk, survival, survivalTimes: times, median };
 }
 
 /** The flattened nodes of trees, each tree's node k at offset[t] + k; a leaf points to itself. */
@@ -180,7 +137,7 @@ function meanOverTrees(g: GraphBuilder, node: string, values: Float64Array, widt
 }
 
 /** A tree's (one) or a forest's mean leaf values: class proportions, the value, or the risk. */
-function forest(g: GraphBuilder, X: string, trees: TreeArrays[], treeCount: number): string {
+export function treesGraph(g: GraphBuilder, X: string, trees: TreeArrays[], treeCount: number): string {
   const width = trees[0].width;
   const flat = flatten(trees);
   const values = new Float64Array(flat.feature.length * width);
@@ -192,11 +149,23 @@ function forest(g: GraphBuilder, X: string, trees: TreeArrays[], treeCount: numb
   return meanOverTrees(g, leaves(g, X, flat), values, width, treeCount);
 }
 
+/** What a survival forest's curves read: its grid of times and each tree's leaves' hazard steps (forest-survival.ts). */
+export interface ForestHazards {
+  grid: Float64Array;
+  hazards: { start: Int32Array; index: Int32Array; deaths: Int32Array; atRisk: Int32Array }[];
+}
+
 /**
  * A random survival forest's survival at `times`: exp(-H), H the mean over the trees of the Nelson-Aalen cumulative
  * hazard of the leaf reached at the last grid time at or before each time (forestSurvival).
  */
-function forestSurvival(g: GraphBuilder, X: string, trees: TreeArrays[], kept: ForestSurvival, times: readonly number[]): string {
+export function forestSurvivalGraph(
+  g: GraphBuilder,
+  X: string,
+  trees: TreeArrays[],
+  kept: ForestHazards,
+  times: readonly number[],
+): string {
   const flat = flatten(trees);
   const at = times.map((t) => {
     let k = 0;
@@ -219,7 +188,7 @@ function forestSurvival(g: GraphBuilder, X: string, trees: TreeArrays[], kept: F
 }
 
 /** rows x machines decision values sum coef K(sv, x) - rho (RBF) or x w - rho (linear). */
-function machines(g: GraphBuilder, X: string, list: Expansion[], gamma: number): string {
+export function machinesGraph(g: GraphBuilder, X: string, list: Expansion[], gamma: number): string {
   const m = list.length;
   const rho = g.doubles(
     list.map((e) => e.rho),
@@ -249,12 +218,21 @@ function machines(g: GraphBuilder, X: string, list: Expansion[], gamma: number):
   return g.sub(g.op('MatMul', [kernel, g.doubles(coef, [count, m], 'coefficients')]), rho);
 }
 
+/** What an SVM's scores read of it (SVM). */
+export interface SvmTerms {
+  machines: Expansion[];
+  gamma: number;
+  classCount: number;
+  scheme: 'ovr' | 'ovo';
+  pairs: [number, number][];
+}
+
 /**
  * An SVM's scores (SVM.predict): the logistic of the decision value (two classes), a softmax of the one-vs-rest
  * decision values, or of the one-vs-one class scores: votes plus the summed confidence squashed into (-1/3, 1/3).
  */
-function svm(g: GraphBuilder, X: string, model: SVM): string {
-  const f = machines(g, X, model.machines, model.gamma);
+export function svmGraph(g: GraphBuilder, X: string, model: SvmTerms): string {
+  const f = machinesGraph(g, X, model.machines, model.gamma);
   const K = model.classCount;
   if (K === 2) return twoClasses(g, g.sigmoid(f));
   if (model.scheme !== 'ovo') return softmax(g, f);
