@@ -8,7 +8,8 @@ import { Codes } from '../common/error-codes';
 import { ParseIdPipe } from '../common/pipes';
 import { parseBody } from '../common/validation';
 import { isModelKey } from '../engine/types';
-import { ModelCard, ModelSignatureDto, ScoreDto, ScoreResult } from './dto/model-export.dto';
+import { ModelKeyDto } from '../analyses/dto/model-key.dto';
+import { ModelCard, ScoreDto, ScoreResult } from './dto/model-export.dto';
 import { ModelExportService } from './model-export.service';
 
 /** What the model routes answer besides the guard's codes: no result, an unknown model or signature, a bad query. */
@@ -25,7 +26,7 @@ const MODEL_ERRORS = [
 function modelQuery(query: Record<string, unknown>, others: string[] = []): { modelKey: string; signatureIndex: number } {
   const { signatureIndex, ...rest } = query;
   for (const name of others) delete rest[name];
-  const { modelKey } = parseBody(ModelSignatureDto, rest);
+  const { modelKey } = parseBody(ModelKeyDto, rest);
   if (signatureIndex !== undefined && (typeof signatureIndex !== 'string' || !/^\d{1,9}$/.test(signatureIndex)))
     throw new ApiError(Codes.WrongType, 'signatureIndex must be a non-negative integer');
   return { modelKey, signatureIndex: signatureIndex === undefined ? 0 : Number(signatureIndex) };

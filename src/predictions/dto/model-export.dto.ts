@@ -1,59 +1,19 @@
 import { Id, MapOf, OneOf, StringEnum, Type } from '../../common/api-schema';
 import type { Fits, Static } from '../../common/api-schema';
-import { Codes } from '../../common/error-codes';
-import { ValidateBoolean, ValidateInt, ValidateRows, ValidateText, ValidateTimes } from '../../common/validation';
+import { ValidateRows } from '../../common/validation';
 import type { ModelCard as EngineModelCard } from '../../engine';
-import { ModelKey } from '../../engine/types';
 import { AnalysisParameters, OUTCOME_FORMS } from '../../analyses/dto/analysis.dto';
-import { PredictedRow } from './predict.dto';
+import { PredictDto, PredictedRow } from './predict.dto';
 import { SCORE_MAX_ROWS } from '../score-rows';
 
-/** The model and signature of a model card or an export, in the query. */
-export class ModelSignatureDto {
-  @ValidateText('modelKey', {
-    max: 100,
-    code: Codes.ModelKeyNotFound,
-    message: 'modelKey is not a model of the result',
-    example: ModelKey.Best,
-    description: 'a key of the models of the analysis result',
-  })
-  modelKey: string;
-}
-
-/** The body of a score call: the rows, and the model's signature as for a prediction. */
-export class ScoreDto {
-  @ValidateText('modelKey', {
-    max: 100,
-    code: Codes.ModelKeyNotFound,
-    message: 'modelKey is not a model of the result',
-    example: ModelKey.Best,
-    description: 'a key of the models of the analysis result',
-  })
-  modelKey: string;
-
-  @ValidateInt('signatureIndex', {
-    optional: true,
-    min: 0,
-    default: 0,
-    description: "index in the model's signatures (0 = the reference signature)",
-  })
-  signatureIndex?: number;
-
+/** The body of a score call: the rows, with the fields of a predict body (the model, its signature, times, explain). */
+export class ScoreDto extends PredictDto {
   @ValidateRows('rows', {
     max: SCORE_MAX_ROWS,
     description: `1 to ${SCORE_MAX_ROWS} rows, each an object of feature name -> value (a number, a category's text, or null where missing); keys the model does not read are ignored`,
     example: [{ mean_radius: 14.1, mean_texture: 19.3 }],
   })
   rows: Record<string, unknown>[];
-
-  @ValidateTimes('times', {
-    optional: true,
-    description: 'survival models: the times of the predicted survival probabilities (default: the quartiles of the training times)',
-  })
-  times?: number[];
-
-  @ValidateBoolean('explain', { optional: true, default: false, description: 'add to each row its explanation (README, Explanations)' })
-  explain?: boolean;
 }
 
 export const ScoreResult = Type.Object(
