@@ -82,7 +82,10 @@ export class ModelExportService implements OnModuleDestroy {
   /** Rows scored by a model's signature within the request, with the fields of a prediction's rows. */
   async score(analysisId: string, options: ScoreDto): Promise<ScoreResult> {
     const signatureIndex = options.signatureIndex ?? 0;
-    const { pipeline } = await this.source(analysisId, options.modelKey, signatureIndex);
+    // one query for the pipeline alone (a call's fixed cost); an unknown model or signature is told apart as for the card
+    const pipeline =
+      (await this.analyses.pipeline(analysisId, options.modelKey, signatureIndex)) ??
+      (await this.source(analysisId, options.modelKey, signatureIndex)).pipeline;
     if (options.times !== undefined && pipeline.task !== 'survival')
       throw new ApiError(Codes.UnknownField, 'times applies to survival models only: this model predicts no survival probabilities');
     if (options.explain && !pipeline.background)
