@@ -184,6 +184,19 @@ describe('the TypeScript client', () => {
     await expect(owner.predict(analysisId, dataset.datasetId, 'best', undefined, { times: [1, 2] })).rejects.toMatchObject({
       code: 'badRequest-1-0-7',
     });
+    // the model leaves the service: its card, its ONNX file (written where asked), rows scored in one call
+    const card = await owner.modelCard(analysisId, 'best');
+    expect(card.outcome.classes).toEqual(['setosa', 'versicolor', 'virginica']);
+    const onnxPath = path.join(os.tmpdir(), `signet-model-${analysisId}-${process.pid}.onnx`);
+    expect(await owner.exportModel(analysisId, 'best', onnxPath)).toBe(onnxPath);
+    expect(fs.statSync(onnxPath).size).toBeGreaterThan(100);
+    fs.rmSync(onnxPath);
+    await expect(owner.exportModel(analysisId, 'best', onnxPath, 9)).rejects.toMatchObject({ code: 'badRequest-150-0-1' });
+    expect(fs.existsSync(onnxPath)).toBe(false);
+    const row = Object.fromEntries(card.inputs.map((i) => [i.name, i.type === 'numerical' ? 5 : null]));
+    const scored = await owner.score(analysisId, 'best', [row, row]);
+    expect(scored.predictions.map((p) => p.row)).toEqual([0, 1]);
+    await expect(owner.score(analysisId, 'best', [{}])).rejects.toMatchObject({ code: 'badRequest-150-3-1' });
     const predictionId = await owner.predict(analysisId, dataset.datasetId, 'best');
     expect((await owner.predictions(analysisId)).data.map((p) => p.predictionId)).toEqual([predictionId]);
     await owner.waitForPrediction(predictionId, { intervalMs: 200 });
