@@ -333,6 +333,19 @@ class JourneyTest(unittest.TestCase):
                 self.assertTrue(page.startswith("<!DOCTYPE html>"))
                 self.assertIn(f"Analysis {analysis_id} ", page)
                 self.assertIn(best["model"], unescape(page))
+                # the model leaves the service: its card, its ONNX file, rows scored in one call
+                card = c.get_model_card(analysis_id)
+                self.assertEqual(card["signature"], best["signatures"][0])
+                onnx = os.path.join(d, "best.onnx")
+                self.assertEqual(c.export_model(analysis_id, onnx), onnx)
+                self.assertGreater(os.path.getsize(onnx), 100)
+            row = {i["name"]: 1.0 for i in card["inputs"]}
+            scored = c.score(analysis_id, [row, row])
+            self.assertEqual([p["row"] for p in scored["predictions"]], [0, 1])
+            self.assertEqual(scored["predictions"][0]["prediction"], scored["predictions"][1]["prediction"])
+            with self.assertRaises(SignetError) as caught:
+                c.score(analysis_id, [{}])
+            self.assertEqual(caught.exception.code, "badRequest-150-3-1")
             with self.assertRaises(SignetError) as caught:
                 c.download_report("987654321", os.path.join(tempfile.gettempdir(), "never-written.html"))
             self.assertEqual(caught.exception.code, "notFound-120-2-1")
