@@ -124,6 +124,22 @@ class PredictDto(_PredictDtoBase, total=False):
     explain: bool
 
 
+class _ScoreDtoBase(TypedDict):
+    #: a key of the models of the analysis result
+    modelKey: str
+    #: 1 to 1000 rows, each an object of feature name -> value (a number, a category's text, or null where missing); keys the model does not read are ignored
+    rows: List[Dict[str, Any]]
+
+
+class ScoreDto(_ScoreDtoBase, total=False):
+    #: index in the model's signatures (0 = the reference signature); every signature shown has its own fitted model
+    signatureIndex: int
+    #: survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times)
+    times: List[float]
+    #: add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (docs/api-guide.md, Explanations)
+    explain: bool
+
+
 class CreateReportLinkDto(TypedDict, total=False):
     #: days the link opens the report (default 7, at most 90)
     validForDays: int
@@ -1100,6 +1116,149 @@ class PredictionResult(TypedDict):
     predictions: List[PredictionResultPredictionsItem]
 
 
+class ModelCardModel(TypedDict):
+    description: str
+    preprocessing: str
+    featureSelection: str
+
+
+#: how a missing value is filled
+class ModelCardInputsItemMissing(TypedDict):
+    rule: Literal["training mean", "training mode"]
+    value: Union[float, str]
+
+
+class ModelCardInputsItemStandardization(TypedDict):
+    center: float
+    scale: float
+
+
+class _ModelCardInputsItemBase(TypedDict):
+    #: the dataset column, and the ONNX input of the same name
+    name: str
+    type: Literal["numerical", "categorical"]
+    #: how a missing value is filled
+    missing: ModelCardInputsItemMissing
+
+
+class ModelCardInputsItem(_ModelCardInputsItemBase, total=False):
+    #: categorical: the levels known (any other is missing)
+    levels: List[str]
+    standardization: ModelCardInputsItemStandardization
+    referenceLevel: str
+
+
+class _ModelCardOutcomeBase(TypedDict):
+    task: Literal["classification", "regression", "survival"]
+    #: the outcome's column(s) in the training dataset
+    columns: Union[RegressionOutcome, ClassificationOutcome, SurvivalOutcome]
+
+
+class ModelCardOutcome(_ModelCardOutcomeBase, total=False):
+    classes: List[str]
+    positiveClass: str
+    survivalTimes: List[float]
+
+
+class _ModelCardMetricsValueBase(TypedDict):
+    estimate: float
+
+
+class ModelCardMetricsValue(_ModelCardMetricsValueBase, total=False):
+    #: 95% interval
+    interval: List[float]
+
+
+class _ModelCardPooledMetricsValueBase(TypedDict):
+    estimate: float
+
+
+class ModelCardPooledMetricsValue(_ModelCardPooledMetricsValueBase, total=False):
+    #: 95% interval
+    interval: List[float]
+
+
+class _ModelCardCalibrationUncalibratedBase(TypedDict):
+    brier: float
+    ece: float
+
+
+class ModelCardCalibrationUncalibrated(_ModelCardCalibrationUncalibratedBase, total=False):
+    logLoss: float
+
+
+class _ModelCardCalibrationBase(TypedDict):
+    brier: float
+    ece: float
+
+
+class ModelCardCalibration(_ModelCardCalibrationBase, total=False):
+    logLoss: float
+    method: Literal["platt", "temperature", "isotonic"]
+    uncalibrated: ModelCardCalibrationUncalibrated
+    probabilityFloor: float
+
+
+class _ModelCardBase(TypedDict):
+    modelKey: str
+    signatureIndex: int
+    model: ModelCardModel
+    inputs: List[ModelCardInputsItem]
+    outcome: ModelCardOutcome
+    #: by metric name: the estimate on new data with its 95% interval
+    metrics: Dict[str, ModelCardMetricsValue]
+    signature: List[str]
+    equivalents: List[List[str]]
+    signatureCount: int
+    engine: str
+    parameters: AnalysisParameters
+
+
+class ModelCard(_ModelCardBase, total=False):
+    #: the analysis
+    analysisId: str
+    #: the model's own pooled out-of-fold values
+    pooledMetrics: Dict[str, ModelCardPooledMetricsValue]
+    calibration: ModelCardCalibration
+    trainingSamples: int
+
+
+class ScoreResultPredictionsItemSurvivalItem(TypedDict):
+    time: float
+    #: predicted probability of surviving past the time
+    probability: float
+
+
+class _ScoreResultPredictionsItemBase(TypedDict):
+    #: zero-based row of the dataset
+    row: int
+    prediction: Union[str, float]
+
+
+class ScoreResultPredictionsItem(_ScoreResultPredictionsItemBase, total=False):
+    #: the sample id, when the dataset has an identifier feature
+    sampleId: str
+    #: class -> probability
+    probabilities: Dict[str, float]
+    #: survival: higher is an earlier event
+    risk: float
+    #: survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times
+    survival: List[ScoreResultPredictionsItemSurvivalItem]
+    #: survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does
+    medianSurvivalTime: float
+    #: explain: true in the predict body: the Shapley values of the prediction
+    explanation: Explanation
+
+
+class ScoreResult(TypedDict):
+    #: the analysis whose model scored
+    analysisId: str
+    modelKey: str
+    signatureIndex: int
+    #: one per row sent, in their order (`row` is its index)
+    predictions: List[ScoreResultPredictionsItem]
+
+
 class ReportLink(TypedDict):
     #: the link, to withdraw it
     linkId: str
@@ -1463,6 +1622,26 @@ class PredictionSuccess(TypedDict):
 PredictionResponse = Union[PredictionSuccess, ErrorEnvelope]
 
 
+#: success, with a ModelCard
+class ModelCardSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ModelCard
+
+
+#: the success envelope with a ModelCard, or the error envelope (status tells which)
+ModelCardResponse = Union[ModelCardSuccess, ErrorEnvelope]
+
+
+#: success, with a ScoreResult
+class ScoreResultSuccess(TypedDict):
+    status: Literal["success"]
+    payload: ScoreResult
+
+
+#: the success envelope with a ScoreResult, or the error envelope (status tells which)
+ScoreResultResponse = Union[ScoreResultSuccess, ErrorEnvelope]
+
+
 #: success, with a ReportLink
 class ReportLinkSuccess(TypedDict):
     status: Literal["success"]
@@ -1505,6 +1684,7 @@ COMPONENTS: Dict[str, Any] = {
     "ModelPlotsDto": ModelPlotsDto,
     "OnePlotDto": OnePlotDto,
     "PredictDto": PredictDto,
+    "ScoreDto": ScoreDto,
     "CreateReportLinkDto": CreateReportLinkDto,
     "RegressionOutcome": RegressionOutcome,
     "ClassificationOutcome": ClassificationOutcome,
@@ -1563,6 +1743,8 @@ COMPONENTS: Dict[str, Any] = {
     "PredictionStatus": PredictionStatus,
     "PredictionPage": PredictionPage,
     "PredictionResult": PredictionResult,
+    "ModelCard": ModelCard,
+    "ScoreResult": ScoreResult,
     "ReportLink": ReportLink,
     "ReportLinkPage": ReportLinkPage,
     "ReportLinkInfo": ReportLinkInfo,
@@ -1630,6 +1812,10 @@ COMPONENTS: Dict[str, Any] = {
     "PredictionPageResponse": PredictionPageResponse,
     "PredictionSuccess": PredictionSuccess,
     "PredictionResponse": PredictionResponse,
+    "ModelCardSuccess": ModelCardSuccess,
+    "ModelCardResponse": ModelCardResponse,
+    "ScoreResultSuccess": ScoreResultSuccess,
+    "ScoreResultResponse": ScoreResultResponse,
     "ReportLinkSuccess": ReportLinkSuccess,
     "ReportLinkResponse": ReportLinkResponse,
     "ReportLinkPageSuccess": ReportLinkPageSuccess,

@@ -670,6 +670,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/analysis/{analysisId}/model": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A model's signature as an ONNX file (format=onnx): preprocessing, model and calibration in one graph */
+        get: operations["modelExportModel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/modelCard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The model card of a model's signature: its inputs, outcome, metrics, signatures, training size, engine and parameters */
+        get: operations["modelExportModelCard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/analysis/{analysisId}/score": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rows scored by a model within the request (at most 1,000), with the fields of a prediction */
+        post: operations["modelExportScore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/image/initUpload": {
         parameters: {
             query?: never;
@@ -933,6 +984,37 @@ export interface components {
              * @default false
              */
             explain?: boolean;
+        };
+        ScoreDto: {
+            /**
+             * @description a key of the models of the analysis result
+             * @example best
+             */
+            modelKey: string;
+            /**
+             * @description index in the model's signatures (0 = the reference signature); every signature shown has its own fitted model
+             * @default 0
+             */
+            signatureIndex?: number;
+            /** @description survival models: the times at which each row gives the predicted survival probability (1 to 100 non-negative numbers; default: the quartiles of the training times) */
+            times?: number[];
+            /**
+             * @description add to each row its explanation: the contribution of each feature the model reads and a base value, adding up to the model's output on the stated scale (docs/api-guide.md, Explanations)
+             * @default false
+             */
+            explain?: boolean;
+            /**
+             * @description 1 to 1000 rows, each an object of feature name -> value (a number, a category's text, or null where missing); keys the model does not read are ignored
+             * @example [
+             *       {
+             *         "mean_radius": 14.1,
+             *         "mean_texture": 19.3
+             *       }
+             *     ]
+             */
+            rows: {
+                [key: string]: unknown;
+            }[];
         };
         CreateReportLinkDto: {
             /**
@@ -1819,6 +1901,116 @@ export interface components {
                 explanation?: components["schemas"]["Explanation"];
             }[];
         };
+        ModelCard: {
+            /**
+             * @description the analysis
+             * @example 1
+             */
+            analysisId?: string;
+            modelKey: string;
+            signatureIndex: number;
+            model: {
+                description: string;
+                preprocessing: string;
+                featureSelection: string;
+            };
+            inputs: {
+                /** @description the dataset column, and the ONNX input of the same name */
+                name: string;
+                /** @enum {string} */
+                type: "numerical" | "categorical";
+                /** @description categorical: the levels known (any other is missing) */
+                levels?: string[];
+                /** @description how a missing value is filled */
+                missing: {
+                    /** @enum {string} */
+                    rule: "training mean" | "training mode";
+                    value: number | string;
+                };
+                standardization?: {
+                    center: number;
+                    scale: number;
+                };
+                referenceLevel?: string;
+            }[];
+            outcome: {
+                /** @enum {string} */
+                task: "classification" | "regression" | "survival";
+                /** @description the outcome's column(s) in the training dataset */
+                columns: components["schemas"]["RegressionOutcome"] | components["schemas"]["ClassificationOutcome"] | components["schemas"]["SurvivalOutcome"];
+                classes?: string[];
+                positiveClass?: string;
+                survivalTimes?: number[];
+            };
+            /** @description by metric name: the estimate on new data with its 95% interval */
+            metrics: {
+                [key: string]: {
+                    estimate: number;
+                    /** @description 95% interval */
+                    interval?: number[];
+                };
+            };
+            /** @description the model's own pooled out-of-fold values */
+            pooledMetrics?: {
+                [key: string]: {
+                    estimate: number;
+                    /** @description 95% interval */
+                    interval?: number[];
+                };
+            };
+            calibration?: {
+                logLoss?: number;
+                brier: number;
+                ece: number;
+                /** @enum {string} */
+                method?: "platt" | "temperature" | "isotonic";
+                uncalibrated?: {
+                    logLoss?: number;
+                    brier: number;
+                    ece: number;
+                };
+                probabilityFloor?: number;
+            };
+            signature: string[];
+            equivalents: string[][];
+            signatureCount: number;
+            trainingSamples?: number;
+            engine: string;
+            parameters: components["schemas"]["AnalysisParameters"];
+        };
+        ScoreResult: {
+            /**
+             * @description the analysis whose model scored
+             * @example 1
+             */
+            analysisId: string;
+            modelKey: string;
+            signatureIndex: number;
+            /** @description one per row sent, in their order (`row` is its index) */
+            predictions: {
+                /** @description zero-based row of the dataset */
+                row: number;
+                /** @description the sample id, when the dataset has an identifier feature */
+                sampleId?: string;
+                prediction: string | number;
+                /** @description class -> probability */
+                probabilities?: {
+                    [key: string]: number;
+                };
+                /** @description survival: higher is an earlier event */
+                risk?: number;
+                /** @description survival models (Cox regression, random survival forests): at the times of the predict body, default the quartiles of the training times */
+                survival?: {
+                    time: number;
+                    /** @description predicted probability of surviving past the time */
+                    probability: number;
+                }[];
+                /** @description survival models: the first training event time at which the predicted survival falls to 0.5 or below, when it does */
+                medianSurvivalTime?: number;
+                /** @description explain: true in the predict body: the Shapley values of the prediction */
+                explanation?: components["schemas"]["Explanation"];
+            }[];
+        };
         ReportLink: {
             /**
              * @description the link, to withdraw it
@@ -2131,6 +2323,22 @@ export interface components {
         };
         /** @description the success envelope with a Prediction, or the error envelope (status tells which) */
         PredictionResponse: components["schemas"]["PredictionSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ModelCard */
+        ModelCardSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ModelCard"];
+        };
+        /** @description the success envelope with a ModelCard, or the error envelope (status tells which) */
+        ModelCardResponse: components["schemas"]["ModelCardSuccess"] | components["schemas"]["ErrorEnvelope"];
+        /** @description success, with a ScoreResult */
+        ScoreResultSuccess: {
+            /** @enum {string} */
+            status: "success";
+            payload: components["schemas"]["ScoreResult"];
+        };
+        /** @description the success envelope with a ScoreResult, or the error envelope (status tells which) */
+        ScoreResultResponse: components["schemas"]["ScoreResultSuccess"] | components["schemas"]["ErrorEnvelope"];
         /** @description success, with a ReportLink */
         ReportLinkSuccess: {
             /** @enum {string} */
@@ -4746,6 +4954,218 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PredictionResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    modelExportModel: {
+        parameters: {
+            query: {
+                format: "onnx";
+                /** @description index in the model's signatures (default 0) */
+                signatureIndex?: unknown;
+                modelKey: unknown;
+            };
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The file, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-140-1-1`: modelKey not in the result
+             *     - `badRequest-150-0-1`: signatureIndex is not the index of a signature shown in the result for that model
+             *     - `badRequest-150-5-1`: the model cannot be exported to ONNX exactly (a model that reads no feature, an isotonic calibration map of engine 0.2): the message says why
+             *     - `badRequest-150-5-2`: format is not onnx (the model export has no other format)
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    modelExportModelCard: {
+        parameters: {
+            query: {
+                /** @description index in the model's signatures (default 0) */
+                signatureIndex?: unknown;
+                modelKey: unknown;
+            };
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-140-1-1`: modelKey not in the result
+             *     - `badRequest-150-0-1`: signatureIndex is not the index of a signature shown in the result for that model
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModelCardResponse"];
+                };
+            };
+            /** @description authorization failed: no valid token, or no permission on the project */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description undefined endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+            /** @description the service failed (the body carries a correlation id that names the fault in its log) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HttpError"];
+                };
+            };
+        };
+    };
+    modelExportScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                analysisId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScoreDto"];
+            };
+        };
+        responses: {
+            /**
+             * @description The success envelope, or the error envelope with one of these codes:
+             *
+             *     - `badRequest-1-0-2`: malformed id in the path (not a positive decimal integer)
+             *     - `badRequest-1-0-3`: body larger than the configured limit
+             *     - `badRequest-1-0-4`: malformed JSON or multipart body
+             *     - `badRequest-1-0-5`: a required field is missing
+             *     - `badRequest-1-0-6`: a field has the wrong type or format
+             *     - `badRequest-1-0-7`: a field not defined for this request was sent
+             *     - `badRequest-1-0-8`: the request body stalled: nothing was received for UPLOAD_IDLE_TIMEOUT_SECONDS (the connection is closed)
+             *     - `unavailable-1-0-1`: service busy or its database unreachable: no database connection came free within DB_POOL_WAIT_MS, the database could not be reached (stopped, restarting, the connection cut), or the disk has no room to receive an upload; try again
+             *     - `notFound-120-1-1`: unknown analysis (other than result)
+             *     - `notFound-120-2-3`: analysis has no result: not finished
+             *     - `notFound-120-2-4`: the analysis finished before results kept this (its leaderboard, its out-of-fold predictions, what explanations need): run it again
+             *     - `notFound-140-1-1`: modelKey not in the result
+             *     - `badRequest-150-0-1`: signatureIndex is not the index of a signature shown in the result for that model
+             *     - `badRequest-150-3-1`: the dataset lacks columns the model uses
+             *     - `badRequest-150-3-2`: the dataset cannot be used by the model (wrong column types, no rows); the prediction fails with this code
+             *     - `internal-150-4-1`: the prediction failed on the server after every attempt
+             */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScoreResultResponse"];
                 };
             };
             /** @description authorization failed: no valid token, or no permission on the project */
