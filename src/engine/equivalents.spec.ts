@@ -52,12 +52,6 @@ describe('equivalenceClasses (equivalents for a signature without its own)', () 
     expect(r.reference).toEqual([0, 1]);
   });
 
-  it('with dropRedundant false (LASSO) keeps every member, the noise one too', () => {
-    const r = equivalenceClasses(data('regression'), 10, [0, 1, 6], 0.05, false);
-    expect(r.reference).toEqual([0, 1, 6]);
-    expect(r.redundant).toEqual([]);
-  });
-
   it('an empty or single-feature signature: no test needed beyond the equivalents', () => {
     expect(equivalenceClasses(data('regression'), 10, [])).toEqual({ reference: [], classes: [], redundant: [] });
     expect(equivalenceClasses(data('regression'), 10, [1]).classes).toEqual([[1]]);

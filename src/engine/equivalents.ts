@@ -30,6 +30,20 @@ export interface EquivalenceResult {
   redundant: number[];
 }
 
+/**
+ * Step 1 alone: the signature without its redundant members (while some member is independent of the outcome given
+ * the others, p > alpha, the weakest leaves), within SES's test budget. Cross-validation runs it on every fold for
+ * LASSO, so that what it evaluates is the signature the final selection keeps (equivalenceClasses' reference).
+ */
+export function withoutRedundant(
+  test: ConditionalIndependenceTest,
+  featureCount: number,
+  signature: readonly number[],
+  alpha = EQUIVALENCE_ALPHA,
+): number[] {
+  return backward(budgetedTests(test, featureCount, alpha), signature).reference;
+}
+
 /** The log p-values of `test` compared with alpha only (a bound below it is as good as the exact value), counted. */
 interface BudgetedTests {
   logAlpha: number;
@@ -77,20 +91,15 @@ function backward({ logAlpha, logP, left }: BudgetedTests, signature: readonly n
   return { reference: S, redundant };
 }
 
-/**
- * `dropRedundant` false keeps every member (step 2 only): LASSO's signatures, which cross-validation estimates as
- * selected (see selection.ts).
- */
 export function equivalenceClasses(
   test: ConditionalIndependenceTest,
   featureCount: number,
   signature: readonly number[],
   alpha = EQUIVALENCE_ALPHA,
-  dropRedundant = true,
 ): EquivalenceResult {
   const tests = budgetedTests(test, featureCount, alpha);
   const { logAlpha, logP } = tests;
-  const { reference: S, redundant } = dropRedundant ? backward(tests, signature) : { reference: [...signature], redundant: [] };
+  const { reference: S, redundant } = backward(tests, signature);
   const classes = S.map((m) => [m]);
   if (S.length === 0) return { reference: S, classes, redundant };
   // 2. equivalents among the features associated with the outcome
