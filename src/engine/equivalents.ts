@@ -30,48 +30,24 @@ export interface EquivalenceResult {
   redundant: number[];
 }
 
-/**
- * Step 1 alone: the signature without its redundant members (while some member is independent of the outcome given
- * the others, p > alpha, the weakest leaves), within SES's test budget. Cross-validation runs it on every fold for
- * LASSO, so that what it evaluates is the signature the final selection keeps (equivalenceClasses' reference).
- */
-export function withoutRedundant(
+export function equivalenceClasses(
   test: ConditionalIndependenceTest,
   featureCount: number,
   signature: readonly number[],
   alpha = EQUIVALENCE_ALPHA,
-): number[] {
-  return backward(budgetedTests(test, featureCount, alpha), signature).reference;
-}
-
-/** The log p-values of `test` compared with alpha only (a bound below it is as good as the exact value), counted. */
-interface BudgetedTests {
-  logAlpha: number;
-  logP: (x: number, z: readonly number[]) => number;
-  /** tests left of SES's default budget for the test's cost */
-  left: () => number;
-}
-
-function budgetedTests(test: ConditionalIndependenceTest, featureCount: number, alpha: number): BudgetedTests {
+): EquivalenceResult {
   const logAlpha = Math.log(alpha);
   let budget = defaultTestBudget(featureCount, test.cost);
-  return {
-    logAlpha,
-    logP: (x, z) => {
-      budget--;
-      const r = test.test(x, z, logAlpha);
-      return Number.isNaN(r.logP) ? 0 : r.logP;
-    },
-    left: () => budget,
+  // every result is compared with alpha only (a bound below it is as good as the exact value)
+  const logP = (x: number, z: readonly number[]): number => {
+    budget--;
+    const r = test.test(x, z, logAlpha);
+    return Number.isNaN(r.logP) ? 0 : r.logP;
   };
-}
-
-/** Step 1: backward elimination of the redundant members. */
-function backward({ logAlpha, logP, left }: BudgetedTests, signature: readonly number[]): { reference: number[]; redundant: number[] } {
   const S = [...signature];
   const redundant: number[] = [];
   // 1. backward: drop the weakest member while it adds nothing given the others
-  while (S.length > 1 && left() > S.length) {
+  while (S.length > 1 && budget > S.length) {
     let weakest = -1;
     let weakestLogP = -Infinity;
     for (const m of S) {
@@ -88,26 +64,14 @@ function backward({ logAlpha, logP, left }: BudgetedTests, signature: readonly n
     S.splice(S.indexOf(weakest), 1);
     redundant.push(weakest);
   }
-  return { reference: S, redundant };
-}
-
-export function equivalenceClasses(
-  test: ConditionalIndependenceTest,
-  featureCount: number,
-  signature: readonly number[],
-  alpha = EQUIVALENCE_ALPHA,
-): EquivalenceResult {
-  const tests = budgetedTests(test, featureCount, alpha);
-  const { logAlpha, logP } = tests;
-  const { reference: S, redundant } = backward(tests, signature);
   const classes = S.map((m) => [m]);
   if (S.length === 0) return { reference: S, classes, redundant };
   // 2. equivalents among the features associated with the outcome
   const inS = new Set(S);
-  for (let x = 0; x < featureCount && tests.left() > 0; x++) {
+  for (let x = 0; x < featureCount && budget > 0; x++) {
     if (inS.has(x) || logP(x, []) > logAlpha) continue;
     if (!(logP(x, S) > logAlpha)) continue;
-    for (let i = 0; i < S.length && tests.left() > 0; i++) {
+    for (let i = 0; i < S.length && budget > 0; i++) {
       const others = S.filter((f) => f !== S[i]);
       // x must carry what S[i] carries: associated with T once S[i] is left out, and S[i] useless once x stands in
       if (logP(x, others) > logAlpha) continue;

@@ -2,7 +2,7 @@ import { type ConditionalIndependenceTest, RememberingTest } from './independenc
 import { createIndependenceTest } from './independence-tests';
 import { LassoSelector } from './lasso';
 import type { Task } from './metrics';
-import { equivalenceClasses, withoutRedundant } from './equivalents';
+import { equivalenceClasses } from './equivalents';
 import { enumerateSignatures, ses } from './ses';
 import type { FeatureSelector, Selection, SelectionInput } from './selection-types';
 
@@ -77,18 +77,14 @@ export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Sele
   // SES settings (and the equivalence analysis) share one test that remembers its results: the same (X, Z) gives the
   // same p whatever alpha and maxK. A single user (one SES setting, as preliminary's) has nothing to share: remembering
   // hundreds of thousands of results on wide data would only cost time and memory.
-  const users = specs.filter((s) => s.kind === 'ses').length + lassoCs.length;
+  const users = specs.filter((s) => s.kind === 'ses').length + (input.equivalents ? lassoCs.length : 0);
   let shared: ConditionalIndependenceTest | undefined;
   const test = (): ConditionalIndependenceTest =>
     (shared ??= users > 1 ? new RememberingTest(createIndependenceTest(input)) : createIndependenceTest(input));
   return specs.map((spec) => {
     if (spec.kind === 'lasso') {
       const found = lasso[lassoCs.indexOf(spec.c)];
-      // on a fold, the signature the final selection would keep (without its redundant members): cross-validation
-      // evaluates what is shipped (on 360 images of the digits 3, 5 and 8 LASSO's 22 features became 7 in the final
-      // selection only, and the configuration that won on 22 got 0.955 of new images right where SES's got 0.99)
-      if (input.equivalents) return withEquivalents(test(), input, found.signatures[0]);
-      return { signatures: [withoutRedundant(test(), input.featureCount, found.signatures[0])], signatureCount: 1 };
+      return input.equivalents ? withEquivalents(test(), input, found.signatures[0]) : found;
     }
     if (spec.kind === 'ses') return new SesSelector(spec.maxK, spec.alpha).fitWith(test(), input);
     return createSelector(spec).fit(spec.kind === 'all' ? { ...input, maxSize: Infinity } : input);
