@@ -82,24 +82,24 @@ export class TieRule {
     const standardErrors = new Float64Array(values.length).fill(NaN);
     const lossStandardErrors = new Float64Array(values.length).fill(NaN);
     if (leader < 0) return { leader, standardErrors, tiedOnMetric: [], bestLoss: -1, lossStandardErrors, tied: [] };
-    const se = this.standardErrors(leader, this.inBag, this.errors, 1);
+    const se = this.standardErrors(leader, this.inBag, this.errors);
     for (const j of positions) standardErrors[j] = se[j];
     const tiedOnMetric = positions.filter((j) => !Number.isNaN(values[j]) && values[leader] - values[j] <= se[j]);
     if (!losses || !this.inBagLoss) return { leader, standardErrors, tiedOnMetric, bestLoss: -1, lossStandardErrors, tied: tiedOnMetric };
     let bestLoss = -1;
     for (const j of tiedOnMetric) if (Number.isFinite(losses[j]) && (bestLoss < 0 || losses[j] < losses[bestLoss])) bestLoss = j;
     if (bestLoss < 0) return { leader, standardErrors, tiedOnMetric, bestLoss, lossStandardErrors, tied: tiedOnMetric };
-    const lse = this.standardErrors(bestLoss, this.inBagLoss, this.lossErrors, -1);
+    const lse = this.standardErrors(bestLoss, this.inBagLoss, this.lossErrors);
     for (const j of tiedOnMetric) lossStandardErrors[j] = lse[j];
     const tied = tiedOnMetric.filter((j) => Number.isFinite(losses[j]) && losses[j] - losses[bestLoss] <= lse[j]);
     return { leader, standardErrors, tiedOnMetric, bestLoss, lossStandardErrors, tied };
   }
 
   /**
-   * The standard deviation over the bootstraps of sign x (v_b(from) - v_b(c)) for every candidate c, from the rows
+   * The standard deviation over the bootstraps of v_b(from) - v_b(c) for every candidate c, from the rows
    * `rows[b]`, cached in `cache` by `from`.
    */
-  private standardErrors(from: number, rows: Float64Array[], cache: Map<number, Float64Array>, sign: number): Float64Array {
+  private standardErrors(from: number, rows: Float64Array[], cache: Map<number, Float64Array>): Float64Array {
     let se = cache.get(from);
     if (se) return se;
     const C = this.rank.length;
@@ -110,7 +110,7 @@ export class TieRule {
       const l = row[from];
       if (Number.isNaN(l)) continue;
       for (let j = 0; j < C; j++) {
-        const d = sign * (l - row[j]);
+        const d = l - row[j];
         if (Number.isNaN(d)) continue;
         sum[j] += d;
         squares[j] += d * d;
