@@ -154,7 +154,7 @@ describe('LassoSelector', () => {
     const s = new LassoSelector(1);
     expect(s.key).toBe('lasso-c1');
     expect(s.describe('classification')).toBe(
-      "LASSO: L1-penalized logistic regression (multinomial for more than two classes), lambda by a BIC-type criterion (c = 1); redundant members dropped and equivalents found with SES's tests (alpha = 0.05)",
+      "LASSO: L1-penalized logistic regression (multinomial for more than two classes), lambda by a BIC-type criterion (c = 1); copies among its members dropped and equivalents found with SES's tests (alpha = 0.05)",
     );
     expect(s.describe('survival')).toContain('Cox');
   });

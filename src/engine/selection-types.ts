@@ -23,7 +23,7 @@ export interface SelectionInput {
   signatureLimit: number;
   /**
    * Give selectors without an equivalence analysis of their own (LASSO) that of equivalents.ts (the final selection
-   * on all samples does; the cross-validation folds do not).
+   * on all samples does; the cross-validation folds only drop the copies among LASSO's members, as it does first).
    */
   equivalents?: boolean;
 }

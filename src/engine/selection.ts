@@ -2,7 +2,7 @@ import { type ConditionalIndependenceTest, RememberingTest } from './independenc
 import { createIndependenceTest } from './independence-tests';
 import { LassoSelector } from './lasso';
 import type { Task } from './metrics';
-import { equivalenceClasses } from './equivalents';
+import { designSimilarity, equivalenceClasses, type Similarity, withoutCopies } from './equivalents';
 import { enumerateSignatures, ses } from './ses';
 import type { FeatureSelector, Selection, SelectionInput } from './selection-types';
 
@@ -77,14 +77,21 @@ export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Sele
   // SES settings (and the equivalence analysis) share one test that remembers its results: the same (X, Z) gives the
   // same p whatever alpha and maxK. A single user (one SES setting, as preliminary's) has nothing to share: remembering
   // hundreds of thousands of results on wide data would only cost time and memory.
-  const users = specs.filter((s) => s.kind === 'ses').length + (input.equivalents ? lassoCs.length : 0);
+  const users = specs.filter((s) => s.kind === 'ses').length + lassoCs.length;
   let shared: ConditionalIndependenceTest | undefined;
   const test = (): ConditionalIndependenceTest =>
     (shared ??= users > 1 ? new RememberingTest(createIndependenceTest(input)) : createIndependenceTest(input));
+  let alike: Similarity | undefined;
+  const similarity = (): Similarity => (alike ??= designSimilarity(input.X, input.columnFeature));
   return specs.map((spec) => {
     if (spec.kind === 'lasso') {
       const found = lasso[lassoCs.indexOf(spec.c)];
-      return input.equivalents ? withEquivalents(test(), input, found.signatures[0]) : found;
+      if (input.equivalents) return withEquivalents(test(), input, found.signatures[0], similarity());
+      // on a fold, the signature the final selection keeps (without its copies): cross-validation evaluates what is
+      // shipped (dropping every weak member on the final selection only let a LASSO setting win on a mean of 22
+      // features and ship 7: 0.944-0.955 held-out accuracy on the digits 3, 5 and 8, where SES's got 0.99)
+      const signature = withoutCopies(test(), input.featureCount, found.signatures[0], similarity());
+      return { signatures: [signature], signatureCount: 1 };
     }
     if (spec.kind === 'ses') return new SesSelector(spec.maxK, spec.alpha).fitWith(test(), input);
     return createSelector(spec).fit(spec.kind === 'all' ? { ...input, maxSize: Infinity } : input);
@@ -92,8 +99,8 @@ export function fitSelectors(specs: SelectorSpec[], input: SelectionInput): Sele
 }
 
 /** A signature with the equivalents of its members (equivalents.ts), as SES gives them. */
-function withEquivalents(test: ConditionalIndependenceTest, input: SelectionInput, signature: number[]): Selection {
-  const result = equivalenceClasses(test, input.featureCount, signature);
+function withEquivalents(test: ConditionalIndependenceTest, input: SelectionInput, signature: number[], similarity: Similarity): Selection {
+  const result = equivalenceClasses(test, input.featureCount, signature, similarity);
   let count = 1;
   for (const q of result.classes) count = Math.min(Number.MAX_SAFE_INTEGER, count * q.length);
   const signatures = enumerateSignatures(

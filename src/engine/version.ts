@@ -1,5 +1,5 @@
 /** Semantic version of the engine; bump when results for the same input and seed may change. */
-export const ENGINE_VERSION = '0.3.0';
+export const ENGINE_VERSION = '0.3.1';
 
 /** The result's `mlEngine` string. */
 export function mlEngine(): string {

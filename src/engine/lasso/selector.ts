@@ -95,7 +95,7 @@ export class LassoSelector implements FeatureSelector {
         : task === 'regression'
           ? 'linear regression'
           : 'Cox regression (Breslow ties)';
-    return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c}); redundant members dropped and equivalents found with SES's tests (alpha = ${EQUIVALENCE_ALPHA})`;
+    return `LASSO: L1-penalized ${model}, lambda by a BIC-type criterion (c = ${this.c}); copies among its members dropped and equivalents found with SES's tests (alpha = ${EQUIVALENCE_ALPHA})`;
   }
 
   fit(input: SelectionInput): Selection {
