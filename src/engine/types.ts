@@ -78,6 +78,11 @@ export interface AnalysisParameters {
   coreCount: number;
   maxSignatureSize: number;
   maxVisualizedSignatureCount: number;
+  /**
+   * Bounds the running time (docs/engine.md, "Time limit"): the search stops at a deadline that leaves time for the final
+   * phase, and the result is over the configurations tried to the end. Absent: every configuration of the grid.
+   */
+  timeLimitSeconds?: number;
 }
 
 export interface RunOptions {
@@ -89,6 +94,10 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Number of worker threads; 0 runs everything on the calling thread (tests). Defaults to parameters.coreCount. */
   threads?: number;
+  /** The clock the time limit reads, in milliseconds (default Date.now): tests pass their own. */
+  now?: () => number;
+  /** When the time limit started counting, on `now`'s scale (default: when runAnalysis starts); the caller's loading counts. */
+  startedAt?: number;
 }
 
 /** One entry of the result's `models` map, shaped as docs/api-reference.md's Model object plus docs/decisions.md extras. */
@@ -226,7 +235,25 @@ export interface AnalysisOutput {
     repeats: number;
     /** configurations dropped early by BBCD-CV (added by the engine; optional for older results) */
     dropped?: number;
+    /** how the search went against its time limit (absent in older results) */
+    search?: SearchFacts;
   };
+}
+
+/** How much of the grid the search tried, and whether the time limit stopped it (docs/engine.md, "Time limit"). */
+export interface SearchFacts {
+  /** the configurations of the grid */
+  configurationsPlanned: number;
+  /**
+   * the configurations evaluated on every fold of every repeat, or dropped early by BBCD-CV on the way: the winner rule,
+   * the BBC-CV estimates and the leaderboard are over these
+   */
+  configurationsTried: number;
+  /** the time limit stopped the search before it tried every configuration */
+  stoppedAtTimeLimit: boolean;
+  /** the search's first round (always completed) ran past the search's deadline */
+  firstRoundOverran?: boolean;
+  timeLimitSeconds?: number;
 }
 
 /** One configuration of the grid as the analysis evaluated it. */

@@ -6,8 +6,11 @@ import type { TaskResult, TaskSpec } from '../pipeline';
 import type { Prefetch } from '../pool';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
+import { ModelsConsidered } from '../types';
+import type { SearchFacts } from '../types';
 import {
   AnalysisRun,
+  plannedCvTasks,
   DROP_BOOTSTRAPS,
   DROP_EARLY_SAMPLES,
   DROP_MIN_CONFIGURATIONS,
@@ -18,20 +21,123 @@ import {
 
 /** What cross-validation leaves: every configuration's out-of-fold predictions and what BBCD-CV dropped. */
 export interface CrossValidation {
-  /** `oof[config][repeat]`: n x W predictions, null for a configuration dropped early */
+  /** `oof[config][repeat]`: n x W predictions, null for a configuration dropped early or not tried (time limit) */
   oof: OofMatrix;
-  /** the configurations not dropped */
+  /** the configurations tried to the end and not dropped */
   alive: Set<number>;
   /** the primary metric of each dropped configuration on the samples it was evaluated on (for the leaderboard) */
   droppedMetric: Map<number, number>;
   /** the reference signature of each selector setting on each training fold (signature sizes, stability) */
   foldSignatures: Map<string, number[][]>;
+  /** how much of the grid was tried, and whether the time limit stopped the search */
+  search: SearchFacts;
 }
+
+/** Rounds of a search with a time limit: each one a share of the grid, tried on every fold before the next starts. */
+export const SEARCH_ROUNDS = 4;
+/** The least share of a time limit kept for the phase after the search (winners, estimates, final models, plots). */
+export const FINAL_PHASE_SHARE = 0.25;
 
 /**
  * 1. Cross-validation of every configuration on the same folds, fold by fold, with BBCD-CV dropping of the
  * configurations that lose with probability above DROP_THRESHOLD (grids of DROP_MIN_CONFIGURATIONS or more), from the
  * third fold of the first repeat on (from the second when it has DROP_EARLY_SAMPLES predictions: firstDropFold).
+ *
+ * With a time limit (timeLimitSeconds) the grid is tried in SEARCH_ROUNDS rounds (searchRounds), each on every fold of
+ * every repeat before the next starts, and the search stops at its deadline (searchDeadline): a round starts only when
+ * the time left is at least the last round's running time, and a round still running at the deadline is abandoned at
+ * its next fold, its configurations discarded (none of them was evaluated on every fold). The first round always
+ * completes. Without a limit there is one round of every configuration.
+ */
+export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> {
+  const { configs, plan, W } = run;
+  const n = run.prepared.n;
+  const limit = run.params.timeLimitSeconds;
+  const cv: CrossValidation = {
+    oof: configs.map(() => Array.from({ length: plan.repeats }, () => sharedFloat64(n * W))),
+    alive: new Set(),
+    droppedMetric: new Map(),
+    foldSignatures: new Map(),
+    search: {
+      configurationsPlanned: configs.length,
+      configurationsTried: 0,
+      stoppedAtTimeLimit: false,
+      ...(limit !== undefined ? { timeLimitSeconds: limit } : {}),
+    },
+  };
+  const rounds = searchRounds(run);
+  // the selections of each fold, kept for the rounds after the first (selection is once per selector setting and fold)
+  const selections = rounds.length > 1 ? new Map<number, Map<string, Selection>>() : undefined;
+  let deadline = Infinity;
+  let lastRound = 0;
+  const tried = new Set<number>();
+  for (let i = 0; i < rounds.length; i++) {
+    const began = run.now();
+    if (i > 0 && began + lastRound > deadline) break;
+    if (!(await searchRound(run, cv, rounds[i], selections, i > 0 ? deadline : Infinity))) break;
+    lastRound = run.now() - began;
+    rounds[i].forEach((c) => tried.add(c));
+    if (i === 0 && limit !== undefined) {
+      deadline = searchDeadline(
+        run,
+        limit,
+        lastRound /
+          plannedCvTasks(
+            rounds[0].map((c) => configs[c]),
+            plan.k,
+            plan.repeats,
+          ),
+      );
+      if (rounds.length > 1 && run.now() > deadline) cv.search.firstRoundOverran = true;
+    }
+  }
+  for (const c of configs.map((c) => c.index).filter((c) => !tried.has(c))) {
+    cv.alive.delete(c);
+    cv.droppedMetric.delete(c);
+    cv.oof[c] = null;
+  }
+  cv.search.configurationsTried = tried.size;
+  cv.search.stoppedAtTimeLimit = tried.size < configs.length;
+  // the work of the configurations left untried is no longer planned
+  run.progress.reach(run.cvTasks);
+  return cv;
+}
+
+/**
+ * The rounds of the search: without a time limit, one of every configuration; with one, SEARCH_ROUNDS rounds that take
+ * the grid's configurations in turn (every SEARCH_ROUNDS-th one: each round has every selector setting and a share of
+ * the models), the first holding an interpretable configuration when the result will show an `interpretable` model.
+ * The first round computes every fold's selections; the rounds after it reuse them and fit models only.
+ */
+export function searchRounds(run: Pick<AnalysisRun, 'configs' | 'params'>): number[][] {
+  const { configs, params } = run;
+  const all = configs.map((c) => c.index);
+  if (params.timeLimitSeconds === undefined) return [all];
+  const R = Math.min(SEARCH_ROUNDS, configs.length);
+  const rounds = Array.from({ length: R }, (_, j) => all.filter((c) => c % R === j));
+  const interpretable = configs.find((c) => c.interpretable);
+  if (params.modelsConsidered === ModelsConsidered.All && interpretable && !rounds[0].some((c) => configs[c].interpretable)) {
+    const from = rounds[interpretable.index % R];
+    from.splice(from.indexOf(interpretable.index), 1);
+    rounds[0].push(interpretable.index);
+    rounds[0].sort((a, b) => a - b);
+  }
+  return rounds.filter((r) => r.length > 0);
+}
+
+/**
+ * When the search must stop for the rest of the analysis to fit in the time limit: the limit, counted from
+ * run.startedAt, less a reserve for the phase after the search, the larger of FINAL_PHASE_SHARE of the limit and its
+ * planned tasks (run.finalTasks) at the wall time per task the first round took (`msPerTask`).
+ */
+export function searchDeadline(run: Pick<AnalysisRun, 'startedAt' | 'finalTasks'>, limitSeconds: number, msPerTask: number): number {
+  const limit = limitSeconds * 1000;
+  return run.startedAt + limit - Math.max(FINAL_PHASE_SHARE * limit, msPerTask * run.finalTasks);
+}
+
+/**
+ * One round of the search: the configurations `members` on every fold of every repeat. False when the round was
+ * abandoned at `deadline` (checked after each fold), its configurations left partly evaluated.
  *
  * Pipelined: while a fold's models run, the next fold's selection runs in the same batch (ahead of them: selection
  * tasks are the long ones), and the selection of the fold after it is queued ahead (TaskRunner.prefetch) for threads
@@ -39,22 +145,25 @@ export interface CrossValidation {
  * running beside it, both threads stay busy instead of one waiting fold after fold (10-class 1,800 x 64: the last
  * folds took one thread). A selection queued ahead is for the configurations alive when it was queued; one that no
  * configuration needs after a drop is left out if it has not started. Selection is once per (selector settings,
- * fold), shared by every model of that selector. A model fit is once per (model settings, signature, fold), shared
- * by the selectors that found the same signature (modelTasks).
+ * fold), shared by every model of that selector (and by the later rounds: `selections`). A model fit is once per
+ * (model settings, signature, fold), shared by the selectors that found the same signature (modelTasks).
  */
-export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> {
+async function searchRound(
+  run: AnalysisRun,
+  cv: CrossValidation,
+  members: number[],
+  selections: Map<number, Map<string, Selection>> | undefined,
+  deadline: number,
+): Promise<boolean> {
   const { configs, plan, progress, W } = run;
-  const n = run.prepared.n;
-  const cv: CrossValidation = {
-    oof: configs.map(() => Array.from({ length: plan.repeats }, () => sharedFloat64(n * W))),
-    alive: new Set(configs.map((c) => c.index)),
-    droppedMetric: new Map(),
-    foldSignatures: new Map(),
-  };
+  members.forEach((c) => cv.alive.add(c));
+  // this round's configurations still evaluated
+  const round = new Set(members);
   const folds = Array.from({ length: plan.repeats * plan.k }, (_, f) => ({ r: Math.floor(f / plan.k), k: f % plan.k }));
+  const known = (f: number): Map<string, Selection> => selections?.get(f) ?? new Map<string, Selection>();
   const selectionOf = (f: number): SelectionBatch =>
     selectionBatch(
-      [...cv.alive].map((c) => configs[c]),
+      [...round].map((c) => configs[c]).filter((c) => !known(f).has(selectorKey(c.selector))),
       foldRows(plan, folds[f].r, folds[f].k).train,
       `cv:${folds[f].r}:${folds[f].k}`,
       1,
@@ -75,7 +184,7 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
   let chosen = selectionOf(0);
   let next = ahead(1);
   await run.runner.run(chosen.specs, collectFrom(chosen));
-  const aliveSelectors = (): Set<string> => new Set([...cv.alive].map((c) => selectorKey(configs[c].selector)));
+  const aliveSelectors = (): Set<string> => new Set([...round].map((c) => selectorKey(configs[c].selector)));
   // a fold's signatures are recorded for the selectors alive when the previous fold began (those of the configurations
   // dropped after it included): whether a queued selection of a dropped configuration ran depends on timing
   let recorded = aliveSelectors();
@@ -83,19 +192,21 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
     const { r, k } = folds[f];
     const { train, test } = foldRows(plan, r, k);
     const aliveNow = aliveSelectors();
+    // the selections computed in this round (those of earlier rounds were recorded there)
     for (const [key, sel] of chosen.bySelector) {
       if (!recorded.has(key)) continue;
       if (!cv.foldSignatures.has(key)) cv.foldSignatures.set(key, []);
       (cv.foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
     }
-    const bySelector = chosen.bySelector;
+    const bySelector = new Map([...known(f), ...chosen.bySelector]);
+    selections?.set(f, bySelector);
     const signatureOf = (c: number): number[] => (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0];
-    const { specs, members } = modelTasks(run, cv.alive, signatureOf, { train, test }, r * plan.k + k);
+    const { specs, members: shares } = modelTasks(run, round, signatureOf, { train, test }, r * plan.k + k);
     const after = ahead(f + 2);
     await Promise.all([
       next?.queued.done(),
       run.runner.run(specs, (res) => {
-        const shared = members.get(res.id) as number[];
+        const shared = shares.get(res.id) as number[];
         for (const c of shared) {
           const dst = (cv.oof[c] as Float64Array[])[r];
           for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
@@ -105,16 +216,20 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
       }),
     ]);
     run.fits += specs.length;
+    if (f < folds.length - 1 && run.now() >= deadline) {
+      after?.queued.drop(() => true);
+      return false;
+    }
     if (configs.length >= DROP_MIN_CONFIGURATIONS && r === 0 && k >= firstDrop && (k < plan.k - 1 || plan.repeats > 1)) {
-      await dropLosers(run, cv, k);
-      const needed = new Set([...cv.alive].map((c) => selectorKey(configs[c].selector)));
+      await dropLosers(run, cv, round, k);
+      const needed = new Set([...round].map((c) => selectorKey(configs[c].selector)));
       after?.queued.drop((t) => !(t.select ?? []).some((s) => needed.has(selectorKey(s))));
     }
     if (next) chosen = next.batch;
     next = after;
     recorded = aliveNow;
   }
-  return cv;
+  return true;
 }
 
 /**
@@ -173,7 +288,7 @@ function modelTasks(
  * leader of every pool they are in (all configurations; the interpretable ones) with probability above DROP_THRESHOLD
  * are dropped, and their remaining tasks leave the progress plan.
  */
-async function dropLosers(run: AnalysisRun, cv: CrossValidation, k: number): Promise<void> {
+async function dropLosers(run: AnalysisRun, cv: CrossValidation, round: Set<number>, k: number): Promise<void> {
   const { configs, plan, ctx, metrics } = run;
   const rows = Int32Array.from(Array.from(plan.assignment[0]).flatMap((fold, i) => (fold <= k ? [i] : [])));
   const pools = [[...cv.alive]];
@@ -191,10 +306,11 @@ async function dropLosers(run: AnalysisRun, cv: CrossValidation, k: number): Pro
     rng,
     matrixOnPool(run.runner),
   );
-  for (const c of [...drop].sort((a, b) => a - b)) {
+  for (const c of [...drop].filter((c) => round.has(c)).sort((a, b) => a - b)) {
     const predicted = new RepeatedEvaluator(metrics[0], [(cv.oof[c] as Float64Array[])[0]], ctx, rows);
     cv.droppedMetric.set(c, predicted.evaluate(new Float64Array(rows.length).fill(1)));
     cv.alive.delete(c);
+    round.delete(c);
     cv.oof[c] = null;
     run.progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
   }

@@ -91,14 +91,21 @@ export function assembleOutput(run: AnalysisRun, steps: AnalysisSteps): Analysis
     models,
     plots,
     pipelines,
-    configurations: leaderboard(configs, { ...winners, droppedMetric: cv.droppedMetric, calibrations }, metrics[0], task, K),
+    configurations: leaderboard(
+      configs.filter((c) => cv.alive.has(c.index) || cv.droppedMetric.has(c.index)),
+      { ...winners, droppedMetric: cv.droppedMetric, calibrations },
+      metrics[0],
+      task,
+      K,
+    ),
     outOfFold: Object.fromEntries(winners.keyed.map((km, i) => [km.key, outOfFold(run, cv, km, steps.explanations?.[i])])),
     stats: {
       configurations: configs.length,
       fits: run.fits,
       folds: plan.k,
       repeats: plan.repeats,
-      dropped: configs.length - cv.alive.size,
+      dropped: cv.droppedMetric.size,
+      search: cv.search,
     },
   };
 }
@@ -148,7 +155,7 @@ interface Evaluated {
 }
 
 /**
- * Every configuration evaluated, with the rows the winner rule chose: first those evaluated to the end, from the
+ * Every configuration tried (a time limit may leave some untried), with the rows the winner rule chose: first those evaluated to the end, from the
  * highest pooled out-of-fold primary metric to the lowest (a calibrated model: that of its calibrated predictions, with
  * the value it was chosen by as `uncalibratedValue`); then those BBCD-CV dropped, by their metric on the samples
  * evaluated when dropped (a value from fewer samples, often higher by chance, never ranks above a full evaluation).

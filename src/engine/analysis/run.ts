@@ -53,6 +53,11 @@ export class Progress {
     this.total = total;
   }
 
+  /** At least `done` units done: work left out of the plan (configurations a time limit left untried) counts as done. */
+  reach(done: number): void {
+    this.done = Math.max(this.done, done);
+  }
+
   emit(force = false): void {
     if (!this.report) return;
     const now = Date.now();
@@ -94,6 +99,11 @@ export interface AnalysisRun {
   plotFolds: number;
   /** cross-validation tasks planned (models and selections, every fold) */
   cvTasks: number;
+  /** tasks planned after the cross-validation (the final selections and refits, the plots' refits) */
+  finalTasks: number;
+  /** the clock of the time limit (milliseconds), and when the limit started counting on it */
+  now: () => number;
+  startedAt: number;
   /** model fits so far (for the result's stats) */
   fits: number;
 }
@@ -133,6 +143,8 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const cvTasks = plannedCvTasks(configs, plan.k, plan.repeats);
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   const plotModel = { task, classCount: task === 'classification' ? K : 0 };
+  const finalTasks = keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds));
+  const now = options.now ?? Date.now;
   return {
     dataset,
     params,
@@ -149,10 +161,13 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
       unitCount: units.reduce((m, u) => Math.max(m, u + 1), 0),
     },
     runner: createRunner(data, threads, options.signal),
-    progress: new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress),
+    progress: new Progress(cvTasks + finalTasks, options.onProgress),
     plotModel,
     plotFolds,
     cvTasks,
+    finalTasks,
+    now,
+    startedAt: options.startedAt ?? now(),
     fits: 0,
   };
 }
