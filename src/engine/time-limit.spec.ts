@@ -1,7 +1,8 @@
 import { parameters } from '../../bench/engine-datasets';
 import { syntheticMulticlass } from '../../bench/synthetic-shapes';
-import { crossValidate, FINAL_PHASE_SHARE, searchDeadline, searchRounds, SEARCH_ROUNDS } from './analysis/cross-validation';
-import { AnalysisRun, plannedCvTasks, startRun } from './analysis/run';
+import { crossValidate, FINAL_PHASE_SHARE, ROUND_MODELS, searchDeadline, searchRounds } from './analysis/cross-validation';
+import { selectorKey } from './selection';
+import { AnalysisRun, startRun } from './analysis/run';
 import { runAnalysis } from './protocol';
 import type { AnalysisParameters } from './types';
 
@@ -40,20 +41,24 @@ async function search(limit: number | undefined, clock = fitClock()) {
 }
 
 describe('the search within a time limit', () => {
-  it('tries the grid in rounds that take its configurations in turn, the first with an interpretable one', () => {
-    const run = startRun(data, params(60), { seed: 1, threads: 0 });
-    void run.runner.close();
-    const rounds = searchRounds(run);
-    expect(rounds).toHaveLength(Math.min(SEARCH_ROUNDS, run.configs.length));
-    expect(rounds.flat().sort((a, b) => a - b)).toEqual(run.configs.map((c) => c.index));
-    expect(rounds[0].some((c) => run.configs[c].interpretable)).toBe(true);
-    expect(searchRounds({ configs: run.configs, params: params() })).toEqual([run.configs.map((c) => c.index)]);
+  it('tries the grid in rounds of one selector setting and a share of its models, the first with an interpretable one', () => {
+    for (const thoroughness of ['preliminary', 'typical', 'extensive'] as const) {
+      const run = startRunFor({ ...params(60), thoroughness });
+      const rounds = searchRounds(run);
+      expect(rounds.flat().sort((a, b) => a - b)).toEqual(run.configs.map((c) => c.index));
+      expect(rounds[0].some((c) => run.configs[c].interpretable)).toBe(true);
+      for (const round of rounds.slice(1)) {
+        expect(round.length).toBeLessThanOrEqual(ROUND_MODELS);
+        expect(new Set(round.map((c) => selectorKey(run.configs[c].selector))).size).toBe(1);
+      }
+      expect(searchRounds({ configs: run.configs, params: params() })).toEqual([run.configs.map((c) => c.index)]);
+    }
   });
 
-  it('keeps for the final phase a share of the limit, or its tasks at the measured time per task when that is longer', () => {
-    const run = { startedAt: 1000, finalTasks: 10 };
-    expect(searchDeadline(run, 100, 1)).toBe(1000 + 100_000 * (1 - FINAL_PHASE_SHARE));
-    expect(searchDeadline(run, 100, 5000)).toBe(1000 + 100_000 - 50_000);
+  it("keeps for the final phase a share of the limit, or the first round's running time when that is longer", () => {
+    const run = { startedAt: 1000 };
+    expect(searchDeadline(run, 100, 1000)).toBe(1000 + 100_000 * (1 - FINAL_PHASE_SHARE));
+    expect(searchDeadline(run, 100, 50_000)).toBe(1000 + 100_000 - 50_000);
   });
 
   it('tries every configuration without a limit, or with one it does not reach', async () => {
@@ -85,16 +90,9 @@ describe('the search within a time limit', () => {
     const { run: firstOnly } = await search(1);
     const first = firstOnly.fits;
     const rounds = searchRounds(firstOnly);
-    const msPerTask =
-      (1000 * first) /
-      plannedCvTasks(
-        rounds[0].map((c) => firstOnly.configs[c]),
-        firstOnly.plan.k,
-        firstOnly.plan.repeats,
-      );
     // a limit whose deadline leaves time for a second round as long as the first; then each fit takes 50 s
-    const limit = Math.max(3 * first, 2 * first + (msPerTask * firstOnly.finalTasks) / 1000) + 1;
-    expect(searchDeadline(firstOnly, limit, msPerTask) - firstOnly.startedAt).toBeGreaterThan(2000 * first);
+    const limit = 3 * first + 1;
+    expect(searchDeadline(firstOnly, limit, 1000 * first) - firstOnly.startedAt).toBeGreaterThan(2000 * first);
     const { run, cv } = await search(limit, fitClock(first, 50));
     expect(run.fits).toBeGreaterThan(first); // the second round started...
     expect(cv.search.configurationsTried).toBe(rounds[0].length); // ...and was abandoned

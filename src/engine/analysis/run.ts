@@ -99,8 +99,6 @@ export interface AnalysisRun {
   plotFolds: number;
   /** cross-validation tasks planned (models and selections, every fold) */
   cvTasks: number;
-  /** tasks planned after the cross-validation (the final selections and refits, the plots' refits) */
-  finalTasks: number;
   /** the clock of the time limit (milliseconds), and when the limit started counting on it */
   now: () => number;
   startedAt: number;
@@ -143,7 +141,6 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const cvTasks = plannedCvTasks(configs, plan.k, plan.repeats);
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   const plotModel = { task, classCount: task === 'classification' ? K : 0 };
-  const finalTasks = keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds));
   const now = options.now ?? Date.now;
   return {
     dataset,
@@ -161,11 +158,10 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
       unitCount: units.reduce((m, u) => Math.max(m, u + 1), 0),
     },
     runner: createRunner(data, threads, options.signal),
-    progress: new Progress(cvTasks + finalTasks, options.onProgress),
+    progress: new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress),
     plotModel,
     plotFolds,
     cvTasks,
-    finalTasks,
     now,
     startedAt: options.startedAt ?? now(),
     fits: 0,
