@@ -20,6 +20,7 @@ import { ColumnPieces1763801800000 } from './1763801800000-column-pieces';
 import { PredictionExplain1763801900000 } from './1763801900000-prediction-explain';
 import { OutOfFoldTexts1763802000000 } from './1763802000000-out-of-fold-texts';
 import { ReportLinks1763802100000 } from './1763802100000-report-links';
+import { AnalysisEstimate1763802200000 } from './1763802200000-analysis-estimate';
 
 /** Every migration, oldest first. Add new ones at the end (timestamped class names, raw SQL). */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   PredictionExplain1763801900000,
   OutOfFoldTexts1763802000000,
   ReportLinks1763802100000,
+  AnalysisEstimate1763802200000,
 ];

@@ -113,7 +113,17 @@ describe('a full session', () => {
       expect(a).toEqual({ analysisId, projectId, parameters: expectedParameters, state: 'finished' });
 
       const result = expectSuccess(await t.http().get(`${API}/analysis/${analysisId}/result`).set('Authorization', owner.auth));
-      expect(Object.keys(result).sort()).toEqual(['analysisId', 'executionTimeInSeconds', 'mlEngine', 'models', 'parameters', 'startTime']);
+      // api-v1's fields, and the additions of docs/api-guide.md (the estimate made at creation, what the search tried)
+      expect(Object.keys(result).sort()).toEqual([
+        'analysisId',
+        'estimate',
+        'executionTimeInSeconds',
+        'mlEngine',
+        'models',
+        'parameters',
+        'search',
+        'startTime',
+      ]);
       expect(result.mlEngine).toMatch(/^signet-engine \d+\.\d+\.\d+/);
       expect(result.parameters).toEqual(expectedParameters);
       const best = result.models.best;

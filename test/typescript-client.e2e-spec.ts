@@ -150,7 +150,13 @@ describe('the TypeScript client', () => {
     expect((await owner.features(dataset.datasetId)).features).toEqual(changed.features);
     const parameters = { name: 'species', outcome: { classification: 'species' }, thoroughness: 'preliminary', coreCount: 1 } as const;
     expect(await owner.checkAnalyze(dataset.datasetId, parameters)).toMatchObject({ errors: [] });
+    // timeLimitSeconds is one of the typed parameters; under 10 it is refused with its code
+    expect(await owner.checkAnalyze(dataset.datasetId, { ...parameters, timeLimitSeconds: 5 })).toMatchObject({
+      errors: [expect.objectContaining({ code: 'badRequest-120-0-14' })],
+    });
     const analysisId = await owner.analyze(dataset.datasetId, parameters);
+    // the status states the expected running time and peak memory
+    expect((await owner.analysisStatus(analysisId)).estimate?.peakMemoryInBytes.expected).toBeGreaterThan(0);
     expect((await owner.analyses(projectId)).data.map((a) => a.analysisId)).toEqual([analysisId]);
     await owner.waitForAnalysis(analysisId, { intervalMs: 200 });
     expect(await owner.getAnalysis(analysisId)).toMatchObject({ analysisId, projectId, state: 'finished' });

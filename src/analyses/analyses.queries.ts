@@ -1,8 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { Db, execute, prepared, rows } from '../database/sql';
-import type { AnalysisOutput, ConfigurationSummary, ModelPlots, ModelReport, SavedPipeline } from '../engine/types';
+import type { AnalysisOutput, ConfigurationSummary, ModelPlots, ModelReport, SavedPipeline, SearchFacts } from '../engine/types';
 import type { SubjectError, SubjectState } from '../jobs/job-state';
 import type { StoredParameters } from './analysis-parameters';
+import type { AnalysisEstimate } from './dto/analysis.dto';
 
 /** The analyses module's SQL: analyses (with the user's core quota they count against) and their results. */
 
@@ -19,12 +20,14 @@ export interface AnalysisRow {
   start_time: Date | null;
   end_time: Date | null;
   error: SubjectError | null;
+  /** made when it was created (null for analyses created before estimates) */
+  estimate: AnalysisEstimate | null;
   now: Date;
 }
 
 /** The columns of AnalysisRow, `state` being the SQL of its shown state. */
 export function analysisColumns(state: string): string {
-  return `id, project_id, dataset_id, parameters, ${state}, seed, core_count, progress, start_time, end_time, error, now() AS now`;
+  return `id, project_id, dataset_id, parameters, ${state}, seed, core_count, progress, start_time, end_time, error, estimate, now() AS now`;
 }
 
 export async function analysisById(db: DataSource, state: string, id: string): Promise<AnalysisRow | undefined> {
@@ -62,15 +65,25 @@ export interface NewAnalysis {
   userId: string;
   parameters: StoredParameters;
   seed: number;
+  estimate: AnalysisEstimate;
 }
 
 /** Inserts a pending analysis; its id. */
 export async function insertAnalysis(tx: EntityManager, a: NewAnalysis): Promise<string> {
   const [row] = await rows<{ id: string }>(
     tx,
-    `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
-    [a.projectId, a.datasetId, a.userId, a.parameters.name, JSON.stringify(a.parameters), a.parameters.coreCount, a.seed],
+    `INSERT INTO analyses (project_id, dataset_id, user_id, name, parameters, core_count, seed, estimate)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      a.projectId,
+      a.datasetId,
+      a.userId,
+      a.parameters.name,
+      JSON.stringify(a.parameters),
+      a.parameters.coreCount,
+      a.seed,
+      JSON.stringify(a.estimate),
+    ],
   );
   return String(row.id);
 }
@@ -111,10 +124,16 @@ export interface ResultRow {
   ml_engine: string;
   models: Record<string, ModelReport>;
   plots: Record<string, ModelPlots>;
+  /** how the search went against its time limit (null in results stored before) */
+  search: SearchFacts | null;
 }
 
 export async function resultOf(db: DataSource, analysisId: string): Promise<ResultRow | undefined> {
-  const [row] = await rows<ResultRow>(db, `SELECT ml_engine, models, plots FROM analysis_results WHERE analysis_id = $1`, [analysisId]);
+  const [row] = await rows<ResultRow>(
+    db,
+    `SELECT ml_engine, models, plots, stats -> 'search' AS search FROM analysis_results WHERE analysis_id = $1`,
+    [analysisId],
+  );
   return row;
 }
 

@@ -17,6 +17,7 @@ import { AnalysisRow } from './analyses.queries';
 import { ANALYSIS_JOB, ANALYSIS_SUBJECT } from './analysis.job';
 import { checkDataInWorker, dataChecks } from './data-check';
 import { checkParameters, StoredParameters, Violation } from './analysis-parameters';
+import { currentEstimate, shapeEstimate } from './estimate';
 import type { Analysis, AnalysisCheck, AnalysisPage, AnalysisRef, AnalysisStatus } from './dto/analysis.dto';
 
 function view(r: AnalysisRow): Analysis {
@@ -98,7 +99,7 @@ export class AnalysesService {
     return this.jobs.enqueueTurn(userId, () => this.queueAnalysis(userId, datasetId, projectId, body));
   }
 
-  private async queueAnalysis(userId: string, datasetId: string, projectId: string, body: unknown): Promise<{ analysisId: string }> {
+  private async queueAnalysis(userId: string, datasetId: string, projectId: string, body: unknown): Promise<AnalysisRef> {
     return this.db.transaction(async (tx) => {
       // the dataset stays until this commits (a concurrent delete waits, then takes the analysis with it)
       await keepRow(tx, 'datasets', datasetId, new ApiError(Codes.DatasetNotFound));
@@ -114,9 +115,10 @@ export class AnalysesService {
         );
       }
       const seed = this.config.analysisSeed ?? randomInt(1, 2 ** 31 - 1);
-      const analysisId = await queries.insertAnalysis(tx, { projectId, datasetId, userId, parameters, seed });
+      const estimate = shapeEstimate(parameters, await this.datasets.sampleCountOf(datasetId, tx), features);
+      const analysisId = await queries.insertAnalysis(tx, { projectId, datasetId, userId, parameters, seed, estimate });
       await this.jobs.enqueue(ANALYSIS_JOB, { analysisId }, { projectId, cost: parameters.coreCount, manager: tx });
-      return { analysisId };
+      return { analysisId, estimate };
     });
   }
 
@@ -140,10 +142,12 @@ export class AnalysesService {
     return { projectId, ...(await paginateSql(this.db, sql, offset, count, view)) };
   }
 
-  /** Status with the presence rules of api-v1 (the one status view of src/jobs). */
+  /** Status with the presence rules of api-v1 (the one status view of src/jobs), and the estimate of its cost. */
   async status(analysisId: string): Promise<AnalysisStatus> {
     const r = await this.row(analysisId);
-    return { ...view(r), ...renderStatus(ANALYSIS_SUBJECT, r) };
+    const status = renderStatus(ANALYSIS_SUBJECT, r);
+    const estimate = r.estimate ? currentEstimate(r.estimate, status, r.parameters.timeLimitSeconds) : undefined;
+    return { ...view(r), ...status, ...(estimate ? { estimate } : {}) };
   }
 
   async result(analysisId: string) {
@@ -156,6 +160,8 @@ export class AnalysesService {
       startTime: (r.start_time as Date).toISOString(),
       executionTimeInSeconds: seconds(r.start_time as Date, r.end_time as Date),
       models: res.models,
+      ...(r.estimate ? { estimate: r.estimate } : {}),
+      ...(res.search ? { search: res.search } : {}),
     };
   }
 

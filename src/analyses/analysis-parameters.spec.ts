@@ -29,6 +29,12 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     });
   });
 
+  it('keeps a timeLimitSeconds from 10 to 604800 as given, and none when it is absent', () => {
+    expect(checkParameters({ ...base, timeLimitSeconds: 10 }, '7', features).parameters?.timeLimitSeconds).toBe(10);
+    expect(checkParameters({ ...base, timeLimitSeconds: 604800 }, '7', features).parameters?.timeLimitSeconds).toBe(604800);
+    expect(checkParameters(base, '7', features).parameters).not.toHaveProperty('timeLimitSeconds');
+  });
+
   it('accepts the largest maxSignatureSize (1000) and maxVisualizedSignatureCount (50)', () => {
     expect(codes({ ...base, maxSignatureSize: 1000, maxVisualizedSignatureCount: 50 })).toEqual([]);
   });
@@ -69,6 +75,13 @@ describe('checkParameters (AnalyzeDto, then the features it names)', () => {
     ['groupingFeature unknown', { ...base, groupingFeature: 'nope' }, ['badRequest-120-0-11']],
     ['groupingFeature a number', { ...base, groupingFeature: 3 }, ['badRequest-120-0-11']],
     ['groupingFeature not an identifier', { ...base, groupingFeature: 'v' }, ['badRequest-120-0-12']],
+    ['timeLimitSeconds under 10', { ...base, timeLimitSeconds: 9 }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds zero', { ...base, timeLimitSeconds: 0 }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds negative', { ...base, timeLimitSeconds: -60 }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds a float', { ...base, timeLimitSeconds: 60.5 }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds a string', { ...base, timeLimitSeconds: '60' }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds null', { ...base, timeLimitSeconds: null }, ['badRequest-120-0-14']],
+    ['timeLimitSeconds over seven days', { ...base, timeLimitSeconds: 604801 }, ['badRequest-120-0-14']],
   ])('%s', (_name, body, expected) => {
     expect(codes(body)).toEqual(expected);
   });

@@ -77,6 +77,7 @@ export function checkParameters(
     maxSignatureSize: dto.maxSignatureSize ?? ANALYZE_DEFAULTS.maxSignatureSize,
     maxVisualizedSignatureCount: dto.maxVisualizedSignatureCount ?? ANALYZE_DEFAULTS.maxVisualizedSignatureCount,
     name: dto.name,
+    ...(dto.timeLimitSeconds !== undefined ? { timeLimitSeconds: dto.timeLimitSeconds } : {}),
   };
   return { violations: [], parameters };
 }

@@ -47,6 +47,8 @@ export class AnalysisJob implements OnModuleInit {
   }
 
   private async run(analysisId: string, signal: AbortSignal, report: ReportProgress): Promise<AnalysisOutput> {
+    // a time limit counts from here: the loading of the dataset is part of the running time the status shows
+    const startedAt = Date.now();
     const a = await analysisToRun(this.db, analysisId);
     // deleted meanwhile: its job row went with it, and the runner drops this run
     if (!a) throw new Error(`analysis ${analysisId} is gone`);
@@ -60,7 +62,7 @@ export class AnalysisJob implements OnModuleInit {
     const { datasetId: _d2, name: _n, ...engineParams } = a.parameters;
     let output: AnalysisOutput;
     try {
-      output = await runAnalysisInWorker(data, engineParams, Number(a.seed), report, signal);
+      output = await runAnalysisInWorker(data, engineParams, { seed: Number(a.seed), startedAt }, report, signal);
     } catch (e) {
       if (e instanceof AnalysisInputError) throw new JobFailure(Codes.DatasetNotAnalysable, e.message);
       throw e;

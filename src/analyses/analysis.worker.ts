@@ -7,6 +7,8 @@ export interface AnalysisRequest {
   data: EngineDataset;
   parameters: AnalysisParameters;
   seed: number;
+  /** when the time limit started counting (epoch milliseconds; the engine process shares the clock) */
+  startedAt: number;
 }
 
 /** The answer, after any number of progress messages. */
@@ -16,12 +18,13 @@ export type AnalysisAnswer = { type: 'result'; output: AnalysisOutput } | { type
  * One analysis, off the main thread: runs the engine (which starts its own pool of `coreCount` threads),
  * posts progress messages, then its answer. Terminating this thread cancels it.
  */
-const { data, parameters, seed } = workerData as AnalysisRequest;
+const { data, parameters, seed, startedAt } = workerData as AnalysisRequest;
 const post = (m: ProgressMessage | AnalysisAnswer) => parentPort?.postMessage(m);
 
 runAnalysis(data, parameters, {
   seed,
   threads: parameters.coreCount,
+  startedAt,
   onProgress: (value) => post({ type: 'progress', value }),
 }).then(
   (output) => post({ type: 'result', output }),

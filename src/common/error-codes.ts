@@ -90,6 +90,7 @@ const CATALOGUE = {
     'badRequest-120-0-13',
     'the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why',
   ],
+  BadTimeLimit: ['badRequest-120-0-14', 'timeLimitSeconds not an integer from 10 to 604800 (seven days)'],
   AnalysisFailed: [
     'internal-120-4-1',
     'the analysis failed on the server after every attempt (a failed analysis carries this in its error)',

@@ -221,19 +221,33 @@ export function ValidateEnum(
   );
 }
 
-/** A JSON number that is a positive safe integer (a numeric string is not), at most `max` when given; otherwise `code`. */
+/**
+ * A JSON number that is a positive safe integer (a numeric string is not), at least `min` (default 1) and at most `max`
+ * when given; otherwise `code`.
+ */
 export function ValidatePositiveInt(
   name: string,
-  o: FieldOptions & { code?: ErrorCode; default?: number; max?: number } = {},
+  o: FieldOptions & { code?: ErrorCode; default?: number; min?: number; max?: number } = {},
 ): PropertyDecorator {
+  const min = o.min ?? 1;
   const max = o.max ?? Number.MAX_SAFE_INTEGER;
   return field(
     name,
     o,
-    { type: 'integer', minimum: 1, maximum: o.max, default: o.default },
+    { type: 'integer', minimum: min, maximum: o.max, default: o.default },
     ValidateBy(
-      { name: 'isPositiveInt', validator: { validate: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0 && v <= max } },
-      code(o.code ?? Codes.WrongType, o.max ? `${name} must be an integer from 1 to ${o.max}` : `${name} must be a positive integer`),
+      {
+        name: 'isPositiveInt',
+        validator: { validate: (v) => typeof v === 'number' && Number.isSafeInteger(v) && v >= min && v <= max },
+      },
+      code(
+        o.code ?? Codes.WrongType,
+        o.max
+          ? `${name} must be an integer from ${min} to ${o.max}`
+          : min > 1
+            ? `${name} must be an integer of at least ${min}`
+            : `${name} must be a positive integer`,
+      ),
     ),
   );
 }

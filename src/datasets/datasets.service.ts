@@ -114,6 +114,11 @@ export class DatasetsService {
     return toDatasetView(row);
   }
 
+  /** The samples of the dataset (0 when it is gone). */
+  async sampleCountOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<number> {
+    return (await queries.sampleCountOf(manager, datasetId)) ?? 0;
+  }
+
   async featuresOf(datasetId: string, manager: EntityManager = this.db.manager): Promise<Feature[]> {
     const rows = await queries.featuresOf(manager, datasetId);
     return rows.map((r) => ({

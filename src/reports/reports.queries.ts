@@ -1,6 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { prepared } from '../database/sql';
 import type { StoredParameters } from '../analyses/analysis-parameters';
+import type { AnalysisEstimate } from '../analyses/dto/analysis.dto';
+import type { SearchFacts } from '../engine/types';
 
 /** The reports module's SQL: what a report shows beside its models, in one statement (a delete meanwhile is seen whole). */
 
@@ -17,6 +19,10 @@ export interface ReportRow {
   dataset_name: string | null;
   sample_count: number | null;
   feature_count: number | null;
+  /** made when the analysis was created (null before estimates) */
+  estimate: AnalysisEstimate | null;
+  /** how the search went against its time limit (null in results stored before) */
+  search: SearchFacts | null;
 }
 
 /** `state`: the SQL of an analysis's shown state (jobs.states.shownState). */
@@ -26,7 +32,7 @@ export async function reportRow(db: DataSource, state: string, analysisId: strin
     `SELECT analyses.project_id, analyses.parameters, ${state}, analyses.start_time, analyses.end_time,
             r.analysis_id IS NOT NULL AS has_result, r.ml_engine,
             CASE WHEN r.analysis_id IS NULL THEN NULL ELSE ARRAY(SELECT jsonb_object_keys(r.models)) END AS keys,
-            d.name AS dataset_name, d.sample_count, d.feature_count
+            d.name AS dataset_name, d.sample_count, d.feature_count, analyses.estimate, r.stats -> 'search' AS search
        FROM analyses LEFT JOIN analysis_results r ON r.analysis_id = analyses.id LEFT JOIN datasets d ON d.id = analyses.dataset_id
       WHERE analyses.id = $1`,
     [analysisId],

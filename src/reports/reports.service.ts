@@ -88,6 +88,8 @@ export class ReportsService {
       serviceVersion: SERVICE_VERSION,
       startTime: r.start_time.toISOString(),
       executionTimeInSeconds: seconds(r.start_time, r.end_time),
+      ...(r.estimate ? { estimate: r.estimate } : {}),
+      ...(r.search ? { search: r.search } : {}),
       leaderboard: await this.leaderboard(analysisId, r.keys ?? []),
       origin,
     };

@@ -485,6 +485,7 @@ class SignetClient:
         feature_selection: str,
         max_signature_size: Optional[int],
         max_visualized_signature_count: Optional[int],
+        time_limit_seconds: Optional[int] = None,
     ) -> Dict[str, Any]:
         body: Dict[str, Any] = {
             "name": name,
@@ -500,6 +501,8 @@ class SignetClient:
             body["maxSignatureSize"] = max_signature_size
         if max_visualized_signature_count is not None:
             body["maxVisualizedSignatureCount"] = max_visualized_signature_count
+        if time_limit_seconds is not None:
+            body["timeLimitSeconds"] = time_limit_seconds
         return body
 
     def analyze_dataset(
@@ -514,14 +517,17 @@ class SignetClient:
         feature_selection: str = "mostRelevant",
         max_signature_size: Optional[int] = None,
         max_visualized_signature_count: Optional[int] = None,
+        time_limit_seconds: Optional[int] = None,
     ) -> str:
         """
         Starts an analysis; returns its id. ``outcome``: ``{"classification": "diagnosis"}``,
         ``{"regression": "progression"}`` or ``{"survival": {"event": "status", "timeToEvent": "time"}}``.
+        ``time_limit_seconds`` (10 to 604800) bounds the running time: the search stops in time for the final phase
+        (the result's ``search`` says what it tried). The status's ``estimate`` says the expected running time.
         """
         body = self._analysis_body(
             name, outcome, thoroughness, core_count, grouping_feat, models_considered, feature_selection,
-            max_signature_size, max_visualized_signature_count,
+            max_signature_size, max_visualized_signature_count, time_limit_seconds,
         )  # fmt: skip
         return str(self._post(f"/dataset/{_id(dataset_id)}/analyze", "Analyze dataset", body)["analysisId"])
 
@@ -540,11 +546,12 @@ class SignetClient:
         feature_selection: str = "mostRelevant",
         max_signature_size: Optional[int] = None,
         max_visualized_signature_count: Optional[int] = None,
+        time_limit_seconds: Optional[int] = None,
     ) -> AnalysisCheck:
         """Checks the parameters (and the data) without starting anything: ``{errors: [{code, message}], warnings}``."""
         body = self._analysis_body(
             name, outcome, thoroughness, core_count, grouping_feat, models_considered, feature_selection,
-            max_signature_size, max_visualized_signature_count,
+            max_signature_size, max_visualized_signature_count, time_limit_seconds,
         )  # fmt: skip
         return cast(AnalysisCheck, self._post(f"/check/dataset/{_id(dataset_id)}/analyze", "Analyze dataset check", body))
 
@@ -555,7 +562,10 @@ class SignetClient:
         return cast(AnalysisPage, self._get(f"/analyses/all/{_id(project_id)}/{_page(offset, count)}", "Get analyses"))
 
     def get_analysis_status(self, analysis_id: str) -> AnalysisStatus:
-        """``{analysisId, projectId, parameters, state, startTime?, executionTimeInSeconds?, progress?, error?}``."""
+        """
+        ``{analysisId, projectId, parameters, state, startTime?, executionTimeInSeconds?, progress?, error?, estimate?}``;
+        ``estimate``: the expected running time and peak memory, each ``{expected, low, high}``, and its ``basis``.
+        """
         return cast(AnalysisStatus, self._get(f"/analysis/{_id(analysis_id)}/status", "Get analysis status"))
 
     def wait_for_analysis(

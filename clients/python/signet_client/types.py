@@ -96,6 +96,8 @@ class AnalyzeDto(_AnalyzeDtoBase, total=False):
     maxVisualizedSignatureCount: int
     #: an identifier feature; its groups are never split between training and test data
     groupingFeature: str
+    #: bounds the running time: the search stops in time for the final phase and the result is over the configurations it tried (absent: every configuration)
+    timeLimitSeconds: int
 
 
 class ModelPlotsDto(TypedDict):
@@ -311,11 +313,45 @@ class AnalysisParameters(_AnalysisParametersBase, total=False):
     featureSelection: Literal["mostRelevant", "mostRelevantOrAll"]
     maxSignatureSize: int
     maxVisualizedSignatureCount: int
+    #: as given; absent: no limit
+    timeLimitSeconds: int
 
 
-class AnalysisRef(TypedDict):
+#: the running time from startTime to the end (capped by timeLimitSeconds when given)
+class AnalysisEstimateExecutionTimeInSeconds(TypedDict):
+    expected: float
+    #: the lower end of the interval the real value is expected in
+    low: float
+    #: the upper end of that interval
+    high: float
+
+
+#: the peak resident memory of the analysis's engine process (always from the shape)
+class AnalysisEstimatePeakMemoryInBytes(TypedDict):
+    expected: float
+    #: the lower end of the interval the real value is expected in
+    low: float
+    #: the upper end of that interval
+    high: float
+
+
+#: the expected running time and peak memory, each with an interval; pending: from the shape; running: measured once progress reaches 0.05; finished or failed: the estimate made when the analysis was created
+class AnalysisEstimate(TypedDict):
+    #: shape: predicted from the dataset's shape, the thoroughness and the cores before the run; measured: from the time the analysis has run and the fraction of its planned work done
+    basis: Literal["shape", "measured"]
+    #: the running time from startTime to the end (capped by timeLimitSeconds when given)
+    executionTimeInSeconds: AnalysisEstimateExecutionTimeInSeconds
+    #: the peak resident memory of the analysis's engine process (always from the shape)
+    peakMemoryInBytes: AnalysisEstimatePeakMemoryInBytes
+
+
+class _AnalysisRefBase(TypedDict):
     #: the analysis started
     analysisId: str
+
+
+class AnalysisRef(_AnalysisRefBase, total=False):
+    estimate: AnalysisEstimate
 
 
 #: errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat
@@ -360,6 +396,7 @@ class AnalysisStatus(_AnalysisStatusBase, total=False):
     #: only while running
     progress: float
     error: StatusError
+    estimate: AnalysisEstimate
 
 
 class _ModelModelViewBase(TypedDict):
@@ -438,7 +475,24 @@ class Model(_ModelBase, total=False):
     calibration: ModelCalibration
 
 
-class AnalysisResult(TypedDict):
+class _AnalysisResultSearchBase(TypedDict):
+    #: the configurations of the grid of the thoroughness
+    configurationsPlanned: int
+    #: the configurations evaluated on every fold of every repeat (or dropped early by BBCD-CV on the way): the models, their bias-corrected estimates and the leaderboard are over these
+    configurationsTried: int
+    #: timeLimitSeconds stopped the search before it tried every configuration
+    stoppedAtTimeLimit: bool
+
+
+#: how much of the grid the search tried (absent in results stored before)
+class AnalysisResultSearch(_AnalysisResultSearchBase, total=False):
+    #: the search's first round, which always completes, ran past the time the limit left for the search
+    firstRoundOverran: bool
+    #: the limit, when the analysis had one
+    timeLimitSeconds: int
+
+
+class _AnalysisResultBase(TypedDict):
     #: identifier
     analysisId: str
     parameters: AnalysisParameters
@@ -448,6 +502,13 @@ class AnalysisResult(TypedDict):
     executionTimeInSeconds: float
     #: model key (best, interpretable) -> model
     models: Dict[str, Model]
+
+
+class AnalysisResult(_AnalysisResultBase, total=False):
+    #: the estimate made when the analysis was created (absent for analyses created before estimates), beside the actual executionTimeInSeconds
+    estimate: AnalysisEstimate
+    #: how much of the grid the search tried (absent in results stored before)
+    search: AnalysisResultSearch
 
 
 class FeatureImportanceItem(TypedDict):
@@ -1743,6 +1804,7 @@ COMPONENTS: Dict[str, Any] = {
     "PredictionStatus": PredictionStatus,
     "PredictionPage": PredictionPage,
     "PredictionResult": PredictionResult,
+    "AnalysisEstimate": AnalysisEstimate,
     "ModelCard": ModelCard,
     "ScoreResult": ScoreResult,
     "ReportLink": ReportLink,

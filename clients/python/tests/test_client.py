@@ -362,6 +362,12 @@ class JourneyTest(unittest.TestCase):
             self.assertEqual((plot["analysisId"], plot["modelKey"], list(plot["plot"])), (analysis_id, "best", ["Feature Importance"]))
             checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "no-such-feature"})
             self.assertEqual([e["code"] for e in checked["errors"]], ["badRequest-120-0-2"])
+            # time_limit_seconds is sent as timeLimitSeconds: 5 is under its least (10)
+            checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "diagnosis"}, time_limit_seconds=5)
+            self.assertEqual([e["code"] for e in checked["errors"]], ["badRequest-120-0-14"])
+            checked = c.analyze_dataset_check(dataset_id, "check", {"classification": "diagnosis"}, time_limit_seconds=60)
+            self.assertEqual(checked["errors"], [])
+            self.assertEqual(c.get_analysis_status(analysis_id)["estimate"]["basis"], "shape")
             page = c.get_predictions(analysis_id)
             self.assertEqual(page["totalCount"], 1)
             prediction_id = page["data"][0]["predictionId"]

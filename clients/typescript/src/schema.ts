@@ -946,6 +946,8 @@ export interface components {
             name: string;
             /** @description an identifier feature; its groups are never split between training and test data */
             groupingFeature?: string;
+            /** @description bounds the running time: the search stops in time for the final phase and the result is over the configurations it tried (absent: every configuration) */
+            timeLimitSeconds?: number;
         };
         ModelPlotsDto: {
             /**
@@ -1212,6 +1214,8 @@ export interface components {
             maxSignatureSize?: number;
             maxVisualizedSignatureCount?: number;
             name: string;
+            /** @description as given; absent: no limit */
+            timeLimitSeconds?: number;
         };
         AnalysisRef: {
             /**
@@ -1219,6 +1223,7 @@ export interface components {
              * @example 1
              */
             analysisId: string;
+            estimate?: components["schemas"]["AnalysisEstimate"];
         };
         /** @description errors: what analyze would refuse, with the codes it would answer; warnings: accepted with a caveat */
         AnalysisCheck: {
@@ -1276,6 +1281,7 @@ export interface components {
             /** @description only while running */
             progress?: number;
             error?: components["schemas"]["StatusError"];
+            estimate?: components["schemas"]["AnalysisEstimate"];
         };
         Model: {
             /** @description preprocessing steps */
@@ -1360,6 +1366,21 @@ export interface components {
             /** @description model key (best, interpretable) -> model */
             models: {
                 [key: string]: components["schemas"]["Model"];
+            };
+            /** @description the estimate made when the analysis was created (absent for analyses created before estimates), beside the actual executionTimeInSeconds */
+            estimate?: components["schemas"]["AnalysisEstimate"];
+            /** @description how much of the grid the search tried (absent in results stored before) */
+            search?: {
+                /** @description the configurations of the grid of the thoroughness */
+                configurationsPlanned: number;
+                /** @description the configurations evaluated on every fold of every repeat (or dropped early by BBCD-CV on the way): the models, their bias-corrected estimates and the leaderboard are over these */
+                configurationsTried: number;
+                /** @description timeLimitSeconds stopped the search before it tried every configuration */
+                stoppedAtTimeLimit: boolean;
+                /** @description the search's first round, which always completes, ran past the time the limit left for the search */
+                firstRoundOverran?: boolean;
+                /** @description the limit, when the analysis had one */
+                timeLimitSeconds?: number;
             };
         };
         FeatureImportance: {
@@ -1900,6 +1921,30 @@ export interface components {
                 /** @description explain: true in the predict body: the Shapley values of the prediction */
                 explanation?: components["schemas"]["Explanation"];
             }[];
+        };
+        /** @description the expected running time and peak memory, each with an interval; pending: from the shape; running: measured once progress reaches 0.05; finished or failed: the estimate made when the analysis was created */
+        AnalysisEstimate: {
+            /**
+             * @description shape: predicted from the dataset's shape, the thoroughness and the cores before the run; measured: from the time the analysis has run and the fraction of its planned work done
+             * @enum {string}
+             */
+            basis: "shape" | "measured";
+            /** @description the running time from startTime to the end (capped by timeLimitSeconds when given) */
+            executionTimeInSeconds: {
+                expected: number;
+                /** @description the lower end of the interval the real value is expected in */
+                low: number;
+                /** @description the upper end of that interval */
+                high: number;
+            };
+            /** @description the peak resident memory of the analysis's engine process (always from the shape) */
+            peakMemoryInBytes: {
+                expected: number;
+                /** @description the lower end of the interval the real value is expected in */
+                low: number;
+                /** @description the upper end of that interval */
+                high: number;
+            };
         };
         ModelCard: {
             /**
@@ -3716,6 +3761,7 @@ export interface operations {
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature
              *     - `badRequest-120-0-13`: the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why
+             *     - `badRequest-120-0-14`: timeLimitSeconds not an integer from 10 to 604800 (seven days)
              *     - `badRequest-120-1-7`: coreCount above the cores available to the user
              */
             200: {
@@ -3795,6 +3841,7 @@ export interface operations {
              *     - `badRequest-120-0-11`: groupingFeature is not a feature of the dataset
              *     - `badRequest-120-0-12`: groupingFeature is not an identifier feature
              *     - `badRequest-120-0-13`: the dataset cannot be analysed for this outcome (too few samples, a single class, no events); the message says why
+             *     - `badRequest-120-0-14`: timeLimitSeconds not an integer from 10 to 604800 (seven days)
              *     - `badRequest-120-1-7`: coreCount above the cores available to the user
              */
             200: {

@@ -34,6 +34,7 @@ const ParametersFields = Type.Object({
   maxSignatureSize: Type.Optional(Type.Integer()),
   maxVisualizedSignatureCount: Type.Optional(Type.Integer()),
   name: Type.String(),
+  timeLimitSeconds: Type.Optional(Type.Integer({ description: 'as given; absent: no limit' })),
 });
 
 /**
@@ -49,7 +50,45 @@ export const AnalysisParameters = Type.Unsafe<Static<typeof ParametersFields>>({
 });
 export type AnalysisParameters = Static<typeof AnalysisParameters>;
 
-export const AnalysisRef = Type.Object({ analysisId: Id('the analysis started') }, { $id: 'AnalysisRef' });
+/** What an estimate is from: the data's shape alone (before the run), or the progress measured while it runs. */
+export const EstimateBasis = { Shape: 'shape', Measured: 'measured' } as const;
+export type EstimateBasis = (typeof EstimateBasis)[keyof typeof EstimateBasis];
+
+const CostInterval = (description: string) =>
+  Type.Object(
+    {
+      expected: Type.Number(),
+      low: Type.Number({ description: 'the lower end of the interval the real value is expected in' }),
+      high: Type.Number({ description: 'the upper end of that interval' }),
+    },
+    { description },
+  );
+
+/** What an analysis will cost (docs/api-guide.md, "Running time and time limit"): an addition to api-v1. */
+export const AnalysisEstimate = Type.Object(
+  {
+    basis: StringEnum(Object.values(EstimateBasis), {
+      description:
+        "shape: predicted from the dataset's shape, the thoroughness and the cores before the run; measured: from the time the analysis has run and the fraction of its planned work done",
+    }),
+    executionTimeInSeconds: CostInterval('the running time from startTime to the end (capped by timeLimitSeconds when given)'),
+    peakMemoryInBytes: CostInterval("the peak resident memory of the analysis's engine process (always from the shape)"),
+  },
+  {
+    $id: 'AnalysisEstimate',
+    description:
+      'the expected running time and peak memory, each with an interval; pending: from the shape; running: measured once progress reaches 0.05; finished or failed: the estimate made when the analysis was created',
+  },
+);
+export type AnalysisEstimate = Static<typeof AnalysisEstimate>;
+
+export const AnalysisRef = Type.Object(
+  {
+    analysisId: Id('the analysis started'),
+    estimate: Type.Optional(AnalysisEstimate),
+  },
+  { $id: 'AnalysisRef' },
+);
 export type AnalysisRef = Static<typeof AnalysisRef>;
 
 /** What analyze would refuse (errors) and what it would accept with a caveat (warnings); nothing is started. */
@@ -82,6 +121,7 @@ export const AnalysisStatus = Type.Object(
     executionTimeInSeconds: Type.Optional(Type.Number({ description: 'when running or finished (maybe when failed)' })),
     progress: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'only while running' })),
     error: Type.Optional(SubjectError),
+    estimate: Type.Optional(AnalysisEstimate),
   },
   { $id: 'AnalysisStatus' },
 );

@@ -10,6 +10,12 @@ import type { AnalysisParameters, Outcome } from '../../engine/types';
 /** Upper bounds of the analyze parameters api-v1 leaves open (docs/api-guide.md, error codes badRequest-120-0-8 and -9). */
 export const MAX_SIGNATURE_SIZE = 1000;
 export const MAX_VISUALIZED_SIGNATURES = 50;
+/**
+ * Bounds of timeLimitSeconds (badRequest-120-0-14): under 10 s an analysis has no time for a search and its final
+ * phase (its engine process alone takes a second to start); seven days is beyond any analysis the grids plan.
+ */
+export const MIN_TIME_LIMIT_SECONDS = 10;
+export const MAX_TIME_LIMIT_SECONDS = 7 * 24 * 3600;
 
 /** The values of the optional parameters an analysis gets when its body leaves them out (docs/api-reference.md, "Analyze dataset"). */
 export const ANALYZE_DEFAULTS = {
@@ -107,4 +113,16 @@ export class AnalyzeDto {
     description: 'an identifier feature; its groups are never split between training and test data',
   })
   groupingFeature?: string;
+
+  // an addition to api-v1's parameters (docs/api-guide.md, "Time limit"); absent: the whole grid is searched
+  @ValidatePositiveInt('timeLimitSeconds', {
+    optional: true,
+    nullIs: 'value',
+    code: Codes.BadTimeLimit,
+    min: MIN_TIME_LIMIT_SECONDS,
+    max: MAX_TIME_LIMIT_SECONDS,
+    description:
+      'bounds the running time: the search stops in time for the final phase and the result is over the configurations it tried (absent: every configuration)',
+  })
+  timeLimitSeconds?: number;
 }

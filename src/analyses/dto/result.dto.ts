@@ -2,10 +2,15 @@ import { Id, MapOf, NullableNumber, OneOf, PageOf, StringEnum, Type } from '../.
 import type { Fits, Static } from '../../common/api-schema';
 import type { ShapleyMethod } from '../../engine/explain/types';
 import type { OutputScale } from '../../engine/models/shapley-form';
-import type { ConfigurationSummary, Explanation as EngineExplanation, ModelReport } from '../../engine/types';
+import type {
+  ConfigurationSummary,
+  Explanation as EngineExplanation,
+  ModelReport,
+  SearchFacts as EngineSearchFacts,
+} from '../../engine/types';
 import { MODEL_FAMILIES } from '../../engine/models';
 import { ModelKey } from '../../engine/types';
-import { AnalysisParameters } from './analysis.dto';
+import { AnalysisEstimate, AnalysisParameters } from './analysis.dto';
 
 /** A 95% interval. */
 const Cis = Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '95% interval (lower, upper)' });
@@ -97,6 +102,25 @@ export type Model = Static<typeof Model>;
 /** the engine's report of a model (engine/types.ts) is what this schema says */
 export const MODEL_FITS: Fits<ModelReport, Model> = true;
 
+/** How much of the grid the search tried, and whether the time limit stopped it (docs/api-guide.md, "Running time and time limit"). */
+const SearchFacts = Type.Object(
+  {
+    configurationsPlanned: Type.Integer({ description: 'the configurations of the grid of the thoroughness' }),
+    configurationsTried: Type.Integer({
+      description:
+        'the configurations evaluated on every fold of every repeat (or dropped early by BBCD-CV on the way): the models, their bias-corrected estimates and the leaderboard are over these',
+    }),
+    stoppedAtTimeLimit: Type.Boolean({ description: 'timeLimitSeconds stopped the search before it tried every configuration' }),
+    firstRoundOverran: Type.Optional(
+      Type.Boolean({ description: "the search's first round, which always completes, ran past the time the limit left for the search" }),
+    ),
+    timeLimitSeconds: Type.Optional(Type.Integer({ description: 'the limit, when the analysis had one' })),
+  },
+  { description: 'how much of the grid the search tried (absent in results stored before)' },
+);
+/** the engine's facts of the search (engine/types.ts) are what this schema says */
+export const SEARCH_FITS: Fits<EngineSearchFacts, Static<typeof SearchFacts>> = true;
+
 export const AnalysisResult = Type.Object(
   {
     analysisId: Id('identifier'),
@@ -105,6 +129,14 @@ export const AnalysisResult = Type.Object(
     startTime: Type.String({ format: 'date-time' }),
     executionTimeInSeconds: Type.Number(),
     models: MapOf(Model, { description: 'model key (best, interpretable) -> model' }),
+    estimate: Type.Optional(
+      Type.Unsafe<AnalysisEstimate>({
+        allOf: [AnalysisEstimate],
+        description:
+          'the estimate made when the analysis was created (absent for analyses created before estimates), beside the actual executionTimeInSeconds',
+      }),
+    ),
+    search: Type.Optional(SearchFacts),
   },
   { $id: 'AnalysisResult' },
 );

@@ -1,6 +1,7 @@
 import type { LeaderboardRow } from '../../analyses/result-details.service';
 import type { ModelCard } from '../../engine';
-import type { AnalysisParameters, ModelPlots, ModelReport } from '../../engine/types';
+import type { AnalysisEstimate } from '../../analyses/dto/analysis.dto';
+import type { AnalysisParameters, ModelPlots, ModelReport, SearchFacts } from '../../engine/types';
 
 /** One model of the result, with what the report draws of it. */
 export interface ReportModel {
@@ -23,6 +24,10 @@ export interface ReportData {
   serviceVersion: string;
   startTime: string;
   executionTimeInSeconds: number;
+  /** the running time and memory predicted when the analysis was created (absent before estimates) */
+  estimate?: AnalysisEstimate;
+  /** how much of the grid the search tried, and whether its time limit stopped it (absent in older results) */
+  search?: SearchFacts;
   generatedAt: Date;
   /** best first, then interpretable, then any other key in the result's order */
   models: ReportModel[];

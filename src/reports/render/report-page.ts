@@ -27,6 +27,7 @@ import {
   Task,
 } from './report-parts';
 import { FeatureSelection, isModelKey, ModelKey, ModelsConsidered } from '../../engine/types';
+import type { SearchFacts } from '../../engine/types';
 import { FEATURE_IMPORTANCE } from '../../engine/plots/feature-importance';
 
 /** The sections of every report, in order: their anchors and headings (the table of contents, and tests, read this). */
@@ -127,6 +128,18 @@ function summarySection(data: ReportData, task: Task, primary: string): Markup {
   </section>`;
 }
 
+/** What the search tried, and whether its time limit stopped it. */
+function searchWords(s: SearchFacts): string {
+  const limit = s.timeLimitSeconds !== undefined ? duration(s.timeLimitSeconds) : undefined;
+  if (!s.stoppedAtTimeLimit)
+    return `every one of the ${s.configurationsPlanned} configurations tried${limit ? `, within the time limit of ${limit}` : ''}`;
+  return (
+    `stopped at its time limit of ${limit ?? 'n/a'}: ${s.configurationsTried} of ${s.configurationsPlanned} configurations tried; ` +
+    'the models, their estimates and the leaderboard are over those' +
+    (s.firstRoundOverran ? ' (the first round of the search, which always completes, ran past the time the limit left for it)' : '')
+  );
+}
+
 function analysisSection(data: ReportData): Markup {
   const p = data.parameters;
   const end = new Date(new Date(data.startTime).getTime() + data.executionTimeInSeconds * 1000);
@@ -156,6 +169,15 @@ function analysisSection(data: ReportData): Markup {
     ['Started', timestamp(data.startTime)],
     ['Finished', timestamp(end)],
     ['Duration', duration(data.executionTimeInSeconds)],
+    ...(data.estimate
+      ? ([
+          [
+            'Predicted duration',
+            `${duration(data.estimate.executionTimeInSeconds.expected)} (${duration(data.estimate.executionTimeInSeconds.low)} to ${duration(data.estimate.executionTimeInSeconds.high)}), from the data's shape, before it ran`,
+          ],
+        ] as [string, Content][])
+      : []),
+    ...(data.search ? ([['Search', searchWords(data.search)]] as [string, Content][]) : []),
     ['Engine', data.mlEngine],
     ['Analysis id', data.analysisId],
   ];
