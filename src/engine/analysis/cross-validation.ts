@@ -89,7 +89,7 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
   cv.search.configurationsTried = tried.size;
   cv.search.stoppedAtTimeLimit = tried.size < configs.length;
   // the work of the configurations left untried is no longer planned
-  run.progress.reach(run.cvTasks);
+  run.progress.closePart(run.cvTasks);
   return cv;
 }
 
@@ -313,6 +313,6 @@ async function dropLosers(run: AnalysisRun, cv: CrossValidation, round: Set<numb
     cv.alive.delete(c);
     round.delete(c);
     cv.oof[c] = null;
-    run.progress.add(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
+    run.progress.remove(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
   }
 }

@@ -30,9 +30,16 @@ export function plotFoldCount(n: number, k: number): number {
   return Math.min(k, n <= 1000 ? 5 : n <= 3000 ? 3 : 2);
 }
 
-/** Monotone progress: reported on results at most every 100 ms, and by a heartbeat every 500 ms. */
+/**
+ * Monotone progress: the fraction of the planned work done, reported on results at most every 100 ms and by a heartbeat
+ * every 500 ms. Work that leaves the plan (the tasks of configurations BBCD-CV drops, or a time limit leaves untried)
+ * is taken out of it rather than counted as done, so that the fraction stays the share of the work that is done of
+ * the work that will be: the status's measured estimate (src/analyses/estimate.ts) divides the time run by it.
+ */
 export class Progress {
   private done = 0;
+  /** planned units that left the plan (negative when the work done outgrew its part of the plan) */
+  private removed = 0;
   private last = 0;
   private lastTime = 0;
   private readonly timer: NodeJS.Timeout | null;
@@ -53,16 +60,26 @@ export class Progress {
     this.total = total;
   }
 
-  /** At least `done` units done: work left out of the plan (configurations a time limit left untried) counts as done. */
-  reach(done: number): void {
-    this.done = Math.max(this.done, done);
+  /** `k` planned units will not be done (their configurations were dropped): they leave the plan. */
+  remove(k: number): void {
+    this.removed += k;
+  }
+
+  /**
+   * The first `planned` units of the plan are over (the cross-validation, which comes first): whatever of them was not
+   * done leaves the plan, and work done beyond them (a time limit's rounds split the selection tasks) joins it, so that
+   * what is left is the plan's later parts.
+   */
+  closePart(planned: number): void {
+    this.removed = planned - this.done;
   }
 
   emit(force = false): void {
     if (!this.report) return;
     const now = Date.now();
     if (!force && now - this.lastTime < 100) return;
-    const f = Math.max(this.last, Math.min(0.999, this.total > 0 ? this.done / this.total : 0));
+    const planned = this.total - this.removed;
+    const f = Math.max(this.last, Math.min(0.999, planned > 0 ? this.done / planned : 0));
     this.last = f;
     this.lastTime = now;
     this.report(f);
