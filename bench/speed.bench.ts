@@ -2,8 +2,9 @@
  * Speed of analyses on the shapes of issue 21: wall time, CPU time (the process, worker threads included), CPU/wall
  * (how busy the threads kept the cores), the main thread's CPU time (the serial part: what the worker threads cannot
  * share) and peak RSS of runAnalysis for each shape, beside what the cost model (src/engine/cost.ts) predicted for it
- * before it ran and what the status's measured estimate (src/analyses/estimate.ts) said once progress first reached
- * 0.05 (when, and its expected wall time: elapsed / progress), and the ratio to the figures of a previous run (`--before file.json`, written
+ * before it ran and what the status's estimate (src/analyses/estimate.ts) said of the wall time once progress first
+ * reached 0.05 and 0.3 (the shape's time left blended with the measured one, then the measured alone), with the
+ * ratio of each to the measured wall time and when it was said, and the ratio to the figures of a previous run (`--before file.json`, written
  * by `--out file.json`). Shapes: the four shared datasets at typical; a synthetic 10-class 1,800 x 64 set with 6
  * informative features at typical; the same with every feature informative (as the pixels of digits are); `digits70`,
  * 70% of scikit-learn's 10-class digits (1,258 x 64: the stratified training part of bench:quality's first split, as
@@ -24,7 +25,7 @@ import { estimateCost, runAnalysis } from '../src/engine';
 import type { AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
 import { datasetFromCsv } from './csv-dataset';
 import { holdout, loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
-import { currentEstimate, MEASURED_FROM } from '../src/analyses/estimate';
+import { currentEstimate, FULLY_MEASURED_AT, MEASURED_FROM } from '../src/analyses/estimate';
 import { EstimateBasis } from '../src/analyses/dto/analysis.dto';
 import { findPython } from './python';
 import { syntheticMulticlass, syntheticWide } from './synthetic-shapes';
@@ -104,9 +105,8 @@ const SHAPES: Shape[] = [
 
 interface Figures {
   seconds: number;
-  /** the status's measured estimate of the wall time when progress first reached MEASURED_FROM, and when that was */
-  measuredSeconds?: number;
-  measuredAt?: number;
+  /** the status's estimate of the wall time when progress first reached MEASURED_FROM and FULLY_MEASURED_AT, and when */
+  said?: { at: number; seconds: number }[];
   cpuSeconds: number;
   /** CPU time of the calling thread alone (its serial steps, and dispatching the threads' work); NaN off Linux */
   mainCpuSeconds: number;
@@ -123,28 +123,36 @@ function mainThreadCpu(): number {
   }
 }
 
-async function measure(data: EngineDataset, params: AnalysisParameters, threads: number): Promise<Figures & { model: string }> {
+async function measure(
+  data: EngineDataset,
+  params: AnalysisParameters,
+  threads: number,
+  shapeSeconds: number,
+): Promise<Figures & { model: string }> {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
   const c0 = process.cpuUsage();
   const m0 = mainThreadCpu();
   const t0 = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - t0) / 1e9;
-  let measured: { at: number; seconds: number } | undefined;
-  // what the status would say once the measured progress takes over (its shape part is not read)
+  const said: { at: number; seconds: number }[] = [];
+  // what the status would say at MEASURED_FROM and FULLY_MEASURED_AT of the work (memory is not read)
+  const interval = { expected: shapeSeconds, low: shapeSeconds, high: shapeSeconds };
+  const shape = { basis: EstimateBasis.Shape, executionTimeInSeconds: interval, peakMemoryInBytes: interval };
   const onProgress = (progress: number): void => {
-    if (measured || progress < MEASURED_FROM) return;
+    const mark = [MEASURED_FROM, FULLY_MEASURED_AT][said.length];
+    if (mark === undefined || progress < mark) return;
     const at = elapsed();
-    const interval = { expected: 0, low: 0, high: 0 };
-    const shape = { basis: EstimateBasis.Shape, executionTimeInSeconds: interval, peakMemoryInBytes: interval };
-    const e = currentEstimate(shape, { state: 'running', executionTimeInSeconds: at, progress });
-    measured = { at, seconds: e.executionTimeInSeconds.expected };
+    said.push({
+      at,
+      seconds: currentEstimate(shape, { state: 'running', executionTimeInSeconds: at, progress }).executionTimeInSeconds.expected,
+    });
   };
   try {
     const result = await runAnalysis(data, params, { seed: 1, threads, onProgress });
     const cpu = process.cpuUsage(c0);
     return {
-      ...(measured ? { measuredSeconds: measured.seconds, measuredAt: measured.at } : {}),
+      said,
       seconds: elapsed(),
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       mainCpuSeconds: mainThreadCpu() - m0,
@@ -183,17 +191,17 @@ async function main(): Promise<void> {
   const out: Record<string, Figures> = {};
   console.log(`signet speed benchmark: ${threads} threads, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}`);
   console.log(
-    'shape            level         wall s   CPU s  CPU/wall  main CPU s  peak MB   ratio(wall)  ratio(CPU)  load  predicted wall / CPU / MB (ratio to measured)  measured at 0.05 progress: wall (ratio) @ s  best',
+    'shape            level         wall s   CPU s  CPU/wall  main CPU s  peak MB   ratio(wall)  ratio(CPU)  load  predicted wall / CPU / MB (ratio to measured)  said at 0.05 / 0.3 of the work: wall (ratio) @ s  best',
   );
   for (const shape of SHAPES.filter((s) => only.includes(s.name))) {
     const data = shape.data();
     const guess = predicted(data, shape, threads);
-    const f = await measure(data, parameters(shape.outcome, shape.level, threads), threads);
+    const f = await measure(data, parameters(shape.outcome, shape.level, threads), threads, guess.seconds);
     out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, mainCpuSeconds: f.mainCpuSeconds, peakRssMb: f.peakRssMb };
     const b = before[shape.name];
     const ratio = (x: number, y?: number): string => (y ? (x / y).toFixed(2) : '-').padStart(11);
     console.log(
-      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${(f.cpuSeconds / f.seconds).toFixed(2).padStart(9)} ${f.mainCpuSeconds.toFixed(1).padStart(11)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${guess.seconds.toFixed(1)} / ${guess.cpuSeconds.toFixed(1)} / ${guess.peakMb.toFixed(0)} (${(guess.seconds / f.seconds).toFixed(2)}, ${(guess.cpuSeconds / f.cpuSeconds).toFixed(2)}, ${(guess.peakMb / f.peakRssMb).toFixed(2)})  ${f.measuredSeconds !== undefined ? `${f.measuredSeconds.toFixed(1)} (${(f.measuredSeconds / f.seconds).toFixed(2)}) @ ${(f.measuredAt as number).toFixed(1)}` : '-'}  ${f.model}`,
+      `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${(f.cpuSeconds / f.seconds).toFixed(2).padStart(9)} ${f.mainCpuSeconds.toFixed(1).padStart(11)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${guess.seconds.toFixed(1)} / ${guess.cpuSeconds.toFixed(1)} / ${guess.peakMb.toFixed(0)} (${(guess.seconds / f.seconds).toFixed(2)}, ${(guess.cpuSeconds / f.cpuSeconds).toFixed(2)}, ${(guess.peakMb / f.peakRssMb).toFixed(2)})  ${(f.said ?? []).map((e) => `${e.seconds.toFixed(1)} (${(e.seconds / f.seconds).toFixed(2)}) @ ${e.at.toFixed(1)}`).join(' / ') || '-'}  ${f.model}`,
     );
   }
   const file = arg('out', '');
