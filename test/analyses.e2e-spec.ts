@@ -7,6 +7,7 @@ import {
   createUser,
   expectError,
   expectSuccess,
+  pollAll,
   pollUntil,
   TEST_DATA,
   TestApp,
@@ -45,20 +46,8 @@ interface Status {
 }
 
 /** Polls status until the analysis ends, recording every status seen. */
-async function follow(analysisId: string): Promise<Status[]> {
-  const seen: Status[] = [];
-  await pollUntil<Status>(
-    t,
-    owner.auth,
-    `/analysis/${analysisId}/status`,
-    (s) => {
-      seen.push(s);
-      return s.state === 'finished' || s.state === 'failed';
-    },
-    180_000,
-  );
-  return seen;
-}
+const follow = (analysisId: string): Promise<Status[]> =>
+  pollAll<Status>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished' || s.state === 'failed', 180_000);
 
 function checkPresenceRules(seen: Status[]) {
   let last = -1;

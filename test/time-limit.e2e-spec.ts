@@ -1,17 +1,4 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import {
-  API,
-  createProject,
-  createTestApp,
-  createUser,
-  expectError,
-  expectSuccess,
-  pollUntil,
-  TEST_DATA,
-  TestApp,
-  uploadDataset,
-} from './utils';
+import { API, appWithDatasets, createUser, expectError, expectSuccess, pollAll, TestApp } from './utils';
 
 /**
  * The running time an analysis states before it starts and corrects while it runs, and the optional timeLimitSeconds
@@ -19,15 +6,10 @@ import {
  */
 let t: TestApp;
 let owner: Awaited<ReturnType<typeof createUser>>;
-const datasets: Record<string, string> = {};
+let datasets: Record<string, string>;
 
 beforeAll(async () => {
-  t = await createTestApp({ WORKER_CORES: '2' });
-  owner = await createUser(t);
-  const projectId = await createProject(t, owner.auth, 'time limits');
-  for (const f of ['iris', 'breast_cancer']) {
-    datasets[f] = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${f}.csv`)), { name: f });
-  }
+  ({ t, owner, datasets } = await appWithDatasets(['iris', 'breast_cancer'], { WORKER_CORES: '2' }));
 });
 afterAll(async () => {
   await t.close();
@@ -54,20 +36,8 @@ const analyze = (name: string, body: object) =>
   t.http().post(`${API}/dataset/${datasets[name]}/analyze`).set('Authorization', owner.auth).send(body);
 
 /** Every status seen until the analysis ends. */
-async function follow(analysisId: string): Promise<Status[]> {
-  const seen: Status[] = [];
-  await pollUntil<Status>(
-    t,
-    owner.auth,
-    `/analysis/${analysisId}/status`,
-    (s) => {
-      seen.push(s);
-      return s.state === 'finished' || s.state === 'failed';
-    },
-    120_000,
-  );
-  return seen;
-}
+const follow = (analysisId: string): Promise<Status[]> =>
+  pollAll<Status>(t, owner.auth, `/analysis/${analysisId}/status`, (s) => s.state === 'finished' || s.state === 'failed', 120_000);
 
 function expectInterval(i: Interval) {
   expect(i.low).toBeGreaterThan(0);

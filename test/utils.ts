@@ -107,7 +107,8 @@ export function expectSuccess<T = any>(res: { status: number; body: { payload?: 
 }
 
 /** The datasets the tests upload, in the repository (`test/data`, whose README says where each comes from). */
-export { TEST_DATA } from './data';
+import { TEST_DATA } from './data';
+export { TEST_DATA };
 
 /** Polls `GET <path>` until `done(payload)` holds; returns that payload. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the payload they expect
@@ -171,6 +172,44 @@ export async function uploadTask(
     `/task/${taskId}/status`,
     (p) => p.state === 'finished' || p.state === 'failed',
   );
+}
+
+/** Every payload of `GET <path>` read until `done(payload)` holds, that last one included (the states a status went through). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the payload they expect
+export async function pollAll<T = any>(
+  t: TestApp,
+  auth: string,
+  path: string,
+  done: (payload: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T[]> {
+  const seen: T[] = [];
+  await pollUntil<T>(
+    t,
+    auth,
+    path,
+    (p) => {
+      seen.push(p);
+      return done(p);
+    },
+    timeoutMs,
+  );
+  return seen;
+}
+
+/** A test app with a user, a project of theirs, and the named datasets of test/data (`<name>.csv`) uploaded into it by name. */
+export async function appWithDatasets(
+  names: string[],
+  env: Record<string, string> = {},
+): Promise<{ t: TestApp; owner: Awaited<ReturnType<typeof createUser>>; projectId: string; datasets: Record<string, string> }> {
+  const t = await createTestApp(env);
+  const owner = await createUser(t);
+  const projectId = await createProject(t, owner.auth, 'datasets of test/data');
+  const datasets: Record<string, string> = {};
+  for (const name of names) {
+    datasets[name] = await uploadDataset(t, owner.auth, projectId, fs.readFileSync(path.join(TEST_DATA, `${name}.csv`)), { name });
+  }
+  return { t, owner, projectId, datasets };
 }
 
 /** Uploads `content` as a dataset and returns its id (the task must finish). */
