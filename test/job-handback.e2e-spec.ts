@@ -93,6 +93,8 @@ it('an analysis stopped three times mid-run by a clean shutdown finishes on its 
       projectId,
       parameters: expect.objectContaining({ thoroughness: 'preliminary' }),
       state: 'pending',
+      // the estimate made when it was created (docs/api-guide.md, "Running time and time limit"), not a measured one
+      estimate: expect.objectContaining({ basis: 'shape' }),
     });
     // the restarted worker takes it at once: well before the 30 s lease would have let it
     const restarted = Date.now();
