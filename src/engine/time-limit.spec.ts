@@ -2,7 +2,7 @@ import { parameters } from '../../bench/engine-datasets';
 import { syntheticMulticlass } from '../../bench/synthetic-shapes';
 import { crossValidate, FINAL_PHASE_SHARE, ROUND_MODELS, searchDeadline, searchRounds } from './analysis/cross-validation';
 import { selectorKey } from './selection';
-import { AnalysisRun, startRun } from './analysis/run';
+import { AnalysisRun, Progress, startRun } from './analysis/run';
 import { runAnalysis } from './protocol';
 import type { AnalysisParameters } from './types';
 
@@ -114,6 +114,27 @@ describe('the search within a time limit', () => {
     const best = output.models.best;
     expect(best.performance['Area Under the ROC Curve']).toBeGreaterThan(0.9);
     expect(output.configurations.find((c) => c.modelKey === 'best')).toBeDefined();
+  });
+});
+
+describe('progress within a time limit', () => {
+  it('is at least the share of the limit used, and still only the work done without a limit', () => {
+    let t = 0;
+    const reported: number[] = [];
+    const withLimit = new Progress(1000, (f) => reported.push(f), { now: () => t, startedAt: 0, limitMs: 20_000 });
+    withLimit.add(10);
+    t = 5000;
+    withLimit.emit(true);
+    t = 30_000;
+    withLimit.emit(true);
+    withLimit.stop();
+    expect(reported).toEqual([0.25, 0.999]);
+    const without: number[] = [];
+    const plain = new Progress(1000, (f) => without.push(f));
+    plain.add(10);
+    plain.emit(true);
+    plain.stop();
+    expect(without).toEqual([0.01]);
   });
 });
 

@@ -44,9 +44,14 @@ export class Progress {
   private lastTime = 0;
   private readonly timer: NodeJS.Timeout | null;
 
+  /**
+   * `clock` (with a time limit): the fraction is at least the share of the limit used, so that an analysis the limit
+   * ends with a small part of its grid tried still moves towards 1 at the pace it will end at.
+   */
   constructor(
     private total: number,
     private readonly report?: (fraction: number) => void,
+    private readonly clock?: { now: () => number; startedAt: number; limitMs: number },
   ) {
     this.timer = report ? setInterval(() => this.emit(true), 500) : null;
     this.timer?.unref();
@@ -79,7 +84,8 @@ export class Progress {
     const now = Date.now();
     if (!force && now - this.lastTime < 100) return;
     const planned = this.total - this.removed;
-    const f = Math.max(this.last, Math.min(0.999, planned > 0 ? this.done / planned : 0));
+    const used = this.clock ? (this.clock.now() - this.clock.startedAt) / this.clock.limitMs : 0;
+    const f = Math.max(this.last, Math.min(0.999, Math.max(used, planned > 0 ? this.done / planned : 0)));
     this.last = f;
     this.lastTime = now;
     this.report(f);
@@ -159,6 +165,8 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   const plotModel = { task, classCount: task === 'classification' ? K : 0 };
   const now = options.now ?? Date.now;
+  const startedAt = options.startedAt ?? now();
+  const limitMs = params.timeLimitSeconds === undefined ? undefined : params.timeLimitSeconds * 1000;
   return {
     dataset,
     params,
@@ -175,12 +183,16 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
       unitCount: units.reduce((m, u) => Math.max(m, u + 1), 0),
     },
     runner: createRunner(data, threads, options.signal),
-    progress: new Progress(cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)), options.onProgress),
+    progress: new Progress(
+      cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)),
+      options.onProgress,
+      limitMs === undefined ? undefined : { now, startedAt, limitMs },
+    ),
     plotModel,
     plotFolds,
     cvTasks,
     now,
-    startedAt: options.startedAt ?? now(),
+    startedAt,
     fits: 0,
   };
 }
