@@ -130,8 +130,14 @@ function dropCopies(
   const redundant: number[] = [];
   const without = (...out: number[]): number[] => S.filter((f) => !out.includes(f));
   while (S.length > 1 && left() > 2 * S.length) {
-    // the members that add nothing given the others, the weakest (largest p) first; ties keep the signature's order
-    const useless = S.map((m) => ({ m, p: logP(m, without(m)) }))
+    // only a member with a near copy among the others can be a copy (or a copy's original): the others need no test
+    // (on most data none has one, and testing every member of a large multinomial signature on every fold cost
+    // 37% more CPU on the 10-class mc10 shape)
+    const paired = S.filter((m) => S.some((o) => o !== m && similarity(m, o) >= NEAR_COPY));
+    if (paired.length < 2) break;
+    // those that add nothing given the others, the weakest (largest p) first; ties keep the signature's order
+    const useless = paired
+      .map((m) => ({ m, p: logP(m, without(m)) }))
       .filter((r) => r.p > logAlpha)
       .sort((a, b) => b.p - a.p);
     let copy = -1;
