@@ -5,6 +5,7 @@
 import { logChiSquareSurvival } from '../distributions';
 import type { IndependenceTestResult } from '../independence';
 import { solveCholesky } from '../linalg';
+import { choleskyFactor } from '../models/simd-kernels';
 import { dot } from './residual-test';
 
 /** Newton's method: at most this many steps (complete separation would otherwise run forever), and step halvings per step */
@@ -82,23 +83,24 @@ export function factorSymmetric(A: Float64Array, L: Float64Array, P: number): bo
   for (let a = 0; a < P; a++) maxDiagonal = Math.max(maxDiagonal, Math.abs(A[a * P + a]));
   if (!(maxDiagonal > 0) || !Number.isFinite(maxDiagonal)) return false;
   for (let attempt = 0, ridge = 0; attempt < 8; attempt++, ridge = maxDiagonal * 10 ** (attempt * 2 - 14)) {
-    let ok = true;
-    for (let a = 0; a < P && ok; a++) {
-      for (let c = 0; c <= a; c++) {
-        let s = A[a * P + c] + (a === c ? ridge : 0);
-        for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
-        if (a === c) {
-          if (!(s > maxDiagonal * 1e-14)) {
-            ok = false;
-            break;
-          }
-          L[a * P + a] = Math.sqrt(s);
-        } else L[a * P + c] = s / L[c * P + c];
-      }
-    }
-    if (ok) return true;
+    if (choleskyFactor(A, L, P, ridge, maxDiagonal * 1e-14) ?? cholesky(A, L, P, ridge, maxDiagonal * 1e-14)) return true;
   }
   return false;
+}
+
+/** choleskyFactor in JavaScript, row after row (the same sums): false when a diagonal's square is not above `minimum`. */
+function cholesky(A: Float64Array, L: Float64Array, P: number, ridge: number, minimum: number): boolean {
+  for (let a = 0; a < P; a++) {
+    for (let c = 0; c <= a; c++) {
+      let s = A[a * P + c] + (a === c ? ridge : 0);
+      for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
+      if (a === c) {
+        if (!(s > minimum)) return false;
+        L[a * P + a] = Math.sqrt(s);
+      } else L[a * P + c] = s / L[c * P + c];
+    }
+  }
+  return true;
 }
 
 export interface NewtonOptions {
@@ -171,12 +173,17 @@ export function newton(
       deviance -= decrement;
       break;
     }
-    for (let i = 0; i < n; i++)
-      for (let k = 0; k < w; k++) {
-        let d = 0;
-        for (let j = 0; j < p; j++) d += step[k * p + j] * columns[j][i];
-        direction[i * w + k] = d;
+    // direction[i * w + k] = sum_j step[k * p + j] columns[j][i], summed in the order of j, a column at a time
+    const along = w === 1 ? direction : (scratch?.along ?? new Float64Array(n));
+    for (let k = 0; k < w; k++) {
+      along.fill(0, 0, n);
+      for (let j = 0; j < p; j++) {
+        const s = step[k * p + j];
+        const c = columns[j];
+        for (let i = 0; i < n; i++) along[i] += s * c[i];
       }
+      if (w > 1) for (let i = 0; i < n; i++) direction[i * w + k] = along[i];
+    }
     let t = 1;
     let accepted = false;
     for (let h = 0; h < MAX_HALVINGS; h++, t /= 2) {
@@ -247,6 +254,8 @@ export interface Scratch {
   eta: [Float64Array, Float64Array];
   state: [Float64Array, Float64Array];
   direction: Float64Array;
+  /** one part of the direction (n) */
+  along: Float64Array;
   /** by the number of coefficients */
   work: Map<number, Work>;
 }
@@ -279,6 +288,7 @@ export function scratchFor(likelihood: Likelihood, n: number): Scratch {
     eta: [new Float64Array(m), new Float64Array(m)],
     state: [new Float64Array(k), new Float64Array(k)],
     direction: new Float64Array(m),
+    along: new Float64Array(n),
     work: new Map(),
   };
 }

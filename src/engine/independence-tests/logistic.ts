@@ -4,6 +4,7 @@
  */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
 import { dotAt } from '../linalg';
+import { weightedPairSums } from '../models/simd-kernels';
 import {
   EMPTY_FIT,
   evaluate,
@@ -79,10 +80,12 @@ class Binomial implements Likelihood {
 class Multinomial implements Likelihood {
   readonly width: number;
   readonly stateLength: number;
-  private readonly weight: Float64Array;
   private readonly residual: Float64Array;
-  /** x_ij x_im for each pair of columns m <= j, pair after pair (grown as needed) */
+  /** x_ij x_im for each pair of columns m <= j, pair after pair (grown as needed; JavaScript's sums only) */
   private products = new Float64Array(0);
+  /** the information's weights p_ik (delta_kl - p_il), block (k, l <= k) after block, and its sums (grown as needed) */
+  private weights = new Float64Array(0);
+  private sums = new Float64Array(0);
 
   /** state: the fitted probabilities of classes 1 .. K - 1, sample-major */
   constructor(
@@ -91,7 +94,6 @@ class Multinomial implements Likelihood {
   ) {
     this.width = classCount - 1;
     this.stateLength = y.length * this.width;
-    this.weight = new Float64Array(y.length);
     this.residual = new Float64Array(y.length);
   }
 
@@ -126,29 +128,45 @@ class Multinomial implements Likelihood {
       for (let j = 0; j < p; j++) score[k * p + j] = dot(columns[j], this.residual, n);
     }
     if (!information) return;
-    // The products x_ij x_im of each pair of columns (m <= j; j >= known, the others are known), which every block
-    // weighs differently.
+    // information block (k, l) for l <= k: sum_i p_ik (delta_kl - p_il) x_ij x_im, symmetric in (j, m) within the block;
+    // the weights of every block, then the sums of every block and pair of columns (m <= j; j >= known, the others are
+    // known) in WebAssembly SIMD, or here when they are too large for it (the same sums to the bit)
+    const blocks = (w * (w + 1)) / 2;
+    if (this.weights.length < blocks * n) this.weights = new Float64Array(blocks * n);
+    const weights = this.weights;
+    for (let k = 0, b = 0; k < w; k++)
+      for (let l = 0; l <= k; l++, b++) {
+        const o = b * n;
+        for (let i = 0; i < n; i++) weights[o + i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
+      }
+    const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
+    if (this.sums.length < blocks * pairs) this.sums = new Float64Array(blocks * pairs);
+    const sums = this.sums;
+    if (weightedPairSums(columns, known, weights, blocks, n, sums) < 0) this.pairSums(columns, known, blocks, sums);
+    for (let k = 0, b = 0; k < w; k++)
+      for (let l = 0; l <= k; l++, b++)
+        for (let j = known, q = b * pairs; j < p; j++)
+          for (let m = 0; m <= j; m++, q++) {
+            const s = sums[q];
+            information[(k * p + j) * P + l * p + m] = s;
+            if (k !== l) information[(k * p + m) * P + l * p + j] = s;
+          }
+  }
+
+  /** weightedPairSums in JavaScript: the products x_ij x_im of each pair of columns once, each block's sums over them. */
+  private pairSums(columns: readonly Float64Array[], known: number, blocks: number, sums: Float64Array): void {
+    const p = columns.length;
+    const n = this.y.length;
     const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
     if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
     const products = this.products;
     for (let j = known, at = 0; j < p; j++)
       for (let m = 0; m <= j; m++, at += n) {
         const a = columns[j];
-        const b = columns[m];
-        for (let i = 0; i < n; i++) products[at + i] = a[i] * b[i];
+        const c = columns[m];
+        for (let i = 0; i < n; i++) products[at + i] = a[i] * c[i];
       }
-    // information block (k, l) for l <= k: sum_i p_ik (delta_kl - p_il) x_ij x_im, symmetric in (j, m) within the block
-    for (let k = 0; k < w; k++)
-      for (let l = 0; l <= k; l++) {
-        const weight = this.weight;
-        for (let i = 0; i < n; i++) weight[i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
-        for (let j = known, at = 0; j < p; j++)
-          for (let m = 0; m <= j; m++, at += n) {
-            const s = dotAt(weight, 0, products, at, n);
-            information[(k * p + j) * P + l * p + m] = s;
-            if (k !== l) information[(k * p + m) * P + l * p + j] = s;
-          }
-      }
+    for (let b = 0; b < blocks; b++) for (let q = 0; q < pairs; q++) sums[b * pairs + q] = dotAt(this.weights, b * n, products, q * n, n);
   }
 }
 

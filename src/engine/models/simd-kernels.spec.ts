@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import wabtModule from 'wabt';
 import { Rng } from '../rng';
 import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
-import { RbfRows, SoftmaxKernels } from './simd-kernels';
+import { dotAt } from '../linalg';
+import { choleskyFactor, RbfRows, SoftmaxKernels, weightedPairSums } from './simd-kernels';
 
 /** The log-likelihood, residual cross products (H x (1 + d)) and probabilities (H x n) in plain JavaScript. */
 function reference(x: Float64Array, n: number, d: number, H: number, y: Int32Array, w: Float64Array) {
@@ -158,5 +159,98 @@ describe('RBF kernel rows in WebAssembly SIMD', () => {
     a.row(0, 1, out);
     expect(Math.abs(out[1] - Math.exp(-1))).toBeLessThan(1e-16);
     expect(Math.abs(out[2] - Math.exp(-4))).toBeLessThan(1e-16);
+  });
+});
+
+describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial information)', () => {
+  /** sum_i w_b[i] (x_j[i] x_m[i]) by dotAt, the JavaScript loop the kernels replace */
+  function direct(columns: Float64Array[], known: number, weights: Float64Array, blocks: number, n: number): Float64Array {
+    const p = columns.length;
+    const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
+    const out = new Float64Array(blocks * pairs);
+    const product = new Float64Array(n);
+    for (let b = 0; b < blocks; b++)
+      for (let j = known, q = 0; j < p; j++)
+        for (let m = 0; m <= j; m++, q++) {
+          for (let i = 0; i < n; i++) product[i] = columns[j][i] * columns[m][i];
+          out[b * pairs + q] = dotAt(weights, b * n, product, 0, n);
+        }
+    return out;
+  }
+
+  it.each([
+    [13, 3, 0, 3],
+    [4, 1, 0, 1],
+    [1002, 5, 0, 2],
+    [1001, 7, 3, 1],
+    [999, 17, 16, 6],
+    [203, 26, 0, 45],
+    // products of 465 pairs x 20,000 samples: more than the kernels' memory holds at once, so they go in runs of columns
+    [20000, 30, 0, 3],
+  ])('n %i, %i columns from %i, %i blocks: the sums of the JavaScript loop to the bit', (n, p, known, blocks) => {
+    const rng = new Rng(n + p + known);
+    const columns = Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
+    const weights = Float64Array.from({ length: blocks * n }, () => rng.normal());
+    const expected = direct(columns, known, weights, blocks, n);
+    const out = new Float64Array(expected.length);
+    expect(weightedPairSums(columns, known, weights, blocks, n, out)).toBe(expected.length / blocks);
+    let differ = 0;
+    for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
+    expect(differ).toBe(0);
+  });
+});
+
+describe('the Cholesky factor in WebAssembly SIMD', () => {
+  /** The row-by-row loop choleskyFactor replaces (likelihood.ts): false when a diagonal's square is not above `minimum`. */
+  function direct(A: Float64Array, L: Float64Array, P: number, ridge: number, minimum: number): boolean {
+    for (let a = 0; a < P; a++)
+      for (let c = 0; c <= a; c++) {
+        let s = A[a * P + c] + (a === c ? ridge : 0);
+        for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
+        if (a === c) {
+          if (!(s > minimum)) return false;
+          L[a * P + a] = Math.sqrt(s);
+        } else L[a * P + c] = s / L[c * P + c];
+      }
+    return true;
+  }
+
+  /** B B' for a random P x m B (rank min(P, m)), lower triangle and upper both filled. */
+  function gram(P: number, m: number, seed: number): Float64Array {
+    const rng = new Rng(seed);
+    const B = Float64Array.from({ length: P * m }, () => rng.normal());
+    const A = new Float64Array(P * P);
+    for (let a = 0; a < P; a++) for (let c = 0; c < P; c++) A[a * P + c] = dotAt(B, a * m, B, c * m, m);
+    return A;
+  }
+
+  it.each([
+    [1, 3],
+    [2, 5],
+    [9, 20],
+    [17, 40],
+    [153, 300],
+    [234, 500],
+  ])('P = %i: the factor of the JavaScript loop to the bit', (P, m) => {
+    const A = gram(P, m, P);
+    const expected = new Float64Array(P * P);
+    expect(direct(A, expected, P, 0, 1e-14)).toBe(true);
+    const L = new Float64Array(P * P);
+    expect(choleskyFactor(A, L, P, 0, 1e-14)).toBe(true);
+    let differ = 0;
+    for (let a = 0; a < P; a++) for (let c = 0; c <= a; c++) if (!Object.is(L[a * P + c], expected[a * P + c])) differ++;
+    expect(differ).toBe(0);
+  });
+
+  it('a singular matrix fails as the loop does, and a ridge makes it factor to the same bits', () => {
+    const P = 30;
+    const A = gram(P, 12, 3);
+    const L = new Float64Array(P * P);
+    const expected = new Float64Array(P * P);
+    expect(choleskyFactor(A, L, P, 0, 1e-10)).toBe(false);
+    expect(direct(A, expected, P, 0, 1e-10)).toBe(false);
+    expect(choleskyFactor(A, L, P, 1e-3, 1e-10)).toBe(true);
+    expect(direct(A, expected, P, 1e-3, 1e-10)).toBe(true);
+    for (let a = 0; a < P; a++) for (let c = 0; c <= a; c++) expect(L[a * P + c]).toBe(expected[a * P + c]);
   });
 });

@@ -16,6 +16,21 @@
 ;;   x     rows x dp, each sample's features padded with zeros to dp (even); rows a multiple of 4 (zero rows pad)
 ;;   sq    rows: the samples' squared norms, summed as rbfRow sums a dot product (even terms, odd terms, then both)
 ;;   out   rows: the row
+;;
+;; And the blocks of a multinomial likelihood's information (the independence tests' Multinomial in
+;; independence-tests/logistic.ts through WeightedPairSums in simd-kernels.ts), every sum in the order of linalg.ts's
+;; dotAt (four partial sums over i mod 4, the n mod 4 last terms into the first, then (s0 + s1) + (s2 + s3)), so that
+;; the sums are those of the JavaScript loops to the bit:
+;;   x     p x rows: the columns, each padded with zeros to rows (a multiple of 4)
+;;   pr    pairs x rows: the products x_j x_m of the pairs of columns (m <= j, j >= known), pair after pair, padded
+;;         with a zero row to an even count
+;;   w     blocks x rows: each block's weights, padded with a zero block to an even count
+;;   c     blocks x pairs (both padded): sum_i w[b][i] pr[q][i]
+;;
+;; And the Cholesky factor of a symmetric matrix (likelihood.ts's factorSymmetric through choleskyFactor in
+;; simd-kernels.ts), every entry summed over k in increasing order as that JavaScript loop sums it:
+;;   at    the lower triangle by columns: column c at c * stride (entries c .. P - 1 read), stride even
+;;   lt    the factor by columns (lt[k * stride + a] = L[a][k]), written; the rows below P in each column are padding
 (module
   (memory (export "memory") 1)
 
@@ -473,4 +488,185 @@
     (f64.store (local.get $out) (local.get $gmax))
     (f64.store offset=8 (local.get $out) (local.get $gnorm))
     (local.get $active))
+
+  ;; pr[q * rows + i] = x[j * rows + i] x[m * rows + i] for the pairs q = (j, m <= j) with j from $known to $p - 1, in that
+  ;; order, then (an odd count) one pair of zeros
+  (func (export "pairProducts") (param $x i32) (param $pr i32) (param $known i32) (param $p i32) (param $rows i32)
+    (local $j i32) (local $m i32) (local $a i32) (local $b i32) (local $o i32) (local $end i32) (local $bytes i32) (local $q i32)
+    (local.set $bytes (i32.shl (local.get $rows) (i32.const 3)))
+    (local.set $o (local.get $pr))
+    (local.set $q (i32.const 0))
+    (local.set $j (local.get $known))
+    (block $jdone
+      (loop $jloop
+        (br_if $jdone (i32.ge_u (local.get $j) (local.get $p)))
+        (local.set $m (i32.const 0))
+        (loop $mloop
+          (local.set $a (i32.add (local.get $x) (i32.mul (local.get $j) (local.get $bytes))))
+          (local.set $b (i32.add (local.get $x) (i32.mul (local.get $m) (local.get $bytes))))
+          (local.set $end (i32.add (local.get $a) (local.get $bytes)))
+          (loop $iloop
+            (v128.store (local.get $o) (f64x2.mul (v128.load (local.get $a)) (v128.load (local.get $b))))
+            (v128.store offset=16 (local.get $o) (f64x2.mul (v128.load offset=16 (local.get $a)) (v128.load offset=16 (local.get $b))))
+            (local.set $a (i32.add (local.get $a) (i32.const 32)))
+            (local.set $b (i32.add (local.get $b) (i32.const 32)))
+            (local.set $o (i32.add (local.get $o) (i32.const 32)))
+            (br_if $iloop (i32.lt_u (local.get $a) (local.get $end))))
+          (local.set $q (i32.add (local.get $q) (i32.const 1)))
+          (local.set $m (i32.add (local.get $m) (i32.const 1)))
+          (br_if $mloop (i32.le_u (local.get $m) (local.get $j))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $jloop)))
+    (if (i32.and (local.get $q) (i32.const 1))
+      (then (memory.fill (local.get $o) (i32.const 0) (local.get $bytes)))))
+
+  ;; The sum of one entry from its partial sums a = (s0, s1), b = (s2, s3) and its last terms (i >= n4) into s0.
+  (func $finish (param $a v128) (param $b v128) (param $w i32) (param $v i32) (param $tail i32) (result f64)
+    (local $s0 f64) (local $k i32)
+    (local.set $s0 (f64x2.extract_lane 0 (local.get $a)))
+    (local.set $k (i32.const 0))
+    (block $done
+      (loop $t
+        (br_if $done (i32.ge_u (local.get $k) (local.get $tail)))
+        (local.set $s0 (f64.add (local.get $s0) (f64.mul (f64.load (local.get $w)) (f64.load (local.get $v)))))
+        (local.set $w (i32.add (local.get $w) (i32.const 8)))
+        (local.set $v (i32.add (local.get $v) (i32.const 8)))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $t)))
+    (f64.add
+      (f64.add (local.get $s0) (f64x2.extract_lane 1 (local.get $a)))
+      (f64.add (f64x2.extract_lane 0 (local.get $b)) (f64x2.extract_lane 1 (local.get $b)))))
+
+  ;; c[b * pairs + q] = sum_{i < n} w[b * rows + i] pr[q * rows + i] for blocks and pairs (both even), two blocks by two
+  ;; pairs per pass over the samples, four samples a step; each sum in dotAt's order ($finish)
+  (func (export "blockSums") (param $w i32) (param $pr i32) (param $c i32) (param $blocks i32) (param $pairs i32) (param $rows i32) (param $n i32)
+    (local $b i32) (local $q i32) (local $bytes i32) (local $n4 i32) (local $tail i32)
+    (local $w0 i32) (local $w1 i32) (local $p0 i32) (local $p1 i32) (local $end i32) (local $co i32) (local $t i32)
+    (local $u0 v128) (local $u1 v128) (local $v0 v128) (local $v1 v128)
+    (local $x0 v128) (local $x1 v128) (local $y0 v128) (local $y1 v128)
+    (local $a00 v128) (local $b00 v128) (local $a01 v128) (local $b01 v128)
+    (local $a10 v128) (local $b10 v128) (local $a11 v128) (local $b11 v128)
+    (local.set $bytes (i32.shl (local.get $rows) (i32.const 3)))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (local.set $tail (i32.sub (local.get $n) (local.get $n4)))
+    (local.set $q (i32.const 0))
+    (block $qdone
+      (loop $qloop
+        (br_if $qdone (i32.ge_u (local.get $q) (local.get $pairs)))
+        (local.set $b (i32.const 0))
+        (block $bdone
+          (loop $bloop
+            (br_if $bdone (i32.ge_u (local.get $b) (local.get $blocks)))
+            (local.set $a00 (v128.const f64x2 0 0)) (local.set $b00 (v128.const f64x2 0 0))
+            (local.set $a01 (v128.const f64x2 0 0)) (local.set $b01 (v128.const f64x2 0 0))
+            (local.set $a10 (v128.const f64x2 0 0)) (local.set $b10 (v128.const f64x2 0 0))
+            (local.set $a11 (v128.const f64x2 0 0)) (local.set $b11 (v128.const f64x2 0 0))
+            (local.set $w0 (i32.add (local.get $w) (i32.mul (local.get $b) (local.get $bytes))))
+            (local.set $w1 (i32.add (local.get $w0) (local.get $bytes)))
+            (local.set $p0 (i32.add (local.get $pr) (i32.mul (local.get $q) (local.get $bytes))))
+            (local.set $p1 (i32.add (local.get $p0) (local.get $bytes)))
+            (local.set $end (i32.add (local.get $w0) (i32.shl (local.get $n4) (i32.const 3))))
+            (block $idone
+              (loop $iloop
+                (br_if $idone (i32.ge_u (local.get $w0) (local.get $end)))
+                (local.set $u0 (v128.load (local.get $w0)))
+                (local.set $v0 (v128.load offset=16 (local.get $w0)))
+                (local.set $u1 (v128.load (local.get $w1)))
+                (local.set $v1 (v128.load offset=16 (local.get $w1)))
+                (local.set $x0 (v128.load (local.get $p0)))
+                (local.set $y0 (v128.load offset=16 (local.get $p0)))
+                (local.set $x1 (v128.load (local.get $p1)))
+                (local.set $y1 (v128.load offset=16 (local.get $p1)))
+                (local.set $a00 (f64x2.add (local.get $a00) (f64x2.mul (local.get $u0) (local.get $x0))))
+                (local.set $b00 (f64x2.add (local.get $b00) (f64x2.mul (local.get $v0) (local.get $y0))))
+                (local.set $a01 (f64x2.add (local.get $a01) (f64x2.mul (local.get $u0) (local.get $x1))))
+                (local.set $b01 (f64x2.add (local.get $b01) (f64x2.mul (local.get $v0) (local.get $y1))))
+                (local.set $a10 (f64x2.add (local.get $a10) (f64x2.mul (local.get $u1) (local.get $x0))))
+                (local.set $b10 (f64x2.add (local.get $b10) (f64x2.mul (local.get $v1) (local.get $y0))))
+                (local.set $a11 (f64x2.add (local.get $a11) (f64x2.mul (local.get $u1) (local.get $x1))))
+                (local.set $b11 (f64x2.add (local.get $b11) (f64x2.mul (local.get $v1) (local.get $y1))))
+                (local.set $w0 (i32.add (local.get $w0) (i32.const 32)))
+                (local.set $w1 (i32.add (local.get $w1) (i32.const 32)))
+                (local.set $p0 (i32.add (local.get $p0) (i32.const 32)))
+                (local.set $p1 (i32.add (local.get $p1) (i32.const 32)))
+                (br $iloop)))
+            ;; w0, w1, p0, p1 now point at the last terms (i = n4)
+            (local.set $co (i32.add (local.get $c) (i32.shl (i32.add (i32.mul (local.get $b) (local.get $pairs)) (local.get $q)) (i32.const 3))))
+            (local.set $t (i32.shl (local.get $pairs) (i32.const 3)))
+            (f64.store (local.get $co) (call $finish (local.get $a00) (local.get $b00) (local.get $w0) (local.get $p0) (local.get $tail)))
+            (f64.store offset=8 (local.get $co) (call $finish (local.get $a01) (local.get $b01) (local.get $w0) (local.get $p1) (local.get $tail)))
+            (f64.store (i32.add (local.get $co) (local.get $t)) (call $finish (local.get $a10) (local.get $b10) (local.get $w1) (local.get $p0) (local.get $tail)))
+            (f64.store offset=8 (i32.add (local.get $co) (local.get $t)) (call $finish (local.get $a11) (local.get $b11) (local.get $w1) (local.get $p1) (local.get $tail)))
+            (local.set $b (i32.add (local.get $b) (i32.const 2)))
+            (br $bloop)))
+        (local.set $q (i32.add (local.get $q) (i32.const 2)))
+        (br $qloop))))
+
+  ;; L L' = A + ridge I, column after column: L[c][c] = sqrt(A[c][c] + ridge - sum_{k<c} L[c][k]^2), then
+  ;; L[a][c] = (A[a][c] + 0 - sum_{k<c} L[a][k] L[c][k]) / L[c][c] for a > c, eight rows a pass. Returns 0 as soon as a
+  ;; diagonal's square is not above $min (A not positive definite enough), else 1.
+  (func (export "cholesky") (param $at i32) (param $lt i32) (param $P i32) (param $stride i32) (param $ridge f64) (param $min f64) (result i32)
+    (local $c i32) (local $k i32) (local $a i32) (local $bytes i32) (local $s f64) (local $l f64)
+    (local $col i32) (local $row i32) (local $kc i32) (local $end i32)
+    (local $v v128) (local $d v128) (local $zero v128)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
+    (local.set $bytes (i32.shl (local.get $stride) (i32.const 3)))
+    (local.set $zero (v128.const f64x2 0 0))
+    (local.set $c (i32.const 0))
+    (block $cdone
+      (loop $cloop
+        (br_if $cdone (i32.ge_u (local.get $c) (local.get $P)))
+        ;; the diagonal: L[c][k] = lt[k * stride + c]
+        (local.set $col (i32.add (local.get $at) (i32.mul (local.get $c) (local.get $bytes))))
+        (local.set $s (f64.add (f64.load (i32.add (local.get $col) (i32.shl (local.get $c) (i32.const 3)))) (local.get $ridge)))
+        (local.set $kc (i32.add (local.get $lt) (i32.shl (local.get $c) (i32.const 3))))
+        (local.set $end (i32.add (local.get $kc) (i32.mul (local.get $c) (local.get $bytes))))
+        (block $ddone
+          (loop $dloop
+            (br_if $ddone (i32.ge_u (local.get $kc) (local.get $end)))
+            (local.set $l (f64.load (local.get $kc)))
+            (local.set $s (f64.sub (local.get $s) (f64.mul (local.get $l) (local.get $l))))
+            (local.set $kc (i32.add (local.get $kc) (local.get $bytes)))
+            (br $dloop)))
+        (if (i32.eqz (f64.gt (local.get $s) (local.get $min))) (then (return (i32.const 0))))
+        (local.set $l (f64.sqrt (local.get $s)))
+        ;; lt[c * stride + c] = L[c][c]
+        (f64.store (i32.add (i32.add (local.get $lt) (i32.mul (local.get $c) (local.get $bytes))) (i32.shl (local.get $c) (i32.const 3))) (local.get $l))
+        (local.set $d (f64x2.splat (local.get $l)))
+        ;; the rows below, eight at a time
+        (local.set $a (i32.add (local.get $c) (i32.const 1)))
+        (block $adone
+          (loop $aloop
+            (br_if $adone (i32.ge_u (local.get $a) (local.get $P)))
+            (local.set $row (i32.add (local.get $col) (i32.shl (local.get $a) (i32.const 3))))
+            (local.set $s0 (f64x2.add (v128.load offset=0 (local.get $row)) (local.get $zero)))
+            (local.set $s1 (f64x2.add (v128.load offset=16 (local.get $row)) (local.get $zero)))
+            (local.set $s2 (f64x2.add (v128.load offset=32 (local.get $row)) (local.get $zero)))
+            (local.set $s3 (f64x2.add (v128.load offset=48 (local.get $row)) (local.get $zero)))
+            (local.set $k (i32.const 0))
+            (local.set $row (i32.add (local.get $lt) (i32.shl (local.get $a) (i32.const 3))))
+            (local.set $kc (i32.add (local.get $lt) (i32.shl (local.get $c) (i32.const 3))))
+            (block $kdone
+              (loop $kloop
+                (br_if $kdone (i32.ge_u (local.get $k) (local.get $c)))
+                (local.set $v (v128.load64_splat (local.get $kc)))
+                (local.set $s0 (f64x2.sub (local.get $s0) (f64x2.mul (v128.load offset=0 (local.get $row)) (local.get $v))))
+                (local.set $s1 (f64x2.sub (local.get $s1) (f64x2.mul (v128.load offset=16 (local.get $row)) (local.get $v))))
+                (local.set $s2 (f64x2.sub (local.get $s2) (f64x2.mul (v128.load offset=32 (local.get $row)) (local.get $v))))
+                (local.set $s3 (f64x2.sub (local.get $s3) (f64x2.mul (v128.load offset=48 (local.get $row)) (local.get $v))))
+                (local.set $row (i32.add (local.get $row) (local.get $bytes)))
+                (local.set $kc (i32.add (local.get $kc) (local.get $bytes)))
+                (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                (br $kloop)))
+            ;; lt[c * stride + a ..] (past P: padding, within the column's room)
+            (local.set $row (i32.add (i32.add (local.get $lt) (i32.mul (local.get $c) (local.get $bytes))) (i32.shl (local.get $a) (i32.const 3))))
+            (v128.store offset=0 (local.get $row) (f64x2.div (local.get $s0) (local.get $d)))
+            (v128.store offset=16 (local.get $row) (f64x2.div (local.get $s1) (local.get $d)))
+            (v128.store offset=32 (local.get $row) (f64x2.div (local.get $s2) (local.get $d)))
+            (v128.store offset=48 (local.get $row) (f64x2.div (local.get $s3) (local.get $d)))
+            (local.set $a (i32.add (local.get $a) (i32.const 8)))
+            (br $aloop)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $cloop)))
+    (i32.const 1))
 )
