@@ -18,6 +18,24 @@ export function dotAt(a: Float64Array, ao: number, b: Float64Array, bo: number, 
 }
 
 /**
+ * The Cholesky factor L (lower, row-major P x P) of A + ridge I for the symmetric A (its lower triangle read), row after
+ * row: false as soon as a diagonal's square is not above `minimum`. models/simd-kernels.ts's choleskyFactor gives the
+ * same factor to the bit.
+ */
+export function choleskyRows(A: Float64Array, L: Float64Array, P: number, ridge: number, minimum: number): boolean {
+  for (let a = 0; a < P; a++)
+    for (let c = 0; c <= a; c++) {
+      let s = A[a * P + c] + (a === c ? ridge : 0);
+      for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
+      if (a === c) {
+        if (!(s > minimum)) return false;
+        L[a * P + a] = Math.sqrt(s);
+      } else L[a * P + c] = s / L[c * P + c];
+    }
+  return true;
+}
+
+/**
  * Solves L L' x = b for a Cholesky factor L (lower triangle, row-major P x P); `x` may be `b` itself (solved in
  * place).
  */

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import wabtModule from 'wabt';
 import { Rng } from '../rng';
 import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
-import { dotAt } from '../linalg';
+import { choleskyRows, dotAt } from '../linalg';
 import { choleskyFactor, RbfRows, SoftmaxKernels, weightedPairSums } from './simd-kernels';
 
 /** The log-likelihood, residual cross products (H x (1 + d)) and probabilities (H x n) in plain JavaScript. */
@@ -201,19 +201,8 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
 });
 
 describe('the Cholesky factor in WebAssembly SIMD', () => {
-  /** The row-by-row loop choleskyFactor replaces (likelihood.ts): false when a diagonal's square is not above `minimum`. */
-  function direct(A: Float64Array, L: Float64Array, P: number, ridge: number, minimum: number): boolean {
-    for (let a = 0; a < P; a++)
-      for (let c = 0; c <= a; c++) {
-        let s = A[a * P + c] + (a === c ? ridge : 0);
-        for (let k = 0; k < c; k++) s -= L[a * P + k] * L[c * P + k];
-        if (a === c) {
-          if (!(s > minimum)) return false;
-          L[a * P + a] = Math.sqrt(s);
-        } else L[a * P + c] = s / L[c * P + c];
-      }
-    return true;
-  }
+  /** The row-by-row loop choleskyFactor replaces (linalg.ts, likelihood.ts's fallback). */
+  const direct = choleskyRows;
 
   /** B B' for a random P x m B (rank min(P, m)), lower triangle and upper both filled. */
   function gram(P: number, m: number, seed: number): Float64Array {
