@@ -5,7 +5,7 @@
 import { logChiSquareSurvival } from '../distributions';
 import type { IndependenceTestResult } from '../independence';
 import { choleskyRows, solveCholesky } from '../linalg';
-import { choleskyFactor } from '../models/simd-kernels';
+import { choleskyFactor } from '../models/simd-information';
 import { dot } from './residual-test';
 
 /** Newton's method: at most this many steps (complete separation would otherwise run forever), and step halvings per step */

@@ -4,7 +4,7 @@
  */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
 import { dotAt } from '../linalg';
-import { weightedPairSums } from '../models/simd-kernels';
+import { weightedPairSums } from '../models/simd-information';
 import {
   EMPTY_FIT,
   evaluate,

@@ -4,7 +4,8 @@ import wabtModule from 'wabt';
 import { Rng } from '../rng';
 import { SIMD_KERNELS_WASM } from './generated/simd-kernels-wasm';
 import { choleskyRows, dotAt } from '../linalg';
-import { choleskyFactor, RbfRows, SoftmaxKernels, weightedPairSums } from './simd-kernels';
+import { choleskyFactor, weightedPairSums } from './simd-information';
+import { RbfRows, SoftmaxKernels } from './simd-kernels';
 
 /** The log-likelihood, residual cross products (H x (1 + d)) and probabilities (H x n) in plain JavaScript. */
 function reference(x: Float64Array, n: number, d: number, H: number, y: Int32Array, w: Float64Array) {
