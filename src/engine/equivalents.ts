@@ -39,7 +39,7 @@ export type Similarity = (a: number, b: number) => number;
 
 /**
  * The largest absolute Pearson correlation between the design columns of two features (a categorical feature has
- * several), each column's centred values and norm computed once, on demand.
+ * several), each column's centred values and norm, and each pair's value, computed once, on demand.
  */
 export function designSimilarity(X: Design, columnFeature: Int32Array): Similarity {
   const columns: number[][] = [];
@@ -59,7 +59,11 @@ export function designSimilarity(X: Design, columnFeature: Int32Array): Similari
     }
     return c;
   };
+  const known = new Map<number, number>();
   return (a, b) => {
+    const key = Math.min(a, b) * columnFeature.length + Math.max(a, b);
+    const seen = known.get(key);
+    if (seen !== undefined) return seen;
     let best = 0;
     for (const ja of columns[a] ?? [])
       for (const jb of columns[b] ?? []) {
@@ -70,6 +74,7 @@ export function designSimilarity(X: Design, columnFeature: Int32Array): Similari
         for (let i = 0; i < X.rows; i++) dot += x.v[i] * y.v[i];
         best = Math.max(best, Math.abs(dot) / (x.norm * y.norm));
       }
+    known.set(key, best);
     return best;
   };
 }
@@ -140,21 +145,18 @@ function dropCopies(
       .map((m) => ({ m, p: logP(m, without(m)) }))
       .filter((r) => r.p > logAlpha)
       .sort((a, b) => b.p - a.p);
-    let copy = -1;
-    for (const { m } of useless) {
-      // the other useless members, the most alike first: m copies the first few of them when it is associated with
-      // the outcome once they leave too (a cause with two copies beside it needs two to leave)
+    // m copies the most alike of the other useless members (the first few: a cause with two copies beside it needs
+    // two to leave) when it is associated with the outcome once they leave too
+    const copies = (m: number): boolean => {
       const alike = useless
-        .filter((r) => r.m !== m)
-        .map((r) => ({ o: r.m, s: similarity(m, r.m) }))
-        .filter((a) => a.s >= NEAR_COPY)
-        .sort((a, b) => b.s - a.s)
-        .slice(0, COPY_GROUP - 1);
-      for (let k = 1; k <= alike.length && copy < 0; k++)
-        if (!(logP(m, without(m, ...alike.slice(0, k).map((a) => a.o))) > logAlpha)) copy = m;
-      if (copy >= 0) break;
-    }
-    if (copy < 0) break;
+        .filter((r) => r.m !== m && similarity(m, r.m) >= NEAR_COPY)
+        .sort((a, b) => similarity(m, b.m) - similarity(m, a.m))
+        .slice(0, COPY_GROUP - 1)
+        .map((r) => r.m);
+      return alike.some((_, k) => !(logP(m, without(m, ...alike.slice(0, k + 1))) > logAlpha));
+    };
+    const copy = useless.find((r) => copies(r.m))?.m;
+    if (copy === undefined) break;
     S.splice(S.indexOf(copy), 1);
     redundant.push(copy);
   }

@@ -6,8 +6,7 @@ import type { TaskResult, TaskSpec } from '../pipeline';
 import type { Prefetch } from '../pool';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
-import { ModelsConsidered } from '../types';
-import type { SearchFacts } from '../types';
+import { ModelsConsidered, type SearchFacts } from '../types';
 import {
   AnalysisRun,
   DROP_BOOTSTRAPS,
