@@ -7,6 +7,7 @@
  * SharedArrayBuffer (the out-of-fold predictions) are shared, not copied.
  */
 import { calibrateConfiguration, ConfigurationCalibrationArgs } from './analysis/configuration-calibration';
+import { gridOutputs } from './analysis/partial-dependence-grid';
 import { BootstrapMatrix, bootstrapMatrix, localMatrix, MatrixRunner, MetricContext } from './bbc';
 import { outOfFoldPlots } from './plots';
 import { pooledPerformance } from './plots/bootstrap';
@@ -17,6 +18,7 @@ export const COMPUTATIONS = {
   calibrateConfigurations: (a: { configurations: ConfigurationCalibrationArgs[] }) =>
     a.configurations.map((c) => calibrateConfiguration(c)),
   outOfFoldPlots,
+  partialDependenceGrids: gridOutputs,
   pooledPerformance: (a: { predictions: Float64Array; metrics: string[]; ctx: MetricContext; B: number; rng: number }) =>
     pooledPerformance(a.predictions, a.metrics, a.ctx, a.B, Rng.resume(a.rng)),
 };

@@ -335,19 +335,38 @@ export class Pipeline {
     return shapleyValues(this.model.shapleyForm(), { X, background, players: playersOf(this.pre) });
   }
 
+  /** The design matrix of a dataset's rows: its columns matched by name and preprocessed. */
+  private design(dataset: EngineDataset): Design {
+    if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
+    const columns = new Map<number, Float64Array>();
+    for (const step of this.pre.steps) columns.set(step.feature, inputColumn(dataset, step));
+    const rows = Int32Array.from({ length: dataset.sampleCount }, (_, i) => i);
+    return this.pre.transform((j) => columns.get(j) as Float64Array, rows);
+  }
+
+  /**
+   * The numbers `predict` gives, samples x width, without its rows of records: class probabilities (calibrated), the
+   * prediction, or for survival with `survivalTime` the probability of surviving past it (NaN for a model saved
+   * before it kept its survival curves).
+   */
+  outputs(dataset: EngineDataset, survivalTime?: number): Float64Array {
+    const X = this.design(dataset);
+    const out = this.model.predict(X);
+    if (this.task === 'classification') this.calibrate(out);
+    if (this.task !== 'survival' || survivalTime === undefined) return out;
+    const curves = survivalCurves(this.model, X, out, [survivalTime]);
+    return Float64Array.from(out, (_, i) => curves?.rows[i].survival[0] ?? NaN);
+  }
+
   /**
    * Predictions on a dataset; columns matched by name, extra columns ignored. Survival models add each sample's
    * survival probability at `times` (default: the quartiles of the training times) and its median survival time
    * (survivalCurves), unless they were saved before they kept what it needs.
    */
   predict(dataset: EngineDataset, options: PredictOptions = {}): PredictionRow[] {
-    if (!(dataset.sampleCount > 0)) throw new EngineInputError('The dataset has no rows');
-    const { pre, model, task, classes } = this;
+    const { model, task, classes } = this;
     const n = dataset.sampleCount;
-    const columns = new Map<number, Float64Array>();
-    for (const step of pre.steps) columns.set(step.feature, inputColumn(dataset, step));
-    const rows = Int32Array.from({ length: n }, (_, i) => i);
-    const X = pre.transform((j) => columns.get(j) as Float64Array, rows);
+    const X = this.design(dataset);
     const out = model.predict(X);
     const explanations = options.explain
       ? explanationRows(

@@ -1,17 +1,18 @@
 import { Estimate, RepeatedEvaluator } from '../bbc';
 import type { Calibration } from '../calibration';
-import { matrixOnPool } from '../compute';
+import { ComputeRunner, inPieces, matrixOnPool } from '../compute';
 import { sharedFloat64 } from '../shared-memory';
 import type { PreparedData } from '../data';
 import { POOLED_BOOTSTRAP_STREAM } from '../plots/bootstrap';
-import { Pipeline, type TaskSpec } from '../pipeline';
+import type { TaskSpec } from '../pipeline';
 import { computePlots, plannedRefits } from '../plots';
 import type { FinalModelView, OutOfFoldExplanation } from '../plots/plot-kind';
 import { Rng } from '../rng';
 import { selectorKey } from '../selection';
-import type { EngineColumn, ModelPlots, SavedPipeline } from '../types';
+import type { ModelPlots, SavedPipeline } from '../types';
 import type { CrossValidation } from './cross-validation';
 import type { FinalModels } from './final-models';
+import { GridArgs, gridOutputs } from './partial-dependence-grid';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel, meanOverRepeats } from './run';
 import type { ConfigurationCalibration, Winners } from './winners';
 
@@ -138,7 +139,12 @@ export async function plotModels(
           featureName: (f) => prepared.features[f].name,
           refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
           explanation: explained.explanations?.[i],
-          finalModel: finalModelView(prepared, finals.refits[i][0]?.pipeline, explained.calibrations?.get(km.config.index)?.map),
+          finalModel: finalModelView(
+            prepared,
+            finals.refits[i][0]?.pipeline,
+            explained.calibrations?.get(km.config.index)?.map,
+            run.runner,
+          ),
           memo: <T>(key: string, compute: () => Promise<T>): Promise<T> => {
             if (!memo.has(key)) memo.set(key, compute());
             return memo.get(key) as Promise<T>;
@@ -156,48 +162,45 @@ export async function plotModels(
 
 /**
  * The final model of a reference signature (its calibration map applied) over the analysed samples, for partial
- * dependence: the pipeline predicts a dataset of the signature's columns built from the prepared data, with one
- * column set to a value.
+ * dependence: its grids predicted by gridOutputs, on the runner's worker threads when it has them (the grids in
+ * pieces, about two per thread, put back in order), else here.
  */
 export function finalModelView(
   prepared: PreparedData,
   saved: SavedPipeline | undefined,
   calibration?: Calibration,
+  runner?: ComputeRunner,
 ): FinalModelView | undefined {
   if (!saved) return undefined;
-  const pipeline = Pipeline.fromJSON({ ...saved, ...(calibration ? { calibration } : {}) });
+  const pipeline: SavedPipeline = { ...saved, ...(calibration ? { calibration } : {}) };
   const n = prepared.n;
   const byName = new Map(prepared.features.map((f, j) => [f.name, j]));
-  const features = pipeline.featureNames.map((name) => {
+  const features = saved.featureNames.map((name) => {
     const feature = byName.get(name) as number;
     const meta = prepared.features[feature];
     return { feature, name, kind: meta.kind, levels: meta.levels };
   });
   const column = (feature: number): Float64Array => prepared.X.subarray(feature * n, (feature + 1) * n);
   const survivalTime = prepared.task === 'survival' ? medianOf(prepared.y) : undefined;
-  const W = prepared.task === 'classification' ? prepared.classes.length : 1;
   return {
     features,
     column,
     survivalTime,
-    predictWith(rows, feature, value) {
-      const columns = features.map((f): EngineColumn => {
-        const v = f.feature === feature ? Float64Array.from(rows, () => value) : Float64Array.from(rows, (r) => column(f.feature)[r]);
-        return f.kind === 'numerical'
-          ? { name: f.name, type: 'numerical', values: v }
-          : { name: f.name, type: 'categorical', levels: f.levels, codes: Int32Array.from(v, (c) => (Number.isNaN(c) ? -1 : c)) };
-      });
-      const predicted = pipeline.predict(
-        { sampleCount: rows.length, columns },
-        survivalTime !== undefined ? { times: [survivalTime] } : {},
+    async predictGrids(rows, grids) {
+      const args: GridArgs = {
+        pipeline,
+        features,
+        columns: features.map((f) => Float64Array.from(rows, (r) => column(f.feature)[r])),
+        ...(survivalTime !== undefined ? { survivalTime } : {}),
+        grids,
+      };
+      const workers = runner?.liveWorkers ?? 0;
+      if (!runner || workers === 0) return gridOutputs(args);
+      const size = Math.max(1, Math.ceil(grids.length / (2 * workers)));
+      const pieces = await inPieces(grids.length, size, (from, to) =>
+        runner.compute('partialDependenceGrids', { ...args, grids: grids.slice(from, to) }),
       );
-      const out = new Float64Array(rows.length * W);
-      predicted.forEach((p, k) => {
-        if (p.probabilities) prepared.classes.forEach((c, j) => (out[k * W + j] = (p.probabilities as Record<string, number>)[c]));
-        else if (survivalTime !== undefined) out[k] = p.survival?.[0]?.probability ?? NaN;
-        else out[k] = p.prediction as number;
-      });
-      return out;
+      return pieces.flat();
     },
   };
 }

@@ -2,9 +2,11 @@ import { loadShared, parameters } from '../../../bench/engine-datasets';
 import { plotContext } from '../../../test/plot-context';
 import { finalModelView } from '../analysis/model-plots';
 import { prepareData } from '../data';
-import { runTask } from '../pipeline';
+import { Pipeline, runTask } from '../pipeline';
+import { createRunner } from '../pool';
 import { Rng } from '../rng';
-import type { ModelView } from '../types';
+import type { EngineColumn, ModelView, SavedPipeline } from '../types';
+import type { FinalModelView } from './plot-kind';
 import { BRIER_SCORE } from './brier-score';
 import { FEATURE_CONTRIBUTIONS } from './feature-contributions';
 import { PARTIAL_DEPENDENCE } from './partial-dependence';
@@ -239,5 +241,60 @@ describe('Partial Dependence', () => {
       for (const c of f.outputs[0].curves)
         expect((c.values[grid.length - 1] - c.values[0]) / (grid[grid.length - 1] - grid[0])).toBeCloseTo(slope, 8);
     });
+  });
+});
+
+describe("Partial Dependence's predictions", () => {
+  it('are the final pipeline’s predictions of each grid value, to the bit, on worker threads as here', async () => {
+    const data = loadShared('iris');
+    const prepared = prepareData(data, parameters({ classification: 'species' }, 'preliminary'), true);
+    const all = Int32Array.from({ length: prepared.n }, (_, i) => i);
+    const config = {
+      index: 0,
+      selector: { kind: 'all' as const },
+      model: { kind: 'forest' as const, trees: 20, mtryFactor: 1, minLeaf: 1 },
+      interpretable: false,
+    };
+    const taskData = { ...prepared, maxSignatureSize: 25, seed: 1 };
+    const res = runTask(taskData, {
+      id: 0,
+      config,
+      train: all,
+      test: new Int32Array(0),
+      seedIds: [0],
+      fixedFeatures: [0, 2, 3],
+      final: true,
+    });
+    const saved = res.pipeline as SavedPipeline;
+    const rows = Int32Array.from([3, 50, 77, 120, 149]);
+    const grids = [
+      { feature: 0, values: [4.5, 5.5, 7] },
+      { feature: 2, values: [1, 4] },
+      { feature: 3, values: [0.2] },
+    ];
+    const here = await (finalModelView(prepared, saved) as FinalModelView).predictGrids(rows, grids);
+    const runner = createRunner(taskData, 2);
+    try {
+      const onThreads = await (finalModelView(prepared, saved, undefined, runner) as FinalModelView).predictGrids(rows, grids);
+      // (arrays from a worker thread are of Node's realm, not the test's: compared as plain arrays)
+      const plain = (outs: Float64Array[][]): number[][][] => outs.map((grid) => grid.map((o) => Array.from(o)));
+      expect(plain(onThreads)).toEqual(plain(here));
+    } finally {
+      await runner.close();
+    }
+    // each value as the pipeline predicts the samples with the feature set to it
+    const pipeline = Pipeline.fromJSON(saved);
+    grids.forEach(({ feature, values }, j) =>
+      values.forEach((value, g) => {
+        const columns = [0, 2, 3].map((f): EngineColumn => ({
+          name: prepared.features[f].name,
+          type: 'numerical',
+          values: Float64Array.from(rows, (r) => (f === feature ? value : prepared.X[f * prepared.n + r])),
+        }));
+        const predicted = pipeline.predict({ sampleCount: rows.length, columns });
+        const expected = predicted.flatMap((p) => prepared.classes.map((c) => (p.probabilities as Record<string, number>)[c]));
+        expect(Array.from(here[j][g])).toEqual(expected);
+      }),
+    );
   });
 });

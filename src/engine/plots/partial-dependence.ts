@@ -126,14 +126,22 @@ export const PARTIAL_DEPENDENCE = definePlot({
     const rows = sampleRows(ctx.n, PD_SAMPLES_MAX, ctx, 0x9d0);
     // the ICE samples: the first ICE_CURVES of a shuffle of the averaged ones
     const ice = sampleRows(rows.length, ICE_CURVES, ctx, 0x9d1);
-    const features = model.features.map((f) => {
+    const grids = model.features.map((f) => {
       const column = model.column(f.feature);
       const codes =
         f.kind === 'categorical'
           ? [...new Set(Array.from(rows, (r) => column[r]).filter((v) => !Number.isNaN(v)))].sort((a, b) => a - b)
           : [];
-      const values = f.kind === 'categorical' ? codes : numericalGrid(Float64Array.from(rows, (r) => column[r]));
-      const outs = values.map((v) => model.predictWith(rows, f.feature, v));
+      return {
+        feature: f.feature,
+        codes,
+        values: f.kind === 'categorical' ? codes : numericalGrid(Float64Array.from(rows, (r) => column[r])),
+      };
+    });
+    const predicted = await model.predictGrids(rows, grids);
+    const features = model.features.map((f, j) => {
+      const { codes, values } = grids[j];
+      const outs = predicted[j];
       return {
         feature: f.name,
         kind: f.kind,

@@ -102,10 +102,11 @@ export interface FinalModelView {
   /** each analysed sample's value of a feature (numbers, or category codes into its levels; NaN missing) */
   column(feature: number): Float64Array;
   /**
-   * The outputs (samples x width: class probabilities, the prediction, or for survival the probability of surviving
-   * past `survivalTime`) of the samples `rows` with feature `feature` set to `value` (a number or a category code).
+   * For each grid, the outputs (samples x width: class probabilities, the prediction, or for survival the probability
+   * of surviving past `survivalTime`) of the samples `rows` with the grid's feature set to each of its values (numbers
+   * or category codes) in turn; computed on the analysis's worker threads when it has them.
    */
-  predictWith(rows: Int32Array, feature: number, value: number): Float64Array;
+  predictGrids(rows: Int32Array, grids: { feature: number; values: number[] }[]): Promise<Float64Array[][]>;
   /** survival: the time of the predicted survival probabilities (the median of the observed times) */
   survivalTime?: number;
 }
