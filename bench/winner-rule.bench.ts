@@ -99,14 +99,17 @@ async function main(): Promise<void> {
         choose('');
         if (interp.length > 0) choose('interp:', interp);
         const distinct = [...new Set(Object.values(choices))];
-        const finals = await refitOnAllSamples(run, {
+        // the reference signatures' refits are what is compared (the equivalents' are left to the runner's close)
+        const { reference, finals } = refitOnAllSamples(run, {
           ...winners,
           keyed: distinct.map((c) => ({ key: `c${c}`, config: run.configs[c], positions: [] })),
         });
+        finals.catch(() => undefined);
+        const { refits } = await reference;
         const pipelines = new Map(
           distinct.map((c, i) => {
             const map = calibrations.get(c)?.map;
-            return [c, { ...(finals.refits[i][0].pipeline as SavedPipeline), ...(map ? { calibration: map } : {}) }];
+            return [c, { ...(refits[i].pipeline as SavedPipeline), ...(map ? { calibration: map } : {}) }];
           }),
         );
         const heldOf = new Map(distinct.map((c) => [c, heldOutPerformance(pipelines.get(c) as SavedPipeline, test, ds.outcome)]));

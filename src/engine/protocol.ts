@@ -17,8 +17,8 @@ import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } fr
  *    rule (winners.ts);
  * 3. each winner's selection on all samples and one refit per signature shown (final-models.ts), while the plots of
  *    its out-of-fold predictions are drawn (model-plots.ts, plotOutOfFold);
- * 4. the out-of-fold explanations of each winner (explanations.ts), the plots that read its final selection
- *    (model-plots.ts), and the result (output.ts).
+ * 4. the out-of-fold explanations of each winner (explanations.ts) beside the plots that read its final selection
+ *    (model-plots.ts; those that read the explanations wait for them), and the result (output.ts).
  */
 export async function runAnalysis(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): Promise<AnalysisOutput> {
   if (options.signal?.aborted) throw new EngineAbortError();
@@ -29,14 +29,25 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     const winners = await chooseWinners(run, cv);
     // the selections on all samples start on the worker threads, the plots of the out-of-fold predictions behind them
     // (on a thread the selections leave free), while the estimates' bootstraps run on this one
-    const refits = refitOnAllSamples(run, winners);
-    refits.catch(() => undefined);
+    const { reference, finals: final } = refitOnAllSamples(run, winners);
+    reference.catch(() => undefined);
+    final.catch(() => undefined);
     const drawn = plotOutOfFold(run, cv, winners);
     drawn.catch(() => undefined);
     const estimates = await estimatePerformance(run, cv, winners);
-    const finals = await refits;
-    const explanations = await explainOutOfFold(run, winners, finals);
-    const { plots, pooled } = await plotModels(run, cv, winners, finals, await drawn, { explanations, calibrations });
+    const references = await reference;
+    // the explanations' refits on the worker threads beside the plots' (the plots that read them wait for them), and
+    // both beside the equivalence analysis of a LASSO selection
+    const explained = explainOutOfFold(run, winners, references);
+    explained.catch(() => undefined);
+    const selections = final.then((f) => f.selections);
+    selections.catch(() => undefined);
+    const { plots, pooled } = await plotModels(run, cv, winners, references, selections, await drawn, {
+      explanations: explained,
+      calibrations,
+    });
+    const explanations = await explained;
+    const finals = await final;
     const output = assembleOutput(run, { cv, winners, calibrations, estimates, pooled, finals, plots, explanations });
     run.progress.finish();
     return output;

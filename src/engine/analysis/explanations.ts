@@ -3,7 +3,7 @@ import { explainedClasses } from '../models/shapley-form';
 import type { TaskSpec } from '../pipeline';
 import { survivalGridTimes } from '../plots/survival-metrics';
 import type { OutOfFoldExplanation } from '../plots/plot-kind';
-import type { FinalModels } from './final-models';
+import type { ReferenceModels } from './final-models';
 import { AnalysisRun, KeyedModel } from './run';
 import type { Winners } from './winners';
 
@@ -14,7 +14,7 @@ import type { Winners } from './winners';
  * predicted survival on the Brier score's grid of times. The contributions add up to each such refit's output, not to
  * the stored out-of-fold prediction (a mean over repeats of models whose selection may have chosen other features).
  */
-export async function explainOutOfFold(run: AnalysisRun, winners: Winners, finals: FinalModels): Promise<OutOfFoldExplanation[]> {
+export async function explainOutOfFold(run: AnalysisRun, winners: Winners, reference: ReferenceModels): Promise<OutOfFoldExplanation[]> {
   const { prepared, plotFolds } = run;
   const { n, classes, task } = prepared;
   const plotFold = Int32Array.from(run.plan.assignment[0], (f) => f % plotFolds);
@@ -24,7 +24,7 @@ export async function explainOutOfFold(run: AnalysisRun, winners: Winners, final
     test: Int32Array.from(all.filter((i) => plotFold[i] === p)),
   }));
   const times = task === 'survival' ? survivalGridTimes(prepared.y, prepared.event as Float64Array) : undefined;
-  return Promise.all(winners.keyed.map((km, i) => explainModel(run, km, finals.selections[i].signatures[0], folds, times, classes)));
+  return Promise.all(winners.keyed.map((km, i) => explainModel(run, km, reference.signatures[i], folds, times, classes)));
 }
 
 async function explainModel(

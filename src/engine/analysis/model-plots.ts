@@ -8,10 +8,10 @@ import type { TaskSpec } from '../pipeline';
 import { computePlots, plannedRefits } from '../plots';
 import type { FinalModelView, OutOfFoldExplanation } from '../plots/plot-kind';
 import { Rng } from '../rng';
-import { selectorKey } from '../selection';
+import { Selection, selectorKey } from '../selection';
 import type { ModelPlots, SavedPipeline } from '../types';
 import type { CrossValidation } from './cross-validation';
-import type { FinalModels } from './final-models';
+import type { ReferenceModels } from './final-models';
 import { GridArgs, gridOutputs } from './partial-dependence-grid';
 import { AnalysisRun, BOOTSTRAPS, KeyedModel, meanOverRepeats } from './run';
 import type { ConfigurationCalibration, Winners } from './winners';
@@ -73,13 +73,14 @@ export async function plotModels(
   run: AnalysisRun,
   cv: CrossValidation,
   winners: Winners,
-  finals: FinalModels,
+  reference: ReferenceModels,
+  selections: Promise<Selection[]>,
   drawn: OutOfFoldPlots,
-  explained: { explanations?: OutOfFoldExplanation[]; calibrations?: Map<number, ConfigurationCalibration> } = {},
+  explained: { explanations?: Promise<OutOfFoldExplanation[]>; calibrations?: Map<number, ConfigurationCalibration> } = {},
 ): Promise<{ plots: Record<string, ModelPlots>; pooled: Estimate[] }> {
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
   const { n, classes } = prepared;
-  const signatures = finals.selections.map((sel) => sel.signatures[0]);
+  const { signatures } = reference;
   progress.setTotal(
     run.cvTasks + winners.keyed.length + signatures.reduce((s, sig) => s + plannedRefits(plotModel, sig.length, plotFolds), 0),
   );
@@ -134,14 +135,14 @@ export async function plotModels(
           bootstraps: BOOTSTRAPS,
           rng: (stream) => new Rng(run.seed, stream, i),
           signature: signatures[i],
-          selection: finals.selections[i],
+          selection: awaited(selections.then((s) => s[i])),
           foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
           featureName: (f) => prepared.features[f].name,
           refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
-          explanation: explained.explanations?.[i],
+          explanation: explained.explanations && awaited(explained.explanations.then((e) => e[i])),
           finalModel: finalModelView(
             prepared,
-            finals.refits[i][0]?.pipeline,
+            reference.refits[i]?.pipeline,
             explained.calibrations?.get(km.config.index)?.map,
             run.runner,
           ),
@@ -203,6 +204,15 @@ export function finalModelView(
       return pieces.flat();
     },
   };
+}
+
+/**
+ * A promise a plot may never read (when another plot fails first): its failure is the analysis's through the promise
+ * it came from, not an unhandled rejection.
+ */
+function awaited<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
 }
 
 /** The median of the values (R's quantile type 7). */

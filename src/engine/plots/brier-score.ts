@@ -45,7 +45,7 @@ export const BRIER_SCORE = definePlot({
   async compute(ctx): Promise<BrierScore | undefined> {
     const time = ctx.metric.outcome.y;
     const event = ctx.metric.outcome.event;
-    const curves = ctx.explanation?.survival;
+    const curves = (await ctx.explanation)?.survival;
     if (!event || !curves || curves.times.length < 2) return undefined;
     const { times, values } = curves;
     const order = byTime(time);

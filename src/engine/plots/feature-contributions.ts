@@ -62,7 +62,7 @@ export const FEATURE_CONTRIBUTIONS = definePlot({
   // the reference signature refitted on each plot fold, explaining the fold's samples
   refits: (_size, folds) => folds,
   async compute(ctx): Promise<FeatureContributions | undefined> {
-    const e = ctx.explanation;
+    const e = await ctx.explanation;
     if (!e || e.features.length === 0) return undefined;
     const { heads: H } = e;
     const M = e.features.length;

@@ -52,6 +52,7 @@ export const FEATURE_STABILITY = definePlot({
   appliesTo: () => true,
   fromFinalSelection: true,
   async compute(ctx): Promise<FeatureStabilityEntry[]> {
-    return featureStability((f) => ctx.featureName(f), ctx.selection.signatures, ctx.selection.classes, ctx.foldSignatures);
+    const selection = await ctx.selection;
+    return featureStability((f) => ctx.featureName(f), selection.signatures, selection.classes, ctx.foldSignatures);
   },
 });

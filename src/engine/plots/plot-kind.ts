@@ -48,9 +48,12 @@ export interface PlotContext extends PlotModel {
   bootstraps: number;
   /** the random generator of one stream of this model's plots (the same stream gives the same draws) */
   rng(stream: number): Rng;
-  /** the reference signature (feature indices) and the final selection on all samples */
+  /**
+   * the reference signature (feature indices) and the final selection on all samples (a promise while its equivalence
+   * analysis runs beside the plots' work)
+   */
   signature: number[];
-  selection: Selection;
+  selection: Selection | PromiseLike<Selection>;
   /** the reference signature the selector setting chose on each training fold of the cross-validation */
   foldSignatures: number[][];
   featureName(feature: number): string;
@@ -61,8 +64,11 @@ export interface PlotContext extends PlotModel {
   refit(sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]>;
   /** computes a value shared by several plots once per model */
   memo<T>(key: string, compute: () => Promise<T>): Promise<T>;
-  /** the out-of-fold explanations of the reference signature's refits on the plot folds (analysis/explanations.ts) */
-  explanation?: OutOfFoldExplanation;
+  /**
+   * the out-of-fold explanations of the reference signature's refits on the plot folds (analysis/explanations.ts): a
+   * promise while they run beside the other plots' work
+   */
+  explanation?: OutOfFoldExplanation | PromiseLike<OutOfFoldExplanation | undefined>;
   /** the final model of the reference signature, for partial dependence */
   finalModel?: FinalModelView;
   /** computes the bootstraps of refits (bootstrapValues): here when absent, the analysis's on its worker threads */
