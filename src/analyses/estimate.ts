@@ -8,7 +8,7 @@ import { AnalysisEstimate, EstimateBasis } from './dto/analysis.dto';
  * What an analysis will cost, as its create answer and status say it (docs/api-guide.md, "Running time and time
  * limit"). Before it runs: the engine's cost model (src/engine/cost.ts) on the dataset's shape as the stored features
  * describe it (no data is read). While it runs, from MEASURED_FROM of its planned work on: the time left measured (the
- * time run over the fraction done, in the engine's planned tasks, times the fraction left), blended with the shape's
+ * time run over the fraction done, of the engine's planned work, times the fraction left), blended with the shape's
  * time left in proportion to the work done until FULLY_MEASURED_AT, wholly measured after. The shape alone can be 7
  * times off (a 10-class digits-like shape: 31.7 s of CPU predicted, 221 s measured); the measured rate carries what it
  * does not see (the data's difficulty, a machine shared with other work), but early on it is high: the first tasks run

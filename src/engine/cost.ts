@@ -11,6 +11,7 @@ import { plannedCvTasks } from './analysis/run';
 import { foldCounts } from './folds';
 import { buildGrid } from './grid';
 import type { Task } from './metrics';
+import { fitCpu, selectionCpu } from './task-cost';
 import { AnalysisParameters, FeatureSelection, ModelsConsidered, Thoroughness } from './types';
 
 /** The shape of an analysis: what the cost model reads. */
@@ -52,18 +53,14 @@ export interface CostEstimate {
 
 /**
  * CPU seconds over every thread: FIXED_CPU (the process, the threads, the result), then each model fit of the
- * cross-validation at PER_FIT_CPU x (n / 1000)^SAMPLES_EXP x width^WIDTH_EXP (x SURVIVAL_FACTOR for survival), then each
- * selection task at PER_SELECTION_CPU x (n / 1000) x (p / 1000) x width^WIDTH_EXP. Fitted by least squares on log CPU
+ * cross-validation at task-cost.ts's fitCpu (PER_FIT_CPU x (n / 1000)^SAMPLES_EXP x width^WIDTH_EXP, x SURVIVAL_FACTOR
+ * for survival), then each selection task at its selectionCpu (PER_SELECTION_CPU x (n / 1000) x (p / 1000) x
+ * width^WIDTH_EXP). Fitted by least squares on log CPU
  * seconds over the bench:speed shapes (2026-11-29, 2 threads): every shape within 0.87-1.08 of its CPU; left out of the
  * fit one at a time, iris (the smallest: the fixed part) came out 3.3 times too high and 200 x 20,000 (the only wide
  * shape) 0.37 times, the others within 0.82-1.19: the model interpolates between the shapes it was fitted on.
  */
 const FIXED_CPU = 3.94;
-const PER_FIT_CPU = 0.00281;
-const SAMPLES_EXP = 1.21;
-const WIDTH_EXP = 0.62;
-const SURVIVAL_FACTOR = 8.1;
-const PER_SELECTION_CPU = 0.123;
 /** CPU / wall over the cores that the analyses keep (bench:speed on a quiet machine: 1.6-1.86 on 2 threads) */
 const PARALLEL_EFFICIENCY = 0.87;
 /** the intervals: a factor either side of the expected value */
@@ -101,8 +98,8 @@ export function estimateCost(shape: AnalysisShape): CostEstimate {
   const tasks = plannedCvTasks(configs, k, repeats);
   const fits = configs.length * k * repeats;
   const selections = tasks - fits;
-  const perFit = PER_FIT_CPU * (n / 1000) ** SAMPLES_EXP * width ** WIDTH_EXP * (shape.task === 'survival' ? SURVIVAL_FACTOR : 1);
-  const perSelection = PER_SELECTION_CPU * (n / 1000) * (p / 1000) * width ** WIDTH_EXP;
+  const perFit = fitCpu(n, width, shape.task);
+  const perSelection = selectionCpu(n, p, width);
   const cpuSeconds = FIXED_CPU + fits * perFit + selections * perSelection;
   const cores = Math.max(1, shape.cores);
   const seconds = cpuSeconds / (cores === 1 ? 1 : cores * PARALLEL_EFFICIENCY);

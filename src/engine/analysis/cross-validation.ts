@@ -88,7 +88,7 @@ export async function crossValidate(run: AnalysisRun): Promise<CrossValidation> 
   cv.search.configurationsTried = tried.size;
   cv.search.stoppedAtTimeLimit = tried.size < configs.length;
   // the work of the configurations left untried is no longer planned
-  run.progress.closePart(run.cvTasks);
+  run.progress.closePart(run.work.cv);
   return cv;
 }
 
@@ -172,7 +172,7 @@ async function searchRound(
   const firstDrop = firstDropFold(plan.assignment[0]);
   const collectFrom = (batch: SelectionBatch) => (res: TaskResult) => {
     batch.collect(res);
-    progress.add(1);
+    progress.add(run.work.selection);
     progress.emit();
   };
   /** fold f's selection, queued ahead: it runs on a thread that the current batch leaves idle */
@@ -199,6 +199,9 @@ async function searchRound(
       (cv.foldSignatures.get(key) as number[][]).push(sel.signatures[0]);
     }
     const bySelector = new Map([...known(f), ...chosen.bySelector]);
+    // the plan's final part for the largest signature of the first fold, not for the largest allowed
+    if (f === 0 && bySelector.size > 0)
+      progress.setTotal(run.work.cv + run.finalWork(Math.max(...[...bySelector.values()].map((s) => s.signatures[0].length))));
     selections?.set(f, bySelector);
     const signatureOf = (c: number): number[] => (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0];
     const { specs, members: shares } = modelTasks(run, round, signatureOf, { train, test }, r * plan.k + k);
@@ -211,7 +214,7 @@ async function searchRound(
           const dst = (cv.oof[c] as Float64Array[])[r];
           for (let i = 0; i < test.length; i++) dst.set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
         }
-        progress.add(shared.length);
+        progress.add(shared.length * run.work.fit);
         progress.emit();
       }),
     ]);
@@ -312,6 +315,6 @@ async function dropLosers(run: AnalysisRun, cv: CrossValidation, round: Set<numb
     cv.alive.delete(c);
     round.delete(c);
     cv.oof[c] = null;
-    run.progress.remove(plan.k - 1 - k + (plan.repeats - 1) * plan.k);
+    run.progress.remove((plan.k - 1 - k + (plan.repeats - 1) * plan.k) * run.work.fit);
   }
 }

@@ -50,7 +50,7 @@ async function explainModel(
   const results: { values: ShapleyValues; features: number[]; survival?: Float64Array }[] = [];
   await run.runner.run(specs, (res) => {
     results[res.id] = { values: res.explanation as ShapleyValues, features: res.explainedFeatures ?? [], survival: res.survival };
-    run.progress.add(1);
+    run.progress.add(run.work.refit);
     run.progress.emit();
   });
   run.fits += specs.length;

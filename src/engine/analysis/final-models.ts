@@ -71,7 +71,7 @@ export function refitOnAllSamples(run: AnalysisRun, winners: Winners): FinalRun 
       selections[i].signatures.slice(1).map((signature, s) => ({ km, signature, position: s + 1, i })),
     );
     const refits = await refit(run, others);
-    run.progress.add(keyed.length);
+    run.progress.add(keyed.length * (run.work.refit + run.work.finalSelection));
     return { selections, refits: keyed.map((_, i) => [ref.refits[i], ...refits.filter((_, k) => others[k].i === i)]) };
   });
   return { reference, finals };

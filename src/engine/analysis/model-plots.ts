@@ -82,7 +82,9 @@ export async function plotModels(
   const { n, classes } = prepared;
   const { signatures } = reference;
   progress.setTotal(
-    run.cvTasks + winners.keyed.length + signatures.reduce((s, sig) => s + plannedRefits(plotModel, sig.length, plotFolds), 0),
+    run.work.cv +
+      winners.keyed.length * (run.work.refit + run.work.finalSelection) +
+      signatures.reduce((s, sig) => s + run.work.refit * plannedRefits(plotModel, sig.length, plotFolds), 0),
   );
   const plotFold = Int32Array.from(run.plan.assignment[0], (f) => f % plotFolds);
   const all = Int32Array.from({ length: n }, (_, i) => i);
@@ -111,7 +113,7 @@ export async function plotModels(
       const s = Math.floor(res.id / plotFolds);
       const test = plotRows[res.id % plotFolds].test;
       for (let i = 0; i < test.length; i++) preds[s].set(res.predictions.subarray(i * W, (i + 1) * W), test[i] * W);
-      progress.add(1);
+      progress.add(run.work.refit);
       progress.emit();
     });
     run.fits += specs.filter((s) => (s.fixedFeatures as number[]).length > 0).length;

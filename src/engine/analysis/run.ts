@@ -8,6 +8,7 @@ import { outputWidth, TaskData, TaskResult, TaskSpec } from '../pipeline';
 import { plannedRefits, PlotModel } from '../plots';
 import { createRunner, TaskRunner } from '../pool';
 import { Selection, SelectorSpec, selectorKey } from '../selection';
+import { fitCpu, selectionCpu } from '../task-cost';
 import { ModelsConsidered } from '../types';
 import type { AnalysisParameters, EngineDataset, RunOptions } from '../types';
 
@@ -122,6 +123,14 @@ export interface AnalysisRun {
   plotFolds: number;
   /** cross-validation tasks planned (models and selections, every fold) */
   cvTasks: number;
+  /**
+   * What the progress counts a task done as: its price in expected CPU seconds (task-cost.ts) of a model fit of the
+   * cross-validation, of a selection task on a fold, of a refit on all or most samples (the final models', the plots'
+   * and the explanations'), and of a final selection on all samples; and the cross-validation's planned work in them.
+   */
+  work: { fit: number; selection: number; refit: number; finalSelection: number; cv: number };
+  /** the work planned after the cross-validation (in `work`'s units) when the shown signatures have `size` features */
+  finalWork: (size: number) => number;
   /** the clock of the time limit (milliseconds), and when the limit started counting on it */
   now: () => number;
   startedAt: number;
@@ -162,8 +171,12 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const plotFolds = plotFoldCount(n, plan.k);
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
   const cvTasks = plannedCvTasks(configs, plan.k, plan.repeats);
+  const work = taskWork(prepared, configs, plan, outputWidth(prepared));
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
-  const plotModel = { task, classCount: task === 'classification' ? K : 0 };
+  // (the plots' refits are planned for the largest signature until the first fold's selections tell its size)
+  const finalWork = (size: number): number =>
+    keysPlanned * (work.refit + work.finalSelection + work.refit * plannedRefits(plotModel, Math.min(size, maxSig), plotFolds));
+  const plotModel: PlotModel = { task, classCount: task === 'classification' ? K : 0 };
   const now = options.now ?? Date.now;
   const startedAt = options.startedAt ?? now();
   const limitMs = params.timeLimitSeconds === undefined ? undefined : params.timeLimitSeconds * 1000;
@@ -184,16 +197,35 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
     },
     runner: createRunner(data, threads, options.signal),
     progress: new Progress(
-      cvTasks + keysPlanned * (1 + plannedRefits(plotModel, maxSig, plotFolds)),
+      work.cv + finalWork(maxSig),
       options.onProgress,
       limitMs === undefined ? undefined : { now, startedAt, limitMs },
     ),
     plotModel,
     plotFolds,
     cvTasks,
+    work,
+    finalWork,
     now,
     startedAt,
     fits: 0,
+  };
+}
+
+/** The prices of the analysis's tasks (AnalysisRun.work). */
+function taskWork(prepared: PreparedData, configs: Configuration[], plan: FoldPlan, width: number): AnalysisRun['work'] {
+  const { n, task } = prepared;
+  const p = prepared.features.length;
+  const trainRows = (n * (plan.k - 1)) / plan.k;
+  const fits = configs.length * plan.k * plan.repeats;
+  const fit = fitCpu(trainRows, width, task);
+  const selection = selectionCpu(trainRows, p, width);
+  return {
+    fit,
+    selection,
+    refit: fitCpu(n, width, task),
+    finalSelection: selectionCpu(n, p, width),
+    cv: fits * fit + (plannedCvTasks(configs, plan.k, plan.repeats) - fits) * selection,
   };
 }
 
