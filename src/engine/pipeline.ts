@@ -347,11 +347,21 @@ export class Pipeline {
   /**
    * The numbers `predict` gives, samples x width, without its rows of records: class probabilities (calibrated), the
    * prediction, or for survival with `survivalTime` the probability of surviving past it (NaN for a model saved
-   * before it kept its survival curves).
+   * before it kept its survival curves). `blocks`: the rows are `count` blocks of equal length that differ only in
+   * the column `feature` (Partial Dependence's grids), which a model may use to share the work of the rows
+   * (Model.predictBlocks): the same numbers.
    */
-  outputs(dataset: EngineDataset, survivalTime?: number): Float64Array {
+  outputs(dataset: EngineDataset, survivalTime?: number, blocks?: { count: number; feature: string }): Float64Array {
     const X = this.design(dataset);
-    const out = this.model.predict(X);
+    const steps = this.pre.steps;
+    const out =
+      blocks && this.model.predictBlocks
+        ? this.model.predictBlocks(
+            X,
+            blocks.count,
+            Uint8Array.from(this.pre.columnSteps(), (s) => (steps[s].name === blocks.feature ? 1 : 0)),
+          )
+        : this.model.predict(X);
     if (this.task === 'classification') this.calibrate(out);
     if (this.task !== 'survival' || survivalTime === undefined) return out;
     const curves = survivalCurves(this.model, X, out, [survivalTime]);

@@ -33,7 +33,8 @@ export function gridOutputs(a: GridArgs): Float64Array[][] {
         : { name: f.name, type: 'categorical', levels: f.levels, codes: Int32Array.from(v, (c) => (Number.isNaN(c) ? -1 : c)) };
     });
     if (m === 0 || V === 0) return values.map(() => new Float64Array(0));
-    const out = pipeline.outputs({ sampleCount: m * V, columns }, a.survivalTime);
+    const name = a.features.find((f) => f.feature === feature)?.name ?? '';
+    const out = pipeline.outputs({ sampleCount: m * V, columns }, a.survivalTime, { count: V, feature: name });
     const width = out.length / (m * V);
     return values.map((_, g) => out.slice(g * m * width, (g + 1) * m * width));
   });

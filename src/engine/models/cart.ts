@@ -6,6 +6,7 @@ import { explainedClasses, ShapleyForm } from './shapley-form';
 import { logrankRule } from './survival-tree';
 import { orderByRank, RankedColumns, rankColumns, RankOrderScratch, RADIX_BITS } from './rank-order';
 import { NodeRule, NumberList, TreeArrays } from './tree-rule';
+import { accumulateTreeBlocks } from './tree-blocks';
 
 export type { TreeArrays } from './tree-rule';
 import type { Task } from '../metrics';
@@ -384,6 +385,12 @@ export class DecisionTree implements Model {
   predict(X: Design): Float64Array {
     const out = new Float64Array(X.rows * this.tree.width);
     accumulateTree(this.tree, X, out, 1);
+    return out;
+  }
+
+  predictBlocks(X: Design, blocks: number, varying: Uint8Array): Float64Array {
+    const out = new Float64Array(X.rows * this.tree.width);
+    accumulateTreeBlocks(this.tree, X, blocks, varying, out, 1);
     return out;
   }
 

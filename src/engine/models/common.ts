@@ -28,6 +28,12 @@ export interface Model {
    * What a model can show besides its predictions, asked by the pipeline (which tests no model's class): a model
    * that has it says so by having the method.
    */
+  /**
+   * predict(X) when X's rows are `blocks` blocks of equal length whose rows differ from the first block's only in the
+   * design columns marked in `varying` (Partial Dependence's grids): the same numbers, with the work the rows share
+   * done once (trees walk each row once, splitting the blocks only at nodes on a varying column).
+   */
+  predictBlocks?(X: Design, blocks: number, varying: Uint8Array): Float64Array;
   /** A linear model's terms on the design columns: what the result's model view shows (pipeline.ts, linearModelView). */
   linearTerms?(): LinearTerms;
   /** A decision tree's leaves: the pipeline writes the rules of a small one (treeRules). */
