@@ -3,9 +3,11 @@
  * their deviance proves log p < below, RememberingTest answers from a remembered bound only what it proves, and SES
  * decides as with exact results.
  */
+import { logChiSquareSurvival } from './distributions';
 import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
 import { RememberingTest } from './independence';
 import { createIndependenceTest, type IndependenceTestInput } from './independence-tests';
+import { settled } from './independence-tests/likelihood';
 import type { Task } from './metrics';
 import { design, type Target } from './models/common';
 import { Rng } from './rng';
@@ -147,5 +149,42 @@ describe('ses with tests that stop at a bound', () => {
       expect(ses(counting, d, options)).toEqual(ses(exactOnly, d, options));
     }
     expect(bounds).toBeGreaterThan(0);
+  });
+});
+
+describe('fits on separable classes', () => {
+  /** 6 classes that feature 0 separates completely (intervals of it), and a noise feature 1. */
+  function separable(): IndependenceTestInput {
+    const rng = new Rng(5);
+    const n = 240;
+    const rows = Array.from({ length: n }, () => [rng.normal(), rng.normal()]);
+    const y = Float64Array.from(rows, ([a]) => Math.min(5, Math.max(0, Math.floor(a * 2 + 3))));
+    return {
+      X: design(rows),
+      columnFeature: Int32Array.from([0, 1]),
+      featureCount: 2,
+      categorical: new Uint8Array(2),
+      target: { y, classCount: 6 },
+      task: 'classification',
+    };
+  }
+
+  it('a null fit stops once no test against it can find anything: p = 1 within 1e-9, no full fit', () => {
+    const test = createIndependenceTest(separable());
+    // feature 0 separates the classes: the null's deviance falls towards 0, where a statistic of at most that
+    // deviance on 5 degrees of freedom leaves log p within 1e-9 of 0
+    expect(test.test(0, []).logP).toBeLessThan(-100);
+    expect(test.test(1, [0])).toEqual({ statistic: 0, df: 5, logP: 0 });
+  });
+
+  it('settled: every test with at least df degrees of freedom against such a deviance has log p within 1e-9 of 0', () => {
+    expect(settled(0.02, 9)).toBe(true);
+    expect(logChiSquareSurvival(0.02, 9)).toBeGreaterThan(-1e-9);
+    expect(settled(0.2, 9)).toBe(false);
+    expect(logChiSquareSurvival(0.2, 9)).toBeLessThan(-1e-9);
+    // on one degree of freedom (two classes, Cox) the chi-square density is unbounded at 0: only a deviance near
+    // 1e-18 is settled, so binary and survival fits run to convergence as before
+    expect(settled(1e-12, 1)).toBe(false);
+    expect(settled(0, 1)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch } from './likelihood';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch, settled } from './likelihood';
 import { Conditioning, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
@@ -133,7 +133,8 @@ export class CoxTest extends ResidualTest<Fit> {
     const projected = from && projectedStart(lik, columns, from.fit);
     const zero = !projected || !from?.subset ? evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n)) : undefined;
     const start = projected && (!zero || projected.deviance < zero.deviance) ? projected : (zero as Fit);
-    return newton(lik, columns, start, { exact: true });
+    // every test against this fit has at least 1 degree of freedom: its fit ends where none can find anything
+    return newton(lik, columns, start, { exact: true, enough: (deviance) => settled(deviance, 1) });
   }
 
   protected compare(

@@ -24,6 +24,22 @@ const NEWTON_TOLERANCE = 1e-7;
  * computed afresh. The fit converges to the same optimum (to NEWTON_TOLERANCE) either way.
  */
 const CHORD_RATIO = 0.03;
+/**
+ * A log p-value within this of 0 (p within 1e-9 of 1) is taken as 0: what a test reports can only change by that much
+ * where `settled` stops a fit (SES and the equivalence analysis compare p with alpha; their decisions cannot change).
+ */
+const NEGLIGIBLE_LOG_P = 1e-9;
+
+/**
+ * True when every likelihood-ratio test against a null fit of this deviance, on at least `df` degrees of freedom, has
+ * log p within NEGLIGIBLE_LOG_P of 0 whatever its full fit: a deviance (-2 log-likelihood) is never negative, so the
+ * statistic is at most the null's deviance (and the null's optimum at most the deviance reached). On nearly separable
+ * data (ten digit classes on a signature of 25 pixels) the fits run to Newton's step cap on a deviance that falls by
+ * about e per step towards 0; this stops them once nothing they report can change.
+ */
+export function settled(deviance: number, df: number): boolean {
+  return logChiSquareSurvival(deviance, df) >= -NEGLIGIBLE_LOG_P;
+}
 
 /** A log-likelihood in the linear predictor: binomial, multinomial or Cox partial likelihood. */
 export interface Likelihood {
@@ -93,7 +109,7 @@ export interface NewtonOptions {
   exact?: boolean;
   /** work buffers (the arrays of the returned fit may be among them) */
   scratch?: Scratch;
-  /** asked after each step with the deviance reached: true ends the fit there (`stopped`) */
+  /** asked at the start and after each step with the deviance reached: true ends the fit there (`stopped`) */
   enough?: (deviance: number) => boolean;
   /** the information at the start of the fit's first `columns` columns (a null fit's), for the first step */
   known?: { information: Float64Array; columns: number };
@@ -121,6 +137,7 @@ export function newton(
   const p = columns.length;
   const P = w * p;
   if (P === 0) return start;
+  if (enough?.(start.deviance)) return { ...start, stopped: true };
   const n = columns[0].length;
   const { beta, score, information, step, factor } = scratch ? sizedWork(scratch, P) : work(P);
   beta.set(start.beta);
@@ -239,7 +256,8 @@ function place(known: Float64Array, w: number, p0: number, information: Float64A
 /**
  * The likelihood-ratio test of the null fit against the model on `columns` (the null's columns first, then the added
  * ones, whose coefficients start at 0), with `df` degrees of freedom. With `below` (a log p) the full fit stops as
- * soon as the deviance it reached proves log p < below, and the result is that bound (`bound`).
+ * soon as the deviance it reached proves log p < below, and the result is that bound (`bound`). A null fit whose
+ * deviance is `settled` for df gives p = 1 without a full fit.
  */
 export function likelihoodRatio(
   likelihood: Likelihood,
@@ -249,6 +267,8 @@ export function likelihoodRatio(
   below: number,
   scratch: Scratch,
 ): IndependenceTestResult {
+  // nothing to fit when even a perfect full fit (deviance 0) would leave p within NEGLIGIBLE_LOG_P of 1
+  if (settled(nullFit.deviance, df)) return { statistic: 0, df, logP: 0 };
   const w = likelihood.width;
   const p = nullFit.beta.length / Math.max(1, w);
   const start = { ...nullFit, beta: widen(nullFit.beta, w, p, columns.length - p) };

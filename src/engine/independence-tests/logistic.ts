@@ -15,6 +15,7 @@ import {
   projectedStart,
   scratchFor,
   Scratch,
+  settled,
   weightedCross,
   widen,
 } from './likelihood';
@@ -224,7 +225,9 @@ export class LogisticTest extends ResidualTest<Fit> {
     if (!lik) return EMPTY_FIT;
     // a subset's fit lies in the span: a start at least as good as the intercept alone
     const projected = from && projectedStart(lik, basis, from.fit);
-    if (projected && from?.subset) return withInformation(lik, basis, newton(lik, basis, projected, { exact: true }));
+    // every test against this fit has at least `width` degrees of freedom: its fit ends where none can find anything
+    const options = { exact: true, enough: (deviance: number) => settled(deviance, lik.width) };
+    if (projected && from?.subset) return withInformation(lik, basis, newton(lik, basis, projected, options));
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -238,7 +241,7 @@ export class LogisticTest extends ResidualTest<Fit> {
     if (basis.length === 1) return withInformation(lik, basis, intercept);
     const start =
       projected && projected.deviance < intercept.deviance ? projected : { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
-    return withInformation(lik, basis, newton(lik, basis, start, { exact: true }));
+    return withInformation(lik, basis, newton(lik, basis, start, options));
   }
 
   protected compare(
