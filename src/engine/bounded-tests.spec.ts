@@ -177,6 +177,31 @@ describe('fits on separable classes', () => {
     expect(test.test(1, [0])).toEqual({ statistic: 0, df: 5, logP: 0 });
   });
 
+  it('a null fit that cannot step from the fit of a set one feature apart starts from the intercept instead', () => {
+    // 6 classes from two features (x0 > 0, three bands of x1), x2 a near copy of x0, x3 noise: the separated fit of
+    // {x0, x1} projected on {x2, x1} saturates the probabilities, and Newton's method could not take a step from there
+    // (the null stayed at that start's deviance, and x3's test reported statistic 0)
+    const rng = new Rng(4);
+    const rows = Array.from({ length: 240 }, () => {
+      const [a, b] = [rng.normal(), rng.normal()];
+      return [a, b, a + 0.05 * rng.normal(), b + 0.05 * rng.normal()];
+    });
+    const y = Float64Array.from(rows, ([a, b]) => (a > 0 ? 3 : 0) + (b > 0.5 ? 2 : b > -0.5 ? 1 : 0));
+    const input: IndependenceTestInput = {
+      X: design(rows),
+      columnFeature: Int32Array.from([0, 1, 2, 3]),
+      featureCount: 4,
+      categorical: new Uint8Array(4),
+      target: { y, classCount: 6 },
+      task: 'classification',
+    };
+    const test = createIndependenceTest(input);
+    test.test(3, [0, 1]);
+    const fresh = createIndependenceTest(input).test(3, [2, 1]);
+    expect(fresh.statistic).toBeGreaterThan(5);
+    expect(test.test(3, [2, 1])).toEqual(fresh);
+  });
+
   it('settled: every test with at least df degrees of freedom against such a deviance has log p within 1e-9 of 0', () => {
     expect(settled(0.02, 9)).toBe(true);
     expect(logChiSquareSurvival(0.02, 9)).toBeGreaterThan(-1e-9);

@@ -1,6 +1,18 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, newton, projectedStart, scratchFor, Scratch, settled } from './likelihood';
+import {
+  EMPTY_FIT,
+  evaluate,
+  Fit,
+  Likelihood,
+  likelihoodRatio,
+  newton,
+  projectedStart,
+  scratchFor,
+  Scratch,
+  settled,
+  fromStart,
+} from './likelihood';
 import { Conditioning, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
@@ -130,11 +142,14 @@ export class CoxTest extends ResidualTest<Fit> {
     if (!lik) return EMPTY_FIT;
     // a Cox model has no intercept: the constant basis[0] is left out (the other basis vectors are centered)
     const columns = basis.slice(1);
-    const projected = from && projectedStart(lik, columns, from.fit);
-    const zero = !projected || !from?.subset ? evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n)) : undefined;
-    const start = projected && (!zero || projected.deviance < zero.deviance) ? projected : (zero as Fit);
     // every test against this fit has at least 1 degree of freedom: its fit ends where none can find anything
-    return newton(lik, columns, start, { exact: true, enough: (deviance) => settled(deviance, 1) });
+    const options = { exact: true, enough: (deviance: number) => settled(deviance, 1) };
+    const projected = from && projectedStart(lik, columns, from.fit);
+    const zero = (): Fit => evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n));
+    if (projected && from?.subset) return fromStart(lik, columns, projected, options) ?? newton(lik, columns, zero(), options);
+    const origin = zero();
+    const fit = projected && projected.deviance < origin.deviance ? fromStart(lik, columns, projected, options) : undefined;
+    return fit ?? newton(lik, columns, origin, options);
   }
 
   protected compare(

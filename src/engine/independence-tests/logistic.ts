@@ -9,6 +9,7 @@ import {
   EMPTY_FIT,
   evaluate,
   Fit,
+  fromStart,
   Likelihood,
   likelihoodRatio,
   newton,
@@ -223,11 +224,14 @@ export class LogisticTest extends ResidualTest<Fit> {
   protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
-    // a subset's fit lies in the span: a start at least as good as the intercept alone
-    const projected = from && projectedStart(lik, basis, from.fit);
     // every test against this fit has at least `width` degrees of freedom: its fit ends where none can find anything
     const options = { exact: true, enough: (deviance: number) => settled(deviance, lik.width) };
-    if (projected && from?.subset) return withInformation(lik, basis, newton(lik, basis, projected, options));
+    // a subset's fit lies in the span: a start at least as good as the intercept alone
+    const projected = from && projectedStart(lik, basis, from.fit);
+    if (projected && from?.subset) {
+      const fit = fromStart(lik, basis, projected, options);
+      if (fit) return withInformation(lik, basis, fit);
+    }
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
     const beta = new Float64Array(w);
@@ -239,9 +243,10 @@ export class LogisticTest extends ResidualTest<Fit> {
     }
     const intercept = evaluate(lik, beta, eta);
     if (basis.length === 1) return withInformation(lik, basis, intercept);
-    const start =
-      projected && projected.deviance < intercept.deviance ? projected : { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
-    return withInformation(lik, basis, newton(lik, basis, start, options));
+    const fit =
+      (projected && !from?.subset && projected.deviance < intercept.deviance && fromStart(lik, basis, projected, options)) ||
+      newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, options);
+    return withInformation(lik, basis, fit);
   }
 
   protected compare(
