@@ -177,7 +177,7 @@ describe('fits on separable classes', () => {
     expect(test.test(1, [0])).toEqual({ statistic: 0, df: 5, logP: 0 });
   });
 
-  it('a null fit that cannot step from the fit of a set one feature apart starts from the intercept instead', () => {
+  it('a null fit from the fit of a set one feature apart is not left at that start on separable classes', () => {
     // 6 classes from two features (x0 > 0, three bands of x1), x2 a near copy of x0, x3 noise: the separated fit of
     // {x0, x1} projected on {x2, x1} saturates the probabilities, and Newton's method could not take a step from there
     // (the null stayed at that start's deviance, and x3's test reported statistic 0)
@@ -197,9 +197,10 @@ describe('fits on separable classes', () => {
     };
     const test = createIndependenceTest(input);
     test.test(3, [0, 1]);
-    const fresh = createIndependenceTest(input).test(3, [2, 1]);
-    expect(fresh.statistic).toBeGreaterThan(5);
-    expect(test.test(3, [2, 1])).toEqual(fresh);
+    // the null's deviance is 7.3 (from the intercept too) and the full fit's falls towards 0: a statistic near 7.3
+    // (the full fit stops at Newton's step cap, so its exact value depends on the way there)
+    expect(test.test(3, [2, 1]).statistic).toBeGreaterThan(5);
+    expect(createIndependenceTest(input).test(3, [2, 1]).statistic).toBeGreaterThan(5);
   });
 
   it('settled: every test with at least df degrees of freedom against such a deviance has log p within 1e-9 of 0', () => {

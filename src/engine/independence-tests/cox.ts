@@ -1,6 +1,7 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
 import {
+  dampedStart,
   EMPTY_FIT,
   evaluate,
   Fit,
@@ -147,8 +148,10 @@ export class CoxTest extends ResidualTest<Fit> {
     const projected = from && projectedStart(lik, columns, from.fit);
     const zero = (): Fit => evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n));
     if (projected && from?.subset) return fromStart(lik, columns, projected, options) ?? newton(lik, columns, zero(), options);
+    // the fit of a set one feature apart, projected, damped (logistic.ts), when it does better
     const origin = zero();
-    const fit = projected && projected.deviance < origin.deviance ? fromStart(lik, columns, projected, options) : undefined;
+    const start = projected && dampedStart(lik, origin, projected);
+    const fit = start && start.deviance < origin.deviance ? fromStart(lik, columns, start, options) : undefined;
     return fit ?? newton(lik, columns, origin, options);
   }
 

@@ -370,6 +370,25 @@ export function projectedStart(likelihood: Likelihood, columns: readonly Float64
   return evaluate(likelihood, beta, eta);
 }
 
+/**
+ * The best start on the way from `origin` (a fit of the same columns) to `to`: `to` itself or the point 1/2, 1/4 ...
+ * 1/64 of the way, linear predictor and coefficients alike, whichever has the smallest deviance (a deviance costs a
+ * small fraction of a Newton step's information). The fit of a set one feature apart projected on this one's span is
+ * a poor start on nearly separable data: its linear predictor is large where that feature separated classes, so
+ * probabilities near 0 or 1 are wrong, and Newton's steps from there mostly halve (on digits70's equivalence analysis
+ * 13 to 27 informations a null fit, against 9 to 19 from the best damped start).
+ */
+export function dampedStart(likelihood: Likelihood, origin: Fit, to: Fit): Fit {
+  let best = to;
+  for (let c = 0.5; c >= 1 / 64; c /= 2) {
+    const beta = origin.beta.map((b, a) => b + c * (to.beta[a] - b));
+    const eta = origin.eta.map((e, i) => e + c * (to.eta[i] - e));
+    const fit = evaluate(likelihood, beta, eta);
+    if (fit.deviance < best.deviance) best = fit;
+  }
+  return best;
+}
+
 /** The null fit when there is nothing to test (a single class, no event). */
 export const EMPTY_FIT: Fit = { beta: new Float64Array(0), eta: new Float64Array(0), deviance: 0, state: new Float64Array(0) };
 

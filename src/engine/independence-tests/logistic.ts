@@ -6,6 +6,7 @@ import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independ
 import { dotAt } from '../linalg';
 import { weightedPairSums } from '../models/simd-information';
 import {
+  dampedStart,
   EMPTY_FIT,
   evaluate,
   Fit,
@@ -243,9 +244,12 @@ export class LogisticTest extends ResidualTest<Fit> {
     }
     const intercept = evaluate(lik, beta, eta);
     if (basis.length === 1) return withInformation(lik, basis, intercept);
+    // the fit of a set one feature apart, projected, damped (on nearly separable data the projection itself saturates
+    // the probabilities), when it does better
+    const origin = { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
+    const start = projected && !from?.subset ? dampedStart(lik, origin, projected) : undefined;
     const fit =
-      (projected && !from?.subset && projected.deviance < intercept.deviance && fromStart(lik, basis, projected, options)) ||
-      newton(lik, basis, { ...intercept, beta: widen(beta, w, 1, basis.length - 1) }, options);
+      (start && start.deviance < intercept.deviance && fromStart(lik, basis, start, options)) || newton(lik, basis, origin, options);
     return withInformation(lik, basis, fit);
   }
 
