@@ -7,7 +7,7 @@ import { logChiSquareSurvival } from './distributions';
 import type { ConditionalIndependenceTest, IndependenceTestResult } from './independence';
 import { RememberingTest } from './independence';
 import { createIndependenceTest, type IndependenceTestInput } from './independence-tests';
-import { settled } from './independence-tests/likelihood';
+import { evaluate, type Likelihood, newton, settled } from './independence-tests/likelihood';
 import type { Task } from './metrics';
 import { design, type Target } from './models/common';
 import { Rng } from './rng';
@@ -212,5 +212,48 @@ describe('fits on separable classes', () => {
     // 1e-18 is settled, so binary and survival fits run to convergence as before
     expect(settled(1e-12, 1)).toBe(false);
     expect(settled(0, 1)).toBe(true);
+  });
+});
+
+describe("Newton's method along whole steps (expand)", () => {
+  /** Binary logistic likelihood on one column x with y = (x > 0): completely separated, the optimum at infinity. */
+  function separated(): { likelihood: Likelihood; columns: Float64Array[]; informations: () => number } {
+    const x = Float64Array.from({ length: 50 }, (_, i) => (i - 24.5) / 10);
+    let informations = 0;
+    const likelihood: Likelihood = {
+      width: 1,
+      stateLength: x.length,
+      deviance: (eta, mu) => {
+        let d = 0;
+        eta.forEach((v, i) => {
+          const s = x[i] > 0 ? v : -v;
+          d += Math.log1p(Math.exp(-s));
+          mu[i] = 1 / (1 + Math.exp(-v));
+        });
+        return 2 * d;
+      },
+      derivatives: (columns, mu, score, information) => {
+        score[0] = columns[0].reduce((s, c, i) => s + c * ((x[i] > 0 ? 1 : 0) - mu[i]), 0);
+        if (information) {
+          informations++;
+          information[0] = columns[0].reduce((s, c, i) => s + c * c * mu[i] * (1 - mu[i]), 0);
+        }
+      },
+    };
+    return { likelihood, columns: [x], informations: () => informations };
+  }
+
+  it('reaches a deviance at which the fit is settled in fewer informations, each step as far as the deviance falls', () => {
+    const settledAt = (expand: boolean): { deviance: number; informations: number } => {
+      const { likelihood, columns, informations } = separated();
+      const start = evaluate(likelihood, new Float64Array(1), new Float64Array(50));
+      const fit = newton(likelihood, columns, start, { exact: true, expand, enough: (d) => d < 1e-3 });
+      return { deviance: fit.deviance, informations: informations() };
+    };
+    const plain = settledAt(false);
+    const expanded = settledAt(true);
+    expect(plain.deviance).toBeLessThan(1e-3);
+    expect(expanded.deviance).toBeLessThan(1e-3);
+    expect(expanded.informations).toBeLessThan(plain.informations / 2);
   });
 });

@@ -111,6 +111,12 @@ export interface NewtonOptions {
   scratch?: Scratch;
   /** asked at the start and after each step with the deviance reached: true ends the fit there (`stopped`) */
   enough?: (deviance: number) => boolean;
+  /**
+   * after a whole step, go on along it (2, 4 ... 64 times it) while the deviance falls. On nearly separable data the
+   * deviance falls by only about e per Newton step on its way to 0 (a fresh information each), while a step twice as
+   * long costs one deviance, a small part of a multinomial information. The fit converges to the same optimum.
+   */
+  expand?: boolean;
   /** the information at the start of the fit's first `columns` columns (a null fit's), for the first step */
   known?: { information: Float64Array; columns: number };
 }
@@ -146,7 +152,8 @@ export function newton(
   start: Fit,
   options: NewtonOptions = {},
 ): Fit & { stopped?: boolean; stuck?: boolean } {
-  const { exact = false, scratch, enough, known } = options;
+  const { exact = false, scratch, enough, known, expand = false } = options;
+  let extra: [Float64Array, Float64Array] | undefined;
   const w = likelihood.width;
   const p = columns.length;
   const P = w * p;
@@ -213,6 +220,20 @@ export function newton(
     if (!accepted) {
       stuck = iteration === 0;
       break;
+    }
+    if (expand && t === 1) {
+      extra ??= [new Float64Array(eta.length), new Float64Array(state.length)];
+      for (let u = 2; u <= 64; u *= 2) {
+        const [e2, s2] = extra;
+        for (let i = 0; i < eta.length; i++) e2[i] = eta[i] + u * direction[i];
+        const d = likelihood.deviance(e2, s2);
+        if (!(d < deviance)) break;
+        deviance = d;
+        t = u;
+        extra = [trial, trialState];
+        trial = e2;
+        trialState = s2;
+      }
     }
     for (let a = 0; a < P; a++) beta[a] += t * step[a];
     [eta, trial] = [trial, owned ? eta : spareEta];

@@ -225,8 +225,9 @@ export class LogisticTest extends ResidualTest<Fit> {
   protected fitNull(basis: Float64Array[], from?: NullStart<Fit>): Fit {
     const lik = this.likelihood;
     if (!lik) return EMPTY_FIT;
-    // every test against this fit has at least `width` degrees of freedom: its fit ends where none can find anything
-    const options = { exact: true, enough: (deviance: number) => settled(deviance, lik.width) };
+    // every test against this fit has at least `width` degrees of freedom: its fit ends where none can find anything;
+    // multinomial fits go on along their whole steps (NewtonOptions.expand)
+    const options = { exact: true, expand: lik.width > 1, enough: (deviance: number) => settled(deviance, lik.width) };
     // a subset's fit lies in the span: a start at least as good as the intercept alone
     const projected = from && projectedStart(lik, basis, from.fit);
     if (projected && from?.subset) {
