@@ -174,7 +174,9 @@ class Multinomial implements Likelihood {
 }
 
 /** A null fit with its information, which the first Newton step of every test against it reuses. */
-function withInformation(lik: Likelihood, basis: Float64Array[], fit: Fit): Fit {
+function withInformation(lik: Likelihood, basis: Float64Array[], fit: Fit & { stopped?: boolean }): Fit {
+  // a settled fit (its `enough`) has no test to start: each gives p = 1 without a fit (likelihoodRatio)
+  if (fit.stopped) return fit;
   const P = lik.width * basis.length;
   const information = new Float64Array(P * P);
   lik.derivatives(basis, fit.state, new Float64Array(P), information);
