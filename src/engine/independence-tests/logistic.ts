@@ -135,17 +135,10 @@ class Multinomial implements Likelihood {
     // the weights of every block, then the sums of every block and pair of columns (m <= j; j >= known, the others are
     // known) in WebAssembly SIMD, or here when they are too large for it (the same sums to the bit)
     const blocks = (w * (w + 1)) / 2;
-    if (this.weights.length < blocks * n) this.weights = new Float64Array(blocks * n);
-    const weights = this.weights;
-    for (let k = 0, b = 0; k < w; k++)
-      for (let l = 0; l <= k; l++, b++) {
-        const o = b * n;
-        for (let i = 0; i < n; i++) weights[o + i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
-      }
     const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
     if (this.sums.length < blocks * pairs) this.sums = new Float64Array(blocks * pairs);
     const sums = this.sums;
-    if (weightedPairSums(columns, known, weights, blocks, n, sums) < 0) this.pairSums(columns, known, blocks, sums);
+    if (weightedPairSums(columns, known, { prob, width: w }, blocks, n, sums) < 0) this.pairSums(columns, known, prob, sums);
     for (let k = 0, b = 0; k < w; k++)
       for (let l = 0; l <= k; l++, b++)
         for (let j = known, q = b * pairs; j < p; j++)
@@ -156,10 +149,22 @@ class Multinomial implements Likelihood {
           }
   }
 
-  /** weightedPairSums in JavaScript: the products x_ij x_im of each pair of columns once, each block's sums over them. */
-  private pairSums(columns: readonly Float64Array[], known: number, blocks: number, sums: Float64Array): void {
+  /**
+   * weightedPairSums in JavaScript: the weights of the blocks, the products x_ij x_im of each pair of columns once, each
+   * block's sums over them.
+   */
+  private pairSums(columns: readonly Float64Array[], known: number, prob: Float64Array, sums: Float64Array): void {
     const p = columns.length;
     const n = this.y.length;
+    const w = this.width;
+    const blocks = (w * (w + 1)) / 2;
+    if (this.weights.length < blocks * n) this.weights = new Float64Array(blocks * n);
+    const weights = this.weights;
+    for (let k = 0, b = 0; k < w; k++)
+      for (let l = 0; l <= k; l++, b++) {
+        const o = b * n;
+        for (let i = 0; i < n; i++) weights[o + i] = prob[i * w + k] * ((k === l ? 1 : 0) - prob[i * w + l]);
+      }
     const pairs = (p * (p + 1)) / 2 - (known * (known + 1)) / 2;
     if (this.products.length < pairs * n) this.products = new Float64Array(pairs * n);
     const products = this.products;
@@ -169,7 +174,7 @@ class Multinomial implements Likelihood {
         const c = columns[m];
         for (let i = 0; i < n; i++) products[at + i] = a[i] * c[i];
       }
-    for (let b = 0; b < blocks; b++) for (let q = 0; q < pairs; q++) sums[b * pairs + q] = dotAt(this.weights, b * n, products, q * n, n);
+    for (let b = 0; b < blocks; b++) for (let q = 0; q < pairs; q++) sums[b * pairs + q] = dotAt(weights, b * n, products, q * n, n);
   }
 }
 

@@ -27,14 +27,17 @@ const SUMS_MAX_BYTES = 32 << 20;
  * sums two blocks by two pairs per pass over the samples. Every sum is summed in the order of linalg.ts's dotAt over
  * w_b and the products, so the sums are those of that JavaScript loop to the bit.
  *
- * `columns`: p columns of n; `weights`: blocks x n, block after block. Writes out[b * pairs + q] for the pairs q in
- * order (j from known, m from 0 to j) and returns the pair count, or -1 when the columns and weights alone exceed the
- * kernels' memory (the caller computes the sums itself).
+ * `columns`: p columns of n; `weights`: blocks x n, block after block, or the fitted probabilities of a multinomial
+ * likelihood (`prob`: classes 1 .. width, sample after sample) whose information's weights p_ik (delta_kl - p_il) for
+ * the blocks (k, l <= k) the kernels compute (blockWeights: the numbers of that JavaScript expression to the bit, in a
+ * fraction of its time). Writes out[b * pairs + q] for the pairs q in order (j from known, m from 0 to j) and returns
+ * the pair count, or -1 when the columns and weights alone exceed the kernels' memory (the caller computes the sums
+ * itself).
  */
 export function weightedPairSums(
   columns: readonly Float64Array[],
   known: number,
-  weights: Float64Array,
+  weights: Float64Array | { prob: Float64Array; width: number },
   blocks: number,
   n: number,
   out: Float64Array,
@@ -58,19 +61,25 @@ export function weightedPairSums(
     most = Math.max(most, roundUp(count, 2));
   }
   const pr = c + blocksEven * most * 8;
-  const f = sumsMemory(pr + most * rows * 8);
+  // the probabilities, when given, after the products
+  const probAt = pr + most * rows * 8;
+  const f = sumsMemory(probAt + ('prob' in weights ? n * weights.width * 8 : 0));
   for (let j = 0; j < p; j++) {
     const o = x / 8 + j * rows;
     f.set(columns[j].subarray(0, n), o);
     f.fill(0, o + n, o + rows);
   }
-  for (let b = 0; b < blocksEven; b++) {
-    const o = w / 8 + b * rows;
-    if (b < blocks) f.set(weights.subarray(b * n, (b + 1) * n), o);
-    else f.fill(0, o, o + n);
-    f.fill(0, o + n, o + rows);
-  }
   const k = (sharedSums as Instance).exports;
+  if ('prob' in weights) {
+    f.set(weights.prob.subarray(0, n * weights.width), probAt / 8);
+    k.blockWeights(probAt, w, weights.width, n, rows);
+  } else
+    for (let b = 0; b < blocksEven; b++) {
+      const o = w / 8 + b * rows;
+      if (b < blocks) f.set(weights.subarray(b * n, (b + 1) * n), o);
+      else f.fill(0, o, o + n);
+      f.fill(0, o + n, o + rows);
+    }
   let done = 0;
   for (let j0 = known, j1 = known; j0 < p; j0 = j1) {
     let count = 0;

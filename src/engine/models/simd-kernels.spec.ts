@@ -199,6 +199,30 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
     expect(differ).toBe(0);
   });
+
+  it.each([
+    [13, 3, 0, 2],
+    [1, 2, 0, 3],
+    [1002, 5, 2, 9],
+    [1131, 4, 3, 9],
+    [999, 17, 16, 4],
+  ])('n %i, %i columns from %i, %i classes + 1: the weights from the probabilities, the sums to the bit', (n, p, known, width) => {
+    const rng = new Rng(n + p + width);
+    const columns = Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
+    // probabilities sample after sample (some exactly 0 or 1, as on separable data), the weights block after block
+    const prob = Float64Array.from({ length: n * width }, (_, a) => (a % 7 === 0 ? a % 2 : rng.next() / width));
+    const blocks = (width * (width + 1)) / 2;
+    const weights = new Float64Array(blocks * n);
+    for (let k = 0, b = 0; k < width; k++)
+      for (let l = 0; l <= k; l++, b++)
+        for (let i = 0; i < n; i++) weights[b * n + i] = prob[i * width + k] * ((k === l ? 1 : 0) - prob[i * width + l]);
+    const expected = direct(columns, known, weights, blocks, n);
+    const out = new Float64Array(expected.length);
+    expect(weightedPairSums(columns, known, { prob, width }, blocks, n, out)).toBe(expected.length / blocks);
+    let differ = 0;
+    for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
+    expect(differ).toBe(0);
+  });
 });
 
 describe('the Cholesky factor in WebAssembly SIMD', () => {

@@ -34,6 +34,7 @@ interface Exports {
     out: number,
   ): number;
   cholesky(at: number, lt: number, P: number, stride: number, ridge: number, min: number): number;
+  blockWeights(prob: number, w: number, width: number, n: number, rows: number): void;
   pairProducts(x: number, pr: number, known: number, p: number, rows: number): void;
   blockSums(w: number, pr: number, c: number, blocks: number, pairs: number, rows: number, n: number): void;
   svrPass(

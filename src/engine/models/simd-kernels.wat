@@ -489,6 +489,55 @@
     (f64.store offset=8 (local.get $out) (local.get $gnorm))
     (local.get $active))
 
+  ;; w[b * rows + i] = prob[i * width + k] (delta_kl - prob[i * width + l]) for the blocks b = (k, l <= k) in that order and
+  ;; the samples i < n (prob sample after sample, width numbers each), zeros from n to rows, then (an odd block count)
+  ;; one block of zeros: a multinomial information's weights, two samples a step
+  (func (export "blockWeights") (param $prob i32) (param $w i32) (param $width i32) (param $n i32) (param $rows i32)
+    (local $k i32) (local $l i32) (local $i i32) (local $o i32) (local $pk i32) (local $pl i32) (local $stride i32)
+    (local $bytes i32) (local $blocks i32) (local $delta f64) (local $d v128)
+    (local.set $stride (i32.shl (local.get $width) (i32.const 3)))
+    (local.set $bytes (i32.shl (local.get $rows) (i32.const 3)))
+    (local.set $o (local.get $w))
+    (local.set $blocks (i32.const 0))
+    (local.set $k (i32.const 0))
+    (block $kdone
+      (loop $kloop
+        (br_if $kdone (i32.ge_u (local.get $k) (local.get $width)))
+        (local.set $l (i32.const 0))
+        (loop $lloop
+          (local.set $delta (f64.convert_i32_u (i32.eq (local.get $k) (local.get $l))))
+          (local.set $d (f64x2.splat (local.get $delta)))
+          (local.set $pk (i32.add (local.get $prob) (i32.shl (local.get $k) (i32.const 3))))
+          (local.set $pl (i32.add (local.get $prob) (i32.shl (local.get $l) (i32.const 3))))
+          (local.set $i (i32.const 0))
+          (block $idone
+            (loop $iloop
+              (br_if $idone (i32.ge_u (i32.add (local.get $i) (i32.const 1)) (local.get $n)))
+              (v128.store (local.get $o)
+                (f64x2.mul
+                  (v128.load64_lane 1 (i32.add (local.get $pk) (local.get $stride)) (v128.load64_zero (local.get $pk)))
+                  (f64x2.sub (local.get $d)
+                    (v128.load64_lane 1 (i32.add (local.get $pl) (local.get $stride)) (v128.load64_zero (local.get $pl))))))
+              (local.set $pk (i32.add (local.get $pk) (i32.shl (local.get $stride) (i32.const 1))))
+              (local.set $pl (i32.add (local.get $pl) (i32.shl (local.get $stride) (i32.const 1))))
+              (local.set $o (i32.add (local.get $o) (i32.const 16)))
+              (local.set $i (i32.add (local.get $i) (i32.const 2)))
+              (br $iloop)))
+          (if (i32.lt_u (local.get $i) (local.get $n))
+            (then
+              (f64.store (local.get $o) (f64.mul (f64.load (local.get $pk)) (f64.sub (local.get $delta) (f64.load (local.get $pl)))))
+              (local.set $o (i32.add (local.get $o) (i32.const 8)))
+              (local.set $i (i32.add (local.get $i) (i32.const 1)))))
+          (memory.fill (local.get $o) (i32.const 0) (i32.shl (i32.sub (local.get $rows) (local.get $i)) (i32.const 3)))
+          (local.set $o (i32.add (local.get $o) (i32.shl (i32.sub (local.get $rows) (local.get $i)) (i32.const 3))))
+          (local.set $blocks (i32.add (local.get $blocks) (i32.const 1)))
+          (local.set $l (i32.add (local.get $l) (i32.const 1)))
+          (br_if $lloop (i32.le_u (local.get $l) (local.get $k))))
+        (local.set $k (i32.add (local.get $k) (i32.const 1)))
+        (br $kloop)))
+    (if (i32.and (local.get $blocks) (i32.const 1))
+      (then (memory.fill (local.get $o) (i32.const 0) (local.get $bytes)))))
+
   ;; pr[q * rows + i] = x[j * rows + i] x[m * rows + i] for the pairs q = (j, m <= j) with j from $known to $p - 1, in that
   ;; order, then (an odd count) one pair of zeros
   (func (export "pairProducts") (param $x i32) (param $pr i32) (param $known i32) (param $p i32) (param $rows i32)
