@@ -1,19 +1,6 @@
 /** Survival: the likelihood ratio of nested Cox models with Efron's ties, and the Cox partial likelihood. */
 import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independence';
-import {
-  dampedStart,
-  EMPTY_FIT,
-  evaluate,
-  Fit,
-  Likelihood,
-  likelihoodRatio,
-  newton,
-  projectedStart,
-  scratchFor,
-  Scratch,
-  settled,
-  fromStart,
-} from './likelihood';
+import { EMPTY_FIT, evaluate, Fit, Likelihood, likelihoodRatio, nullFitFrom, scratchFor, Scratch, settled } from './likelihood';
 import { Conditioning, IndependenceTestInput, noEvidence, NullStart, ResidualTest } from './residual-test';
 
 /** Cox partial likelihood with Efron's approximation for tied event times. */
@@ -145,14 +132,7 @@ export class CoxTest extends ResidualTest<Fit> {
     const columns = basis.slice(1);
     // every test against this fit has at least 1 degree of freedom: its fit ends where none can find anything
     const options = { exact: true, enough: (deviance: number) => settled(deviance, 1) };
-    const projected = from && projectedStart(lik, columns, from.fit);
-    const zero = (): Fit => evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n));
-    if (projected && from?.subset) return fromStart(lik, columns, projected, options) ?? newton(lik, columns, zero(), options);
-    // the fit of a set one feature apart, projected, damped (logistic.ts), when it does better
-    const origin = zero();
-    const start = projected && dampedStart(lik, origin, projected);
-    const fit = start && start.deviance < origin.deviance ? fromStart(lik, columns, start, options) : undefined;
-    return fit ?? newton(lik, columns, origin, options);
+    return nullFitFrom(lik, columns, () => evaluate(lik, new Float64Array(columns.length), new Float64Array(this.n)), from, options);
   }
 
   protected compare(

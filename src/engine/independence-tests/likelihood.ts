@@ -6,7 +6,7 @@ import { logChiSquareSurvival } from '../distributions';
 import type { IndependenceTestResult } from '../independence';
 import { choleskyRows, solveCholesky } from '../linalg';
 import { choleskyFactor } from '../models/simd-information';
-import { dot } from './residual-test';
+import { dot, type NullStart } from './residual-test';
 
 /** Newton's method: at most this many steps (complete separation would otherwise run forever), and step halvings per step */
 const MAX_NEWTON_STEPS = 30;
@@ -128,7 +128,7 @@ export interface NewtonOptions {
  * the equivalence analysis stayed at their start's deviance, 1,400 to 5,400 above their optimum near 0, and every test
  * against them failed the same way: statistic 0). The caller then starts from the intercept alone.
  */
-export function fromStart(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, options: NewtonOptions): Fit | undefined {
+function fromStart(likelihood: Likelihood, columns: readonly Float64Array[], start: Fit, options: NewtonOptions): Fit | undefined {
   const fit = newton(likelihood, columns, start, options);
   return fit.stuck ? undefined : fit;
 }
@@ -399,7 +399,7 @@ export function projectedStart(likelihood: Likelihood, columns: readonly Float64
  * probabilities near 0 or 1 are wrong, and Newton's steps from there mostly halve (on digits70's equivalence analysis
  * 13 to 27 informations a null fit, against 9 to 19 from the best damped start).
  */
-export function dampedStart(likelihood: Likelihood, origin: Fit, to: Fit): Fit {
+function dampedStart(likelihood: Likelihood, origin: Fit, to: Fit): Fit {
   let best = to;
   for (let c = 0.5; c >= 1 / 64; c /= 2) {
     const beta = origin.beta.map((b, a) => b + c * (to.beta[a] - b));
@@ -408,6 +408,30 @@ export function dampedStart(likelihood: Likelihood, origin: Fit, to: Fit): Fit {
     if (fit.deviance < best.deviance) best = fit;
   }
   return best;
+}
+
+/**
+ * A null fit on `columns` by Newton's method with `options`: from the fit of a set near this one (`from`, projected on
+ * the span: a subset's fit lies in it, a start at least as good as `origin`; the fit of a set one feature apart,
+ * damped towards `origin` (dampedStart), when it does better), else from `origin` (the intercept alone; 0 for a Cox
+ * model). A start Newton's method cannot step from gives way to `origin` (fromStart).
+ */
+export function nullFitFrom(
+  likelihood: Likelihood,
+  columns: readonly Float64Array[],
+  origin: () => Fit,
+  from: NullStart<Fit> | undefined,
+  options: NewtonOptions,
+): Fit & { stopped?: boolean } {
+  const projected = from && projectedStart(likelihood, columns, from.fit);
+  if (projected && from?.subset)
+    return fromStart(likelihood, columns, projected, options) ?? newton(likelihood, columns, origin(), options);
+  const start = origin();
+  const damped = projected && dampedStart(likelihood, start, projected);
+  return (
+    (damped && damped.deviance < start.deviance && fromStart(likelihood, columns, damped, options)) ||
+    newton(likelihood, columns, start, options)
+  );
 }
 
 /** The null fit when there is nothing to test (a single class, no event). */

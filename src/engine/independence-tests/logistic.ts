@@ -6,15 +6,12 @@ import { type IndependenceTestResult, REFERENCE_TEST_SAMPLES } from '../independ
 import { dotAt } from '../linalg';
 import { weightedPairSums } from '../models/simd-information';
 import {
-  dampedStart,
   EMPTY_FIT,
   evaluate,
   Fit,
-  fromStart,
   Likelihood,
   likelihoodRatio,
-  newton,
-  projectedStart,
+  nullFitFrom,
   scratchFor,
   Scratch,
   settled,
@@ -235,30 +232,24 @@ export class LogisticTest extends ResidualTest<Fit> {
     // every test against this fit has at least `width` degrees of freedom: its fit ends where none can find anything;
     // multinomial fits go on along their whole steps (NewtonOptions.expand)
     const options = { exact: true, expand: lik.width > 1, enough: (deviance: number) => settled(deviance, lik.width) };
-    // a subset's fit lies in the span: a start at least as good as the intercept alone
-    const projected = from && projectedStart(lik, basis, from.fit);
-    if (projected && from?.subset) {
-      const fit = fromStart(lik, basis, projected, options);
-      if (fit) return withInformation(lik, basis, fit);
-    }
     // intercept only, in closed form: each class's log odds against class 0 (basis[0] is the constant 1 / sqrt(n))
     const w = lik.width;
-    const beta = new Float64Array(w);
-    const eta = new Float64Array(this.n * w);
-    for (let k = 0; k < w; k++) {
-      const logOdds = Math.log(this.counts[k + 1] / this.counts[0]);
-      beta[k] = logOdds * Math.sqrt(this.n);
-      for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
-    }
-    const intercept = evaluate(lik, beta, eta);
-    if (basis.length === 1) return withInformation(lik, basis, intercept);
-    // the fit of a set one feature apart, projected, damped (on nearly separable data the projection itself saturates
-    // the probabilities), when it does better
-    const origin = { ...intercept, beta: widen(beta, w, 1, basis.length - 1) };
-    const start = projected && !from?.subset ? dampedStart(lik, origin, projected) : undefined;
-    const fit =
-      (start && start.deviance < intercept.deviance && fromStart(lik, basis, start, options)) || newton(lik, basis, origin, options);
-    return withInformation(lik, basis, fit);
+    const intercept = (): Fit => {
+      const beta = new Float64Array(w);
+      const eta = new Float64Array(this.n * w);
+      for (let k = 0; k < w; k++) {
+        const logOdds = Math.log(this.counts[k + 1] / this.counts[0]);
+        beta[k] = logOdds * Math.sqrt(this.n);
+        for (let i = 0; i < this.n; i++) eta[i * w + k] = logOdds;
+      }
+      return evaluate(lik, beta, eta);
+    };
+    if (basis.length === 1) return withInformation(lik, basis, intercept());
+    const origin = (): Fit => {
+      const fit = intercept();
+      return { ...fit, beta: widen(fit.beta, w, 1, basis.length - 1) };
+    };
+    return withInformation(lik, basis, nullFitFrom(lik, basis, origin, from, options));
   }
 
   protected compare(

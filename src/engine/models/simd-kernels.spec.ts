@@ -179,6 +179,23 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     return out;
   }
 
+  /** weightedPairSums of `given` (weights or probabilities) are those of the loop over `weights`, to the bit */
+  function expectSumsOfTheLoop(
+    columns: Float64Array[],
+    known: number,
+    given: Parameters<typeof weightedPairSums>[2],
+    weights: Float64Array,
+    blocks: number,
+    n: number,
+  ): void {
+    const expected = direct(columns, known, weights, blocks, n);
+    const out = new Float64Array(expected.length);
+    expect(weightedPairSums(columns, known, given, blocks, n, out)).toBe(expected.length / blocks);
+    let differ = 0;
+    for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
+    expect(differ).toBe(0);
+  }
+
   it.each([
     [13, 3, 0, 3],
     [4, 1, 0, 1],
@@ -192,12 +209,7 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     const rng = new Rng(n + p + known);
     const columns = Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
     const weights = Float64Array.from({ length: blocks * n }, () => rng.normal());
-    const expected = direct(columns, known, weights, blocks, n);
-    const out = new Float64Array(expected.length);
-    expect(weightedPairSums(columns, known, weights, blocks, n, out)).toBe(expected.length / blocks);
-    let differ = 0;
-    for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
-    expect(differ).toBe(0);
+    expectSumsOfTheLoop(columns, known, weights, weights, blocks, n);
   });
 
   it.each([
@@ -216,12 +228,7 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     for (let k = 0, b = 0; k < width; k++)
       for (let l = 0; l <= k; l++, b++)
         for (let i = 0; i < n; i++) weights[b * n + i] = prob[i * width + k] * ((k === l ? 1 : 0) - prob[i * width + l]);
-    const expected = direct(columns, known, weights, blocks, n);
-    const out = new Float64Array(expected.length);
-    expect(weightedPairSums(columns, known, { prob, width }, blocks, n, out)).toBe(expected.length / blocks);
-    let differ = 0;
-    for (let k = 0; k < out.length; k++) if (!Object.is(out[k], expected[k])) differ++;
-    expect(differ).toBe(0);
+    expectSumsOfTheLoop(columns, known, { prob, width }, weights, blocks, n);
   });
 });
 
