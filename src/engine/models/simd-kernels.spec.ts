@@ -179,6 +179,9 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     return out;
   }
 
+  const normalColumns = (rng: Rng, p: number, n: number): Float64Array[] =>
+    Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
+
   /** weightedPairSums of `given` (weights or probabilities) are those of the loop over `weights`, to the bit */
   function expectSumsOfTheLoop(
     columns: Float64Array[],
@@ -207,7 +210,7 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     [20000, 30, 0, 3],
   ])('n %i, %i columns from %i, %i blocks: the sums of the JavaScript loop to the bit', (n, p, known, blocks) => {
     const rng = new Rng(n + p + known);
-    const columns = Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
+    const columns = normalColumns(rng, p, n);
     const weights = Float64Array.from({ length: blocks * n }, () => rng.normal());
     expectSumsOfTheLoop(columns, known, weights, weights, blocks, n);
   });
@@ -220,7 +223,7 @@ describe('weighted sums of pairs of columns in WebAssembly SIMD (a multinomial i
     [999, 17, 16, 4],
   ])('n %i, %i columns from %i, %i classes + 1: the weights from the probabilities, the sums to the bit', (n, p, known, width) => {
     const rng = new Rng(n + p + width);
-    const columns = Array.from({ length: p }, () => Float64Array.from({ length: n }, () => rng.normal()));
+    const columns = normalColumns(rng, p, n);
     // probabilities sample after sample (some exactly 0 or 1, as on separable data), the weights block after block
     const prob = Float64Array.from({ length: n * width }, (_, a) => (a % 7 === 0 ? a % 2 : rng.next() / width));
     const blocks = (width * (width + 1)) / 2;
