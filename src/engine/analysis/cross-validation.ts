@@ -201,7 +201,10 @@ async function searchRound(
     const bySelector = new Map([...known(f), ...chosen.bySelector]);
     // the plan's final part for the largest signature of the first fold, not for the largest allowed
     if (f === 0 && bySelector.size > 0)
-      progress.setTotal(run.work.cv + run.finalWork(Math.max(...[...bySelector.values()].map((s) => s.signatures[0].length))));
+      progress.setTotal(
+        run.work.cv +
+          run.finalWork(Array<number>(run.keysPlanned).fill(Math.max(...[...bySelector.values()].map((s) => s.signatures[0].length)))),
+      );
     selections?.set(f, bySelector);
     const signatureOf = (c: number): number[] => (bySelector.get(selectorKey(configs[c].selector)) as Selection).signatures[0];
     const { specs, members: shares } = modelTasks(run, round, signatureOf, { train, test }, r * plan.k + k);

@@ -5,7 +5,7 @@ import { sharedFloat64 } from '../shared-memory';
 import type { PreparedData } from '../data';
 import { POOLED_BOOTSTRAP_STREAM } from '../plots/bootstrap';
 import type { TaskSpec } from '../pipeline';
-import { computePlots, plannedRefits } from '../plots';
+import { computePlots } from '../plots';
 import type { FinalModelView, OutOfFoldExplanation } from '../plots/plot-kind';
 import { Rng } from '../rng';
 import { Selection, selectorKey } from '../selection';
@@ -81,11 +81,7 @@ export async function plotModels(
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
   const { n, classes } = prepared;
   const { signatures } = reference;
-  progress.setTotal(
-    run.work.cv +
-      winners.keyed.length * (run.work.refit + run.work.finalSelection) +
-      signatures.reduce((s, sig) => s + run.work.refit * plannedRefits(plotModel, sig.length, plotFolds), 0),
-  );
+  progress.setTotal(run.work.cv + run.finalWork(signatures.map((sig) => sig.length)));
   const plotFold = Int32Array.from(run.plan.assignment[0], (f) => f % plotFolds);
   const all = Int32Array.from({ length: n }, (_, i) => i);
   const plotRows = Array.from({ length: plotFolds }, (_, p) => ({

@@ -129,8 +129,10 @@ export interface AnalysisRun {
    * and the explanations'), and of a final selection on all samples; and the cross-validation's planned work in them.
    */
   work: { fit: number; selection: number; refit: number; finalSelection: number; cv: number };
-  /** the work planned after the cross-validation (in `work`'s units) when the shown signatures have `size` features */
-  finalWork: (size: number) => number;
+  /** the work planned after the cross-validation (in `work`'s units) for shown models with signatures of these sizes */
+  finalWork: (sizes: number[]) => number;
+  /** the shown models planned (best and interpretable, or interpretable alone) */
+  keysPlanned: number;
   /** the clock of the time limit (milliseconds), and when the limit started counting on it */
   now: () => number;
   startedAt: number;
@@ -174,8 +176,11 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   const work = taskWork(prepared, configs, plan, outputWidth(prepared));
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   // (the plots' refits are planned for the largest signature until the first fold's selections tell its size)
-  const finalWork = (size: number): number =>
-    keysPlanned * (work.refit + work.finalSelection + work.refit * plannedRefits(plotModel, Math.min(size, maxSig), plotFolds));
+  const finalWork = (sizes: number[]): number =>
+    sizes.reduce(
+      (s, size) => s + work.refit + work.finalSelection + work.refit * plannedRefits(plotModel, Math.min(size, maxSig), plotFolds),
+      0,
+    );
   const plotModel: PlotModel = { task, classCount: task === 'classification' ? K : 0 };
   const now = options.now ?? Date.now;
   const startedAt = options.startedAt ?? now();
@@ -197,7 +202,7 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
     },
     runner: createRunner(data, threads, options.signal),
     progress: new Progress(
-      work.cv + finalWork(maxSig),
+      work.cv + finalWork(Array<number>(keysPlanned).fill(maxSig)),
       options.onProgress,
       limitMs === undefined ? undefined : { now, startedAt, limitMs },
     ),
@@ -206,6 +211,7 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
     cvTasks,
     work,
     finalWork,
+    keysPlanned,
     now,
     startedAt,
     fits: 0,
