@@ -6,13 +6,11 @@ import {
   crossFitCalibration,
   equalCountBins,
   fitCalibration,
-  fitPlatt,
-  fitTemperature,
-  MAX_SCALE,
   floorProbabilities,
   probabilityFloor,
   probabilityScores,
 } from './calibration';
+import { calibrationTargets, fitPlatt, fitTemperature, MAX_SCALE } from './calibration-fit';
 import { subsetDataset } from '../../bench/csv-dataset';
 import { computeMetrics } from './metrics';
 import { Pipeline } from './pipeline';
@@ -95,15 +93,46 @@ describe('Platt scaling (two classes)', () => {
     }
   });
 
-  it('sharpens at most MAX_SCALE times: on perfectly separated scores the slope stops at 5, not at the floor', () => {
-    const p = Float64Array.from({ length: 200 }, (_, k) => (k % 2 ? (k < 100 ? 0.3 : 0.7) : k < 100 ? 0.7 : 0.3));
-    const y = Float64Array.from({ length: 100 }, (_, i) => (i < 50 ? 0 : 1));
+  it("fits Platt's targets, not the bare outcomes: perfectly separated scores of 50 + 50 samples sharpen until each gets 51 / 52", () => {
+    const separated = (perClass: number): { p: Float64Array; y: Float64Array } => ({
+      p: Float64Array.from({ length: 4 * perClass }, (_, k) => (k % 2 ? (k < 2 * perClass ? 0.3 : 0.7) : k < 2 * perClass ? 0.7 : 0.3)),
+      y: Float64Array.from({ length: 2 * perClass }, (_, i) => (i < perClass ? 0 : 1)),
+    });
+    const { p, y } = separated(50);
+    expect(calibrationTargets(y, 2, everyRow(100))[0]).toBe(51 / 52);
     const cal = fitCalibration(p, y, 2);
-    expect(cal?.method === 'platt' ? [cal.a[0], Math.abs(cal.b[0]) < 1e-6] : []).toEqual([MAX_SCALE, true]);
+    const [a, b] = cal?.method === 'platt' ? [cal.a[0], cal.b[0]] : [NaN, NaN];
+    // sigmoid(a logit(0.7)) = 51 / 52: a = log(51) / logit(0.7) (to the fit's tiny ridge)
+    expect(a).toBeCloseTo(Math.log(51) / Math.log(0.7 / 0.3), 4);
+    expect(Math.abs(b)).toBeLessThan(1e-6);
+    // the same samples pooled from 4 repeats of a cross-validation are still 50 per class
+    const pooled = fitCalibration(
+      Float64Array.from({ length: 800 }, (_, k) => p[k % 200]),
+      Float64Array.from({ length: 400 }, (_, i) => y[i % 100]),
+      2,
+      undefined,
+      4,
+    );
+    expect(pooled?.method === 'platt' ? pooled.a[0] : NaN).toBeCloseTo(a, 4);
+    // three classes, 10 samples each, 0.5 on its own class: softmax(log p / T) puts 11 / 12 on it at 1 / T = log2(22)
     const three = Float64Array.from({ length: 90 }, (_, k) => (k % 3 === Math.floor(k / 30) ? 0.5 : 0.25));
     const t = fitCalibration(
       three,
       Float64Array.from({ length: 30 }, (_, i) => Math.floor(i / 10)),
+      3,
+    );
+    expect(t?.method === 'temperature' ? t.temperature : NaN).toBeCloseTo(1 / Math.log2(22), 6);
+  });
+
+  it('sharpens at most MAX_SCALE times: on 500 + 500 perfectly separated scores the slope stops at 5', () => {
+    const p = Float64Array.from({ length: 2000 }, (_, k) => (k % 2 ? (k < 1000 ? 0.3 : 0.7) : k < 1000 ? 0.7 : 0.3));
+    const y = Float64Array.from({ length: 1000 }, (_, i) => (i < 500 ? 0 : 1));
+    const cal = fitCalibration(p, y, 2);
+    expect(cal?.method === 'platt' ? [cal.a[0], Math.abs(cal.b[0]) < 1e-6] : []).toEqual([MAX_SCALE, true]);
+    const three = Float64Array.from({ length: 4500 }, (_, k) => (k % 3 === Math.floor(k / 1500) ? 0.5 : 0.25));
+    const t = fitCalibration(
+      three,
+      Float64Array.from({ length: 1500 }, (_, i) => Math.floor(i / 500)),
       3,
     );
     expect(t?.method).toBe('temperature');
