@@ -1,7 +1,7 @@
 import { firstDropFold } from './analysis/cross-validation';
 import { DROP_EARLY_SAMPLES } from './analysis/run';
-import { bbcEstimate, bootstrapWeights, configurationsToDrop, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
-import { ACCURACY, BALANCED_ACCURACY, makeEvaluator } from './metrics';
+import { bbcEstimate, bootstrapMatrix, bootstrapWeights, configurationsToDrop, MetricContext, OofMatrix, RepeatedEvaluator } from './bbc';
+import { ACCURACY, BALANCED_ACCURACY, makeEvaluator, MEAN_AUC } from './metrics';
 import { Rng } from './rng';
 
 /** An Rng whose int() returns the given draws in order: bootstraps chosen by hand. */
@@ -51,6 +51,52 @@ describe('RepeatedEvaluator', () => {
   it('averages the metric over the repeats of a configuration', async () => {
     const ev = new RepeatedEvaluator(ACCURACY, [A, B], context(Y));
     expect(ev.evaluate(Float64Array.from([1, 1, 1, 1]))).toBeCloseTo((3 / 4 + 2 / 4) / 2, 12);
+  });
+});
+
+describe('bootstrapMatrix', () => {
+  it("gives the AUC of each set on each bootstrap, in blocks of bootstraps, as each bootstrap's evaluator does (to the bit)", () => {
+    // 300 samples of 3 classes over 150 units; sets with and without tied probabilities, two repeats each
+    const rng = new Rng(5);
+    const n = 300;
+    const y = Float64Array.from({ length: n }, (_, i) => i % 3);
+    const probabilities = (ties: boolean): Float64Array => {
+      const p = new Float64Array(n * 3);
+      for (let i = 0; i < n; i++) {
+        const raw = [0, 1, 2].map((c) => rng.next() + (c === y[i] ? 0.8 : 0));
+        const q = raw.map((v) => (ties ? Math.round(v * 4) / 4 + 0.01 : v));
+        const sum = q.reduce((a, b) => a + b, 0);
+        q.forEach((v, c) => (p[i * 3 + c] = v / sum));
+      }
+      return p;
+    };
+    const sets = [
+      [probabilities(false), probabilities(false)],
+      [probabilities(true), probabilities(true)],
+    ];
+    const ctx: MetricContext = {
+      outcome: { y },
+      classCount: 3,
+      units: Int32Array.from({ length: n }, (_, i) => i >> 1),
+      unitCount: n / 2,
+    };
+    const rows = Int32Array.from({ length: 200 }, (_, k) => k + 40);
+    // the units of the rows, renumbered from 0 (as configurationsToDrop draws them)
+    const draw: MetricContext = { ...ctx, units: Int32Array.from(rows, (r) => (r >> 1) - 20), unitCount: 100 };
+    for (const [B, on] of [
+      [1001, undefined],
+      [7, rows],
+    ] as const) {
+      const { point, values } = bootstrapMatrix({ sets, metric: MEAN_AUC, ctx, rows: on, draw: on ? draw : ctx, B, rng: new Rng(9) });
+      const evaluators = sets.map((p) => new RepeatedEvaluator(MEAN_AUC, p, ctx, on));
+      const all = new Float64Array(on ? on.length : n).fill(1);
+      expect(Array.from(point)).toEqual(evaluators.map((ev) => ev.evaluate(all)));
+      const again = new Rng(9);
+      for (let b = 0; b < B; b++) {
+        const w = bootstrapWeights(on ? draw : ctx, again);
+        evaluators.forEach((ev, j) => expect(Object.is(values[b * 2 + j], ev.evaluate(w))).toBe(true));
+      }
+    }
   });
 });
 

@@ -1,4 +1,5 @@
-import { Evaluator, makeEvaluator, OutcomeArrays } from './metrics';
+import { BATCH_LANES, BatchEvaluator, Evaluator } from './auc';
+import { batchable, makeBatchEvaluator, makeEvaluator, OutcomeArrays } from './metrics';
 import { Rng } from './rng';
 import { TimeSlices } from './time-slices';
 
@@ -64,35 +65,73 @@ export interface BootstrapMatrix {
  * and a set's values do not depend on the sets computed with it.
  */
 export function bootstrapMatrix(a: BootstrapMatrixArgs): BootstrapMatrix {
-  const { matrix, step } = matrixSteps(a);
-  for (let b = 0; b < a.B; b++) step(b);
+  const { matrix, blocks, block } = matrixSteps(a);
+  for (let k = 0; k < blocks; k++) block(k);
   return matrix;
 }
 
-/** A bootstrapMatrix's point values, and the step that draws bootstrap `b` (in order) and fills its values. */
-function matrixSteps(a: BootstrapMatrixArgs): { matrix: BootstrapMatrix; step: (b: number) => void } {
+/** The bootstraps of a batch (BatchEvaluator) hold about this many weights. */
+const BATCH_WEIGHTS = 1 << 17;
+const roundUp = (v: number, m: number): number => Math.ceil(v / m) * m;
+
+/**
+ * A bootstrapMatrix's point values, and its bootstraps in `blocks` blocks drawn in order: `block(k)` draws block k's
+ * bootstraps and fills their values. A metric with a BatchEvaluator (AUC) evaluates a block of bootstraps in one pass
+ * per set; any other, one bootstrap per block. The values are the same either way, to the bit.
+ */
+function matrixSteps(a: BootstrapMatrixArgs): { matrix: BootstrapMatrix; blocks: number; block: (k: number) => void } {
   const evaluators = a.sets.map((p) => new RepeatedEvaluator(a.metric, p, a.ctx, a.rows));
   const m = evaluators.length;
   const rng = typeof a.rng === 'number' ? Rng.resume(a.rng) : a.rng;
   const unitCounts = new Float64Array(a.draw.unitCount);
-  const w = new Float64Array(a.draw.units.length).fill(1);
-  const point = Float64Array.from(evaluators, (ev) => ev.evaluate(w));
+  const n = a.draw.units.length;
+  const w = new Float64Array(n).fill(1);
+  const batch = batchable(a.metric);
+  const point = batch ? new Float64Array(m) : Float64Array.from(evaluators, (ev) => ev.evaluate(w));
+  if (batch) {
+    const ones = new Float64Array(n * BATCH_LANES);
+    for (let i = 0; i < n; i++) ones[i * BATCH_LANES] = 1;
+    evaluators.forEach((ev, j) => ev.evaluateBatch(ones, BATCH_LANES, 1, point.subarray(j, j + 1)));
+  }
   const values = new Float64Array(a.B * m);
   const sampleLosses = a.losses;
   const losses = sampleLosses ? new Float64Array(a.B * m) : undefined;
-  const step = (b: number): void => {
+  const draw = (b: number): void => {
     drawBootstrapWeights(a.draw, rng, unitCounts, w);
-    for (let j = 0; j < m; j++) values[b * m + j] = evaluators[j].evaluate(w);
     if (!sampleLosses || !losses) return;
     let total = 0;
-    for (let i = 0; i < w.length; i++) total += w[i];
+    for (let i = 0; i < n; i++) total += w[i];
     sampleLosses.forEach((l, j) => {
       let s = 0;
-      for (let i = 0; i < w.length; i++) s += w[i] * l[i];
+      for (let i = 0; i < n; i++) s += w[i] * l[i];
       losses[b * m + j] = s / total;
     });
   };
-  return { matrix: { point, values, ...(losses ? { losses } : {}) }, step };
+  if (!batch) {
+    const block = (b: number): void => {
+      draw(b);
+      for (let j = 0; j < m; j++) values[b * m + j] = evaluators[j].evaluate(w);
+    };
+    return { matrix: { point, values, ...(losses ? { losses } : {}) }, blocks: a.B, block };
+  }
+  const size = roundUp(Math.max(1, Math.min(a.B, Math.floor(BATCH_WEIGHTS / Math.max(1, n)))), BATCH_LANES);
+  const W = new Float64Array(n * size);
+  const out = new Float64Array(size);
+  const block = (k: number): void => {
+    const from = k * size;
+    const count = Math.min(size, a.B - from);
+    const stride = roundUp(count, BATCH_LANES);
+    if (stride > count) W.fill(0);
+    for (let t = 0; t < count; t++) {
+      draw(from + t);
+      for (let i = 0; i < n; i++) W[i * stride + t] = w[i];
+    }
+    for (let j = 0; j < m; j++) {
+      evaluators[j].evaluateBatch(W, stride, count, out);
+      for (let t = 0; t < count; t++) values[(from + t) * m + j] = out[t];
+    }
+  };
+  return { matrix: { point, values, ...(losses ? { losses } : {}) }, blocks: Math.ceil(a.B / size), block };
 }
 
 /**
@@ -107,27 +146,32 @@ export type MatrixRunner = (args: BootstrapMatrixArgs) => Promise<BootstrapMatri
  */
 export const localMatrix: MatrixRunner = async (args) => {
   const slices = new TimeSlices();
-  const { matrix, step } = matrixSteps(args);
-  for (let b = 0; b < args.B; b++) {
+  const { matrix, blocks, block } = matrixSteps(args);
+  for (let k = 0; k < blocks; k++) {
     await slices.next();
-    step(b);
+    block(k);
   }
   return matrix;
 };
 
 /** Evaluators of one metric for each repeat of a configuration's predictions (mean over repeats). */
 export class RepeatedEvaluator {
-  private readonly evs: Evaluator[];
+  /** each repeat's predictions and outcome (of `rows` when given) */
+  private readonly inputs: { pred: Float64Array; outcome: OutcomeArrays }[];
+  private evs?: Evaluator[];
+  private batches?: BatchEvaluator[];
+  private sum = new Float64Array(0);
+  private one = new Float64Array(0);
 
   /** what it evaluates (bootstrapMatrix builds it again from these on another thread) */
   constructor(
     readonly metric: string,
     readonly predictions: Float64Array[],
-    ctx: MetricContext,
+    private readonly ctx: MetricContext,
     readonly rows?: Int32Array,
   ) {
-    this.evs = predictions.map((p) => {
-      if (!rows) return makeEvaluator(metric, p, ctx.outcome, ctx.classCount);
+    this.inputs = predictions.map((p) => {
+      if (!rows) return { pred: p, outcome: ctx.outcome };
       const W = p.length / ctx.outcome.y.length;
       const sub = new Float64Array(rows.length * W);
       rows.forEach((r, i) => sub.set(p.subarray(r * W, (r + 1) * W), i * W));
@@ -135,14 +179,32 @@ export class RepeatedEvaluator {
         y: Float64Array.from(rows, (r) => ctx.outcome.y[r]),
         event: ctx.outcome.event ? Float64Array.from(rows, (r) => ctx.outcome.event?.[r] as number) : undefined,
       };
-      return makeEvaluator(metric, sub, outcome, ctx.classCount);
+      return { pred: sub, outcome };
     });
   }
 
   evaluate(w: Float64Array): number {
+    this.evs ??= this.inputs.map((i) => makeEvaluator(this.metric, i.pred, i.outcome, this.ctx.classCount));
     let s = 0;
     for (const ev of this.evs) s += ev(w);
     return s / this.evs.length;
+  }
+
+  /**
+   * `evaluate` on `count` bootstraps at once (BatchEvaluator: weights[i * stride + b]), for a metric `batchable` names:
+   * the same values, to the bit.
+   */
+  evaluateBatch(weights: Float64Array, stride: number, count: number, out: Float64Array): void {
+    this.batches ??= this.inputs.map((i) => makeBatchEvaluator(this.metric, i.pred, i.outcome, this.ctx.classCount));
+    if (this.sum.length < count) [this.sum, this.one] = [new Float64Array(count), new Float64Array(count)];
+    const { sum, one } = this;
+    sum.fill(0, 0, count);
+    // as evaluate: the repeats' values summed in order, then divided by their number
+    for (const ev of this.batches) {
+      ev(weights, stride, count, one);
+      for (let b = 0; b < count; b++) sum[b] += one[b];
+    }
+    for (let b = 0; b < count; b++) out[b] = sum[b] / this.batches.length;
   }
 }
 

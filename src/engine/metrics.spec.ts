@@ -1,10 +1,12 @@
+import { BATCH_LANES, sortedOrder } from './auc';
 import {
-  sortedOrder,
   auc,
   computeMetrics,
   concordanceIndex,
   makeEvaluator,
+  makeBatchEvaluator,
   AUC,
+  MEAN_AUC,
   BALANCED_ACCURACY,
   R_SQUARED,
   MAE,
@@ -124,6 +126,47 @@ describe('metrics', () => {
     const y3 = Float64Array.from([0, 1, 2, 2]);
     const pred3 = Float64Array.from([1, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1]);
     expect(makeEvaluator(BALANCED_ACCURACY, pred3, { y: y3 }, 3)(Float64Array.from([1, 1, 0, 0]))).toBeCloseTo(0.5, 12);
+  });
+});
+
+describe('batch evaluators', () => {
+  it("give each bootstrap of a batch the Evaluator's value to the bit: AUC and mean AUC, ties or none, a class absent", () => {
+    let seed = 11;
+    const next = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const n = 120;
+    const y2 = Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : 0));
+    const y4 = Float64Array.from({ length: n }, (_, i) => i % 4);
+    const binary = (ties: boolean): Float64Array =>
+      Float64Array.from({ length: 2 * n }, (_, k) => {
+        const q = ties ? Math.round(next() * 5) / 5 : next();
+        return k % 2 ? q : 1 - q;
+      });
+    const four = Float64Array.from({ length: 4 * n }, () => Math.round(next() * 7) / 7);
+    const cases = [
+      { name: AUC, pred: binary(false), y: y2, K: 2 },
+      { name: AUC, pred: binary(true), y: y2, K: 2 },
+      { name: MEAN_AUC, pred: four, y: y4, K: 4 },
+    ];
+    for (const { name, pred, y, K } of cases) {
+      const one = makeEvaluator(name, pred, { y }, K);
+      const batch = makeBatchEvaluator(name, pred, { y }, K);
+      for (const count of [1, 3, 4, 9]) {
+        const stride = Math.ceil(count / BATCH_LANES) * BATCH_LANES;
+        const weights = Array.from({ length: count }, (_, b) => {
+          const w = new Float64Array(n);
+          for (let k = 0; k < n; k++) w[Math.floor(next() * n)]++;
+          // the first bootstrap holds no sample of the second class: that class's AUC is undefined
+          if (b === 0) for (let i = 0; i < n; i++) if (y[i] === 1) w[i] = 0;
+          return w;
+        });
+        const W = new Float64Array(n * stride);
+        weights.forEach((w, b) => w.forEach((v, i) => (W[i * stride + b] = v)));
+        const out = new Float64Array(count);
+        batch(W, stride, count, out);
+        weights.forEach((w, b) => expect(Object.is(out[b], one(w))).toBe(true));
+        expect(name === AUC ? Number.isNaN(out[0]) : Number.isFinite(out[0])).toBe(true);
+      }
+    }
   });
 });
 

@@ -66,17 +66,22 @@ export const FEATURE_CONTRIBUTIONS = definePlot({
     if (!e || e.features.length === 0) return undefined;
     const { heads: H } = e;
     const M = e.features.length;
-    const mean = new Float64Array(H * M);
+    const HM = H * M;
+    const mean = new Float64Array(HM);
+    // the absolute values once, not on each of the bootstraps
+    const magnitude = Float64Array.from(e.values.subarray(0, ctx.n * HM), Math.abs);
     const stats = await bootstrapIntervals(
       (w) => {
         mean.fill(0);
         let total = 0;
         for (let i = 0; i < ctx.n; i++) {
-          if (w[i] === 0) continue;
-          total += w[i];
-          for (let k = 0; k < H * M; k++) mean[k] += w[i] * Math.abs(e.values[i * H * M + k]);
+          const wi = w[i];
+          if (wi === 0) continue;
+          total += wi;
+          for (let k = 0, o = i * HM; k < HM; k++, o++) mean[k] += wi * magnitude[o];
         }
-        return mean.map((v) => v / total);
+        for (let k = 0; k < HM; k++) mean[k] /= total;
+        return mean;
       },
       ctx.metric,
       ctx.bootstraps,
