@@ -1,4 +1,5 @@
 import { BATCH_LANES, BatchEvaluator, Evaluator } from './auc';
+import { stageWeights } from './models/simd-auc';
 import { batchable, makeBatchEvaluator, makeEvaluator, OutcomeArrays } from './metrics';
 import { Rng } from './rng';
 import { TimeSlices } from './time-slices';
@@ -126,8 +127,10 @@ function matrixSteps(a: BootstrapMatrixArgs): { matrix: BootstrapMatrix; blocks:
       draw(from + t);
       for (let i = 0; i < n; i++) W[i * stride + t] = w[i];
     }
+    // the block once into the WebAssembly kernels' memory, where every set's passes read it
+    const staged = stageWeights(W.subarray(0, n * stride), n, stride);
     for (let j = 0; j < m; j++) {
-      evaluators[j].evaluateBatch(W, stride, count, out);
+      evaluators[j].evaluateBatch(staged, stride, count, out);
       for (let t = 0; t < count; t++) values[(from + t) * m + j] = out[t];
     }
   };

@@ -52,6 +52,7 @@ interface Exports {
     gmaxOld: number,
     out: number,
   ): number;
+  aucLanes(at: number, pos: number, gs: number, g: number, n: number, lanes: number, out: number): void;
 }
 
 /** An instance of the kernels and the workspace whose data its memory holds. */
