@@ -6,11 +6,11 @@
  */
 import type { Task } from './metrics';
 
-export const PER_FIT_CPU = 0.00281;
+export const PER_FIT_CPU = 0.00243;
 export const SAMPLES_EXP = 1.21;
 export const WIDTH_EXP = 0.62;
 export const SURVIVAL_FACTOR = 8.1;
-export const PER_SELECTION_CPU = 0.123;
+export const PER_SELECTION_CPU = 0.103;
 
 /** A model fit (and its predictions) on `rows` training samples: PER_FIT_CPU x (rows / 1000)^SAMPLES_EXP x width^WIDTH_EXP. */
 export function fitCpu(rows: number, width: number, task: Task): number {
