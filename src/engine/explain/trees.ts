@@ -33,10 +33,14 @@ let bNext: Int32Array = new Int32Array(0);
 let nodeCount = 0;
 /** background rows, grouped in place */
 let group: Int32Array = new Int32Array(0);
-/** the tree's leaf values, their width, and the columns explained */
-let leafValue: Float64Array = new Float64Array(0);
-let valueWidth = 1;
-let explainedColumns: number[] = [];
+/**
+ * each leaf's explained values that are not 0, in the order of the columns explained: those of leaf k at
+ * [leafStart[k], leafStart[k + 1]) of leafHead (the explained column's position) and leafNonzero (its value). A pure
+ * leaf of a classification tree holds one: its class.
+ */
+let leafStart: Int32Array = new Int32Array(0);
+let leafHead: Int32Array = new Int32Array(0);
+let leafNonzero: Float64Array = new Float64Array(0);
 /** each player's state on the path: 0 free, 1 in A (x's side), 2 in B (b's side); A and B listed, sizeA and sizeB long */
 let state: Int8Array = new Int8Array(0);
 let listA: Int32Array = new Int32Array(0);
@@ -73,10 +77,9 @@ function walk(from: number, lo: number, hi: number): void {
       const count = hi - lo;
       const wA = a > 0 ? count * weights[(a - 1) * stride + b] : 0;
       const wB = b > 0 ? count * weights[a * stride + b - 1] : 0;
-      for (let h = 0; h < explainedColumns.length; h++) {
-        const v = leafValue[k * valueWidth + explainedColumns[h]];
-        if (v === 0) continue;
-        const row = h * playerCount;
+      for (let e = leafStart[k]; e < leafStart[k + 1]; e++) {
+        const v = leafNonzero[e];
+        const row = leafHead[e] * playerCount;
         for (let q = 0; q < a; q++) phi[row + listA[q]] += v * wA;
         for (let q = 0; q < b; q++) phi[row + listB[q]] -= v * wB;
       }
@@ -139,6 +142,27 @@ function leafOf(tree: TreeArrays, next: Int32Array, off: number): number {
   return k;
 }
 
+/** Fills leafStart, leafHead and leafNonzero for `tree`'s leaves and the explained `columns`. */
+function nonzeroLeafValues(tree: TreeArrays, columns: number[]): void {
+  const nodes = tree.feature.length;
+  if (leafStart.length < nodes + 1) leafStart = new Int32Array(nodes + 1);
+  let count = 0;
+  for (let k = 0; k < nodes; k++) if (tree.feature[k] < 0) for (const c of columns) if (tree.value[k * tree.width + c] !== 0) count++;
+  if (leafHead.length < count) [leafHead, leafNonzero] = [new Int32Array(count), new Float64Array(count)];
+  let e = 0;
+  for (let k = 0; k < nodes; k++) {
+    leafStart[k] = e;
+    if (tree.feature[k] >= 0) continue;
+    columns.forEach((c, h) => {
+      const v = tree.value[k * tree.width + c];
+      if (v === 0) return;
+      leafHead[e] = h;
+      leafNonzero[e++] = v;
+    });
+  }
+  leafStart[nodes] = e;
+}
+
 /**
  * Interventional TreeSHAP (Lundberg et al. 2020, "From local explanations to global understanding with explainable AI
  * for trees", the interventional algorithm): for each explained row x and background row b, a tree's output at the
@@ -170,12 +194,12 @@ export function treeShapley(trees: TreeArrays[], columns: number[], { X, backgro
   stride = M + 1;
   phi = new Float64Array(H * M);
   playerCount = M;
-  explainedColumns = columns;
   group = new Int32Array(B);
   for (const tree of trees) {
     const nodes = tree.feature.length;
-    leafValue = tree.value;
-    valueWidth = tree.width;
+    const leafValue = tree.value;
+    const valueWidth = tree.width;
+    nonzeroLeafValues(tree, columns);
     nodePlayer = Int32Array.from(tree.feature, (f) => (f < 0 ? -1 : players.of[f]));
     bNext = nextNodes(tree, background);
     nodeCount = nodes;
