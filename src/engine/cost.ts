@@ -7,11 +7,10 @@
  * data's own difficulty (how many features SES keeps, how long SMO takes to converge) moves the real figure within the
  * interval, and a machine shared with other work moves it beyond.
  */
-import { plannedCvTasks } from './analysis/run';
+import { cvWork } from './analysis/run';
 import { foldCounts } from './folds';
 import { buildGrid } from './grid';
 import type { Task } from './metrics';
-import { fitCpu, selectionCpu } from './task-cost';
 import { AnalysisParameters, FeatureSelection, ModelsConsidered, Thoroughness } from './types';
 
 /** The shape of an analysis: what the cost model reads. */
@@ -96,12 +95,8 @@ export function estimateCost(shape: AnalysisShape): CostEstimate {
     maxVisualizedSignatureCount: 5,
   };
   const configs = buildGrid(params, shape.task, p, n);
-  const tasks = plannedCvTasks(configs, k, repeats);
-  const fits = configs.length * k * repeats;
-  const selections = tasks - fits;
-  const perFit = fitCpu(n, width, shape.task);
-  const perSelection = selectionCpu(n, p, width);
-  const cpuSeconds = FIXED_CPU + fits * perFit + selections * perSelection;
+  const cv = cvWork(configs, k, repeats, n, p, width, shape.task);
+  const cpuSeconds = FIXED_CPU + cv.cpu;
   const cores = Math.max(1, shape.cores);
   const seconds = cpuSeconds / (cores === 1 ? 1 : cores * PARALLEL_EFFICIENCY);
   const mib = (values: number): number => (values * 8) / 2 ** 20;
@@ -110,6 +105,6 @@ export function estimateCost(shape: AnalysisShape): CostEstimate {
     seconds: { expected: seconds, low: seconds / TIME_FACTOR, high: seconds * TIME_FACTOR },
     cpuSeconds,
     peakMemoryMb: { expected: memory, low: memory / MEMORY_FACTOR, high: memory * MEMORY_FACTOR },
-    tasks,
+    tasks: cv.tasks,
   };
 }

@@ -3,7 +3,7 @@ import type { MetricContext } from '../bbc';
 import { prepareData, PreparedData } from '../data';
 import { FoldPlan, planFolds } from '../folds';
 import { buildGrid, Configuration } from '../grid';
-import { metricNames } from '../metrics';
+import { metricNames, type Task } from '../metrics';
 import { outputWidth, TaskData, TaskResult, TaskSpec } from '../pipeline';
 import { plannedRefits, PlotModel } from '../plots';
 import { createRunner, TaskRunner } from '../pool';
@@ -172,7 +172,6 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   };
   const plotFolds = plotFoldCount(n, plan.k);
   const maxSig = Math.min(params.maxSignatureSize, prepared.features.length);
-  const cvTasks = plannedCvTasks(configs, plan.k, plan.repeats);
   const work = taskWork(prepared, configs, plan, outputWidth(prepared));
   const keysPlanned = params.modelsConsidered === ModelsConsidered.Interpretable ? 1 : 2;
   // (the plots' refits are planned for the largest signature until the first fold's selections tell its size)
@@ -208,7 +207,7 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
     ),
     plotModel,
     plotFolds,
-    cvTasks,
+    cvTasks: work.tasks,
     work,
     finalWork,
     keysPlanned,
@@ -218,21 +217,45 @@ export function startRun(dataset: EngineDataset, params: AnalysisParameters, opt
   };
 }
 
-/** The prices of the analysis's tasks (AnalysisRun.work). */
-function taskWork(prepared: PreparedData, configs: Configuration[], plan: FoldPlan, width: number): AnalysisRun['work'] {
+/** The prices of the analysis's tasks (AnalysisRun.work), and the cross-validation's tasks planned. */
+function taskWork(
+  prepared: PreparedData,
+  configs: Configuration[],
+  plan: FoldPlan,
+  width: number,
+): AnalysisRun['work'] & { tasks: number } {
   const { n, task } = prepared;
   const p = prepared.features.length;
-  const trainRows = (n * (plan.k - 1)) / plan.k;
-  const fits = configs.length * plan.k * plan.repeats;
-  const fit = fitCpu(trainRows, width, task);
-  const selection = selectionCpu(trainRows, p, width);
+  const cv = cvWork(configs, plan.k, plan.repeats, (n * (plan.k - 1)) / plan.k, p, width, task);
   return {
-    fit,
-    selection,
+    fit: cv.fit,
+    selection: cv.selection,
     refit: fitCpu(n, width, task),
     finalSelection: selectionCpu(n, p, width),
-    cv: fits * fit + (plannedCvTasks(configs, plan.k, plan.repeats) - fits) * selection,
+    cv: cv.cpu,
+    tasks: cv.tasks,
   };
+}
+
+/**
+ * The cross-validation's planned tasks (plannedCvTasks), the price of a model fit and of a selection task on `rows`
+ * training samples (task-cost.ts), and all of them in CPU seconds: what the cost model adds up before a run
+ * (cost.ts) and what the progress plans (taskWork).
+ */
+export function cvWork(
+  configs: Configuration[],
+  k: number,
+  repeats: number,
+  rows: number,
+  features: number,
+  width: number,
+  task: Task,
+): { tasks: number; fit: number; selection: number; cpu: number } {
+  const tasks = plannedCvTasks(configs, k, repeats);
+  const fits = configs.length * k * repeats;
+  const fit = fitCpu(rows, width, task);
+  const selection = selectionCpu(rows, features, width);
+  return { tasks, fit, selection, cpu: fits * fit + (tasks - fits) * selection };
 }
 
 /** The cross-validation's tasks (a model fit per configuration and a selection per selectionTasks group, every fold). */
