@@ -174,34 +174,75 @@ export function holdout(
 
 /** The primary metric of a pipeline on a labelled dataset (AUC / mean AUC, R squared, C-index). */
 export function heldOutPerformance(pipeline: SavedPipeline, test: EngineDataset, outcome: Outcome): number {
+  return heldOutScorer(pipeline, test, outcome)();
+}
+
+/**
+ * The held-out primary metric of a pipeline's predictions on `test`, as a function of the held-out rows it is computed
+ * on (all of them by default): the predictions are made once, so that a bootstrap of the held-out rows costs only
+ * the metric (heldOutStandardError).
+ */
+export function heldOutScorer(pipeline: SavedPipeline, test: EngineDataset, outcome: Outcome): (rows?: Int32Array) => number {
   const preds = predict(pipeline, test);
+  const all = Int32Array.from({ length: test.sampleCount }, (_, i) => i);
   if ('classification' in outcome) {
     const classes = pipeline.classes;
+    const K = classes.length;
     const c = column(test, outcome.classification);
     const labels = Array.from({ length: test.sampleCount }, (_, i) => ('codes' in c ? c.levels[c.codes[i]] : String(c.values[i])));
     const y = Float64Array.from(labels, (l) => classes.indexOf(l));
     const pred = Float64Array.from(preds.flatMap((p) => classes.map((k) => (p.probabilities as Record<string, number>)[k])));
-    return computeMetrics('classification', pred, { y }, classes.length)[metricNames('classification', classes.length)[0]];
+    const name = metricNames('classification', K)[0];
+    return (rows = all) => {
+      const sub = new Float64Array(rows.length * K);
+      rows.forEach((r, i) => sub.set(pred.subarray(r * K, (r + 1) * K), i * K));
+      return computeMetrics('classification', sub, { y: Float64Array.from(rows, (r) => y[r]) }, K)[name];
+    };
   }
   if ('regression' in outcome) {
     const c = column(test, outcome.regression);
     if (!('values' in c)) throw new Error('numeric outcome expected');
-    return computeMetrics(
-      'regression',
-      Float64Array.from(preds, (p) => p.prediction as number),
-      { y: c.values },
-      0,
-    )['R Squared'];
+    const values = c.values;
+    const pred = Float64Array.from(preds, (p) => p.prediction as number);
+    return (rows = all) =>
+      computeMetrics(
+        'regression',
+        Float64Array.from(rows, (r) => pred[r]),
+        { y: Float64Array.from(rows, (r) => values[r]) },
+        0,
+      )['R Squared'];
   }
   const t = column(test, outcome.survival.timeToEvent);
   if (!('values' in t)) throw new Error('numeric time expected');
+  const times = t.values;
   const ev = eventIndicator(column(test, outcome.survival.event));
-  return computeMetrics(
-    'survival',
-    Float64Array.from(preds, (p) => p.risk as number),
-    { y: t.values, event: ev },
-    0,
-  )['Concordance Index'];
+  const risk = Float64Array.from(preds, (p) => p.risk as number);
+  return (rows = all) =>
+    computeMetrics(
+      'survival',
+      Float64Array.from(rows, (r) => risk[r]),
+      { y: Float64Array.from(rows, (r) => times[r]), event: Float64Array.from(rows, (r) => ev[r]) },
+      0,
+    )['Concordance Index'];
+}
+
+/**
+ * The standard error of a held-out metric from the sampling of the held-out rows alone: the standard deviation of the
+ * metric over B bootstrap resamples of the rows (each drawn with replacement; a resample whose metric is not finite,
+ * such as one missing a class, is skipped). What a held-out value varies by around the model's expected performance
+ * even when the model is fixed: the floor under any estimate's distance to it.
+ */
+export function heldOutStandardError(score: (rows?: Int32Array) => number, rows: number, B: number, seed: number): number {
+  const rng = new Rng(seed, 0x5e);
+  const values: number[] = [];
+  const draw = new Int32Array(rows);
+  for (let b = 0; b < B; b++) {
+    for (let i = 0; i < rows; i++) draw[i] = rng.int(rows);
+    const v = score(draw);
+    if (Number.isFinite(v)) values.push(v);
+  }
+  const m = values.reduce((a, v) => a + v, 0) / values.length;
+  return Math.sqrt(values.reduce((a, v) => a + (v - m) ** 2, 0) / Math.max(1, values.length - 1));
 }
 
 /** One configuration per model kind (and SVM kernel) of a grid: the first of each. */

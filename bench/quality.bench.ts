@@ -11,7 +11,9 @@
  * held-out); for classification the held-out log loss and Brier score of best's probabilities beside the logistic
  * regression's, the largest |AUC calibrated - AUC uncalibrated| of best's held-out probabilities (equal for two
  * classes: the map is increasing; for more classes the calibrated one must not be lower) and the count of
- * probabilities of exactly 0 or 1. Then the coverage over every analysis and the bias per outcome type.
+ * probabilities of exactly 0 or 1. Then the coverage over every analysis and the bias per outcome type, and what the
+ * held-out rows' own sampling allows (noiseFloor): the held-out value's bootstrap standard error, the floor it puts
+ * under mean |estimate - held-out| and the coverage an exactly right 95% interval would have.
  *
  *   npm run bench:quality [-- --splits 10] [--datasets lung,iris] [--threads 2] [--thoroughness typical]
  *                         [--extra DIR] [--json FILE] [--no-peers]
@@ -25,10 +27,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { predict, runAnalysis } from '../src/engine';
+import { logChiSquareSurvival } from '../src/engine/distributions';
 import { computeMetrics, metricNames } from '../src/engine/metrics';
 import type { EngineDataset, Outcome, SavedPipeline, Thoroughness } from '../src/engine/types';
-import { heldOutPerformance, holdout, parameters, qualityDatasets, taskOf } from './engine-datasets';
+import { heldOutPerformance, heldOutScorer, heldOutStandardError, holdout, parameters, qualityDatasets, taskOf } from './engine-datasets';
 import { findPython } from './python';
+
+/** bootstrap resamples of the held-out rows for each split's held-out standard error */
+const HELD_OUT_BOOTSTRAPS = 500;
 
 const BENCH_DIR = __filename.endsWith('.ts') ? __dirname : path.resolve(__dirname, '../../bench');
 
@@ -155,7 +161,15 @@ interface SplitRecord {
   metric: string;
   split: number;
   seconds: number;
-  best: { held: number; estimate: number; ci: [number, number]; model: string; calibration?: string } & Partial<ProbabilityFacts>;
+  best: {
+    held: number;
+    /** the held-out value's standard error from the held-out rows' sampling alone (heldOutStandardError) */
+    heldSe: number;
+    estimate: number;
+    ci: [number, number];
+    model: string;
+    calibration?: string;
+  } & Partial<ProbabilityFacts>;
   interpretable: { held: number } & Partial<ProbabilityFacts>;
   peers: PeerScores;
 }
@@ -197,6 +211,7 @@ async function main(): Promise<void> {
         const testFile = path.join(dir, 'test.csv');
         writeDesign(trainFile, train, train, ds.outcome, classes);
         writeDesign(testFile, test, train, ds.outcome, classes);
+        const scoreBest = heldOutScorer(bestPipeline, test, ds.outcome);
         const record: SplitRecord = {
           dataset: ds.name,
           task,
@@ -204,7 +219,8 @@ async function main(): Promise<void> {
           split: s,
           seconds,
           best: {
-            held: heldOutPerformance(bestPipeline, test, ds.outcome),
+            held: scoreBest(),
+            heldSe: heldOutStandardError(scoreBest, test.sampleCount, HELD_OUT_BOOTSTRAPS, s),
             estimate: b.performance[metric],
             ci: b.performanceCis[metric],
             model: b.model,
@@ -246,10 +262,53 @@ async function main(): Promise<void> {
         `${task}: coverage ${rs.filter(inside).length} of ${rs.length}, mean |estimate - held-out| ${mean(errors.map(Math.abs)).toFixed(4)}, bias ${mean(errors).toFixed(4)}`,
       );
     }
+    noiseFloor(records);
     if (jsonFile) fs.writeFileSync(jsonFile, JSON.stringify(records, null, 1));
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the held-out rows' own sampling allows, per dataset and outcome type: a held-out value is the model's expected
+ * performance plus the noise of its held-out rows (standard error heldSe), so even an estimate equal to that expected
+ * performance is sqrt(2 / pi) x heldSe from it on average (the floor under mean |estimate - held-out|), and an
+ * interval that is exactly a 95% interval for it (taken as normal, its standard error the interval's width / 3.92)
+ * covers the held-out value with probability 2 Phi(1.96 s / sqrt(s^2 + heldSe^2)) - 1 (below 95% whenever the
+ * held-out rows are noisier than the estimate). Means over the splits, beside what was measured.
+ */
+function noiseFloor(records: SplitRecord[]): void {
+  const floor = (rs: SplitRecord[]): number => mean(rs.map((r) => Math.sqrt(2 / Math.PI) * r.best.heldSe));
+  const exactCoverage = (rs: SplitRecord[]): number =>
+    mean(
+      rs.map((r) => {
+        const s = (r.best.ci[1] - r.best.ci[0]) / (2 * 1.96);
+        // a point interval and a held-out value without noise (an AUC of 1 on every resample): both exact
+        if (s === 0) return r.best.heldSe === 0 ? 1 : 0;
+        const z = (1.96 * s) / Math.sqrt(s * s + r.best.heldSe ** 2);
+        return 1 - Math.exp(logChiSquareSurvival(z * z, 1));
+      }),
+    );
+  const f = (v: number): string => v.toFixed(4).padStart(8);
+  console.log('\nwhat the held-out rows allow (held-out noise alone; bench/quality.bench.ts noiseFloor)');
+  console.log('dataset            held SE  |est-held|  its floor  interval SE  coverage  coverage of an exact interval');
+  const row = (name: string, rs: SplitRecord[]): void => {
+    const errors = rs.map((r) => Math.abs(r.best.estimate - r.best.held));
+    const se = mean(rs.map((r) => (r.best.ci[1] - r.best.ci[0]) / (2 * 1.96)));
+    console.log(
+      `${name.padEnd(16)} ${f(mean(rs.map((r) => r.best.heldSe)))}  ${f(mean(errors))}   ${f(floor(rs))}    ${f(se)}  ${`${rs.filter(inside).length}/${rs.length}`.padStart(8)}  ${(100 * exactCoverage(rs)).toFixed(0).padStart(5)}%`,
+    );
+  };
+  for (const name of [...new Set(records.map((r) => r.dataset))])
+    row(
+      name,
+      records.filter((r) => r.dataset === name),
+    );
+  for (const task of ['classification', 'regression', 'survival']) {
+    const rs = records.filter((r) => r.task === task);
+    if (rs.length > 0) row(`(${task})`, rs);
+  }
+  row('(all)', records);
 }
 
 const inside = (r: SplitRecord): boolean => r.best.ci[0] <= r.best.held && r.best.held <= r.best.ci[1];
