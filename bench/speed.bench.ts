@@ -10,7 +10,8 @@
  * 70% of scikit-learn's 10-class digits (1,258 x 64: the stratified training part of bench:quality's first split, as
  * issue 40 measured it), at typical, written by bench/sklearn_fits.py --digits with a python that has scikit-learn
  * (a synthetic 1,258 x 64 ten-class stand-in with every feature informative otherwise: the line says which); 200 x
- * 20,000 at preliminary; 1,000 x 1,000 (classification, 5 causes) at typical.
+ * 20,000 at preliminary; 1,000 x 1,000 (classification, 5 causes) at typical. Then the wall seconds of each step of
+ * the protocol (RunOptions.onStep, src/engine/protocol.ts) per shape: where the time goes.
  *
  *   npm run bench:speed [-- --shapes breast_cancer,mc10] [--threads 2] [--out after.json] [--before before.json]
  *
@@ -22,7 +23,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { estimateCost, runAnalysis } from '../src/engine';
-import type { AnalysisParameters, EngineDataset, Outcome, Thoroughness } from '../src/engine/types';
+import {
+  ANALYSIS_STEPS,
+  type AnalysisParameters,
+  type AnalysisStep,
+  type EngineDataset,
+  type Outcome,
+  type Thoroughness,
+} from '../src/engine/types';
 import { datasetFromCsv } from './csv-dataset';
 import { holdout, loadShared, parameters, SHARED_DATASETS } from './engine-datasets';
 import { currentEstimate, FULLY_MEASURED_AT, MEASURED_FROM } from '../src/analyses/estimate';
@@ -111,6 +119,8 @@ interface Figures {
   /** CPU time of the calling thread alone (its serial steps, and dispatching the threads' work); NaN off Linux */
   mainCpuSeconds: number;
   peakRssMb: number;
+  /** wall seconds of each step of the protocol (RunOptions.onStep: from its start to the next one's) */
+  steps?: Partial<Record<AnalysisStep, number>>;
 }
 
 /** CPU seconds of this process's main thread so far (Linux: /proc/self/task/PID/stat, in clock ticks of 1/100 s). */
@@ -148,11 +158,15 @@ async function measure(
       seconds: currentEstimate(shape, { state: 'running', executionTimeInSeconds: at, progress }).executionTimeInSeconds.expected,
     });
   };
+  const started: [AnalysisStep, number][] = [];
+  const onStep = (step: AnalysisStep): void => void started.push([step, elapsed()]);
   try {
-    const result = await runAnalysis(data, params, { seed: 1, threads, onProgress });
+    const result = await runAnalysis(data, params, { seed: 1, threads, onProgress, onStep });
     const cpu = process.cpuUsage(c0);
+    const end = elapsed();
     return {
       said,
+      steps: Object.fromEntries(started.map(([step, at], k) => [step, (started[k + 1]?.[1] ?? end) - at])),
       seconds: elapsed(),
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       mainCpuSeconds: mainThreadCpu() - m0,
@@ -197,13 +211,26 @@ async function main(): Promise<void> {
     const data = shape.data();
     const guess = predicted(data, shape, threads);
     const f = await measure(data, parameters(shape.outcome, shape.level, threads), threads, guess.seconds);
-    out[shape.name] = { seconds: f.seconds, cpuSeconds: f.cpuSeconds, mainCpuSeconds: f.mainCpuSeconds, peakRssMb: f.peakRssMb };
+    out[shape.name] = {
+      seconds: f.seconds,
+      cpuSeconds: f.cpuSeconds,
+      mainCpuSeconds: f.mainCpuSeconds,
+      peakRssMb: f.peakRssMb,
+      steps: f.steps,
+    };
     const b = before[shape.name];
     const ratio = (x: number, y?: number): string => (y ? (x / y).toFixed(2) : '-').padStart(11);
     console.log(
       `${shape.name.padEnd(16)} ${shape.level.padEnd(12)} ${f.seconds.toFixed(1).padStart(7)} ${f.cpuSeconds.toFixed(1).padStart(7)} ${(f.cpuSeconds / f.seconds).toFixed(2).padStart(9)} ${f.mainCpuSeconds.toFixed(1).padStart(11)} ${f.peakRssMb.toFixed(0).padStart(8)} ${ratio(f.seconds, b?.seconds)} ${ratio(f.cpuSeconds, b?.cpuSeconds)} ${os.loadavg()[0].toFixed(1).padStart(5)}  ${guess.seconds.toFixed(1)} / ${guess.cpuSeconds.toFixed(1)} / ${guess.peakMb.toFixed(0)} (${(guess.seconds / f.seconds).toFixed(2)}, ${(guess.cpuSeconds / f.cpuSeconds).toFixed(2)}, ${(guess.peakMb / f.peakRssMb).toFixed(2)})  ${(f.said ?? []).map((e) => `${e.seconds.toFixed(1)} (${(e.seconds / f.seconds).toFixed(2)}) @ ${e.at.toFixed(1)}`).join(' / ') || '-'}  ${f.model}`,
     );
   }
+  console.log(
+    `\nwall seconds of each step (runAnalysis's onStep; each with the work it overlaps)\n${'shape'.padEnd(16)} ${ANALYSIS_STEPS.map((s) => s.padStart(Math.max(8, s.length))).join(' ')}`,
+  );
+  for (const [name, f] of Object.entries(out))
+    console.log(
+      `${name.padEnd(16)} ${ANALYSIS_STEPS.map((s) => (f.steps?.[s]?.toFixed(1) ?? '-').padStart(Math.max(8, s.length))).join(' ')}`,
+    );
   const file = arg('out', '');
   if (file) fs.writeFileSync(file, JSON.stringify(out, null, 2));
 }

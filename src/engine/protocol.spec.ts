@@ -4,6 +4,7 @@ import { prepareData } from './data';
 import { foldRows, planFolds } from './folds';
 import { buildGrid } from './grid';
 import {
+  ANALYSIS_STEPS,
   EngineInputError,
   eventIndicator,
   mlEngine,
@@ -11,6 +12,7 @@ import {
   runAnalysis,
   validateAnalysisInput,
   type AnalysisParameters,
+  type AnalysisStep,
   type EngineDataset,
   type SavedPipeline,
 } from './index';
@@ -23,9 +25,15 @@ const irisParams = parameters({ classification: 'species' }, 'preliminary');
 describe('runAnalysis (inline)', () => {
   let result: Awaited<ReturnType<typeof runAnalysis>>;
   const progress: number[] = [];
+  const steps: [AnalysisStep, number][] = [];
 
   beforeAll(async () => {
-    result = await runAnalysis(iris, irisParams, { seed: 3, threads: 0, onProgress: (f) => progress.push(f) });
+    result = await runAnalysis(iris, irisParams, {
+      seed: 3,
+      threads: 0,
+      onProgress: (f) => progress.push(f),
+      onStep: (step) => steps.push([step, progress.length]),
+    });
   });
 
   it('reports the engine, metric names, intervals and signatures', () => {
@@ -75,6 +83,14 @@ describe('runAnalysis (inline)', () => {
     expect(progress.length).toBeGreaterThan(2);
     for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThanOrEqual(progress[i - 1]);
     expect(progress[progress.length - 1]).toBe(1);
+  });
+
+  it('names each step of the protocol once, in order, the cross-validation before any progress and the result after it all', () => {
+    expect(steps.map(([step]) => step)).toEqual([...ANALYSIS_STEPS]);
+    expect(steps[0][1]).toBe(0);
+    const result = steps[steps.length - 1][1];
+    expect(progress.slice(0, result).every((f) => f < 1)).toBe(true);
+    expect(result).toBeGreaterThan(steps[1][1]);
   });
 
   it('the saved best pipeline predicts the same after a JSON round trip, matching columns by name', () => {

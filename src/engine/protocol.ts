@@ -23,9 +23,13 @@ import type { AnalysisOutput, AnalysisParameters, EngineDataset, RunOptions } fr
 export async function runAnalysis(dataset: EngineDataset, params: AnalysisParameters, options: RunOptions): Promise<AnalysisOutput> {
   if (options.signal?.aborted) throw new EngineAbortError();
   const run = startRun(dataset, params, options);
+  const step = options.onStep ?? ((): void => undefined);
   try {
+    step('cross-validation');
     const cv = await crossValidate(run);
+    step('calibration');
     const calibrations = await calibrateConfigurations(run, cv);
+    step('winners');
     const winners = await chooseWinners(run, cv);
     // the selections on all samples start on the worker threads, the plots of the out-of-fold predictions behind them
     // (on a thread the selections leave free), while the estimates' bootstraps run on this one
@@ -34,7 +38,9 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     final.catch(() => undefined);
     const drawn = plotOutOfFold(run, cv, winners);
     drawn.catch(() => undefined);
+    step('estimates');
     const estimates = await estimatePerformance(run, cv, winners);
+    step('final models');
     const references = await reference;
     // the explanations' refits on the worker threads beside the plots' (the plots that read them wait for them), and
     // both beside the equivalence analysis of a LASSO selection
@@ -42,12 +48,15 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     explained.catch(() => undefined);
     const selections = final.then((f) => f.selections);
     selections.catch(() => undefined);
+    step('plots and explanations');
     const { plots, pooled } = await plotModels(run, cv, winners, references, selections, await drawn, {
       explanations: explained,
       calibrations,
     });
     const explanations = await explained;
+    step('final selections');
     const finals = await final;
+    step('result');
     const output = assembleOutput(run, { cv, winners, calibrations, estimates, pooled, finals, plots, explanations });
     run.progress.finish();
     return output;

@@ -85,11 +85,29 @@ export interface AnalysisParameters {
   timeLimitSeconds?: number;
 }
 
+/** The steps of runAnalysis (protocol.ts) in their order: what RunOptions.onStep names. */
+export const ANALYSIS_STEPS = [
+  'cross-validation',
+  'calibration',
+  'winners',
+  'estimates',
+  'final models',
+  'plots and explanations',
+  'final selections',
+  'result',
+] as const;
+export type AnalysisStep = (typeof ANALYSIS_STEPS)[number];
+
 export interface RunOptions {
   /** Seed of every random choice; same data + parameters + seed => identical result whatever coreCount. */
   seed: number;
   /** Called with the fraction of planned work done (0..1), never decreasing. */
   onProgress?: (fraction: number) => void;
+  /**
+   * Called as each step of the protocol starts to be waited for, in ANALYSIS_STEPS order (each once): the time to the
+   * next call is that step's, with the work it overlaps (bench/speed.bench.ts prints them).
+   */
+  onStep?: (step: AnalysisStep) => void;
   /** Aborting stops the computation (worker threads terminated) within 2 seconds; runAnalysis rejects with an AbortError. */
   signal?: AbortSignal;
   /** Number of worker threads; 0 runs everything on the calling thread (tests). Defaults to parameters.coreCount. */
