@@ -1,4 +1,5 @@
 import type { TreeArrays } from '../models/tree-rule';
+import { addByMasks, backgroundMasks, MASK_PLAYERS } from './tree-masks';
 import type { ExplainedRows, ShapleyInput } from './types';
 
 /**
@@ -174,9 +175,16 @@ function nonzeroLeafValues(tree: TreeArrays, columns: number[]): void {
  * nodes reachable so, at most the tree's size and usually a few paths.
  *
  * The output is the mean over the trees of leaf value column `columns[h]`, as a forest's prediction (one tree: the
- * tree's). Categorical players span several design columns: a node on any of them asks the player.
+ * tree's). Categorical players span several design columns: a node on any of them asks the player. Up to
+ * MASK_PLAYERS players the same sums are taken leaf by leaf over the background rows' masks (tree-masks.ts: 2 times
+ * faster on a 100-tree, 10-class forest of 25 players, bench:explain), with the walk beyond.
  */
-export function treeShapley(trees: TreeArrays[], columns: number[], { X, background, players }: ShapleyInput): ExplainedRows {
+export function treeShapley(
+  trees: TreeArrays[],
+  columns: number[],
+  { X, background, players }: ShapleyInput,
+  maskPlayers = MASK_PLAYERS,
+): ExplainedRows {
   const n = X.rows;
   const H = columns.length;
   const M = players.count;
@@ -206,15 +214,24 @@ export function treeShapley(trees: TreeArrays[], columns: number[], { X, backgro
     const bLeaf = Int32Array.from({ length: B }, (_, r) => leafOf(tree, bNext, r * nodes));
     for (let r = 0; r < B; r++) for (let h = 0; h < H; h++) base[h] += (scale * leafValue[bLeaf[r] * valueWidth + columns[h]]) / B;
     const xAll = nextNodes(tree, X);
+    // up to MASK_PLAYERS players (`maskPlayers`: tests compare the two), leaf by leaf (tree-masks.ts); the walk beyond
+    const masks =
+      M <= Math.min(maskPlayers, MASK_PLAYERS)
+        ? backgroundMasks(tree, nodePlayer, bNext, B, (k) => leafStart[k + 1] > leafStart[k])
+        : undefined;
+    const target = { leafStart, leafHead, leafNonzero, weights, stride, phi, players: M };
     for (let i = 0; i < n; i++) {
       xNext = xAll.subarray(i * nodes, (i + 1) * nodes);
       const leaf = leafOf(tree, xNext, 0);
       for (let h = 0; h < H; h++) output[i * H + h] += scale * leafValue[leaf * valueWidth + columns[h]];
       phi.fill(0);
-      // a background row in x's leaf went x's way at every node of its path: it adds nothing
-      let size = 0;
-      for (let r = 0; r < B; r++) if (bLeaf[r] !== leaf) group[size++] = r;
-      walk(0, 0, size);
+      if (masks) addByMasks(tree, nodePlayer, xAll, i * nodes, masks, target);
+      else {
+        // a background row in x's leaf went x's way at every node of its path: it adds nothing
+        let size = 0;
+        for (let r = 0; r < B; r++) if (bLeaf[r] !== leaf) group[size++] = r;
+        walk(0, 0, size);
+      }
       const at = i * H * M;
       for (let q = 0; q < H * M; q++) values[at + q] += (scale * phi[q]) / B;
     }
