@@ -55,28 +55,40 @@ function popcount(m: number): number {
 }
 
 /**
- * Each leaf's fail mask for one row, into out[leaf index]: a traversal of the tree from the root carrying the players
- * that sent the row away so far; `next` holds the row's next node from every node from offset `off` (trees.ts's
- * nextNodes).
+ * A traversal of the tree from the root for one row, carrying the players that sent it away so far (its fail mask at
+ * each node); `next` holds the row's next node from every node from offset `off` (trees.ts's nextNodes). A background
+ * row (`out`): each node's `common` keeps the players that every such row failed on the way to it, and each leaf's
+ * mask goes to out[leaf index]. An explained row (`target`): a node's subtree is left when every background row failed
+ * one of the players this one failed on the way to it (none reaches anything below with it), and each leaf adds its
+ * contributions (addLeaf).
  */
-function failMasks(tree: TreeArrays, player: Int32Array, next: Int32Array, off: number, lm: LeafMasks, out: Int32Array): void {
+function traverse(
+  tree: TreeArrays,
+  player: Int32Array,
+  next: Int32Array,
+  off: number,
+  lm: LeafMasks,
+  out: Int32Array | null,
+  target: MaskTarget | null,
+): void {
   const { left, right } = tree;
-  const { stack, common } = lm;
+  const { leafIndex, stack, common } = lm;
   let top = 0;
   stack[top++] = 0;
   stack[top++] = 0;
   while (top > 0) {
     const mask = stack[--top];
     const k = stack[--top];
-    common[k] &= mask;
+    if (out) common[k] &= mask;
+    else if ((common[k] & mask) !== 0) continue;
     const p = player[k];
     if (p < 0) {
-      out[lm.leafIndex[k]] = mask;
+      if (out) out[leafIndex[k]] = mask;
+      else addLeaf(k, leafIndex[k], mask, lm, target as MaskTarget);
       continue;
     }
     const along = next[off + k];
-    const away = along === left[k] ? right[k] : left[k];
-    stack[top++] = away;
+    stack[top++] = along === left[k] ? right[k] : left[k];
     stack[top++] = mask | (1 << p);
     stack[top++] = along;
     stack[top++] = mask;
@@ -114,7 +126,7 @@ export function backgroundMasks(
     stack: new Int32Array(2 * nodes + 2),
   };
   const all = new Int32Array(rows * L);
-  for (let r = 0; r < rows; r++) failMasks(tree, player, next, r * nodes, lm, all.subarray(r * L, (r + 1) * L));
+  for (let r = 0; r < rows; r++) traverse(tree, player, next, r * nodes, lm, all.subarray(r * L, (r + 1) * L), null);
   const masks: number[] = [];
   const counts: number[] = [];
   const column = new Int32Array(rows);
@@ -166,33 +178,9 @@ export interface MaskTarget {
   players: number;
 }
 
-/**
- * Adds one explained row's contributions over the tree to t.phi (summed over the background rows, not divided): a
- * traversal from the root carrying the players that sent the row away so far (its fail mask), which leaves a node's
- * subtree when every background row fails one of those players on its way to the node too (`common`), and at each
- * leaf that holds an explained value adds the contributions of the background masks disjoint from the row's.
- */
+/** Adds one explained row's contributions over the tree to t.phi (summed over the background rows, not divided). */
 export function addByMasks(tree: TreeArrays, player: Int32Array, next: Int32Array, off: number, lm: LeafMasks, t: MaskTarget): void {
-  const { left, right } = tree;
-  const { leafIndex, stack, common } = lm;
-  let top = 0;
-  stack[top++] = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const own = stack[--top];
-    const k = stack[--top];
-    if ((common[k] & own) !== 0) continue;
-    const p = player[k];
-    if (p < 0) {
-      addLeaf(k, leafIndex[k], own, lm, t);
-      continue;
-    }
-    const along = next[off + k];
-    stack[top++] = along === left[k] ? right[k] : left[k];
-    stack[top++] = own | (1 << p);
-    stack[top++] = along;
-    stack[top++] = own;
-  }
+  traverse(tree, player, next, off, lm, null, t);
 }
 
 /** The contributions of leaf k (leaf index l) to a row whose fail mask there is `own`. */
