@@ -130,7 +130,7 @@ export function fitTemperature(
     return t * mine + ((1 - t) * others) / (K - 1);
   };
   /** negative log-likelihood, its derivative and second derivative in s */
-  const evaluate = (s: number, derivatives: boolean): { f: number; g: number; h: number } => {
+  const evaluate = (s: number): { f: number; g: number; h: number } => {
     let f = 0;
     let g = 0;
     let h = 0;
@@ -142,7 +142,6 @@ export function fitTemperature(
       for (let c = 0; c < K; c++) sum += q[c] = Math.exp(s * logp[o + c] - max);
       const target = targetMean(rows[k], o);
       f += max + Math.log(sum) - s * target;
-      if (!derivatives) continue;
       let m1 = 0;
       let m2 = 0;
       for (let c = 0; c < K; c++) {
@@ -156,23 +155,24 @@ export function fitTemperature(
     return { f, g, h };
   };
   let s = 1;
-  let current = evaluate(s, true);
+  let current = evaluate(s);
   for (let iter = 0; iter < 50; iter++) {
     if (!(current.h > 0)) break;
     const step = -current.g / current.h;
     let t = 1;
     let next = Math.min(INVERSE_TEMPERATURE.max, Math.max(INVERSE_TEMPERATURE.min, s + step));
-    let value = evaluate(next, false).f;
-    while (!(value <= current.f) && t > 1e-8) {
+    // each trial with its derivatives: the one accepted (nearly always the first) is the next step's start
+    let trial = evaluate(next);
+    while (!(trial.f <= current.f) && t > 1e-8) {
       t /= 2;
       next = Math.min(INVERSE_TEMPERATURE.max, Math.max(INVERSE_TEMPERATURE.min, s + t * step));
-      value = evaluate(next, false).f;
+      trial = evaluate(next);
     }
-    if (!(value <= current.f)) break;
-    const gain = current.f - value;
+    if (!(trial.f <= current.f)) break;
+    const gain = current.f - trial.f;
     s = next;
-    current = evaluate(s, true);
-    if (gain < 1e-12 * (1 + Math.abs(value)) || Math.abs(t * step) < 1e-10) break;
+    current = trial;
+    if (gain < 1e-12 * (1 + Math.abs(trial.f)) || Math.abs(t * step) < 1e-10) break;
   }
   return 1 / s;
 }
