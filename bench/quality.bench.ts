@@ -277,12 +277,15 @@ async function main(): Promise<void> {
  * covers the held-out value with probability 2 Phi(1.96 s / sqrt(s^2 + heldSe^2)) - 1 (below 95% whenever the
  * held-out rows are noisier than the estimate). Means over the splits, beside what was measured.
  */
+/** The standard error a 95% interval's width implies, taken as normal (width / 3.92). */
+const intervalSe = (r: SplitRecord): number => (r.best.ci[1] - r.best.ci[0]) / (2 * 1.96);
+
 function noiseFloor(records: SplitRecord[]): void {
   const floor = (rs: SplitRecord[]): number => mean(rs.map((r) => Math.sqrt(2 / Math.PI) * r.best.heldSe));
   const exactCoverage = (rs: SplitRecord[]): number =>
     mean(
       rs.map((r) => {
-        const s = (r.best.ci[1] - r.best.ci[0]) / (2 * 1.96);
+        const s = intervalSe(r);
         // a point interval and a held-out value without noise (an AUC of 1 on every resample): both exact
         if (s === 0) return r.best.heldSe === 0 ? 1 : 0;
         const z = (1.96 * s) / Math.sqrt(s * s + r.best.heldSe ** 2);
@@ -294,7 +297,7 @@ function noiseFloor(records: SplitRecord[]): void {
   console.log('dataset            held SE  |est-held|  its floor  interval SE  coverage  coverage of an exact interval');
   const row = (name: string, rs: SplitRecord[]): void => {
     const errors = rs.map((r) => Math.abs(r.best.estimate - r.best.held));
-    const se = mean(rs.map((r) => (r.best.ci[1] - r.best.ci[0]) / (2 * 1.96)));
+    const se = mean(rs.map(intervalSe));
     console.log(
       `${name.padEnd(16)} ${f(mean(rs.map((r) => r.best.heldSe)))}  ${f(mean(errors))}   ${f(floor(rs))}    ${f(se)}  ${`${rs.filter(inside).length}/${rs.length}`.padStart(8)}  ${(100 * exactCoverage(rs)).toFixed(0).padStart(5)}%`,
     );
