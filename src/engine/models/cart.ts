@@ -4,7 +4,7 @@ import type { GraphBuilder } from '../onnx/graph';
 import { treesGraph } from '../onnx/model-graphs';
 import { explainedClasses, ShapleyForm } from './shapley-form';
 import { logrankRule } from './survival-tree';
-import { orderByRank, RankedColumns, rankColumns, RankOrderScratch, RADIX_BITS } from './rank-order';
+import { orderByRank, RankedColumns, rankColumns, rankOrderBuffers } from './rank-order';
 import { NodeRule, NumberList, TreeArrays } from './tree-rule';
 import { accumulateTreeBlocks } from './tree-blocks';
 
@@ -52,15 +52,7 @@ export function cartRule(
   const K = criterion === 'gini' ? (target.classCount ?? 2) : 1;
   const cls = criterion === 'gini' ? Int32Array.from(y) : new Int32Array(0);
   const minLeaf = Math.max(1, minLeafParam);
-  let maxDistinct = 1;
-  for (const v of ranked.values) maxDistinct = Math.max(maxDistinct, v.length);
-  const sorted = new Int32Array(size);
-  const sortedRank = new Int32Array(size);
-  const scratch: RankOrderScratch = {
-    bucket: new Int32Array(Math.max(maxDistinct, 1 << RADIX_BITS) + 1),
-    rowsTmp: new Int32Array(size),
-    rankTmp: new Int32Array(size),
-  };
+  const { maxDistinct, sorted, sortedRank, scratch } = rankOrderBuffers(size, ranked);
   const hist = criterion === 'gini' ? new Int32Array(maxDistinct * K) : new Int32Array(0);
   const totals = new Float64Array(K);
   const left = new Float64Array(K);
@@ -69,6 +61,9 @@ export function cartRule(
   let bestBelow = 0;
   let bestAbove = 0;
   let bestScore = -Infinity;
+  // the node whose class counts `totals` holds (leafValue counts them, bestSplit of the same node reuses them)
+  let countedLo = -1;
+  let countedHi = -1;
 
   const order = (rows: Int32Array, lo: number, hi: number, f: number): void =>
     orderByRank(ranked.rank[f], ranked.values[f].length, rows, lo, hi, scratch, sorted, sortedRank);
@@ -121,9 +116,11 @@ export function cartRule(
     leafValue(rows, lo, hi, out) {
       const n = hi - lo;
       if (criterion === 'gini') {
-        left.fill(0);
-        for (let k = lo; k < hi; k++) left[cls[rows[k]]]++;
-        for (let c = 0; c < K; c++) out.push(left[c] / n);
+        totals.fill(0);
+        for (let k = lo; k < hi; k++) totals[cls[rows[k]]]++;
+        for (let c = 0; c < K; c++) out.push(totals[c] / n);
+        countedLo = lo;
+        countedHi = hi;
       } else {
         let s = 0;
         for (let k = lo; k < hi; k++) s += y[rows[k]];
@@ -136,9 +133,12 @@ export function cartRule(
       bestScore = -Infinity;
       let parentScore: number;
       let totalSum = 0;
-      totals.fill(0);
       if (criterion === 'gini') {
-        for (let k = lo; k < hi; k++) totals[cls[rows[k]]]++;
+        if (countedLo !== lo || countedHi !== hi) {
+          totals.fill(0);
+          for (let k = lo; k < hi; k++) totals[cls[rows[k]]]++;
+        }
+        countedLo = -1;
         parentScore = 0;
         for (let c = 0; c < K; c++) parentScore += (totals[c] * totals[c]) / n;
       } else {
@@ -181,7 +181,12 @@ export function cartRule(
       }
       if (bestFeature < 0) return null;
       const values = ranked.values[bestFeature];
-      return { feature: bestFeature, threshold: midpoint(values[bestBelow], values[bestAbove]), score: bestScore };
+      return {
+        feature: bestFeature,
+        threshold: midpoint(values[bestBelow], values[bestAbove]),
+        score: bestScore,
+        ranks: { rank: ranked.rank[bestFeature], below: bestBelow },
+      };
     },
   };
 }
@@ -310,10 +315,21 @@ export function growTree(
     const thr = split.threshold;
     let a = lo;
     let b = 0;
-    for (let k = lo; k < hi; k++) {
-      const r = rows[k];
-      if (data[r * d + f] <= thr) rows[a++] = r;
-      else tmp[b++] = r;
+    if (split.ranks) {
+      // the same rows as the threshold's test (it lies between the values of ranks `below` and below + 1), read from
+      // the feature's ranks: one column's array rather than a stride through the rows of the design
+      const { rank, below } = split.ranks;
+      for (let k = lo; k < hi; k++) {
+        const r = rows[k];
+        if (rank[r] <= below) rows[a++] = r;
+        else tmp[b++] = r;
+      }
+    } else {
+      for (let k = lo; k < hi; k++) {
+        const r = rows[k];
+        if (data[r * d + f] <= thr) rows[a++] = r;
+        else tmp[b++] = r;
+      }
     }
     const nLeft = a - lo;
     for (let k = 0; k < b; k++) rows[a + k] = tmp[k];

@@ -49,6 +49,24 @@ export interface RankOrderScratch {
   rankTmp: Int32Array;
 }
 
+/**
+ * What ordering the nodes of up to `size` rows by the columns of `ranked` needs: orderByRank's scratch and its
+ * outputs (`sorted`, `sortedRank`), and the most distinct values of a column.
+ */
+export function rankOrderBuffers(
+  size: number,
+  ranked: RankedColumns,
+): { maxDistinct: number; sorted: Int32Array; sortedRank: Int32Array; scratch: RankOrderScratch } {
+  let maxDistinct = 1;
+  for (const v of ranked.values) maxDistinct = Math.max(maxDistinct, v.length);
+  const scratch: RankOrderScratch = {
+    bucket: new Int32Array(Math.max(maxDistinct, 1 << RADIX_BITS) + 1),
+    rowsTmp: new Int32Array(size),
+    rankTmp: new Int32Array(size),
+  };
+  return { maxDistinct, sorted: new Int32Array(size), sortedRank: new Int32Array(size), scratch };
+}
+
 /** Nodes of at most this many rows are ordered by insertion sort. */
 const INSERTION_ROWS = 24;
 /** Widest digit of the radix sort (2^RADIX_BITS counters per pass). */

@@ -8,6 +8,8 @@ export interface Split {
   feature: number;
   threshold: number;
   score: number;
+  /** the feature's rank of every row, when the rule has them: the rows going left are those of rank <= `below` */
+  ranks?: { rank: Int32Array; below: number };
 }
 
 /**
