@@ -349,7 +349,7 @@ export class Pipeline {
    * prediction, or for survival with `survivalTime` the probability of surviving past it (NaN for a model saved
    * before it kept its survival curves). `blocks`: the rows are `count` blocks of equal length that differ only in
    * the column `feature` (Partial Dependence's grids), which a model may use to share the work of the rows
-   * (Model.predictBlocks): the same numbers.
+   * (Model.predictBlocks): the same numbers, to rounding.
    */
   outputs(dataset: EngineDataset, survivalTime?: number, blocks?: { count: number; feature: string }): Float64Array {
     const X = this.design(dataset);

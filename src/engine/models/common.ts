@@ -30,8 +30,9 @@ export interface Model {
    */
   /**
    * predict(X) when X's rows are `blocks` blocks of equal length whose rows differ from the first block's only in the
-   * design columns marked in `varying` (Partial Dependence's grids): the same numbers, with the work the rows share
-   * done once (trees walk each row once, splitting the blocks only at nodes on a varying column).
+   * design columns marked in `varying` (Partial Dependence's grids): the same numbers (a forest's on an ascending grid
+   * to rounding: tree-blocks.ts), with the work the rows share done once (trees walk each row once, splitting the
+   * blocks only at nodes on a varying column).
    */
   predictBlocks?(X: Design, blocks: number, varying: Uint8Array): Float64Array;
   /** A linear model's terms on the design columns: what the result's model view shows (pipeline.ts, linearModelView). */

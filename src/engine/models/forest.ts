@@ -1,5 +1,5 @@
 import { Rng } from '../rng';
-import { accumulateTreeBlocks } from './tree-blocks';
+import { accumulateForestBlocks } from './tree-blocks';
 import { accumulateTree, cartRule, Criterion, growTree, NodeLists, SharedTreeScratch, TreeArrays, treeFromJSON, treeToJSON } from './cart';
 import { Design, Model, OnnxOutputs, SurvivalCurve, SurvivalCurves, Target } from './common';
 import type { GraphBuilder } from '../onnx/graph';
@@ -106,7 +106,7 @@ export class RandomForest implements Model {
 
   predictBlocks(X: Design, blocks: number, varying: Uint8Array): Float64Array {
     const out = new Float64Array(X.rows * this.outputWidth);
-    for (const t of this.trees) accumulateTreeBlocks(t, X, blocks, varying, out, 1 / this.trees.length);
+    accumulateForestBlocks(this.trees, X, blocks, varying, out, 1 / this.trees.length);
     return out;
   }
 

@@ -18,9 +18,8 @@ function data(): { X: Design; y: Float64Array; classes: Float64Array } {
   return { X: { data: X, rows, cols: 4 }, y, classes };
 }
 
-/** The first 30 rows in 5 blocks, column `column` set to each of 5 values (NaN among them: missing goes right). */
-function blocks(X: Design, column: number): Design {
-  const values = [-1, 0, 0.25, Number.NaN, 2];
+/** The first 30 rows in blocks, column `column` set to each of `values` (by default 5, NaN among them: missing goes right). */
+function blocks(X: Design, column: number, values = [-1, 0, 0.25, Number.NaN, 2]): Design {
   const m = 30;
   const out = new Float64Array(values.length * m * X.cols);
   values.forEach((v, b) => {
@@ -44,6 +43,21 @@ describe('predictBlocks (Partial Dependence grids)', () => {
       const stacked = blocks(X, column);
       const varying = Uint8Array.from({ length: 4 }, (_, j) => (j === column ? 1 : 0));
       expect(Array.from(model.predictBlocks(stacked, 5, varying))).toEqual(Array.from(model.predict(stacked)));
+    }
+  });
+
+  it.each(models.slice(0, 2))('gives what predict gives, to rounding, on an ascending grid of one column (%s)', (_name, model) => {
+    for (const column of [0, 1, 3]) {
+      const stacked = blocks(X, column, [-2, -0.5, 0, 0, 0.3, 1.5]);
+      const varying = Uint8Array.from({ length: 4 }, (_, j) => (j === column ? 1 : 0));
+      const expected = model.predict(stacked);
+      const got = model.predictBlocks(stacked, 6, varying);
+      expect(got).toHaveLength(expected.length);
+      let worst = 0;
+      for (let k = 0; k < got.length; k++) worst = Math.max(worst, Math.abs(got[k] - expected[k]));
+      expect(worst).toBeLessThan(1e-12);
+      // the grid changes the predictions: a wrong run of blocks would not go unseen
+      expect(new Set(Array.from(expected).map((v) => v.toFixed(6))).size).toBeGreaterThan(10);
     }
   });
 });
