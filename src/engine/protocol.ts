@@ -45,15 +45,16 @@ export async function runAnalysis(dataset: EngineDataset, params: AnalysisParame
     // the explanations' refits on the worker threads beside the plots' (the plots that read them wait for them), and
     // both beside the equivalence analysis of a LASSO selection
     const explained = explainOutOfFold(run, winners, references);
-    explained.catch(() => undefined);
+    explained.explanations.catch(() => undefined);
+    for (const p of explained.predictions) p.catch(() => undefined);
     const selections = final.then((f) => f.selections);
     selections.catch(() => undefined);
     step('plots and explanations');
     const { plots, pooled } = await plotModels(run, cv, winners, references, selections, await drawn, {
-      explanations: explained,
+      ...explained,
       calibrations,
     });
-    const explanations = await explained;
+    const explanations = await explained.explanations;
     step('final selections');
     const finals = await final;
     step('result');

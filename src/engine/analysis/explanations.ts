@@ -6,6 +6,7 @@ import type { OutOfFoldExplanation } from '../plots/plot-kind';
 import type { ReferenceModels } from './final-models';
 import { AnalysisRun, KeyedModel } from './run';
 import type { Winners } from './winners';
+import { sharedFloat64 } from '../shared-memory';
 
 /**
  * 4b. The out-of-fold explanations of each shown model: its configuration refitted with its reference signature on
@@ -14,7 +15,17 @@ import type { Winners } from './winners';
  * predicted survival on the Brier score's grid of times. The contributions add up to each such refit's output, not to
  * the stored out-of-fold prediction (a mean over repeats of models whose selection may have chosen other features).
  */
-export async function explainOutOfFold(run: AnalysisRun, winners: Winners, reference: ReferenceModels): Promise<OutOfFoldExplanation[]> {
+export interface ExplainedOutOfFold {
+  /** by shown model */
+  explanations: Promise<OutOfFoldExplanation[]>;
+  /**
+   * by shown model: its refits' predictions of their fold's samples (samples x output width, shared): Feature
+   * Importance's full signature, whose refits these are (the same seeds), reads them rather than fitting them again
+   */
+  predictions: Promise<Float64Array>[];
+}
+
+export function explainOutOfFold(run: AnalysisRun, winners: Winners, reference: ReferenceModels): ExplainedOutOfFold {
   const { prepared, plotFolds } = run;
   const { n, classes, task } = prepared;
   const plotFold = Int32Array.from(run.plan.assignment[0], (f) => f % plotFolds);
@@ -24,7 +35,11 @@ export async function explainOutOfFold(run: AnalysisRun, winners: Winners, refer
     test: Int32Array.from(all.filter((i) => plotFold[i] === p)),
   }));
   const times = task === 'survival' ? survivalGridTimes(prepared.y, prepared.event as Float64Array) : undefined;
-  return Promise.all(winners.keyed.map((km, i) => explainModel(run, km, reference.signatures[i], folds, times, classes)));
+  const explained = winners.keyed.map((km, i) => explainModel(run, km, reference.signatures[i], folds, times, classes));
+  return {
+    explanations: Promise.all(explained.map((e) => e.then((m) => m.explanation))),
+    predictions: explained.map((e) => e.then((m) => m.predictions)),
+  };
 }
 
 async function explainModel(
@@ -34,8 +49,10 @@ async function explainModel(
   folds: { train: Int32Array; test: Int32Array }[],
   times: number[] | undefined,
   classes: string[],
-): Promise<OutOfFoldExplanation> {
+): Promise<{ explanation: OutOfFoldExplanation; predictions: Float64Array }> {
   const n = run.prepared.n;
+  const W = run.W;
+  const predictions = sharedFloat64(n * W);
   const specs: TaskSpec[] = folds.map((rows, p) => ({
     id: p,
     config: km.config,
@@ -50,6 +67,8 @@ async function explainModel(
   const results: { values: ShapleyValues; features: number[]; survival?: Float64Array }[] = [];
   await run.runner.run(specs, (res) => {
     results[res.id] = { values: res.explanation as ShapleyValues, features: res.explainedFeatures ?? [], survival: res.survival };
+    const test = folds[res.id].test;
+    for (let k = 0; k < test.length; k++) predictions.set(res.predictions.subarray(k * W, (k + 1) * W), test[k] * W);
     run.progress.add(run.work.refit);
     run.progress.emit();
   });
@@ -80,7 +99,7 @@ async function explainModel(
       if (survival && s && s.length > 0) survival.set(s.subarray(k * T, (k + 1) * T), i * T);
     });
   });
-  return {
+  const explanation: OutOfFoldExplanation = {
     features: signature.map((f) => run.prepared.features[f].name),
     scale: first.scale,
     method: first.method,
@@ -92,4 +111,5 @@ async function explainModel(
     ...(standardErrors ? { standardErrors } : {}),
     ...(survival && times ? { survival: { times, values: survival } } : {}),
   };
+  return { explanation, predictions };
 }

@@ -76,7 +76,12 @@ export async function plotModels(
   reference: ReferenceModels,
   selections: Promise<Selection[]>,
   drawn: OutOfFoldPlots,
-  explained: { explanations?: Promise<OutOfFoldExplanation[]>; calibrations?: Map<number, ConfigurationCalibration> } = {},
+  explained: {
+    explanations?: Promise<OutOfFoldExplanation[]>;
+    /** by shown model: the explanations' refits' out-of-fold predictions (explanations.ts), those of its reference signature */
+    predictions?: Promise<Float64Array>[];
+    calibrations?: Map<number, ConfigurationCalibration>;
+  } = {},
 ): Promise<{ plots: Record<string, ModelPlots>; pooled: Estimate[] }> {
   const { prepared, plotFolds, plotModel, progress, metrics, W } = run;
   const { n, classes } = prepared;
@@ -89,12 +94,15 @@ export async function plotModels(
     test: Int32Array.from(all.filter((i) => plotFold[i] === p)),
   }));
   /** Out-of-fold predictions of the configuration on each feature set, as evaluators of the primary metric. */
-  const oofOfSets = async (km: KeyedModel, sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]> => {
+  const oofOfSets = async (km: KeyedModel, i: number, sets: number[][], setOffset: number): Promise<RepeatedEvaluator[]> => {
+    // the reference signature's refits with the seeds of set 0 at offset 0 are the explanations' (explanations.ts):
+    // their predictions are taken from there
+    const given = setOffset === 0 && sets.length > 0 && sets[0].join() === signatures[i].join() ? explained.predictions?.[i] : undefined;
     // shared: their bootstraps read them on the worker threads
     const preds = sets.map(() => sharedFloat64(n * W));
     const specs: TaskSpec[] = [];
     sets.forEach((features, s) =>
-      plotRows.forEach((rows, p) =>
+      (given && s === 0 ? [] : plotRows).forEach((rows, p) =>
         specs.push({
           id: s * plotFolds + p,
           config: km.config,
@@ -113,6 +121,11 @@ export async function plotModels(
       progress.emit();
     });
     run.fits += specs.filter((s) => (s.fixedFeatures as number[]).length > 0).length;
+    if (given) {
+      preds[0].set(await given);
+      progress.add(run.work.refit * plotFolds);
+      progress.emit();
+    }
     return preds.map((p) => new RepeatedEvaluator(metrics[0], [p], run.ctx));
   };
   // the models' plots side by side too (their refits share the pool; each draws from its own random streams)
@@ -136,7 +149,7 @@ export async function plotModels(
           selection: awaited(selections.then((s) => s[i])),
           foldSignatures: cv.foldSignatures.get(selectorKey(km.config.selector)) ?? [],
           featureName: (f) => prepared.features[f].name,
-          refit: (sets, setOffset) => oofOfSets(km, sets, setOffset),
+          refit: (sets, setOffset) => oofOfSets(km, i, sets, setOffset),
           explanation: explained.explanations && awaited(explained.explanations.then((e) => e[i])),
           finalModel: finalModelView(
             prepared,
