@@ -87,6 +87,52 @@ export async function bootstrapIntervals(
 }
 
 /**
+ * bootstrapIntervals of the weighted means of J statistics of each sample (`values`: n x J, sample after sample): the
+ * same draws and the same numbers as a stat that adds each sample's values times its weight, samples in order, and
+ * divides by the weights' sum; STAGED draws at a time, so that each sample's J values are read once for all of them
+ * (for thousands of values a sample, a pass over all of them a draw is most of the time).
+ */
+export async function bootstrapMeans(
+  values: Float64Array,
+  J: number,
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+): Promise<{ value: number[]; cis: [number, number][] }> {
+  const n = ctx.outcome.y.length;
+  const means = (weights: Float64Array[], out: Float64Array): void => {
+    const T = weights.length;
+    out.fill(0, 0, T * J);
+    const totals = new Float64Array(T);
+    for (let i = 0; i < n; i++) {
+      const row = i * J;
+      for (let t = 0; t < T; t++) {
+        const wi = weights[t][i];
+        if (wi === 0) continue;
+        totals[t] += wi;
+        for (let k = 0, o = t * J; k < J; k++, o++) out[o] += wi * values[row + k];
+      }
+    }
+    for (let t = 0; t < T; t++) for (let k = 0, o = t * J; k < J; k++, o++) out[o] /= totals[t];
+  };
+  const value = new Float64Array(J);
+  means([new Float64Array(n).fill(1)], value);
+  const slices = new TimeSlices();
+  const draws = new Float64Array(J * B);
+  const stage = new Float64Array(J * STAGED);
+  const draw = weightDrawer(ctx, rng);
+  const weights = Array.from({ length: STAGED }, () => new Float64Array(n));
+  for (let b0 = 0; b0 < B; b0 += STAGED) {
+    const count = Math.min(STAGED, B - b0);
+    await slices.next();
+    for (let t = 0; t < count; t++) weights[t].set(draw());
+    means(weights.slice(0, count), stage);
+    for (let j = 0; j < J; j++) for (let t = 0; t < count; t++) draws[j * B + b0 + t] = stage[t * J + j];
+  }
+  return { value: Array.from(value), cis: Array.from(value, (v, j) => interval(draws.subarray(j * B, (j + 1) * B), v)) };
+}
+
+/**
  * A model's pooled out-of-fold performance: each metric of its out-of-fold predictions (each sample's averaged over the
  * repeats: those of its plots), with 95% percentile intervals over the bootstraps of POOLED_BOOTSTRAP_STREAM (those of
  * its ROC Curve, Calibration and Confusion Matrix), so a sensitivity here is the confusion matrix's, interval included.

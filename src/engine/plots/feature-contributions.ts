@@ -1,6 +1,6 @@
 import type { ShapleyMethod } from '../explain/types';
 import type { OutputScale } from '../models/shapley-form';
-import { bootstrapIntervals } from './bootstrap';
+import { bootstrapMeans } from './bootstrap';
 import { CIS_SCHEMA, definePlot } from './plot-kind';
 
 export interface FeatureContributionEntry {
@@ -67,26 +67,9 @@ export const FEATURE_CONTRIBUTIONS = definePlot({
     const { heads: H } = e;
     const M = e.features.length;
     const HM = H * M;
-    const mean = new Float64Array(HM);
-    // the absolute values once, not on each of the bootstraps
+    // the absolute values once, not on each of the bootstraps; their mean over the samples
     const magnitude = Float64Array.from(e.values.subarray(0, ctx.n * HM), Math.abs);
-    const stats = await bootstrapIntervals(
-      (w) => {
-        mean.fill(0);
-        let total = 0;
-        for (let i = 0; i < ctx.n; i++) {
-          const wi = w[i];
-          if (wi === 0) continue;
-          total += wi;
-          for (let k = 0, o = i * HM; k < HM; k++, o++) mean[k] += wi * magnitude[o];
-        }
-        for (let k = 0; k < HM; k++) mean[k] /= total;
-        return mean;
-      },
-      ctx.metric,
-      ctx.bootstraps,
-      ctx.rng(0xfc0),
-    );
+    const stats = await bootstrapMeans(magnitude, HM, ctx.metric, ctx.bootstraps, ctx.rng(0xfc0));
     return {
       scale: e.scale,
       method: e.method,
