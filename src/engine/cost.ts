@@ -55,8 +55,9 @@ export interface CostEstimate {
  * cross-validation at task-cost.ts's fitCpu (PER_FIT_CPU x (n / 1000)^SAMPLES_EXP x width^WIDTH_EXP, x SURVIVAL_FACTOR
  * for survival), then each selection task at its selectionCpu (PER_SELECTION_CPU x (n / 1000) x (p / 1000) x
  * width^WIDTH_EXP). Fitted by least squares on relative CPU errors over the nine bench:speed shapes (2026-11-29,
- * refitted after that day's speed-ups, 2 threads): eight within 0.87-1.26 of their CPU, digits70 0.39 (its 25-feature
- * signatures make its final phase grow, which the shape does not show: docs/api-guide.md). Left out of the
+ * refitted after that day's speed-ups, 2 threads): eight within 0.87-1.26 of their CPU, digits70 0.39 (0.48 after the
+ * sixth session's speed-ups; a random forest on a 25-feature signature wins there, and its plots and explanations
+ * grow with it, which the shape does not show: docs/api-guide.md). Left out of the
  * first fit one at a time, iris (the smallest: the fixed part) came out 3.3 times too high and 200 x 20,000 (the only
  * wide shape) 0.37 times, the others within 0.82-1.19: the model interpolates between the shapes it was fitted on.
  */
