@@ -211,7 +211,7 @@ export class RepeatedEvaluator {
   }
 }
 
-export function percentile(sorted: number[], q: number): number {
+export function percentile(sorted: ArrayLike<number>, q: number): number {
   if (sorted.length === 0) return NaN;
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
