@@ -53,6 +53,7 @@ interface Exports {
     out: number,
   ): number;
   aucLanes(at: number, pos: number, gs: number, g: number, n: number, lanes: number, out: number): void;
+  weightedSums(v: number, w: number, out: number, n: number, jp: number, draws: number): void;
 }
 
 /** An instance of the kernels and the workspace whose data its memory holds. */

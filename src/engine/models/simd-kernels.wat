@@ -31,6 +31,10 @@
 ;; simd-kernels.ts), every entry summed over k in increasing order as that JavaScript loop sums it:
 ;;   at    the lower triangle by columns: column c at c * stride (entries c .. P - 1 read), stride even
 ;;   lt    the factor by columns (lt[k * stride + a] = L[a][k]), written; the rows below P in each column are padding
+;;
+;; And the weighted sums of bootstrap means (plots/bootstrap.ts's bootstrapMeans through simd-means.ts):
+;;   v     n x jp: each sample's values, padded with zeros to jp (a multiple of 4)
+;;   w     draws x n: each draw's weights;  out: draws x jp, the sums, added to
 (module
   (memory (export "memory") 1)
 
@@ -811,4 +815,43 @@
         (v128.store offset=16 (local.get $o) (local.get $n1))
         (local.set $b (i32.add (local.get $b) (i32.const 4)))
         (br $bloop))))
+
+  ;; out[t * jp + k] += w[t * n + i] * v[i * jp + k] for every sample i in order, each draw t < draws and k < jp (a
+  ;; multiple of 4), a sample a draw weighs 0 skipped: the weighted sums of Feature Contributions' bootstrap means
+  ;; (simd-means.ts for bootstrap.ts's bootstrapMeans), two sums per instruction, each in the JavaScript loop's order
+  (func (export "weightedSums") (param $v i32) (param $w i32) (param $out i32) (param $n i32) (param $jp i32) (param $draws i32)
+    (local $i i32) (local $t i32) (local $bytes i32) (local $row i32) (local $end i32) (local $p i32) (local $o i32)
+    (local $wi f64) (local $ws v128)
+    (local.set $bytes (i32.shl (local.get $jp) (i32.const 3)))
+    (local.set $i (i32.const 0))
+    (block $idone
+      (loop $iloop
+        (br_if $idone (i32.ge_u (local.get $i) (local.get $n)))
+        (local.set $row (i32.add (local.get $v) (i32.mul (local.get $i) (local.get $bytes))))
+        (local.set $end (i32.add (local.get $row) (local.get $bytes)))
+        (local.set $t (i32.const 0))
+        (block $tdone
+          (loop $tloop
+            (br_if $tdone (i32.ge_u (local.get $t) (local.get $draws)))
+            (local.set $wi (f64.load (i32.add (local.get $w)
+              (i32.shl (i32.add (i32.mul (local.get $t) (local.get $n)) (local.get $i)) (i32.const 3)))))
+            (if (f64.ne (local.get $wi) (f64.const 0))
+              (then
+                (local.set $ws (f64x2.splat (local.get $wi)))
+                (local.set $p (local.get $row))
+                (local.set $o (i32.add (local.get $out) (i32.mul (local.get $t) (local.get $bytes))))
+                (block $kdone
+                  (loop $kloop
+                    (br_if $kdone (i32.ge_u (local.get $p) (local.get $end)))
+                    (v128.store (local.get $o)
+                      (f64x2.add (v128.load (local.get $o)) (f64x2.mul (local.get $ws) (v128.load (local.get $p)))))
+                    (v128.store offset=16 (local.get $o)
+                      (f64x2.add (v128.load offset=16 (local.get $o)) (f64x2.mul (local.get $ws) (v128.load offset=16 (local.get $p)))))
+                    (local.set $p (i32.add (local.get $p) (i32.const 32)))
+                    (local.set $o (i32.add (local.get $o) (i32.const 32)))
+                    (br $kloop)))))
+            (local.set $t (i32.add (local.get $t) (i32.const 1)))
+            (br $tloop)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $iloop))))
 )

@@ -2,6 +2,7 @@ import { drawBootstrapWeights, Estimate, localMatrix, MatrixRunner, MetricContex
 import { makeEvaluator } from '../metrics';
 import { Rng } from '../rng';
 import { TimeSlices } from '../time-slices';
+import { weightedSums } from '../models/simd-means';
 
 /**
  * The random stream of the bootstraps of a model's pooled out-of-fold figures: its pooled performance, the ROC Curve,
@@ -100,19 +101,25 @@ export async function bootstrapMeans(
   ctx: MetricContext,
   B: number,
   rng: Rng,
+  simdSums = true,
 ): Promise<{ value: number[]; cis: [number, number][] }> {
   const n = ctx.outcome.y.length;
+  // the sums in WebAssembly SIMD when the values fit (the same sums to the bit), else here (`simdSums` false: tests)
+  const simd = simdSums ? weightedSums(values, n, J, STAGED) : undefined;
   const means = (weights: Float64Array[], out: Float64Array): void => {
     const T = weights.length;
-    out.fill(0, 0, T * J);
     const totals = new Float64Array(T);
-    for (let i = 0; i < n; i++) {
-      const row = i * J;
-      for (let t = 0; t < T; t++) {
-        const wi = weights[t][i];
-        if (wi === 0) continue;
-        totals[t] += wi;
-        for (let k = 0, o = t * J; k < J; k++, o++) out[o] += wi * values[row + k];
+    for (let t = 0; t < T; t++) for (let i = 0; i < n; i++) if (weights[t][i] !== 0) totals[t] += weights[t][i];
+    if (simd) simd.sums(weights, out);
+    else {
+      out.fill(0, 0, T * J);
+      for (let i = 0; i < n; i++) {
+        const row = i * J;
+        for (let t = 0; t < T; t++) {
+          const wi = weights[t][i];
+          if (wi === 0) continue;
+          for (let k = 0, o = t * J; k < J; k++, o++) out[o] += wi * values[row + k];
+        }
       }
     }
     for (let t = 0; t < T; t++) for (let k = 0, o = t * J; k < J; k++, o++) out[o] /= totals[t];
