@@ -95,7 +95,9 @@ function ascendingBlocks(X: Design, blocks: number, varying: Uint8Array): { colu
  * still together, and a leaf adds its value once to the run's first block and subtracts it after its last, in a
  * running sum over the blocks taken at the end: the work of a leaf no longer grows with the blocks it covers. The
  * sums are then in another order than predict's (the same values to rounding, about 1e-15 of a probability).
- * Otherwise accumulateTreeBlocks tree by tree, the same numbers as predict's.
+ * Otherwise accumulateTreeBlocks tree by tree, the same numbers as predict's. Its walk is accumulateTreeBlocks' own,
+ * written again: one walk for both, with what a node on the grid's column and a leaf do passed in, made Partial
+ * Dependence of a 100-tree forest 20% slower (5 grids of 17 x 1,000 rows: 0.29 -> 0.35 s).
  */
 export function accumulateForestBlocks(
   trees: readonly TreeArrays[],
