@@ -69,24 +69,40 @@ export async function bootstrapIntervals(
   B: number,
   rng: Rng,
 ): Promise<{ value: number[]; cis: [number, number][] }> {
-  const slices = new TimeSlices();
   const value = Array.from(stat(new Float64Array(ctx.outcome.y.length).fill(1)));
   const J = value.length;
-  // statistic j's draws at draws[j * B, (j + 1) * B). A draw's J values are staged, STAGED draws side by side, and
-  // then written STAGED at a time to each statistic: a curve's thousands of statistics would otherwise each take a
-  // write to another part of memory on every draw (most of a ROC curve's time on ten classes)
+  return stagedIntervals(value, ctx, B, rng, (weights, stage) => weights.forEach((w, t) => stage.set(stat(w), t * J)));
+}
+
+/**
+ * The intervals of the J statistics whose point values are `value`, over B draws: STAGED draws' weights at a time go
+ * to `fill`, which writes their J values each into `stage` (draw after draw), then those values go to each statistic's
+ * draws together (at draws[j * B, (j + 1) * B)): a curve's thousands of statistics would otherwise each take a write
+ * to another part of memory on every draw (most of a ROC curve's time on ten classes).
+ */
+async function stagedIntervals(
+  value: ArrayLike<number>,
+  ctx: MetricContext,
+  B: number,
+  rng: Rng,
+  fill: (weights: Float64Array[], stage: Float64Array) => void,
+): Promise<{ value: number[]; cis: [number, number][] }> {
+  const J = value.length;
+  const slices = new TimeSlices();
   const draws = new Float64Array(J * B);
   const stage = new Float64Array(J * STAGED);
   const draw = weightDrawer(ctx, rng);
+  const weights = Array.from({ length: STAGED }, () => new Float64Array(ctx.units.length));
   for (let b0 = 0; b0 < B; b0 += STAGED) {
     const count = Math.min(STAGED, B - b0);
     for (let t = 0; t < count; t++) {
       await slices.next();
-      stage.set(stat(draw()), t * J);
+      weights[t].set(draw());
     }
+    fill(weights.slice(0, count), stage);
     for (let j = 0; j < J; j++) for (let t = 0; t < count; t++) draws[j * B + b0 + t] = stage[t * J + j];
   }
-  return { value, cis: value.map((v, j) => interval(draws.subarray(j * B, (j + 1) * B), v)) };
+  return { value: Array.from(value), cis: Array.from(value, (v, j) => interval(draws.subarray(j * B, (j + 1) * B), v)) };
 }
 
 /**
@@ -126,19 +142,7 @@ export async function bootstrapMeans(
   };
   const value = new Float64Array(J);
   means([new Float64Array(n).fill(1)], value);
-  const slices = new TimeSlices();
-  const draws = new Float64Array(J * B);
-  const stage = new Float64Array(J * STAGED);
-  const draw = weightDrawer(ctx, rng);
-  const weights = Array.from({ length: STAGED }, () => new Float64Array(n));
-  for (let b0 = 0; b0 < B; b0 += STAGED) {
-    const count = Math.min(STAGED, B - b0);
-    await slices.next();
-    for (let t = 0; t < count; t++) weights[t].set(draw());
-    means(weights.slice(0, count), stage);
-    for (let j = 0; j < J; j++) for (let t = 0; t < count; t++) draws[j * B + b0 + t] = stage[t * J + j];
-  }
-  return { value: Array.from(value), cis: Array.from(value, (v, j) => interval(draws.subarray(j * B, (j + 1) * B), v)) };
+  return stagedIntervals(value, ctx, B, rng, means);
 }
 
 /**
